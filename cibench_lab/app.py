@@ -1,0 +1,154 @@
+"""The server extension: configuration, services built once, handlers."""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from jupyter_server.extension.application import ExtensionApp
+from traitlets import Bool, Enum, Float, Int, List, Unicode
+
+from .engine.attempt import Attempts
+from .engine.kernel import ensure_kernelspec
+from .engine.lab import LabConfig, LabPlay
+from .engine.settings import REVEAL, PlaySettings
+from .handlers.routes import handlers
+from .store import Store
+from .tasks.library import TaskLibrary, default_task_dirs
+
+KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
+
+
+@dataclass
+class Services:
+    """Everything the handlers use, built once when the server starts."""
+
+    library: TaskLibrary
+    store: Store
+    attempts: Attempts
+    lab: LabPlay
+    participant: str
+
+    def settings_view(self) -> dict:
+        c = self.lab.config
+        return {
+            "defaults": c.settings.as_dict(),
+            "locked": c.lock_settings,
+            "turn_timeout": c.turn_timeout,
+            "profile": "cibench",
+        }
+
+
+class CIBenchLabApp(ExtensionApp):
+    name = "cibench_lab"
+
+    task_dirs = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "Task directories in CIBench's layout (<dir>/<split>/<lib>/*.ipynb + <dir>/datasources). "
+            "Empty (default): the built-in tasks plus those imported into "
+            "<jupyter data dir>/cibench_lab/tasks."
+        ),
+    ).tag(config=True)
+    database_url = Unicode(
+        "",
+        help=(
+            "SQLAlchemy URL of the results store. Empty (default): a SQLite file at "
+            "<jupyter data dir>/cibench_lab/results.sqlite. Any SQLAlchemy URL works, e.g. "
+            "postgresql+psycopg://user@host/cibench for a shared class database."
+        ),
+    ).tag(config=True)
+    attempts_dir = Unicode(
+        "cibench-attempts",
+        help=(
+            "Folder under the server root where each attempt gets its own folder "
+            "(a copy of the task's data and the attempt's notebook)."
+        ),
+    ).tag(config=True)
+    turn_timeout = Float(
+        120.0,
+        help=(
+            "Seconds the server waits for a turn's execution to finish (kernel idle) before "
+            "grading it as timed out; also bounds hidden setup runs."
+        ),
+    ).tag(config=True)
+    show_grades = Bool(
+        True,
+        help=(
+            "Show each turn's grade before the step settles (live feedback). Off: grades "
+            "appear when the attempt is finished."
+        ),
+    ).tag(config=True)
+    turn_cap = Int(
+        0,
+        help=(
+            "A person's step settles after this many turns (0 = no cap). 3 matches the model "
+            "protocol's max_turn."
+        ),
+    ).tag(config=True)
+    reveal = Enum(
+        list(REVEAL),
+        default_value="after-task",
+        help=(
+            "When an end-to-end step's reference code and output are shown: after-step, "
+            "after-task or never. Oracle mode shows each settled step's reference by nature."
+        ),
+    ).tag(config=True)
+    lock_settings = Bool(
+        False,
+        help=(
+            "When True, attempts always use the server's settings above and settings sent "
+            "by the browser (from the lab's settings editor) are ignored."
+        ),
+    ).tag(config=True)
+
+    participant = Unicode(
+        "",
+        help=(
+            "Name under which this server's attempts are recorded. Empty (default): the JupyterHub "
+            "user (JUPYTERHUB_USER) when running under JupyterHub, else the operating-system "
+            "user."
+        ),
+    ).tag(config=True)
+
+    def initialize_settings(self) -> None:
+        ensure_kernelspec(self.serverapp.kernel_spec_manager)
+        library = TaskLibrary.load([Path(d) for d in self.task_dirs] or default_task_dirs())
+        store = Store(self.database_url or None)
+        attempts = Attempts(store, library)
+        config = LabConfig(
+            root_dir=Path(self.serverapp.root_dir).resolve(),
+            attempts_dir=self.attempts_dir,
+            turn_timeout=self.turn_timeout,
+            lock_settings=self.lock_settings,
+            settings=PlaySettings(show_grades=self.show_grades, turn_cap=self.turn_cap, reveal=self.reveal),
+        )
+        config.settings.validate()
+        lab = LabPlay(attempts, self.serverapp, config)
+        participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
+        self.services = Services(library, store, attempts, lab, participant)
+        self.settings.update({"cibench_lab": self.services})
+        self.serverapp.event_logger.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel)
+        self.log.info("cibench-lab: %d tasks, results in %s", len(library.tasks), store.url)
+
+    async def _on_kernel(self, logger, schema_id: str, data: dict) -> None:
+        kernel_id = data.get("kernel_id")
+        if data.get("status") != "success" or not kernel_id:
+            return
+        km = self.serverapp.kernel_manager
+        for _ in range(50):  # the manager registers a started kernel just after the event
+            if kernel_id in km or data.get("action") == "shutdown":
+                break
+            await asyncio.sleep(0.02)
+        self.services.lab.on_kernel_action(data.get("action", ""), kernel_id)
+
+    def initialize_handlers(self) -> None:
+        self.handlers.extend(handlers())
+
+    async def stop_extension(self) -> None:
+        self.services.lab.close()
+        self.services.store.dispose()

@@ -1,0 +1,246 @@
+"""The attempt state machine: open_step -> record_turn -> settle, persisted.
+
+One code path for every player and executor (DESIGN §3).  The database is the
+truth: each transition is one transaction, so a kill -9 loses at most the turn
+in flight.  Methods are synchronous (SQLAlchemy + grading); the server and the
+headless runner call them from a worker thread.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from ..grading import TurnOutput, grade_all, summarize
+from ..store import Store
+from ..store.tables import Attempt, Event, Participant, StepRow, Turn, utcnow
+from ..tasks.library import TaskLibrary
+from ..tasks.model import Task
+from .errors import BadInput, Conflict, Forbidden, NotFound
+from .settings import PlaySettings
+
+PROFILE = "cibench"  # what badges and summaries show until the fair profile lands
+MODES = ("e2e", "oracle")
+
+
+@dataclass(frozen=True)
+class NewAttempt:
+    task: Task
+    mode: str
+    player: str  # human | reference | ...
+    participant: str
+    settings: PlaySettings
+    environment: dict[str, Any]
+    workdir: str = ""
+    notebook_path: str = ""
+    run_id: int | None = None
+
+
+def _participant(s, name: str) -> Participant:
+    row = s.scalar(select(Participant).where(Participant.name == name))
+    if row is None:
+        row = Participant(name=name)
+        s.add(row)
+        s.flush()
+    return row
+
+
+class Attempts:
+    """Create attempts and move them through their steps."""
+
+    def __init__(self, store: Store, library: TaskLibrary):
+        self.store = store
+        self.library = library
+
+    # ---- creation and lookup -------------------------------------------------
+    def create(self, new: NewAttempt) -> str:
+        if new.mode not in MODES:
+            raise BadInput(f"mode: must be one of {', '.join(MODES)}")
+        with self.store.session() as s:
+            participant = _participant(s, new.participant)
+            row = Attempt(
+                id=uuid.uuid4().hex,
+                task_id=new.task.id,
+                task_hash=new.task.content_hash,
+                mode=new.mode,
+                player=new.player,
+                participant_id=participant.id,
+                run_id=new.run_id,
+                settings=new.settings.as_dict(),
+                environment=new.environment,
+                workdir=new.workdir,
+                notebook_path=new.notebook_path,
+                n_steps=len(new.task.steps),
+            )
+            s.add(row)
+            s.flush()
+            s.add(StepRow(attempt_id=row.id, index=0, kind=new.task.steps[0].kind))
+            return row.id
+
+    def load(self, attempt_id: str, participant: str | None = None) -> tuple[Attempt, Task]:
+        """The attempt row and its task; Forbidden when it is someone else's."""
+        with self.store.session() as s:
+            row = s.get(Attempt, attempt_id)
+            if row is None:
+                raise NotFound(f"unknown attempt {attempt_id!r}")
+            if participant is not None:
+                owner = s.get(Participant, row.participant_id)
+                if owner is None or owner.name != participant:
+                    raise Forbidden(f"attempt {attempt_id} belongs to another participant")
+            s.expunge(row)
+        return row, self.task_of(row)
+
+    def list_for(self, participant: str) -> list[dict[str, Any]]:
+        """A participant's attempts, newest first (browser-safe rows)."""
+        with self.store.session() as s:
+            q = (
+                select(Attempt)
+                .join(Participant, Participant.id == Attempt.participant_id)
+                .where(Participant.name == participant)
+                .order_by(Attempt.created_at.desc())
+            )
+            return [
+                {
+                    "id": a.id,
+                    "task_id": a.task_id,
+                    "title": self._title(a.task_id),
+                    "mode": a.mode,
+                    "status": a.status,
+                    "current_step": a.current_step,
+                    "n_steps": a.n_steps,
+                    "notebook_path": a.notebook_path,
+                    "created_at": a.created_at.isoformat() + "Z",
+                }
+                for a in s.scalars(q)
+            ]
+
+    def _title(self, task_id: str) -> str:
+        task = self.library.tasks.get(task_id)
+        return task.title if task else task_id
+
+    def task_of(self, row: Attempt) -> Task:
+        try:
+            return self.library.get(row.task_id)
+        except KeyError:
+            raise NotFound(f"task {row.task_id!r} of attempt {row.id} is no longer available") from None
+
+    def paths(self, attempt_id: str, workdir: str, notebook_path: str) -> None:
+        with self.store.session() as s:
+            row = s.get(Attempt, attempt_id)
+            row.workdir, row.notebook_path = workdir, notebook_path
+
+    def opened_at(self, attempt_id: str, step: int) -> dt.datetime:
+        with self.store.session() as s:
+            return s.scalar(
+                select(StepRow.opened_at).where(StepRow.attempt_id == attempt_id, StepRow.index == step)
+            )
+
+    def set_kernel(self, attempt_id: str, kernel_id: str | None) -> None:
+        with self.store.session() as s:
+            s.get(Attempt, attempt_id).kernel_id = kernel_id
+
+    def event(self, attempt_id: str, kind: str, detail: dict[str, Any]) -> None:
+        with self.store.session() as s:
+            s.add(Event(attempt_id=attempt_id, kind=kind, detail=detail))
+
+    # ---- turns -----------------------------------------------------------------
+    def turns(self, attempt_id: str, step: int) -> list[Turn]:
+        with self.store.session() as s:
+            q = select(Turn).where(Turn.attempt_id == attempt_id, Turn.step == step)
+            return list(s.scalars(q.order_by(Turn.number)))
+
+    def record_turn(
+        self,
+        attempt_id: str,
+        step: int,
+        turn: TurnOutput,
+        *,
+        msg_id: str | None = None,
+        started_at: dt.datetime | None = None,
+        meta: dict | None = None,
+    ) -> dict[str, Any]:
+        """Store one turn with the step's grade as of it; settle when the rules say so."""
+        row, task = self.load(attempt_id)
+        self.check_open(row, step)
+        previous = self.turns(attempt_id, step)
+        history = [TurnOutput(t.code, t.outputs, t.error, t.meta.get("status", "ok")) for t in previous]
+        grades = grade_all(task.steps[step], history + [turn])
+        with self.store.session() as s:
+            if msg_id and s.scalar(
+                select(Turn.id).where(Turn.attempt_id == attempt_id, Turn.msg_id == msg_id)
+            ):
+                raise Conflict(f"execution {msg_id} was already recorded as a turn")
+            s.add(
+                Turn(
+                    attempt_id=attempt_id,
+                    step=step,
+                    number=len(previous),
+                    msg_id=msg_id,
+                    code=turn.code,
+                    outputs=turn.outputs,
+                    error=turn.error,
+                    started_at=started_at or utcnow(),
+                    grade=grades,
+                    meta={**(meta or {}), "status": turn.status},
+                )
+            )
+        result = {"step": step, "turn": len(previous), "grade": grades[PROFILE], "settled": None}
+        outcome = self._auto_settle(row, turn, len(previous) + 1)
+        if outcome:
+            result["settled"] = self.settle(attempt_id, step, outcome)
+        return result
+
+    def _auto_settle(self, row: Attempt, turn: TurnOutput, n_turns: int) -> str | None:
+        settings = PlaySettings(**row.settings)
+        if row.player == "human":
+            return "turn_cap" if settings.turn_cap and n_turns >= settings.turn_cap else None
+        if not turn.error:
+            return "passed"
+        return "out_of_turns" if n_turns >= max(settings.max_turn, 1) else None
+
+    @staticmethod
+    def check_open(row: Attempt, step: int) -> None:
+        if row.status != "open":
+            raise Conflict(f"attempt {row.id} is finished")
+        if not isinstance(step, int) or not 0 <= step < row.n_steps:
+            raise BadInput(f"step: must be 0..{row.n_steps - 1}")
+        if step != row.current_step:
+            raise Conflict(f"step {step} is not the open step (step {row.current_step} is)")
+
+    # ---- settling ----------------------------------------------------------------
+    def settle(self, attempt_id: str, step: int, outcome: str) -> dict[str, Any]:
+        """Close the step with the grade its turns earned; open the next or finish."""
+        row, task = self.load(attempt_id)
+        self.check_open(row, step)
+        turns = self.turns(attempt_id, step)
+        grades = turns[-1].grade if turns else grade_all(task.steps[step], [])
+        now = utcnow()
+        with self.store.session() as s:
+            srow = s.scalar(select(StepRow).where(StepRow.attempt_id == attempt_id, StepRow.index == step))
+            srow.settled_at, srow.outcome, srow.grade = now, outcome, grades
+            att = s.get(Attempt, attempt_id)
+            if step + 1 < att.n_steps:
+                att.current_step = step + 1
+                s.add(StepRow(attempt_id=attempt_id, index=step + 1, kind=task.steps[step + 1].kind))
+            else:
+                att.status, att.finished_at = "done", now
+            s.add(Event(attempt_id=attempt_id, kind="settle", detail={"step": step, "outcome": outcome}))
+        if step + 1 >= row.n_steps:
+            self._finish(attempt_id)
+        return {
+            "step": step,
+            "outcome": outcome,
+            "grade": grades[PROFILE],
+            "oracle_code": task.steps[step].code if row.mode == "oracle" else None,
+            "next_step": step + 1 if step + 1 < row.n_steps else None,
+        }
+
+    def _finish(self, attempt_id: str) -> None:
+        with self.store.session() as s:
+            att = s.get(Attempt, attempt_id)
+            rows = s.scalars(select(StepRow).where(StepRow.attempt_id == attempt_id)).all()
+            att.summary = {p: summarize(r.grade[p] for r in rows) for p in rows[0].grade}

@@ -1,0 +1,46 @@
+"""The environment an attempt ran in, recorded with it (comparability across machines)."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from functools import lru_cache
+from importlib import metadata
+
+from .kernel import KERNEL_ENV
+
+LIBRARIES = (
+    "numpy",
+    "pandas",
+    "matplotlib",
+    "scikit-learn",
+    "scipy",
+    "seaborn",
+    "lightgbm",
+    "nltk",
+    "opencv-python-headless",
+    "torch",
+    "tensorflow-cpu",
+    "scikit-image",
+    "ipykernel",
+    "cibench-lab",
+)
+
+
+@lru_cache(maxsize=1)
+def environment() -> dict:
+    versions = {}
+    for name in LIBRARIES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpu": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "threads": {k: v for k, v in KERNEL_ENV.items() if k.endswith("THREADS")},
+        "libraries": versions,
+    }

@@ -1,0 +1,107 @@
+"""One execution on a kernel, assembled from its IOPub messages.
+
+Both executors feed the messages they read into an :class:`Execution`: the lab
+capture (the server's own IOPub subscription to a browser-driven kernel) and the
+headless executor (a kernel client it owns).  So what is graded is always what
+the kernel itself published — never what a browser reports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from nbformat.v4 import output_from_msg
+
+#: Output kinds kept from IOPub (everything else — status, comm, … — is ignored).
+OUTPUT_TYPES = {"stream", "display_data", "execute_result", "error"}
+#: Bound on the text kept per execution, so a runaway print cannot exhaust memory.
+MAX_TEXT = 4 * 1024 * 1024
+
+
+@dataclass
+class Execution:
+    """What the kernel published for one execute request (keyed by its msg_id)."""
+
+    msg_id: str
+    code: str | None = None  # from execute_input
+    outputs: list[dict[str, Any]] = field(default_factory=list)
+    error: bool = False
+    status: str = "ok"  # ok | error | timeout | dead
+    first_seen: float = field(default_factory=time.time)
+    finished: float | None = None
+    truncated: bool = False
+    _size: int = 0
+    _done: asyncio.Event | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.finished is not None
+
+    def add(self, msg: dict[str, Any]) -> None:
+        """Fold one IOPub message (already deserialized) into the record."""
+        kind = msg["header"]["msg_type"]
+        content = msg.get("content", {})
+        if kind == "execute_input":
+            self.code = content.get("code", "")
+        elif kind == "clear_output":
+            self.outputs.clear()
+            self._size = 0
+        elif kind in OUTPUT_TYPES:
+            self._add_output(kind, msg)
+        elif kind == "status" and content.get("execution_state") == "idle":
+            self.finish()
+
+    def _add_output(self, kind: str, msg: dict[str, Any]) -> None:
+        if kind == "error":
+            self.error = True
+            self.status = "error"
+        size = _size_of(msg.get("content", {}))
+        if self._size + size > MAX_TEXT:
+            self.truncated = True
+            return
+        self._size += size
+        # One output per message, unmerged: the cibench profile renders each
+        # message as its own block, as CIBench's interpreter does.
+        self.outputs.append(dict(output_from_msg(msg)))
+
+    def finish(self, status: str | None = None) -> None:
+        if status:
+            self.status = status
+            self.error = True
+        if self.finished is None:
+            self.finished = time.time()
+        if self._done is not None:
+            self._done.set()
+
+    async def wait(self, timeout: float) -> bool:
+        """Wait for the kernel's idle status for this request; False on timeout."""
+        if self.done:
+            return True
+        if self._done is None:
+            self._done = asyncio.Event()
+        try:
+            await asyncio.wait_for(self._done.wait(), timeout)
+        except asyncio.TimeoutError:
+            return False
+        return True
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code or "",
+            "outputs": self.outputs,
+            "error": self.error,
+            "status": self.status,
+            "truncated": self.truncated,
+        }
+
+
+def _size_of(content: dict[str, Any]) -> int:
+    if "text" in content:
+        return len(content["text"])
+    data = content.get("data") or {}
+    return sum(len(v) if isinstance(v, str) else 64 for v in data.values()) + len(
+        str(content.get("traceback", ""))
+    )

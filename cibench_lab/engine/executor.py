@@ -1,0 +1,86 @@
+"""Headless executor: a kernel this process owns, through jupyter_client's async API."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+from pathlib import Path
+
+from jupyter_client.manager import AsyncKernelManager
+
+from .execution import Execution
+from .kernel import KERNEL_NAME, START_CODE, ensure_kernelspec
+
+log = logging.getLogger(__name__)
+
+
+async def execute(kc, km, code: str, timeout: float) -> Execution:
+    """Run ``code`` through client ``kc`` and collect its IOPub messages until idle.
+
+    On timeout the kernel is interrupted and the turn recorded as ``timeout``;
+    a kernel that dies mid-turn gives status ``dead``.
+    """
+    msg_id = kc.execute(code, store_history=True, allow_stdin=False)
+    ex = Execution(msg_id=msg_id)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not ex.done:
+        left = deadline - loop.time()
+        if left <= 0:
+            await _interrupt(kc, km, ex, timeout)
+            break
+        try:
+            msg = await kc.get_iopub_msg(timeout=min(left, 1.0))
+        except (queue.Empty, asyncio.TimeoutError):
+            if not await km.is_alive():
+                ex.finish("dead")
+            continue
+        if msg.get("parent_header", {}).get("msg_id") == msg_id:
+            ex.add(msg)
+    return ex
+
+
+async def _interrupt(kc, km, ex: Execution, timeout: float) -> None:
+    log.info("cibench-lab: turn timed out after %ss; interrupting the kernel", timeout)
+    await km.interrupt_kernel()
+    try:  # drain until idle so the next request starts clean
+        while not ex.done:
+            msg = await kc.get_iopub_msg(timeout=10)
+            if msg.get("parent_header", {}).get("msg_id") == ex.msg_id:
+                ex.add(msg)
+    except (queue.Empty, asyncio.TimeoutError):
+        pass
+    ex.finished = None
+    ex.finish("timeout")
+
+
+class KernelExecutor:
+    """Runs code on one `cibench-lab` kernel started in ``cwd``; one request at a time."""
+
+    def __init__(self, cwd: Path, timeout: float = 120.0, kernel_name: str = KERNEL_NAME):
+        self.cwd = Path(cwd)
+        self.timeout = timeout
+        self.kernel_name = kernel_name
+        self.km: AsyncKernelManager | None = None
+        self.kc = None
+
+    async def start(self) -> None:
+        ensure_kernelspec()
+        self.km = AsyncKernelManager(kernel_name=self.kernel_name)
+        await self.km.start_kernel(cwd=str(self.cwd))
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        await self.kc.wait_for_ready(timeout=60)
+        await self.run(START_CODE)
+
+    async def run(self, code: str, timeout: float | None = None) -> Execution:
+        """Execute ``code`` and return everything the kernel published for it."""
+        assert self.kc is not None and self.km is not None, "executor not started"
+        return await execute(self.kc, self.km, code, timeout or self.timeout)
+
+    async def shutdown(self) -> None:
+        if self.kc is not None:
+            self.kc.stop_channels()
+        if self.km is not None and await self.km.is_alive():
+            await self.km.shutdown_kernel(now=True)

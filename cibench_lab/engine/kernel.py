@@ -1,0 +1,85 @@
+"""The task kernel: one environment for people, models, lab and headless runs.
+
+The `cibench-lab` kernelspec fixes thread counts and quietens noisy libraries so
+that the same code gives the same numbers and the same PNGs everywhere
+(NOTES-kernel-env.md, "Determinism").  The start code mirrors what CIBench's
+interpreter runs before a task (no ``input()``, no shell escapes) and is run by
+the server (lab) or the executor (headless) before the first step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+KERNEL_NAME = "cibench-lab"
+THREADS = "1"
+
+#: Environment every task kernel gets, on top of the server's own.
+KERNEL_ENV: dict[str, str] = {
+    "OMP_NUM_THREADS": THREADS,
+    "OPENBLAS_NUM_THREADS": THREADS,
+    "MKL_NUM_THREADS": THREADS,
+    "NUMEXPR_NUM_THREADS": THREADS,
+    "TF_NUM_INTRAOP_THREADS": THREADS,
+    "TF_NUM_INTEROP_THREADS": THREADS,
+    "TF_CPP_MIN_LOG_LEVEL": "2",
+    "CUDA_VISIBLE_DEVICES": "-1",
+    "PYTHONHASHSEED": "0",
+    "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+}
+
+#: Run once in every task kernel, hidden, before the first step.
+START_CODE = """\
+def input(*args, **kwargs):
+    raise NotImplementedError('Python input() function is disabled.')
+
+get_ipython().system = lambda *args: print('Assume we have this package, ! is disabled!')
+try:
+    import matplotlib as _mpl
+    _mpl.rcParams.update({'figure.dpi': 72, 'savefig.dpi': 72})
+    del _mpl
+except ImportError:
+    pass
+"""
+
+
+def kernelspec_dict(python: str | None = None) -> dict:
+    """The kernel.json of the `cibench-lab` kernelspec."""
+    return {
+        "argv": [python or sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (CIBench)",
+        "language": "python",
+        "env": dict(KERNEL_ENV),
+        "metadata": {"debugger": False},
+    }
+
+
+def install_kernelspec(prefix: Path) -> Path:
+    """Write the kernelspec under ``prefix/kernels/cibench-lab`` and return its folder."""
+    folder = Path(prefix) / "kernels" / KERNEL_NAME
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "kernel.json").write_text(json.dumps(kernelspec_dict(), indent=2))
+    return folder
+
+
+def ensure_kernelspec(kernel_spec_manager=None) -> Path:
+    """Write the `cibench-lab` kernelspec where ``kernel_spec_manager`` will find it.
+
+    This environment's ``share/jupyter`` when the manager searches it, else the
+    user's kernel dir; ``CIBENCH_LAB_KERNEL_PREFIX`` (a folder holding
+    ``kernels/``) overrides both.  Written every time, so the spec always runs
+    this Python.
+    """
+    override = os.environ.get("CIBENCH_LAB_KERNEL_PREFIX")
+    if override:
+        return install_kernelspec(Path(override))
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    ksm = kernel_spec_manager or KernelSpecManager()
+    env_kernels = Path(sys.prefix) / "share" / "jupyter" / "kernels"
+    searched = {str(Path(d)) for d in ksm.kernel_dirs}
+    kernels = env_kernels if str(env_kernels) in searched else Path(ksm.user_kernel_dir)
+    return install_kernelspec(kernels.parent)

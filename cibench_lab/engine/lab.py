@@ -1,0 +1,178 @@
+"""Lab executor: attempts played in the browser on kernels jupyter_server manages.
+
+The browser runs every visible cell; the server starts the attempt's session,
+runs hidden work itself (start code, restoring state after a restart) and
+grades each turn from its own IOPub capture (:mod:`.capture`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..grading import TurnOutput
+from .attempt import Attempts, NewAttempt
+from .capture import Captures
+from .environment import environment
+from .errors import BadInput, Conflict
+from .executor import execute
+from .kernel import KERNEL_NAME, START_CODE
+from .restore import restore_code
+from .settings import PlaySettings
+from .workspace import copy_data, write_notebook
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class LabConfig:
+    root_dir: Path  # the server root
+    attempts_dir: str  # folder under the root for attempt folders
+    turn_timeout: float  # seconds a turn report waits for the kernel's idle
+    settings: PlaySettings  # server defaults
+    lock_settings: bool  # when True, a browser cannot override them
+
+
+class LabPlay:
+    def __init__(self, attempts: Attempts, serverapp: Any, config: LabConfig):
+        self.attempts = attempts
+        self.app = serverapp
+        self.config = config
+        self.captures = Captures(serverapp.kernel_manager)
+        self.prepared: dict[str, str] = {}  # kernel_id -> attempt id whose state it holds
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cibench-engine")
+
+    async def call(self, fn, *args, **kwargs):
+        """Run an engine transition (DB + grading) off the event loop, one at a time."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.pool, lambda: fn(*args, **kwargs))
+
+    # ---- kernels ---------------------------------------------------------------
+    def on_kernel_action(self, action: str, kernel_id: str | None) -> None:
+        if not kernel_id:
+            return
+        if action in ("start", "restart"):
+            self.prepared.pop(kernel_id, None)
+            km = self.app.kernel_manager
+            if kernel_id in km and getattr(km.get_kernel(kernel_id), "kernel_name", "") == KERNEL_NAME:
+                self.captures.forget(kernel_id)
+                self.captures.watch(kernel_id)
+        elif action == "shutdown":
+            self.prepared.pop(kernel_id, None)
+            self.captures.forget(kernel_id)
+
+    async def _run_hidden(self, kernel_id: str, code: str) -> None:
+        kernel = self.app.kernel_manager.get_kernel(kernel_id)
+        kc = kernel.client()
+        kc.start_channels()
+        try:
+            await kc.wait_for_ready(timeout=60)
+            ex = await execute(kc, kernel, code, self.config.turn_timeout)
+        finally:
+            kc.stop_channels()
+        if ex.error:
+            log.warning(
+                "cibench-lab: hidden setup code failed on kernel %s: %s",
+                kernel_id,
+                ex.outputs[-1:] if ex.outputs else ex.status,
+            )
+
+    # ---- attempts --------------------------------------------------------------
+    async def start(self, task_id: str, mode: str, participant: str, overrides: dict | None) -> str:
+        try:
+            task = self.attempts.library.get(task_id)
+        except KeyError as err:
+            raise BadInput(str(err.args[0])) from None
+        settings = PlaySettings.merge(self.config.settings, None if self.config.lock_settings else overrides)
+        new = NewAttempt(
+            task=task,
+            mode=mode,
+            player="human",
+            participant=participant,
+            settings=settings,
+            environment=environment(),
+        )
+        attempt_id = await self.call(self.attempts.create, new)
+        rel = Path(self.config.attempts_dir) / f"{task.stem}-{attempt_id[:8]}"
+        folder = self.config.root_dir / rel
+        await asyncio.to_thread(copy_data, task, folder)
+        nb_rel = (rel / f"{task.stem}.ipynb").as_posix()
+        await asyncio.to_thread(write_notebook, task, attempt_id, mode, self.config.root_dir / nb_rel)
+        await self.call(self.attempts.paths, attempt_id, str(folder), nb_rel)
+        session = await self.app.session_manager.create_session(
+            path=nb_rel, name=f"{task.stem}.ipynb", type="notebook", kernel_name=KERNEL_NAME
+        )
+        await self.bind(attempt_id, session["kernel"]["id"], participant)
+        return attempt_id
+
+    async def bind(self, attempt_id: str, kernel_id: str, participant: str) -> dict[str, Any]:
+        """Make ``kernel_id`` the attempt's kernel; restore its state if it is new."""
+        row, task = await self.call(self.attempts.load, attempt_id, participant)
+        km = self.app.kernel_manager
+        if kernel_id not in km:
+            raise BadInput(f"kernel_id: no running kernel {kernel_id!r}")
+        self.captures.watch(kernel_id)
+        restored = 0
+        if self.prepared.get(kernel_id) != attempt_id:
+            codes = await self.call(restore_code, self.attempts, attempt_id)
+            await self._run_hidden(kernel_id, START_CODE)
+            for code in codes:
+                await self._run_hidden(kernel_id, code)
+            restored = len(codes)
+            self.prepared[kernel_id] = attempt_id
+            if codes:
+                await self.call(
+                    self.attempts.event, attempt_id, "restore", {"kernel_id": kernel_id, "cells": len(codes)}
+                )
+        if row.kernel_id != kernel_id:
+            await self.call(self.attempts.set_kernel, attempt_id, kernel_id)
+        return {"kernel_id": kernel_id, "restored_cells": restored}
+
+    async def turn(
+        self, attempt_id: str, step: Any, kernel_id: Any, msg_id: Any, participant: str
+    ) -> dict[str, Any]:
+        """Grade one execution the browser says ran for ``step``: read from our capture."""
+        for name, value in (("kernel_id", kernel_id), ("msg_id", msg_id)):
+            if not isinstance(value, str) or not value:
+                raise BadInput(f"{name}: must be a non-empty string")
+        if not isinstance(step, int) or isinstance(step, bool):
+            raise BadInput("step: must be an integer (0-based)")
+        row, _ = await self.call(self.attempts.load, attempt_id, participant)
+        if kernel_id != row.kernel_id or self.prepared.get(kernel_id) != attempt_id:
+            raise Conflict(f"kernel {kernel_id} is not this attempt's kernel")
+        Attempts.check_open(row, step)
+        opened = await self.call(self.attempts.opened_at, attempt_id, step)
+        ex = self.captures.watch(kernel_id).get(msg_id)
+        if ex.first_seen < opened.replace(tzinfo=dt.timezone.utc).timestamp():
+            raise Conflict(f"execution {msg_id} started before step {step} opened")
+        if not await ex.wait(self.config.turn_timeout):
+            if ex.code is None and not ex.outputs:
+                raise BadInput(f"msg_id: kernel {kernel_id} published nothing for {msg_id}")
+            ex.finish("timeout")
+        turn = TurnOutput(ex.code or "", ex.outputs, ex.error, ex.status)
+        started = dt.datetime.fromtimestamp(ex.first_seen, dt.timezone.utc).replace(tzinfo=None)
+        return await self.call(
+            self.attempts.record_turn,
+            attempt_id,
+            step,
+            turn,
+            msg_id=msg_id,
+            started_at=started,
+            meta={"kernel_id": kernel_id},
+        )
+
+    async def settle(self, attempt_id: str, step: Any, outcome: str, participant: str) -> dict:
+        if not isinstance(step, int) or isinstance(step, bool):
+            raise BadInput("step: must be an integer (0-based)")
+        await self.call(self.attempts.load, attempt_id, participant)
+        return await self.call(self.attempts.settle, attempt_id, step, outcome)
+
+    def close(self) -> None:
+        for kid in list(self.captures.by_kernel):
+            self.captures.forget(kid)
+        self.pool.shutdown(wait=False)

@@ -1,0 +1,29 @@
+"""Resume: the code that rebuilds an attempt's kernel state after a restart (DESIGN §3).
+
+End-to-end: every error-free turn of the steps so far, in order (the state the
+player built).  Oracle: the references of the settled steps (what the kernel held
+before each next step opened).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from ..store.tables import StepRow, Turn
+from .attempt import Attempts
+
+
+def restore_code(attempts: Attempts, attempt_id: str) -> list[str]:
+    row, task = attempts.load(attempt_id)
+    with attempts.store.session() as s:
+        settled = s.scalars(
+            select(StepRow.index).where(StepRow.attempt_id == attempt_id, StepRow.settled_at.is_not(None))
+        ).all()
+        if row.mode == "oracle":
+            return [task.steps[i].code for i in sorted(settled)]
+        turns = s.scalars(
+            select(Turn)
+            .where(Turn.attempt_id == attempt_id, Turn.error.is_(False))
+            .order_by(Turn.step, Turn.number)
+        ).all()
+        return [t.code for t in turns if t.code.strip()]

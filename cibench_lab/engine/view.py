@@ -1,0 +1,90 @@
+"""What a browser may see of an attempt (the trust boundary, DESIGN §4).
+
+Reference code, reference outputs and Thought text appear only for settled
+steps and only when the reveal policy (or oracle mode) allows; instructions only
+for steps already revealed; grades of open steps only when live grades are on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+
+from ..store.tables import Attempt, StepRow, Turn
+from ..tasks.model import Task
+from .attempt import PROFILE, Attempts
+from .settings import PlaySettings
+
+
+def _revealed(row: Attempt, settings: PlaySettings, settled: bool) -> bool:
+    if not settled:
+        return False
+    if row.mode == "oracle":
+        return True
+    if settings.reveal == "after-step":
+        return True
+    return settings.reveal == "after-task" and row.status == "done"
+
+
+def _step_view(row: Attempt, task: Task, srow: StepRow, n_turns: int, last_grade, settings) -> dict:
+    step = task.steps[srow.index]
+    settled = srow.settled_at is not None
+    view: dict[str, Any] = {
+        "index": srow.index,
+        "kind": step.kind,
+        "instruction": step.instruction,
+        "modules": list(step.modules),
+        "turns": n_turns,
+        "outcome": srow.outcome,
+        "settled": settled,
+        "grade": None,
+        "seconds": None,
+    }
+    if settled:
+        view["seconds"] = round((srow.settled_at - srow.opened_at).total_seconds(), 1)
+    grade = (srow.grade or {}).get(PROFILE) if settled else last_grade
+    if grade is not None and (settings.show_grades or row.status == "done"):
+        view["grade"] = grade
+    if _revealed(row, settings, settled):
+        view["reference"] = {"code": step.code, "thought": step.thought, "output": step.reference.summary()}
+    return view
+
+
+def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -> dict[str, Any]:
+    row, task = attempts.load(attempt_id, participant)
+    settings = PlaySettings(**row.settings)
+    with attempts.store.session() as s:
+        srows = s.scalars(select(StepRow).where(StepRow.attempt_id == row.id).order_by(StepRow.index)).all()
+        counts = dict(
+            s.execute(
+                select(Turn.step, func.count()).where(Turn.attempt_id == row.id).group_by(Turn.step)
+            ).all()
+        )
+        last = s.scalar(
+            select(Turn)
+            .where(Turn.attempt_id == row.id, Turn.step == row.current_step)
+            .order_by(Turn.number.desc())
+            .limit(1)
+        )
+        last_grade = last.grade.get(PROFILE) if last is not None else None
+        steps = [_step_view(row, task, r, counts.get(r.index, 0), last_grade, settings) for r in srows]
+    return {
+        "id": row.id,
+        "task_id": row.task_id,
+        "title": task.title,
+        "intro": task.intro,
+        "mode": row.mode,
+        "player": row.player,
+        "status": row.status,
+        "current_step": row.current_step,
+        "n_steps": row.n_steps,
+        "kinds": [s.kind for s in task.steps],
+        "settings": settings.as_dict(),
+        "notebook_path": row.notebook_path,
+        "kernel_id": row.kernel_id,
+        "profile": PROFILE,
+        "steps": steps,
+        "summary": (row.summary or {}).get(PROFILE) if row.status == "done" else None,
+        "created_at": row.created_at.isoformat() + "Z",
+    }

@@ -1,0 +1,43 @@
+"""`text` steps: ROUGE-1 F of the first fenced block (CIBench's text_step).
+
+rouge-score's default tokenizer, no stemmer — as OpenCompass's Hugging Face
+``rouge`` metric calls it.  That tokenizer keeps only ``[a-z0-9]`` runs, so
+Chinese text scores 0 under this profile (a documented limit, DESIGN §6).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .render import Rendered
+
+_FIRST_BLOCK = re.compile("```\n(.*?)\n```", re.DOTALL)
+
+
+@lru_cache(maxsize=1)
+def _scorer():
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rouge1"], use_stemmer=False)
+
+
+def rouge1(prediction: str, target: str) -> float:
+    return float(_scorer().score(target, prediction)["rouge1"].fmeasure)
+
+
+def first_block(rendered: list[Rendered]) -> str | None:
+    for turn in reversed(rendered):
+        if not turn.succeed:
+            continue
+        match = _FIRST_BLOCK.search(turn.text)
+        if match:
+            return match.group(1)
+    return None
+
+
+def text_score(rendered: list[Rendered], target: str) -> tuple[float, str | None]:
+    out = first_block(rendered)
+    if out is None:
+        return 0.0, None
+    return rouge1(out, target), out

@@ -1,0 +1,1 @@
+"""Thin REST handlers and the one error mapper."""

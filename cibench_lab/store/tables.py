@@ -1,0 +1,103 @@
+"""Tables of the results store (SQLAlchemy 2 declarative).
+
+participant 1─* attempt 1─* step 1─* turn; attempt *─1 run; attempt 1─* event.
+Steps and turns are 0-based (DESIGN §3 numbering).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class Participant(Base):
+    __tablename__ = "participant"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+
+class Run(Base):
+    __tablename__ = "run"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    player: Mapped[str] = mapped_column(String(200))
+    mode: Mapped[str] = mapped_column(String(10))
+    config: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+
+class Attempt(Base):
+    __tablename__ = "attempt"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    task_id: Mapped[str] = mapped_column(String(300), index=True)
+    task_hash: Mapped[str] = mapped_column(String(64))
+    mode: Mapped[str] = mapped_column(String(10))  # e2e | oracle
+    player: Mapped[str] = mapped_column(String(200))  # human | reference | openai:<model> | ...
+    participant_id: Mapped[int | None] = mapped_column(ForeignKey("participant.id"))
+    run_id: Mapped[int | None] = mapped_column(ForeignKey("run.id"), index=True)
+    settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    environment: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    workdir: Mapped[str] = mapped_column(Text, default="")
+    notebook_path: Mapped[str] = mapped_column(Text, default="")  # relative to the server root
+    kernel_id: Mapped[str | None] = mapped_column(String(64))
+    n_steps: Mapped[int] = mapped_column()
+    current_step: Mapped[int] = mapped_column(default=0)
+    status: Mapped[str] = mapped_column(String(10), default="open")  # open | done
+    summary: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column()
+    steps: Mapped[list[StepRow]] = relationship(order_by="StepRow.index", lazy="selectin")
+
+
+class StepRow(Base):
+    __tablename__ = "step"
+    __table_args__ = (UniqueConstraint("attempt_id", "index"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    attempt_id: Mapped[str] = mapped_column(ForeignKey("attempt.id"))
+    index: Mapped[int] = mapped_column()
+    kind: Mapped[str] = mapped_column(String(10))
+    opened_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    settled_at: Mapped[dt.datetime | None] = mapped_column()
+    outcome: Mapped[str | None] = mapped_column(String(20))  # passed|next|gave_up|turn_cap|out_of_turns
+    grade: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+
+class Turn(Base):
+    __tablename__ = "turn"
+    __table_args__ = (
+        UniqueConstraint("attempt_id", "msg_id"),
+        Index("ix_turn_attempt_step", "attempt_id", "step"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    attempt_id: Mapped[str] = mapped_column(ForeignKey("attempt.id"))
+    step: Mapped[int] = mapped_column()
+    number: Mapped[int] = mapped_column()  # 0-based within the step
+    msg_id: Mapped[str | None] = mapped_column(String(100))
+    code: Mapped[str] = mapped_column(Text)
+    outputs: Mapped[list[Any]] = mapped_column(default=list)
+    error: Mapped[bool] = mapped_column(default=False)
+    started_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    grade: Mapped[dict[str, Any]] = mapped_column(default=dict)  # the step's grade as of this turn
+    meta: Mapped[dict[str, Any]] = mapped_column(default=dict)  # model prompt/response, tokens, ...
+
+
+class Event(Base):
+    __tablename__ = "event"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    attempt_id: Mapped[str] = mapped_column(ForeignKey("attempt.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(30))  # restore | oracle | settle | ...
+    at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    detail: Mapped[dict[str, Any]] = mapped_column(default=dict)

@@ -1,0 +1,1 @@
+"""Tasks: CIBench notebook format, metadata schema, the task library."""

@@ -1,0 +1,56 @@
+import js from '@eslint/js';
+import prettierRecommended from 'eslint-plugin-prettier/recommended';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: [
+      '**/*.d.ts',
+      '**/*.js',
+      '.venv',
+      '.yarn',
+      'lib',
+      'node_modules',
+      'coverage',
+      'cibench_lab',
+      'tests',
+      'ui-tests',
+      'bench',
+      'docs'
+    ]
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  prettierRecommended,
+  {
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: {
+      globals: { ...globals.browser },
+      parserOptions: {
+        project: './tsconfig.test.json',
+        tsconfigRootDir: import.meta.dirname
+      }
+    },
+    rules: {
+      '@typescript-eslint/naming-convention': [
+        'error',
+        {
+          selector: 'interface',
+          format: ['PascalCase'],
+          custom: { regex: '^I[A-Z]', match: true }
+        }
+      ],
+      '@typescript-eslint/no-unused-vars': ['warn', { args: 'none' }],
+      '@typescript-eslint/no-namespace': 'off',
+      '@typescript-eslint/no-floating-promises': 'error',
+      curly: ['error', 'all'],
+      eqeqeq: 'error',
+      'prefer-arrow-callback': 'error'
+    }
+  },
+  {
+    files: ['src/__tests__/**/*.ts'],
+    languageOptions: { globals: { ...globals.jest, ...globals.node } }
+  }
+);

@@ -1,0 +1,71 @@
+import { ServerConnection } from '@jupyterlab/services';
+
+import { ApiError, CIBenchApi, errorMessage, taskPath } from '../api';
+
+describe('api helpers', () => {
+  it('encodes each segment of a task id but keeps the slashes', () => {
+    expect(taskPath('cibench_template/pandas/wine quality')).toBe(
+      'cibench_template/pandas/wine%20quality'
+    );
+  });
+
+  it("surfaces the server's error message", () => {
+    expect(
+      errorMessage({ error: 'step 1 is not open', status: 409 }, 409)
+    ).toBe('step 1 is not open');
+    expect(errorMessage(null, 500)).toBe('request failed (HTTP 500)');
+  });
+});
+
+describe('CIBenchApi', () => {
+  function api(status: number, body: unknown) {
+    const calls: { url: string; method: string; body: string }[] = [];
+    const fetch = async (input: Request) => {
+      const text = input.method === 'GET' ? '' : await input.text();
+      calls.push({
+        url: input.url.split('?')[0],
+        method: input.method,
+        body: text
+      });
+      return new Response(JSON.stringify(body), { status });
+    };
+    const settings = ServerConnection.makeSettings({
+      baseUrl: 'http://localhost:8888/lab-base/',
+      fetch: fetch as unknown as typeof window.fetch,
+      Request: Request,
+      Headers: Headers
+    });
+    return { client: new CIBenchApi(settings), calls };
+  }
+
+  it('GETs under cibench-lab/api', async () => {
+    const { client, calls } = api(200, [{ id: 'x' }]);
+    await expect(client.tasks()).resolves.toEqual([{ id: 'x' }]);
+    expect(calls[0].url).toBe(
+      'http://localhost:8888/lab-base/cibench-lab/api/tasks'
+    );
+  });
+
+  it('POSTs JSON bodies', async () => {
+    const { client, calls } = api(200, { step: 0 });
+    await client.turn('abc', 0, 'k1', 'm1');
+    expect(calls[0].url).toMatch(/cibench-lab\/api\/attempts\/abc\/turns$/);
+    expect(calls[0].method).toBe('POST');
+    expect(JSON.parse(calls[0].body)).toEqual({
+      step: 0,
+      kernel_id: 'k1',
+      msg_id: 'm1'
+    });
+  });
+
+  it('throws an ApiError with the server message', async () => {
+    const { client } = api(409, {
+      error: 'attempt x is finished',
+      status: 409
+    });
+    const err = await client.next('x', 1).catch(e => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.message).toBe('attempt x is finished');
+    expect(err.status).toBe(409);
+  });
+});

@@ -1,0 +1,174 @@
+import { MarkdownCell } from '@jupyterlab/cells';
+import { Notebook, NotebookModel } from '@jupyterlab/notebook';
+import { NBTestUtils } from '@jupyterlab/notebook/lib/testutils';
+
+import { BADGE_CLASS, showBadge } from '../notebook/badge';
+import {
+  appendStep,
+  attemptMeta,
+  cellTag,
+  findCell,
+  insertOracle,
+  instructionMarkdown,
+  reconcile
+} from '../notebook/cells';
+import { attemptView, grade } from './fixtures';
+
+// Standalone Yjs cells (how the notebook model builds cells) warn in jsdom.
+const YJS_NOISE = /^(Invalid access: Add Yjs type|\[yjs#509\])/;
+const warn = console.warn;
+beforeAll(() => {
+  jest.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
+    if (!YJS_NOISE.test(String(args[0]))) {
+      warn(...args);
+    }
+  });
+});
+afterAll(() => jest.restoreAllMocks());
+
+function notebook(): Notebook {
+  const nb = NBTestUtils.createNotebook();
+  const model = new NotebookModel();
+  model.sharedModel.insertCells(0, [
+    {
+      cell_type: 'markdown',
+      source: '# Wine quality',
+      metadata: { cibench_lab: { role: 'title' } }
+    },
+    {
+      cell_type: 'markdown',
+      source: '**Step 1 of 3** · `exec`\n\nLoad the data.',
+      metadata: { cibench_lab: { role: 'instruction', step: 0 } }
+    },
+    {
+      cell_type: 'code',
+      source: 'import pandas as pd',
+      metadata: { cibench_lab: { role: 'answer', step: 0 } }
+    }
+  ]);
+  nb.model = model;
+  return nb;
+}
+
+function roles(nb: Notebook): string[] {
+  return nb.widgets.map(c => {
+    const tag = cellTag(c);
+    return tag ? `${tag.role}:${tag.step ?? '-'}` : 'none';
+  });
+}
+
+describe('attemptMeta', () => {
+  it('reads the attempt a notebook names', () => {
+    const meta = { attempt_id: 'abc', task_id: 't', mode: 'e2e' };
+    expect(attemptMeta(meta)).toEqual(meta);
+    expect(attemptMeta(undefined)).toBeNull();
+    expect(attemptMeta({ task_id: 't' })).toBeNull();
+  });
+});
+
+describe('step cells', () => {
+  it('writes the instruction as the server does', () => {
+    const step = attemptView().steps[0];
+    expect(instructionMarkdown(step, 3)).toBe(
+      '**Step 1 of 3** · `exec`\n\nLoad the data.\n\n*Libraries: pandas*'
+    );
+    const open = attemptView().steps[1];
+    expect(instructionMarkdown(open, 3)).toBe(
+      '**Step 2 of 3** · `num`\n\nHow many rows?'
+    );
+  });
+
+  it('appends a step as a rendered instruction and an empty answer', () => {
+    const nb = notebook();
+    const answer = appendStep(nb, attemptView().steps[1], 3);
+    expect(roles(nb)).toEqual([
+      'title:-',
+      'instruction:0',
+      'answer:0',
+      'instruction:1',
+      'answer:1'
+    ]);
+    expect(answer.model.sharedModel.getSource()).toBe('');
+    expect(answer.model.getMetadata('deletable')).toBe(false);
+    const instr = findCell(nb, 'instruction', 1) as MarkdownCell;
+    expect(instr.rendered).toBe(true);
+    expect(instr.model.getMetadata('editable')).toBe(false);
+  });
+
+  it('drops the empty cell Shift+Enter left before appending a step', () => {
+    const nb = notebook();
+    nb.model!.sharedModel.insertCell(3, { cell_type: 'code', source: '' });
+    nb.model!.sharedModel.insertCell(4, { cell_type: 'code', source: '  ' });
+    appendStep(nb, attemptView().steps[1], 3);
+    expect(roles(nb)).toEqual([
+      'title:-',
+      'instruction:0',
+      'answer:0',
+      'instruction:1',
+      'answer:1'
+    ]);
+  });
+
+  it('keeps a trailing cell that has code', () => {
+    const nb = notebook();
+    nb.model!.sharedModel.insertCell(3, { cell_type: 'code', source: 'x = 1' });
+    appendStep(nb, attemptView().steps[1], 3);
+    expect(roles(nb)[3]).toBe('none');
+  });
+
+  it('puts an oracle cell right after the step answer, read-only', () => {
+    const nb = notebook();
+    appendStep(nb, attemptView().steps[1], 3);
+    const oracle = insertOracle(nb, 0, "df = pd.read_csv('data/wine.csv')");
+    expect(nb.widgets.indexOf(oracle)).toBe(3);
+    expect(oracle.model.getMetadata('editable')).toBe(false);
+    expect(cellTag(oracle)).toEqual({ role: 'oracle', step: 0 });
+  });
+
+  it('reconciles: adds the missing cells of opened steps once', () => {
+    const nb = notebook();
+    const view = attemptView();
+    expect(reconcile(nb, view).changed).toBe(true);
+    expect(roles(nb)).toEqual([
+      'title:-',
+      'instruction:0',
+      'answer:0',
+      'instruction:1',
+      'answer:1'
+    ]);
+    expect(reconcile(nb, view)).toEqual({ changed: false, oracle: [] });
+  });
+
+  it('reconciles oracle mode: missing references of settled steps', () => {
+    const nb = notebook();
+    const view = attemptView({ mode: 'oracle' });
+    view.steps[0].reference = { code: 'df = 1', thought: '', output: '' };
+    const fixed = reconcile(nb, view);
+    expect(fixed.oracle).toHaveLength(1);
+    expect(roles(nb)).toEqual([
+      'title:-',
+      'instruction:0',
+      'answer:0',
+      'oracle:0',
+      'instruction:1',
+      'answer:1'
+    ]);
+  });
+});
+
+describe('badges', () => {
+  it('shows one badge per cell and replaces it', () => {
+    const nb = notebook();
+    const cell = nb.widgets[2];
+    showBadge(cell, { kind: 'pending' });
+    showBadge(cell, { kind: 'grade', grade: grade() }, 0);
+    const badges = cell.node.querySelectorAll(`.${BADGE_CLASS}`);
+    expect(badges).toHaveLength(1);
+    expect(badges[0].classList.contains('jp-CIBench-badge-pass')).toBe(true);
+    expect(badges[0].textContent).toBe('number matched');
+    showBadge(cell, { kind: 'grade', grade: null });
+    expect(cell.node.querySelector(`.${BADGE_CLASS}`)?.textContent).toBe(
+      'turn recorded'
+    );
+  });
+});

@@ -1,0 +1,104 @@
+import { IAttemptView, IGrade, ITaskDetail, ITaskSummary } from '../api';
+
+export const TASKS: ITaskSummary[] = [
+  {
+    id: 'cibench_template/pandas/wine_quality',
+    title: 'Wine quality',
+    split: 'cibench_template',
+    lib: 'pandas',
+    language: 'en',
+    libraries: ['pandas', 'matplotlib'],
+    steps: 3,
+    kinds: ['exec', 'num', 'vis']
+  },
+  {
+    id: 'cibench_template_chinese/nltk/corpus',
+    title: '语料分析',
+    split: 'cibench_template_chinese',
+    lib: 'nltk',
+    language: 'zh',
+    libraries: ['nltk'],
+    steps: 2,
+    kinds: ['text']
+  },
+  {
+    id: 'cibench_generation/seaborn/tips',
+    title: 'Tips plots',
+    split: 'cibench_generation',
+    lib: 'seaborn',
+    language: 'en',
+    libraries: ['seaborn'],
+    steps: 1,
+    kinds: ['vis']
+  }
+];
+
+export const DETAIL: ITaskDetail = {
+  ...TASKS[0],
+  intro: 'Explore the wine quality data set.',
+  instructions: [
+    { index: 0, kind: 'exec' },
+    { index: 1, kind: 'num' },
+    { index: 2, kind: 'vis' }
+  ]
+};
+
+export function grade(over: Partial<IGrade> = {}): IGrade {
+  return {
+    profile: 'cibench',
+    kind: 'num',
+    tool: 1,
+    exec: 1,
+    score: 1,
+    metric: 'numeric_correct',
+    detail: 'number matched',
+    passed: true,
+    ungradable: null,
+    ...over
+  };
+}
+
+export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
+  return {
+    id: 'a'.repeat(32),
+    task_id: TASKS[0].id,
+    title: 'Wine quality',
+    intro: 'Explore.',
+    mode: 'e2e',
+    player: 'human',
+    status: 'open',
+    current_step: 1,
+    n_steps: 3,
+    kinds: ['exec', 'num', 'vis'],
+    settings: { show_grades: true, turn_cap: 0, reveal: 'after-task' },
+    notebook_path: 'cibench-attempts/wine_quality-aaaaaaaa/wine_quality.ipynb',
+    kernel_id: null,
+    profile: 'cibench',
+    steps: [
+      {
+        index: 0,
+        kind: 'exec',
+        instruction: 'Load the data.',
+        modules: ['pandas'],
+        turns: 1,
+        outcome: 'next',
+        settled: true,
+        seconds: 12.34,
+        grade: grade({ kind: 'exec', detail: 'ran without error' })
+      },
+      {
+        index: 1,
+        kind: 'num',
+        instruction: 'How many rows?',
+        modules: [],
+        turns: 0,
+        outcome: null,
+        settled: false,
+        seconds: null,
+        grade: null
+      }
+    ],
+    summary: null,
+    ...over
+  };
+}

@@ -1,0 +1,150 @@
+import { IAttemptSummary } from '../api';
+import { CIBenchModel } from '../model';
+import { IPanelActions } from '../panel/actions';
+import { CIBenchPanel, PANEL_ID } from '../panel/panel';
+import { attemptView, DETAIL, TASKS } from './fixtures';
+
+function fakeActions(): IPanelActions & { calls: string[] } {
+  const calls: string[] = [];
+  const record = (name: string) => async () => {
+    calls.push(name);
+  };
+  return {
+    calls,
+    refresh: record('refresh'),
+    selectTask: async (id: string) => {
+      calls.push(`select ${id}`);
+    },
+    start: record('start'),
+    open: async (a: IAttemptSummary) => {
+      calls.push(`open ${a.id}`);
+    },
+    openNotebook: record('openNotebook'),
+    next: record('next'),
+    giveUp: record('giveUp')
+  };
+}
+
+function setup() {
+  const model = new CIBenchModel();
+  const actions = fakeActions();
+  const panel = new CIBenchPanel(model, actions);
+  const q = <T extends Element>(sel: string) =>
+    panel.node.querySelector<T>(sel);
+  const all = (sel: string) => Array.from(panel.node.querySelectorAll(sel));
+  return { model, actions, panel, q, all };
+}
+
+describe('CIBenchPanel', () => {
+  it('is the CIBench sidebar panel', () => {
+    const { panel, q } = setup();
+    expect(panel.id).toBe(PANEL_ID);
+    expect(panel.title.caption).toBe('CIBench');
+    expect(q('.jp-CIBench-heading')?.textContent).toBe('CIBench');
+  });
+
+  it('lists tasks and filters them', () => {
+    const { model, q, all } = setup();
+    model.tasks = TASKS;
+    expect(all('button.jp-CIBench-task')).toHaveLength(3);
+    const input = q<HTMLInputElement>('input.jp-CIBench-filter')!;
+    expect(input.placeholder).toBe('Filter tasks');
+    input.value = 'seaborn';
+    input.dispatchEvent(new Event('input'));
+    const rows = all('.jp-CIBench-task');
+    expect(rows).toHaveLength(1);
+    expect(rows[0].textContent).toContain('Tips plots');
+    expect(rows[0].textContent).toContain('1 step');
+  });
+
+  it('selects a task, shows its intro, modes and Start', () => {
+    const { model, actions, q, all } = setup();
+    model.tasks = TASKS;
+    q<HTMLButtonElement>('.jp-CIBench-task')!.click();
+    expect(actions.calls).toEqual([`select ${TASKS[0].id}`]);
+    model.selected = DETAIL;
+    expect(q('.jp-CIBench-intro')?.textContent).toBe(DETAIL.intro);
+    const radios = all('input.jp-CIBench-mode') as HTMLInputElement[];
+    expect(radios.map(r => r.value)).toEqual(['e2e', 'oracle']);
+    expect(radios[0].checked).toBe(true);
+    const labels = all('.jp-CIBench-modeOption label').map(l => l.textContent);
+    expect(labels).toEqual(['end-to-end', 'oracle']);
+    radios[1].checked = true;
+    radios[1].dispatchEvent(new Event('change'));
+    expect(model.mode).toBe('oracle');
+    q<HTMLButtonElement>('.jp-CIBench-start')!.click();
+    expect(actions.calls).toContain('start');
+  });
+
+  it('disables action buttons while busy', async () => {
+    const { model, q } = setup();
+    model.selected = DETAIL;
+    let release = () => {};
+    const work = model.run(() => new Promise<void>(r => (release = r)));
+    expect(q<HTMLButtonElement>('.jp-CIBench-start')!.disabled).toBe(true);
+    release();
+    await work;
+    expect(q<HTMLButtonElement>('.jp-CIBench-start')!.disabled).toBe(false);
+  });
+
+  it('shows attempts with Resume for open ones', () => {
+    const { model, actions, all } = setup();
+    model.tasks = TASKS;
+    const row: IAttemptSummary = {
+      id: 'x1',
+      task_id: TASKS[0].id,
+      mode: 'e2e',
+      status: 'open',
+      current_step: 1,
+      n_steps: 3,
+      notebook_path: 'a.ipynb',
+      created_at: ''
+    };
+    model.attempts = [row, { ...row, id: 'x2', status: 'done' }];
+    const resume = all('.jp-CIBench-resume') as HTMLButtonElement[];
+    expect(resume).toHaveLength(1);
+    expect(all('.jp-CIBench-attempt')[0].textContent).toContain('step 2 of 3');
+    resume[0].click();
+    expect(actions.calls).toEqual(['open x1']);
+  });
+
+  it('shows the attempt steps and Next / Give up', () => {
+    const { model, actions, q, all, panel } = setup();
+    model.showAttempt(attemptView());
+    expect(
+      (panel.node.querySelector('.jp-CIBench-tasksView') as HTMLElement).hidden
+    ).toBe(true);
+    const steps = all('.jp-CIBench-step');
+    expect(steps).toHaveLength(2);
+    expect(steps[0].textContent).toContain('Step 1');
+    expect(steps[0].textContent).toContain('ran without error');
+    expect(steps[1].getAttribute('aria-current')).toBe('step');
+    q<HTMLButtonElement>('.jp-CIBench-next')!.click();
+    q<HTMLButtonElement>('.jp-CIBench-giveup')!.click();
+    expect(actions.calls).toEqual(['next', 'giveUp']);
+    expect(q('.jp-CIBench-summary')).toBeNull();
+  });
+
+  it('shows the summary and times when the attempt is done', () => {
+    const { model, q, all } = setup();
+    model.showAttempt(
+      attemptView({
+        status: 'done',
+        summary: { tool: 100, exec: 50, num: 0, text: null, vis: null }
+      })
+    );
+    expect(q('.jp-CIBench-next')).toBeNull();
+    const rows = all('.jp-CIBench-summary tr').map(tr => tr.textContent);
+    expect(rows).toEqual(['Tool100.0', 'Exec50.0', 'Num0.0', 'Text–', 'Vis–']);
+    expect(q('.jp-CIBench-times')?.textContent).toContain('12.3 s');
+  });
+
+  it('shows errors in an alert', () => {
+    const { model, q } = setup();
+    const alert = q<HTMLElement>('.jp-CIBench-error')!;
+    expect(alert.hidden).toBe(true);
+    model.error = 'unknown task x';
+    expect(alert.hidden).toBe(false);
+    expect(alert.textContent).toBe('unknown task x');
+  });
+});

@@ -1,0 +1,283 @@
+/**
+ * The CIBench panel's state, with Lumino signals, and the pure helpers the
+ * views use to format it.
+ */
+import { ISignal, Signal } from '@lumino/signaling';
+
+import {
+  IAttemptSummary,
+  IAttemptView,
+  IGrade,
+  ISummary,
+  ITaskDetail,
+  ITaskSummary,
+  Mode
+} from './api';
+
+/** What changed in the model (the views re-render only that part). */
+export type ChangeKind =
+  | 'tasks'
+  | 'filter'
+  | 'selected'
+  | 'mode'
+  | 'attempts'
+  | 'attempt'
+  | 'view'
+  | 'busy'
+  | 'error';
+
+/** Which of the panel's two views shows. */
+export type ViewKind = 'tasks' | 'attempt';
+
+export const DASH = '–';
+export const BADGE_PASS = 'jp-CIBench-badge-pass';
+export const BADGE_MISS = 'jp-CIBench-badge-miss';
+export const BADGE_RECORDED = 'jp-CIBench-badge-recorded';
+export const BADGE_PENDING = 'jp-CIBench-badge-pending';
+
+/** Tasks whose id, title, library or language contain every word of `text`. */
+export function filterTasks(
+  tasks: readonly ITaskSummary[],
+  text: string
+): ITaskSummary[] {
+  const words = text.toLowerCase().split(/\s+/).filter(Boolean);
+  if (!words.length) {
+    return tasks.slice();
+  }
+  return tasks.filter(task => {
+    const hay = [task.id, task.title, task.lib, task.language]
+      .concat(task.libraries ?? [])
+      .join(' ')
+      .toLowerCase();
+    return words.every(word => hay.includes(word));
+  });
+}
+
+/** A grade badge's text: what was measured, or that the turn was recorded. */
+export function badgeText(grade: IGrade | null | undefined): string {
+  if (!grade) {
+    return 'turn recorded';
+  }
+  if (grade.detail) {
+    return grade.detail;
+  }
+  if (grade.ungradable) {
+    return `ungradable: ${grade.ungradable}`;
+  }
+  return grade.passed ? 'passed' : 'not passed';
+}
+
+/** A grade badge's pass/miss class (a recorded, ungraded turn is neutral). */
+export function badgeClass(grade: IGrade | null | undefined): string {
+  if (!grade) {
+    return BADGE_RECORDED;
+  }
+  return grade.passed ? BADGE_PASS : BADGE_MISS;
+}
+
+/** The label of a 0-based step. */
+export function stepLabel(index: number): string {
+  return `Step ${index + 1}`;
+}
+
+/** The label of a mode. */
+export function modeLabel(mode: Mode): string {
+  return mode === 'e2e' ? 'end-to-end' : 'oracle';
+}
+
+/** A summary value (already ×100) with one decimal, or a dash. */
+export function formatScore(value: number | null | undefined): string {
+  return typeof value === 'number' && isFinite(value) ? value.toFixed(1) : DASH;
+}
+
+/** The rows of the summary table: [label, value]. */
+export function summaryRows(summary: ISummary | null): [string, string][] {
+  const metrics: [string, keyof ISummary][] = [
+    ['Tool', 'tool'],
+    ['Exec', 'exec'],
+    ['Num', 'num'],
+    ['Text', 'text'],
+    ['Vis', 'vis']
+  ];
+  return metrics.map(([label, key]) => [
+    label,
+    formatScore(summary ? (summary[key] as number | null) : null)
+  ]);
+}
+
+/** Seconds as `1m 05s` / `42.0 s`, or a dash. */
+export function formatSeconds(seconds: number | null | undefined): string {
+  if (typeof seconds !== 'number' || !isFinite(seconds)) {
+    return DASH;
+  }
+  if (seconds < 60) {
+    return `${seconds.toFixed(1)} s`;
+  }
+  const m = Math.floor(seconds / 60);
+  const s = Math.round(seconds % 60);
+  return `${m}m ${String(s).padStart(2, '0')}s`;
+}
+
+/** A step's outcome in words. */
+export function outcomeText(outcome: string | null, settled: boolean): string {
+  if (!settled) {
+    return 'open';
+  }
+  const words: { [k: string]: string } = {
+    next: 'done',
+    gave_up: 'gave up',
+    turn_cap: 'turn cap reached',
+    passed: 'passed',
+    out_of_turns: 'out of turns'
+  };
+  return outcome ? (words[outcome] ?? outcome.replace(/_/g, ' ')) : 'settled';
+}
+
+/** The message of anything thrown. */
+export function messageOf(err: unknown): string {
+  if (err instanceof Error) {
+    return err.message;
+  }
+  return String(err);
+}
+
+/** The panel's state. */
+export class CIBenchModel {
+  get changed(): ISignal<this, ChangeKind> {
+    return this._changed;
+  }
+
+  get tasks(): readonly ITaskSummary[] {
+    return this._tasks;
+  }
+  set tasks(tasks: readonly ITaskSummary[]) {
+    this._tasks = tasks.slice();
+    this._changed.emit('tasks');
+  }
+
+  get filter(): string {
+    return this._filter;
+  }
+  set filter(text: string) {
+    if (text !== this._filter) {
+      this._filter = text;
+      this._changed.emit('filter');
+    }
+  }
+
+  /** The tasks that match the filter text. */
+  get visibleTasks(): ITaskSummary[] {
+    return filterTasks(this._tasks, this._filter);
+  }
+
+  get selected(): ITaskDetail | null {
+    return this._selected;
+  }
+  set selected(task: ITaskDetail | null) {
+    this._selected = task;
+    this._changed.emit('selected');
+  }
+
+  get mode(): Mode {
+    return this._mode;
+  }
+  set mode(mode: Mode) {
+    if (mode !== this._mode) {
+      this._mode = mode;
+      this._changed.emit('mode');
+    }
+  }
+
+  get attempts(): readonly IAttemptSummary[] {
+    return this._attempts;
+  }
+  set attempts(rows: readonly IAttemptSummary[]) {
+    this._attempts = rows.slice();
+    this._changed.emit('attempts');
+  }
+
+  /** The attempt the attempt view shows. */
+  get attempt(): IAttemptView | null {
+    return this._attempt;
+  }
+  set attempt(view: IAttemptView | null) {
+    this._attempt = view;
+    this._changed.emit('attempt');
+  }
+
+  get view(): ViewKind {
+    return this._view;
+  }
+  set view(view: ViewKind) {
+    if (view !== this._view) {
+      this._view = view;
+      this._changed.emit('view');
+    }
+  }
+
+  get busy(): boolean {
+    return this._busy > 0;
+  }
+
+  get error(): string | null {
+    return this._error;
+  }
+  set error(message: string | null) {
+    this._error = message;
+    this._changed.emit('error');
+  }
+
+  /** Show an attempt in the attempt view. */
+  showAttempt(view: IAttemptView): void {
+    this.attempt = view;
+    this.view = 'attempt';
+  }
+
+  /** Update the attempt view if it shows this attempt (or nothing yet). */
+  updateAttempt(view: IAttemptView): void {
+    if (!this._attempt || this._attempt.id === view.id) {
+      this.attempt = view;
+    }
+  }
+
+  /** The title of a task id, when the task list knows it. */
+  titleOf(taskId: string): string {
+    return this._tasks.find(t => t.id === taskId)?.title ?? taskId;
+  }
+
+  /**
+   * Run `work` with the busy flag set; a failure becomes `error` and
+   * resolves to undefined.
+   */
+  async run<T>(work: () => Promise<T>): Promise<T | undefined> {
+    this.setBusy(+1);
+    this.error = null;
+    try {
+      return await work();
+    } catch (err) {
+      this.error = messageOf(err);
+      return undefined;
+    } finally {
+      this.setBusy(-1);
+    }
+  }
+
+  private setBusy(delta: number): void {
+    const before = this.busy;
+    this._busy = Math.max(0, this._busy + delta);
+    if (before !== this.busy) {
+      this._changed.emit('busy');
+    }
+  }
+
+  private _changed = new Signal<this, ChangeKind>(this);
+  private _tasks: ITaskSummary[] = [];
+  private _filter = '';
+  private _selected: ITaskDetail | null = null;
+  private _mode: Mode = 'e2e';
+  private _attempts: IAttemptSummary[] = [];
+  private _attempt: IAttemptView | null = null;
+  private _view: ViewKind = 'tasks';
+  private _busy = 0;
+  private _error: string | null = null;
+}

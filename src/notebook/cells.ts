@@ -1,0 +1,254 @@
+/**
+ * Step cells in an attempt's notebook: find them by their `cibench_lab` cell
+ * metadata, add the ones a step needs, and make the notebook match the
+ * attempt's opened steps (reconcile).
+ */
+import { Cell, CodeCell, MarkdownCell } from '@jupyterlab/cells';
+import { Notebook } from '@jupyterlab/notebook';
+
+import { IAttemptView, IStepView, Mode } from '../api';
+
+/** Notebook metadata naming the attempt a notebook plays. */
+export const NB_KEY = 'cibench_lab_attempt';
+/** Cell metadata: `{role, step}`. */
+export const CELL_KEY = 'cibench_lab';
+
+export type CellRole = 'title' | 'instruction' | 'answer' | 'oracle';
+
+export interface ICellTag {
+  role: CellRole;
+  step?: number;
+}
+
+/** Metadata of the cells the lab adds (a type alias, so it is JSON-shaped). */
+export type CellMetadata = {
+  editable?: boolean;
+  deletable?: boolean;
+  cibench_lab: { role: CellRole; step: number };
+};
+
+export interface IAttemptMeta {
+  attempt_id: string;
+  task_id: string;
+  mode: Mode;
+}
+
+/** The attempt a notebook's metadata names, if any. */
+export function attemptMeta(metadata: unknown): IAttemptMeta | null {
+  if (!metadata || typeof metadata !== 'object') {
+    return null;
+  }
+  const m = metadata as Partial<IAttemptMeta>;
+  return typeof m.attempt_id === 'string' && m.attempt_id
+    ? (m as IAttemptMeta)
+    : null;
+}
+
+/** A cell's `cibench_lab` tag, if any. */
+export function cellTag(cell: Cell): ICellTag | null {
+  const tag = cell.model.getMetadata(CELL_KEY) as ICellTag | undefined;
+  return tag && typeof tag === 'object' && typeof tag.role === 'string'
+    ? tag
+    : null;
+}
+
+/** The step instruction's markdown, as the server writes it. */
+export function instructionMarkdown(step: IStepView, nSteps: number): string {
+  const mods = step.modules ?? [];
+  const libs = mods.length ? `\n\n*Libraries: ${mods.join(', ')}*` : '';
+  return (
+    `**Step ${step.index + 1} of ${nSteps}** · \`${step.kind}\`\n\n` +
+    `${step.instruction}${libs}`
+  );
+}
+
+/** The cell with this role for this step. */
+export function findCell(
+  nb: Notebook,
+  role: CellRole,
+  step: number
+): Cell | undefined {
+  return nb.widgets.find(c => {
+    const tag = cellTag(c);
+    return tag?.role === role && tag.step === step;
+  });
+}
+
+/** Insert a markdown or code cell at `index` and return its widget. */
+export function insertCell(
+  nb: Notebook,
+  index: number,
+  type: 'markdown' | 'code',
+  source: string,
+  metadata: CellMetadata
+): Cell {
+  if (!nb.model) {
+    throw new Error('the notebook has no model');
+  }
+  const shared = nb.model.sharedModel;
+  const at = Math.max(0, Math.min(index, shared.cells.length));
+  if (type === 'code') {
+    shared.insertCell(at, {
+      cell_type: 'code',
+      source,
+      metadata,
+      outputs: [],
+      execution_count: null
+    });
+  } else {
+    shared.insertCell(at, {
+      cell_type: 'markdown',
+      source,
+      metadata
+    });
+  }
+  const cell = nb.widgets[at];
+  if (cell instanceof MarkdownCell) {
+    cell.rendered = true;
+  }
+  markCell(cell);
+  return cell;
+}
+
+/**
+ * Expose a tagged cell's role and step in the DOM (`jp-CIBench-answer`,
+ * `data-step`), for styling and for tests that drive the UI.
+ */
+export function markCell(cell: Cell): void {
+  const tag = cellTag(cell);
+  if (!tag) {
+    return;
+  }
+  cell.addClass(`jp-CIBench-${tag.role}`);
+  cell.node.dataset.step = String(tag.step);
+}
+
+function indexOf(nb: Notebook, cell: Cell | undefined): number {
+  return cell ? nb.widgets.indexOf(cell) : -1;
+}
+
+/** Add the step's instruction cell at `index` (default: the end). */
+export function insertInstruction(
+  nb: Notebook,
+  step: IStepView,
+  nSteps: number,
+  index = nb.widgets.length
+): Cell {
+  return insertCell(nb, index, 'markdown', instructionMarkdown(step, nSteps), {
+    editable: false,
+    deletable: false,
+    [CELL_KEY]: { role: 'instruction', step: step.index }
+  });
+}
+
+/** Add the step's empty answer cell at `index` (default: the end). */
+export function insertAnswer(
+  nb: Notebook,
+  step: number,
+  index = nb.widgets.length
+): CodeCell {
+  return insertCell(nb, index, 'code', '', {
+    deletable: false,
+    [CELL_KEY]: { role: 'answer', step }
+  }) as CodeCell;
+}
+
+/** Add a read-only oracle cell right after the step's answer cell. */
+export function insertOracle(
+  nb: Notebook,
+  step: number,
+  code: string
+): CodeCell {
+  const answer = indexOf(nb, findCell(nb, 'answer', step));
+  const index = answer >= 0 ? answer + 1 : nb.widgets.length;
+  return insertCell(nb, index, 'code', code, {
+    editable: false,
+    deletable: false,
+    [CELL_KEY]: { role: 'oracle', step }
+  }) as CodeCell;
+}
+
+/**
+ * Remove empty, untagged code cells at the end of the notebook (running the
+ * last cell with Shift+Enter leaves one), so the next step follows its answer.
+ */
+export function dropTrailingEmpty(nb: Notebook): void {
+  const shared = nb.model?.sharedModel;
+  while (shared && nb.widgets.length) {
+    const last = nb.widgets[nb.widgets.length - 1];
+    const blank =
+      last.model.type === 'code' &&
+      !cellTag(last) &&
+      !last.model.sharedModel.getSource().trim() &&
+      !(last as CodeCell).model.outputs.length;
+    if (!blank) {
+      return;
+    }
+    shared.deleteCell(nb.widgets.length - 1);
+  }
+}
+
+/** Append a newly opened step's instruction and answer cells. */
+export function appendStep(
+  nb: Notebook,
+  step: IStepView,
+  nSteps: number
+): CodeCell {
+  dropTrailingEmpty(nb);
+  insertInstruction(nb, step, nSteps);
+  return insertAnswer(nb, step.index);
+}
+
+export interface IReconciled {
+  /** Whether any cell was added. */
+  changed: boolean;
+  /** Oracle cells that were missing and were added (not yet run). */
+  oracle: CodeCell[];
+}
+
+/** Give the notebook every opened step's cells (and settled oracle cells). */
+export function reconcile(nb: Notebook, view: IAttemptView): IReconciled {
+  const out: IReconciled = { changed: false, oracle: [] };
+  nb.widgets.forEach(markCell);
+  const steps = view.steps
+    .filter(s => s.index <= view.current_step || view.status === 'done')
+    .sort((a, b) => a.index - b.index);
+  for (const step of steps) {
+    out.changed = ensureStep(nb, step, view.n_steps) || out.changed;
+    const code = step.reference?.code;
+    const oracleDue = view.mode === 'oracle' && step.settled;
+    if (oracleDue && code && !findCell(nb, 'oracle', step.index)) {
+      out.oracle.push(insertOracle(nb, step.index, code));
+      out.changed = true;
+    }
+  }
+  return out;
+}
+
+function ensureStep(nb: Notebook, step: IStepView, nSteps: number): boolean {
+  let changed = false;
+  let instr = findCell(nb, 'instruction', step.index);
+  const answer = findCell(nb, 'answer', step.index);
+  if (!instr) {
+    const at = answer ? indexOf(nb, answer) : nb.widgets.length;
+    instr = insertInstruction(nb, step, nSteps, at);
+    changed = true;
+  }
+  if (!answer) {
+    insertAnswer(nb, step.index, indexOf(nb, instr) + 1);
+    changed = true;
+  }
+  return changed;
+}
+
+/** Make a cell the active one, in edit mode, scrolled into view. */
+export function activate(nb: Notebook, cell: Cell): void {
+  const index = nb.widgets.indexOf(cell);
+  if (index < 0) {
+    return;
+  }
+  nb.deselectAll();
+  nb.activeCellIndex = index;
+  nb.mode = 'edit';
+  void nb.scrollToCell(cell);
+}

@@ -1,0 +1,141 @@
+/**
+ * What happens in an attempt's notebook during play: report a run of the open
+ * step's answer cell as a turn, and after a step settles run its oracle cell
+ * (oracle mode) and open the next step's cells.
+ */
+import { Cell, CodeCell } from '@jupyterlab/cells';
+import { ISessionContext } from '@jupyterlab/apputils';
+
+import { CIBenchApi, ISettled, ITurnResult } from '../api';
+import { messageOf } from '../model';
+import { showBadge } from './badge';
+import {
+  activate,
+  appendStep,
+  cellTag,
+  findCell,
+  insertOracle,
+  reconcile
+} from './cells';
+import { AttemptSession } from './session';
+
+/** Msg ids already reported, per cell (a run of an empty cell keeps the old future). */
+const reported = new WeakMap<CodeCell, string>();
+
+/** Whether a scheduled run of `cell` is a turn of the session's open step. */
+export function isTurnCell(session: AttemptSession, cell: Cell): boolean {
+  const tag = cellTag(cell);
+  return (
+    session.view.status === 'open' &&
+    cell.model.type === 'code' &&
+    tag?.role === 'answer' &&
+    tag.step === session.view.current_step
+  );
+}
+
+/**
+ * Report the run of an answer cell just scheduled: read the execute request's
+ * msg_id one microtask later (the future is assigned synchronously after the
+ * signal) and POST it; show the grade on the cell.
+ */
+export async function reportTurn(
+  session: AttemptSession,
+  cell: CodeCell,
+  api: CIBenchApi
+): Promise<ITurnResult | undefined> {
+  const step = session.view.current_step;
+  await Promise.resolve();
+  const msgId = cell.outputArea.future?.msg.header.msg_id;
+  const kernelId = session.kernelId;
+  const empty = !cell.model.sharedModel.getSource().trim();
+  if (!msgId || !kernelId || empty || reported.get(cell) === msgId) {
+    return undefined;
+  }
+  reported.set(cell, msgId);
+  showBadge(cell, { kind: 'pending' }, step);
+  try {
+    await session.bound;
+    const result = await api.turn(session.id, step, kernelId, msgId);
+    showBadge(cell, { kind: 'grade', grade: result.grade }, step);
+    session.view = result.attempt;
+    return result;
+  } catch (err) {
+    showBadge(cell, { kind: 'error', message: messageOf(err) }, step);
+    throw err;
+  }
+}
+
+/** Run a cell on the notebook's kernel and wait for it to finish. */
+export async function runCell(
+  cell: CodeCell,
+  sessionContext: ISessionContext
+): Promise<void> {
+  try {
+    await CodeCell.execute(cell, sessionContext);
+  } catch (err) {
+    console.warn('cibench-lab: oracle cell failed to run', err);
+  }
+}
+
+/**
+ * After a step settled: run its reference as a read-only oracle cell (oracle
+ * mode), open the next step's cells unless the attempt is done, and save.
+ */
+export async function applySettled(
+  session: AttemptSession,
+  settled: ISettled
+): Promise<void> {
+  const nb = session.notebook;
+  const code = settled.oracle_code;
+  if (typeof code === 'string' && !findCell(nb, 'oracle', settled.step)) {
+    const cell = insertOracle(nb, settled.step, code);
+    await runCell(cell, session.sessionContext);
+  }
+  openCurrentStep(session);
+  await session.panel.context.save();
+}
+
+/** Make sure the open step has its cells and put the cursor in its answer. */
+export function openCurrentStep(session: AttemptSession): void {
+  const view = session.view;
+  if (view.status !== 'open') {
+    return;
+  }
+  const step = view.steps.find(s => s.index === view.current_step);
+  if (!step) {
+    return;
+  }
+  const nb = session.notebook;
+  const answer =
+    findCell(nb, 'answer', step.index) ?? appendStep(nb, step, view.n_steps);
+  activate(nb, answer);
+}
+
+/** Show the grades the attempt view holds on their answer cells. */
+export function restoreBadges(session: AttemptSession): void {
+  for (const step of session.view.steps) {
+    const cell = findCell(session.notebook, 'answer', step.index);
+    if (cell && step.grade) {
+      showBadge(cell, { kind: 'grade', grade: step.grade }, step.index);
+    }
+  }
+}
+
+/**
+ * Bring a just-attached notebook in line with its attempt: add missing step
+ * cells, bind the kernel, and run oracle cells the kernel has not seen.
+ */
+export async function syncNotebook(session: AttemptSession): Promise<void> {
+  const fixed = reconcile(session.notebook, session.view);
+  restoreBadges(session);
+  await session.sessionContext.ready;
+  const binding = await session.bind();
+  if (binding && binding.restored_cells === 0) {
+    for (const cell of fixed.oracle) {
+      await runCell(cell, session.sessionContext);
+    }
+  }
+  if (fixed.changed) {
+    await session.panel.context.save();
+  }
+}

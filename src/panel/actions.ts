@@ -1,0 +1,33 @@
+import { IAttemptSummary } from '../api';
+import { CIBenchModel } from '../model';
+
+/** What the panel's buttons do (implemented by the attempt controller). */
+export interface IPanelActions {
+  /** Reload the task list and the caller's attempts. */
+  refresh(): Promise<void>;
+  /** Load a task's intro and select it. */
+  selectTask(id: string): Promise<void>;
+  /** Start an attempt on the selected task in the model's mode. */
+  start(): Promise<void>;
+  /** Open an earlier attempt's notebook (resume or review). */
+  open(attempt: IAttemptSummary): Promise<void>;
+  /** Reveal the notebook of the attempt the panel shows. */
+  openNotebook(): Promise<void>;
+  /** Settle the open step and open the next. */
+  next(): Promise<void>;
+  /** Give up the open step. */
+  giveUp(): Promise<void>;
+}
+
+/** Attribute marking buttons disabled while the model is busy. */
+export const LOCK_ATTR = 'data-cibench-lock';
+
+/** Mark a button as one that is disabled while the model is busy. */
+export function lockable(
+  btn: HTMLButtonElement,
+  model: CIBenchModel
+): HTMLButtonElement {
+  btn.setAttribute(LOCK_ATTR, '');
+  btn.disabled = model.busy;
+  return btn;
+}

@@ -1,0 +1,77 @@
+/**
+ * A tiny DOM builder: the panel is plain DOM inside Lumino widgets.
+ */
+
+export interface IAttrs {
+  /** Space-separated classes. */
+  className?: string;
+  /** Text content (set before children are appended). */
+  text?: string;
+  /** Other attributes (`aria-*`, `type`, `for`, ...). */
+  attrs?: { [name: string]: string };
+  /** Click handler (buttons). */
+  onClick?: (event: Event) => void;
+}
+
+export type Child = Node | string | null | undefined | false;
+
+/** Create an element with classes, text, attributes and children. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: IAttrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  if (props.className) {
+    el.className = props.className;
+  }
+  if (props.text !== undefined) {
+    el.textContent = props.text;
+  }
+  for (const [name, value] of Object.entries(props.attrs ?? {})) {
+    el.setAttribute(name, value);
+  }
+  if (props.onClick) {
+    el.addEventListener('click', props.onClick);
+  }
+  append(el, children);
+  return el;
+}
+
+/** Append children, skipping empty ones; strings become text nodes. */
+export function append(parent: Node, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) {
+      continue;
+    }
+    parent.appendChild(
+      typeof child === 'string' ? document.createTextNode(child) : child
+    );
+  }
+}
+
+/** Replace an element's children. */
+export function replaceChildren(
+  parent: HTMLElement,
+  ...children: Child[]
+): void {
+  while (parent.firstChild) {
+    parent.removeChild(parent.firstChild);
+  }
+  append(parent, children);
+}
+
+/** A real `<button type="button">`. */
+export function button(
+  label: string,
+  className: string,
+  onClick: () => void,
+  title?: string
+): HTMLButtonElement {
+  return h('button', {
+    className: `jp-CIBench-button ${className}`,
+    text: label,
+    attrs: title ? { type: 'button', title } : { type: 'button' },
+    onClick: () => onClick()
+  });
+}

@@ -1,0 +1,115 @@
+/**
+ * The CIBench left-sidebar panel: a header, an error line, and either the
+ * task view or the attempt view.
+ */
+import { LabIcon } from '@jupyterlab/ui-components';
+import { Widget } from '@lumino/widgets';
+
+import { ChangeKind, CIBenchModel } from '../model';
+import { IPanelActions, LOCK_ATTR } from './actions';
+import { AttemptView } from './attempt';
+import { button, h } from './dom';
+import { TasksView } from './tasks';
+
+export const PANEL_ID = 'cibench-lab-panel';
+
+const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 24 24">
+  <g class="jp-icon3" fill="#616161">
+    <path d="M3 3h2v16h16v2H3z"/>
+    <path d="M7 13h3v5H7zM12 9h3v9h-3zM17 5h3v13h-3z"/>
+  </g>
+</svg>`;
+
+export const cibenchIcon = new LabIcon({
+  name: 'cibench-lab:icon',
+  svgstr: ICON_SVG
+});
+
+export class CIBenchPanel extends Widget {
+  constructor(
+    readonly model: CIBenchModel,
+    actions: IPanelActions
+  ) {
+    super();
+    this.id = PANEL_ID;
+    this.addClass('jp-CIBench-panel');
+    this.title.icon = cibenchIcon;
+    this.title.caption = 'CIBench';
+    this.tasksView = new TasksView(model, actions);
+    this.attemptView = new AttemptView(model, actions);
+    this.node.appendChild(this.header(actions));
+    this.node.appendChild(this.errorLine);
+    this.node.appendChild(this.tasksView.node);
+    this.node.appendChild(this.attemptView.node);
+    this.renderView();
+    this.renderError();
+    model.changed.connect(this.onChange, this);
+  }
+
+  dispose(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    this.model.changed.disconnect(this.onChange, this);
+    super.dispose();
+  }
+
+  private header(actions: IPanelActions): HTMLElement {
+    return h(
+      'header',
+      { className: 'jp-CIBench-header' },
+      h('h2', { className: 'jp-CIBench-heading', text: 'CIBench' }),
+      button(
+        'Refresh',
+        'jp-CIBench-refresh',
+        () => void actions.refresh(),
+        'Reload tasks and attempts'
+      )
+    );
+  }
+
+  private onChange(_: CIBenchModel, kind: ChangeKind): void {
+    switch (kind) {
+      case 'busy':
+        this.renderBusy();
+        break;
+      case 'error':
+        this.renderError();
+        break;
+      case 'view':
+        this.renderView();
+        break;
+      default:
+        this.tasksView.update(kind);
+        this.attemptView.update(kind);
+    }
+  }
+
+  private renderView(): void {
+    const attempt = this.model.view === 'attempt';
+    this.tasksView.node.hidden = attempt;
+    this.attemptView.node.hidden = !attempt;
+  }
+
+  private renderError(): void {
+    const message = this.model.error;
+    this.errorLine.textContent = message ?? '';
+    this.errorLine.hidden = !message;
+  }
+
+  private renderBusy(): void {
+    const busy = this.model.busy;
+    this.node.setAttribute('aria-busy', String(busy));
+    this.node.classList.toggle('jp-CIBench-busy', busy);
+    this.node
+      .querySelectorAll<HTMLButtonElement>(`button[${LOCK_ATTR}]`)
+      .forEach(btn => (btn.disabled = busy));
+  }
+
+  private tasksView: TasksView;
+  private attemptView: AttemptView;
+  private errorLine = h('div', {
+    className: 'jp-CIBench-error',
+    attrs: { role: 'alert' }
+  });
+}

@@ -1,0 +1,232 @@
+/**
+ * The panel's task view: filter, task list, the selected task's intro with a
+ * mode choice and Start, and the caller's earlier attempts.
+ */
+import { IAttemptSummary, ITaskDetail, ITaskSummary, Mode } from '../api';
+import { ChangeKind, CIBenchModel, modeLabel } from '../model';
+import { IPanelActions, lockable } from './actions';
+import { button, h, replaceChildren } from './dom';
+
+const FILTER_ID = 'jp-CIBench-filter-input';
+
+/** One line describing a task: libraries · language · split · steps. */
+export function taskMeta(task: ITaskSummary): string {
+  const libs = task.libraries?.length ? task.libraries.join(', ') : task.lib;
+  const steps = `${task.steps} step${task.steps === 1 ? '' : 's'}`;
+  return [libs, task.language, task.split, steps].filter(Boolean).join(' · ');
+}
+
+export class TasksView {
+  constructor(
+    private model: CIBenchModel,
+    private actions: IPanelActions
+  ) {
+    this.filter = this.makeFilter();
+    this.node = h(
+      'div',
+      { className: 'jp-CIBench-tasksView' },
+      h(
+        'div',
+        { className: 'jp-CIBench-filterRow' },
+        h('label', {
+          className: 'jp-CIBench-label',
+          text: 'Filter tasks',
+          attrs: { for: FILTER_ID }
+        }),
+        this.filter
+      ),
+      this.list,
+      this.detail,
+      this.attempts
+    );
+    this.renderList();
+    this.renderDetail();
+    this.renderAttempts();
+  }
+
+  readonly node: HTMLElement;
+
+  update(kind: ChangeKind): void {
+    if (kind === 'tasks' || kind === 'filter' || kind === 'selected') {
+      this.renderList();
+    }
+    if (kind === 'selected' || kind === 'mode') {
+      this.renderDetail();
+    }
+    if (kind === 'attempts' || kind === 'tasks') {
+      this.renderAttempts();
+    }
+  }
+
+  private makeFilter(): HTMLInputElement {
+    const input = h('input', {
+      className: 'jp-CIBench-filter',
+      attrs: {
+        id: FILTER_ID,
+        type: 'search',
+        placeholder: 'Filter tasks',
+        'aria-controls': 'jp-CIBench-tasklist'
+      }
+    });
+    input.value = this.model.filter;
+    input.addEventListener('input', () => {
+      this.model.filter = input.value;
+    });
+    return input;
+  }
+
+  private renderList(): void {
+    const tasks = this.model.visibleTasks;
+    const selected = this.model.selected?.id;
+    const rows = tasks.map(task => h('li', {}, this.taskRow(task, selected)));
+    const empty = this.model.tasks.length
+      ? 'No task matches the filter.'
+      : 'No tasks loaded.';
+    replaceChildren(
+      this.list,
+      ...(rows.length
+        ? rows
+        : [h('li', { className: 'jp-CIBench-empty', text: empty })])
+    );
+  }
+
+  private taskRow(task: ITaskSummary, selected?: string): HTMLButtonElement {
+    const isSelected = task.id === selected;
+    return h(
+      'button',
+      {
+        className:
+          'jp-CIBench-task' + (isSelected ? ' jp-CIBench-task-selected' : ''),
+        attrs: {
+          type: 'button',
+          'data-task-id': task.id,
+          'aria-pressed': String(isSelected),
+          title: task.id
+        },
+        onClick: () => void this.actions.selectTask(task.id)
+      },
+      h('span', { className: 'jp-CIBench-task-title', text: task.title }),
+      h('span', { className: 'jp-CIBench-task-meta', text: taskMeta(task) })
+    );
+  }
+
+  private renderDetail(): void {
+    const task = this.model.selected;
+    if (!task) {
+      replaceChildren(this.detail);
+      this.detail.hidden = true;
+      return;
+    }
+    this.detail.hidden = false;
+    replaceChildren(
+      this.detail,
+      h('h3', { className: 'jp-CIBench-detail-title', text: task.title }),
+      h('p', { className: 'jp-CIBench-task-meta', text: taskMeta(task) }),
+      h('p', { className: 'jp-CIBench-intro', text: task.intro }),
+      kindsLine(task),
+      this.modeChoice(),
+      lockable(
+        button('Start', 'jp-CIBench-start', () => void this.actions.start()),
+        this.model
+      )
+    );
+  }
+
+  private modeChoice(): HTMLFieldSetElement {
+    const radios = (['e2e', 'oracle'] as Mode[]).map(mode => {
+      const id = `jp-CIBench-mode-${mode}`;
+      const input = h('input', {
+        className: 'jp-CIBench-mode',
+        attrs: { type: 'radio', name: 'jp-CIBench-mode', value: mode, id }
+      });
+      input.checked = this.model.mode === mode;
+      input.addEventListener('change', () => {
+        if (input.checked) {
+          this.model.mode = mode;
+        }
+      });
+      return h(
+        'div',
+        { className: 'jp-CIBench-modeOption' },
+        input,
+        h('label', { text: modeLabel(mode), attrs: { for: id } })
+      );
+    });
+    return h(
+      'fieldset',
+      { className: 'jp-CIBench-modes' },
+      h('legend', { text: 'Mode' }),
+      ...radios
+    );
+  }
+
+  private renderAttempts(): void {
+    const rows = this.model.attempts.map(a => this.attemptRow(a));
+    replaceChildren(
+      this.attempts,
+      h('h3', { text: 'My attempts' }),
+      rows.length
+        ? h('ul', { className: 'jp-CIBench-attemptList' }, ...rows)
+        : h('p', { className: 'jp-CIBench-empty', text: 'No attempts yet.' })
+    );
+  }
+
+  private attemptRow(a: IAttemptSummary): HTMLLIElement {
+    const open = a.status === 'open';
+    const where = open
+      ? `step ${a.current_step + 1} of ${a.n_steps}`
+      : 'finished';
+    const label = open ? 'Resume' : 'Review';
+    const btn = button(
+      label,
+      open ? 'jp-CIBench-resume' : 'jp-CIBench-review',
+      () => void this.actions.open(a)
+    );
+    btn.setAttribute('aria-label', `${label} ${this.model.titleOf(a.task_id)}`);
+    return h(
+      'li',
+      {
+        className: `jp-CIBench-attempt jp-CIBench-attempt-${a.status}`,
+        attrs: { 'data-attempt-id': a.id }
+      },
+      h(
+        'span',
+        { className: 'jp-CIBench-attempt-text' },
+        h('span', {
+          className: 'jp-CIBench-task-title',
+          text: this.model.titleOf(a.task_id)
+        }),
+        h('span', {
+          className: 'jp-CIBench-task-meta',
+          text: `${modeLabel(a.mode)} · ${where}`
+        })
+      ),
+      lockable(btn, this.model)
+    );
+  }
+
+  private filter: HTMLInputElement;
+  private list = h('ul', {
+    className: 'jp-CIBench-tasklist',
+    attrs: { id: 'jp-CIBench-tasklist', 'aria-label': 'Tasks' }
+  });
+  private detail = h('section', {
+    className: 'jp-CIBench-detail',
+    attrs: { 'aria-label': 'Selected task' }
+  });
+  private attempts = h('section', {
+    className: 'jp-CIBench-attempts',
+    attrs: { 'aria-label': 'My attempts' }
+  });
+}
+
+function kindsLine(task: ITaskDetail): HTMLElement {
+  const kinds = (task.instructions ?? []).map(i => i.kind);
+  const counts = new Map<string, number>();
+  kinds.forEach(k => counts.set(k, (counts.get(k) ?? 0) + 1));
+  const text = [...counts].map(([k, n]) => `${n} ${k}`).join(', ');
+  return h('p', {
+    className: 'jp-CIBench-kinds',
+    text: text ? `Step kinds: ${text}` : ''
+  });
+}

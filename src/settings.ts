@@ -1,0 +1,56 @@
+/**
+ * The lab settings (schema/plugin.json) a new attempt is started with.
+ */
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
+
+import { IPlaySettings, Reveal } from './api';
+
+const REVEAL: Reveal[] = ['after-step', 'after-task', 'never'];
+
+/** Play settings from the plugin's composite settings (invalid values dropped). */
+export function playSettingsFrom(composite: {
+  [key: string]: unknown;
+}): Partial<IPlaySettings> {
+  const out: Partial<IPlaySettings> = {};
+  const { showGrades, turnCap, reveal } = composite;
+  if (typeof showGrades === 'boolean') {
+    out.show_grades = showGrades;
+  }
+  if (
+    typeof turnCap === 'number' &&
+    Number.isInteger(turnCap) &&
+    turnCap >= 0
+  ) {
+    out.turn_cap = turnCap;
+  }
+  if (typeof reveal === 'string' && (REVEAL as string[]).includes(reveal)) {
+    out.reveal = reveal as Reveal;
+  }
+  return out;
+}
+
+/** Keeps the current play settings of the plugin. */
+export class PlaySettingsSource {
+  /** The settings to send with `POST attempts` (empty: server defaults). */
+  get current(): Partial<IPlaySettings> {
+    return { ...this._current };
+  }
+
+  /** Load the plugin's settings and follow their changes. */
+  async load(registry: ISettingRegistry, pluginId: string): Promise<void> {
+    try {
+      const settings = await registry.load(pluginId);
+      const update = () => {
+        this._current = playSettingsFrom(
+          settings.composite as { [key: string]: unknown }
+        );
+      };
+      update();
+      settings.changed.connect(update);
+    } catch (err) {
+      console.warn(`cibench-lab: cannot load settings of ${pluginId}`, err);
+    }
+  }
+
+  private _current: Partial<IPlaySettings> = {};
+}

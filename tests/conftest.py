@@ -1,0 +1,165 @@
+"""Fixtures: a real Jupyter server with cibench-lab, real kernels, a real SQLite store."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+pytest_plugins = ["pytest_jupyter.jupyter_server"]
+
+SECRET_CODE = "LEAKPROBE_CODE_X1"
+SECRET_OUT = "LEAKPROBE_OUT_X2"
+SECRET_THOUGHT = "LEAKPROBE_THOUGHT_X3"
+PROBE_ID = "cibench_template/pandas/leak_probe"
+
+
+def write_probe_task(root: Path) -> Path:
+    """A small task whose reference material is full of distinctive strings."""
+    steps = [
+        ("Make a variable `probe` holding a string.", f"probe = '{SECRET_CODE}'", [], "exec"),
+        (
+            "Print the probe words.",
+            f"print('{SECRET_OUT} alpha beta')",
+            [new_output("stream", name="stdout", text=f"{SECRET_OUT} alpha beta\n")],
+            "text",
+        ),
+        ("Print six times seven.", "print(6 * 7)", [new_output("stream", name="stdout", text="42\n")], "num"),
+        (
+            "Print the length of `probe`.",
+            "print(len(probe))",
+            [new_output("stream", name="stdout", text=f"{len(SECRET_CODE)}\n")],
+            "num",
+        ),
+    ]
+    cells = []
+    for text, code, outputs, _ in steps:
+        cells.append(new_markdown_cell(f"{text}\n\nThought: {SECRET_THOUGHT} for this step"))
+        cells.append(new_code_cell(code, outputs=outputs))
+    nb = new_notebook(cells=cells)
+    nb.metadata["step_types"] = [k for *_, k in steps]
+    nb.metadata["cibench_lab"] = {"schema_version": 1, "title": "Leak probe", "language": "en"}
+    path = root / "cibench_template" / "pandas" / "leak_probe.ipynb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(path))
+    (root / "datasources" / "data").mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture
+def task_root(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("tasks")
+    write_probe_task(root)
+    return root
+
+
+@pytest.fixture
+def jp_server_config(tmp_path, task_root):
+    from cibench_lab.tasks.library import builtin_dir
+
+    return {
+        "ServerApp": {
+            "jpserver_extensions": {"cibench_lab": True},
+            "allow_unauthenticated_access": False,
+        },
+        "CIBenchLabApp": {
+            "database_url": f"sqlite:///{tmp_path / 'results.sqlite'}",
+            "task_dirs": [str(builtin_dir()), str(task_root)],
+            "turn_timeout": 60.0,
+        },
+    }
+
+
+@pytest.fixture
+def api(jp_fetch):
+    """JSON calls to /cibench-lab/api/...: returns (status, body)."""
+
+    async def call(method: str, path: str, body: dict | None = None):
+        kwargs = {"method": method, "raise_error": False}
+        if body is not None:
+            kwargs["body"] = json.dumps(body)
+        resp = await jp_fetch("cibench-lab", "api", *path.split("/"), **kwargs)
+        return resp.code, json.loads(resp.body or b"null")
+
+    return call
+
+
+class Browser:
+    """Runs code on an attempt's kernel the way the lab does, and reports the msg_id."""
+
+    def __init__(self, serverapp, api, attempt: dict):
+        self.app = serverapp
+        self.api = api
+        self.attempt = attempt
+        self.kernel_id = attempt["kernel_id"]
+        self.kc = serverapp.kernel_manager.get_kernel(self.kernel_id).client()
+        self.kc.start_channels()
+
+    async def execute(self, code: str) -> str:
+        await self.kc.wait_for_ready(timeout=30)
+        # a fresh uuid per request, as JupyterLab sends (a client's own counter restarts)
+        msg = self.kc.session.msg(
+            "execute_request",
+            {
+                "code": code,
+                "silent": False,
+                "store_history": True,
+                "user_expressions": {},
+                "allow_stdin": False,
+                "stop_on_error": True,
+            },
+        )
+        msg["header"]["msg_id"] = msg_id = uuid.uuid4().hex
+        self.kc.shell_channel.send(msg)
+        reply = await self.kc._async_get_shell_msg(timeout=60)
+        while reply["parent_header"].get("msg_id") != msg_id:
+            reply = await self.kc._async_get_shell_msg(timeout=60)
+        return msg_id
+
+    async def turn(self, step: int, code: str, **extra):
+        msg_id = await self.execute(code)
+        return await self.api(
+            "POST",
+            f"attempts/{self.attempt['id']}/turns",
+            {"step": step, "kernel_id": self.kernel_id, "msg_id": msg_id, **extra},
+        )
+
+    async def next(self, step: int):
+        return await self.api("POST", f"attempts/{self.attempt['id']}/next", {"step": step})
+
+    def close(self):
+        self.kc.stop_channels()
+
+
+@pytest.fixture
+def start_attempt(jp_serverapp, api):
+    browsers: list[Browser] = []
+
+    async def start(task_id: str = PROBE_ID, mode: str = "e2e", **settings):
+        code, body = await api(
+            "POST", "attempts", {"task_id": task_id, "mode": mode, "settings": settings or None}
+        )
+        assert code == 201, body
+        b = Browser(jp_serverapp, api, body)
+        browsers.append(b)
+        return b
+
+    yield start
+    for b in browsers:
+        b.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Under CIBENCH_LAB_STRICT (the test command), a skipped test is a failure."""
+    outcome = yield
+    report = outcome.get_result()
+    import os
+
+    if os.environ.get("CIBENCH_LAB_STRICT") and report.skipped:
+        report.outcome = "failed"
+        report.longrepr = f"skipped under CIBENCH_LAB_STRICT: {report.longrepr}"

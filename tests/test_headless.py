@@ -1,0 +1,58 @@
+"""Headless runs: the reference player scores 100 through the same engine, and runs resume."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from cibench_lab.cli import main
+from cibench_lab.engine.attempt import Attempts
+from cibench_lab.engine.players import ReferencePlayer
+from cibench_lab.engine.run import run_tasks
+from cibench_lab.store import Store
+from cibench_lab.tasks.library import TaskLibrary, builtin_dir
+
+
+@pytest.fixture(scope="module")
+def library():
+    lib = TaskLibrary.load([builtin_dir()])
+    assert not lib.problems
+    return lib
+
+
+@pytest.mark.parametrize("mode", ["e2e", "oracle"])
+def test_reference_player_scores_100_on_builtin_tasks(library, tmp_path, mode):
+    store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    attempts = Attempts(store, library)
+    tasks = library.select(None)
+    kinds = {s.kind for t in tasks for s in t.steps}
+    assert {"exec", "num", "text", "vis"} <= kinds and all(len(t.steps) >= 8 for t in tasks)
+    ids = asyncio.run(run_tasks(attempts, tasks, ReferencePlayer(), mode, "ref"))
+    assert len(ids) == len(tasks) >= 3
+    for attempt_id in ids:
+        row, task = attempts.load(attempt_id)
+        summary = row.summary["cibench"]
+        assert all(summary[m] == 100.0 for m in ("tool", "exec", "num", "text", "vis")), (task.id, summary)
+    # the same run again settles nothing new
+    again = asyncio.run(run_tasks(attempts, tasks, ReferencePlayer(), mode, "ref"))
+    assert sorted(again) == sorted(ids)
+
+
+def test_cli_run_prints_the_table(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'cli.sqlite'}"
+    rc = main(["--db", db, "run", "--player", "reference", "--tasks", "*/pandas/*", "--run", "t"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "tool" in out and "vis" in out
+    line = [ln for ln in out.splitlines() if ln.startswith("all")][0]
+    assert line.split()[1:] == ["100.0"] * 5
+
+
+def test_cli_tasks_show_has_reference_and_prompt(capsys):
+    import json
+
+    assert main(["tasks", "show", "cibench_template/pandas/penguins_raw_tidy", "--json"]) == 0
+    view = json.loads(capsys.readouterr().out)
+    assert view["steps"][0]["code"] and view["steps"][0]["prompt"].endswith("modules.\n")
+    assert main(["tasks", "show", "nope/nope/nope"]) == 2

@@ -1,0 +1,49 @@
+"""Resume: a new kernel for an attempt gets the attempt's state back before play goes on."""
+
+from __future__ import annotations
+
+
+async def test_kernel_restart_restores_state_end_to_end(start_attempt, api, jp_serverapp):
+    b = await start_attempt()
+    await b.turn(0, "probe = 'r' * 17")
+    await b.next(0)
+    await b.turn(1, "print('alpha beta')")
+    km = jp_serverapp.kernel_manager
+    await km.restart_kernel(b.kernel_id)
+    b.close()
+    code, bound = await api("POST", f"attempts/{b.attempt['id']}/kernel", {"kernel_id": b.kernel_id})
+    assert code == 200 and bound["restored_cells"] == 2, bound
+    b.kc = km.get_kernel(b.kernel_id).client()
+    b.kc.start_channels()
+    await b.next(1)
+    await b.turn(2, "print(6 * 7)")
+    await b.next(2)
+    code, r = await b.turn(3, "print(len(probe))")  # `probe` only exists if state was restored
+    assert code == 200 and r["grade"]["detail"] == "number matched", r
+    code, view = await api("GET", f"attempts/{b.attempt['id']}")
+    assert [s["turns"] for s in view["steps"]] == [1, 1, 1, 1]
+
+
+async def test_new_session_after_server_loss_restores_oracle_references(start_attempt, api, jp_serverapp):
+    b = await start_attempt(mode="oracle")
+    await b.turn(0, "probe = 'wrong length'")
+    await b.next(0)
+    # the kernel goes away (as when the server is killed) and the notebook reopens on a new one
+    km = jp_serverapp.kernel_manager
+    await km.shutdown_kernel(b.kernel_id)
+    b.close()
+    session = await jp_serverapp.session_manager.create_session(
+        path=b.attempt["notebook_path"], type="notebook", kernel_name="cibench-lab"
+    )
+    new_id = session["kernel"]["id"]
+    code, bound = await api("POST", f"attempts/{b.attempt['id']}/kernel", {"kernel_id": new_id})
+    assert code == 200 and bound["restored_cells"] == 1
+    b.kernel_id = new_id
+    b.kc = km.get_kernel(new_id).client()
+    b.kc.start_channels()
+    await b.turn(1, "print('alpha beta')")
+    await b.next(1)
+    await b.turn(2, "print(6 * 7)")
+    await b.next(2)
+    code, r = await b.turn(3, "print(len(probe))")  # 17 only with the reference's probe
+    assert code == 200 and r["grade"]["detail"] == "number matched", r

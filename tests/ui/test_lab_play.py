@@ -1,0 +1,96 @@
+"""A person plays a built-in task in JupyterLab, driven only through the UI."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from playwright.sync_api import Page, expect
+
+from cibench_lab.tasks.library import TaskLibrary, builtin_dir
+
+from .conftest import TOKEN
+
+TASK_ID = "cibench_template/pandas/penguins_raw_tidy"
+EXPECTED_BADGE = {
+    "exec": r"ran without error",
+    "num": r"number matched",
+    "text": r"text ROUGE-1 1\.00",
+    "vis": r"plot SSIM (1\.00|0\.99)",
+}
+
+
+def reference_steps():
+    task = TaskLibrary.load([builtin_dir()]).get(TASK_ID)
+    return [(s.kind, s.code) for s in task.steps]
+
+
+def open_lab(page: Page, url: str) -> None:
+    page.goto(f"{url}/lab?token={TOKEN}")
+    page.wait_for_selector("#jp-main-dock-panel", state="attached")
+    page.wait_for_selector(".jp-LabShell")
+
+
+def open_panel(page: Page) -> None:
+    tab = page.locator('.jp-SideBar .lm-TabBar-tab[data-id="cibench-lab-panel"]')
+    expect(tab).to_have_attribute("title", re.compile("CIBench"))
+    tab.click()
+    expect(page.locator(".jp-CIBench-filter")).to_be_visible()
+
+
+def start_task(page: Page, words: str, mode_label: str) -> None:
+    page.locator(".jp-CIBench-filter").fill(words)
+    rows = page.locator(".jp-CIBench-task")
+    expect(rows).to_have_count(1)
+    rows.first.click()
+    page.get_by_label(mode_label, exact=True).check()
+    page.locator(".jp-CIBench-start").click()
+    page.wait_for_selector(".jp-NotebookPanel .jp-CIBench-answer")
+
+
+def answer_cell(page: Page, step: int):
+    return page.locator(f'.jp-NotebookPanel:visible .jp-CIBench-answer[data-step="{step}"]')
+
+
+def run_in_cell(page: Page, step: int, code: str) -> None:
+    cell = answer_cell(page, step)
+    editor = cell.locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(code)
+    page.keyboard.press("Control+Enter")
+
+
+def badge(page: Page, step: int):
+    return answer_cell(page, step).locator(".jp-CIBench-badge")
+
+
+def test_person_plays_penguins_to_the_end(page: Page, lab_server):
+    open_lab(page, lab_server.url)
+    open_panel(page)
+    start_task(page, "penguins", "end-to-end")
+    steps = reference_steps()
+    for index, (kind, code) in enumerate(steps):
+        if index == 4:  # a miss first: a num step answered without printing
+            run_in_cell(page, index, "n_rows = 0")
+            expect(badge(page, index)).to_have_text(
+                re.compile("expected a printed number; your output had none"), timeout=60_000
+            )
+            expect(badge(page, index)).to_have_class(re.compile("jp-CIBench-badge-miss"))
+        run_in_cell(page, index, code)
+        expect(badge(page, index)).to_have_text(re.compile(EXPECTED_BADGE[kind]), timeout=60_000)
+        expect(badge(page, index)).to_have_class(re.compile("jp-CIBench-badge-pass"))
+        page.locator(".jp-CIBench-next").click()
+        if index + 1 < len(steps):
+            expect(answer_cell(page, index + 1)).to_be_visible()
+    summary = page.locator(".jp-CIBench-summary")
+    expect(summary).to_be_visible(timeout=30_000)
+    for metric in ("Tool", "Exec", "Num", "Text", "Vis"):
+        row = summary.locator("tr", has_text=metric)
+        expect(row).to_contain_text("100")
+    # what the panel showed is what the server stored
+    stored = json.loads(
+        page.evaluate("async () => JSON.stringify(await (await fetch('/cibench-lab/api/attempts')).json())")
+    )
+    assert stored[0]["status"] == "done"
