@@ -118,6 +118,12 @@ class Attempts:
                 for a in s.scalars(q)
             ]
 
+    def open_attempt_at(self, notebook_path: str) -> str | None:
+        """The open attempt whose notebook is at ``notebook_path`` (relative to the server root)."""
+        with self.store.session() as s:
+            q = select(Attempt.id).where(Attempt.notebook_path == notebook_path, Attempt.status == "open")
+            return s.scalar(q.limit(1))
+
     def _title(self, task_id: str) -> str:
         task = self.library.tasks.get(task_id)
         return task.title if task else task_id

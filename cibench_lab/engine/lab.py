@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,9 @@ class LabPlay:
         self.config = config
         self.captures = Captures(serverapp.kernel_manager)
         self.prepared: dict[str, str] = {}  # kernel_id -> attempt id whose state it holds
+        self.locks: dict[str, asyncio.Lock] = {}
+        self.prepared_at: dict[str, float] = {}  # when the kernel's state was last restored
+        self.background: set[asyncio.Future] = set()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cibench-engine")
 
     async def call(self, fn, *args, **kwargs):
@@ -62,25 +66,47 @@ class LabPlay:
             if kernel_id in km and getattr(km.get_kernel(kernel_id), "kernel_name", "") == KERNEL_NAME:
                 self.captures.forget(kernel_id)
                 self.captures.watch(kernel_id)
+                job = asyncio.ensure_future(self._auto_bind(kernel_id))
+                self.background.add(job)
+                job.add_done_callback(self.background.discard)
         elif action == "shutdown":
             self.prepared.pop(kernel_id, None)
+            self.locks.pop(kernel_id, None)
+            self.prepared_at.pop(kernel_id, None)
             self.captures.forget(kernel_id)
 
-    async def _run_hidden(self, kernel_id: str, code: str) -> None:
+    async def _auto_bind(self, kernel_id: str) -> None:
+        """A new kernel for an open attempt's notebook (reopened after a server or kernel
+        restart): restore its state at once, so it is queued before anything a person runs."""
+        path = await self._session_path(kernel_id)
+        attempt_id = path and await self.call(self.attempts.open_attempt_at, path)
+        if attempt_id:
+            try:
+                await self.bind(attempt_id, kernel_id, None)
+            except Exception:
+                log.exception("cibench-lab: restoring attempt %s on kernel %s failed", attempt_id, kernel_id)
+
+    async def _session_path(self, kernel_id: str, tries: int = 100) -> str | None:
+        for _ in range(tries):  # the session row is written just after its kernel starts
+            for session in await self.app.session_manager.list_sessions():
+                if (session.get("kernel") or {}).get("id") == kernel_id:
+                    return session.get("path")
+            await asyncio.sleep(0.05)
+        return None
+
+    async def _run_hidden(self, kernel_id: str, codes: list[str]) -> None:
         kernel = self.app.kernel_manager.get_kernel(kernel_id)
         kc = kernel.client()
         kc.start_channels()
         try:
             await kc.wait_for_ready(timeout=60)
-            ex = await execute(kc, kernel, code, self.config.turn_timeout)
+            for code in codes:
+                ex = await execute(kc, kernel, code, self.config.turn_timeout)
+                if ex.error:
+                    last = ex.outputs[-1:] if ex.outputs else ex.status
+                    log.warning("cibench-lab: hidden code failed on kernel %s: %s", kernel_id, last)
         finally:
             kc.stop_channels()
-        if ex.error:
-            log.warning(
-                "cibench-lab: hidden setup code failed on kernel %s: %s",
-                kernel_id,
-                ex.outputs[-1:] if ex.outputs else ex.status,
-            )
 
     # ---- attempts --------------------------------------------------------------
     async def start(self, task_id: str, mode: str, participant: str, overrides: dict | None) -> str:
@@ -110,7 +136,7 @@ class LabPlay:
         await self.bind(attempt_id, session["kernel"]["id"], participant)
         return attempt_id
 
-    async def bind(self, attempt_id: str, kernel_id: str, participant: str) -> dict[str, Any]:
+    async def bind(self, attempt_id: str, kernel_id: str, participant: str | None) -> dict[str, Any]:
         """Make ``kernel_id`` the attempt's kernel; restore its state if it is new."""
         row, task = await self.call(self.attempts.load, attempt_id, participant)
         km = self.app.kernel_manager
@@ -118,17 +144,16 @@ class LabPlay:
             raise BadInput(f"kernel_id: no running kernel {kernel_id!r}")
         self.captures.watch(kernel_id)
         restored = 0
-        if self.prepared.get(kernel_id) != attempt_id:
-            codes = await self.call(restore_code, self.attempts, attempt_id)
-            await self._run_hidden(kernel_id, START_CODE)
-            for code in codes:
-                await self._run_hidden(kernel_id, code)
-            restored = len(codes)
-            self.prepared[kernel_id] = attempt_id
-            if codes:
-                await self.call(
-                    self.attempts.event, attempt_id, "restore", {"kernel_id": kernel_id, "cells": len(codes)}
-                )
+        async with self.locks.setdefault(kernel_id, asyncio.Lock()):  # one restore per kernel
+            if self.prepared.get(kernel_id) != attempt_id:
+                codes = await self.call(restore_code, self.attempts, attempt_id)
+                await self._run_hidden(kernel_id, [START_CODE, *codes])
+                restored = len(codes)
+                self.prepared[kernel_id] = attempt_id
+                self.prepared_at[kernel_id] = time.time()
+                if codes:
+                    detail = {"kernel_id": kernel_id, "cells": len(codes)}
+                    await self.call(self.attempts.event, attempt_id, "restore", detail)
         if row.kernel_id != kernel_id:
             await self.call(self.attempts.set_kernel, attempt_id, kernel_id)
         return {"kernel_id": kernel_id, "restored_cells": restored}
@@ -142,6 +167,10 @@ class LabPlay:
                 raise BadInput(f"{name}: must be a non-empty string")
         if not isinstance(step, int) or isinstance(step, bool):
             raise BadInput("step: must be an integer (0-based)")
+        lock = self.locks.get(kernel_id)
+        if lock is not None and lock.locked():  # a restore is running: judge the run after it
+            async with lock:
+                pass
         row, _ = await self.call(self.attempts.load, attempt_id, participant)
         if kernel_id != row.kernel_id or self.prepared.get(kernel_id) != attempt_id:
             raise Conflict(f"kernel {kernel_id} is not this attempt's kernel")
@@ -150,6 +179,8 @@ class LabPlay:
         ex = self.captures.watch(kernel_id).get(msg_id)
         if ex.first_seen < opened.replace(tzinfo=dt.timezone.utc).timestamp():
             raise Conflict(f"execution {msg_id} started before step {step} opened")
+        if ex.first_seen < self.prepared_at.get(kernel_id, 0.0):
+            raise Conflict("this run started while the kernel's state was being restored; run the cell again")
         if not await ex.wait(self.config.turn_timeout):
             if ex.code is None and not ex.outputs:
                 raise BadInput(f"msg_id: kernel {kernel_id} published nothing for {msg_id}")

@@ -51,10 +51,16 @@ export class AttemptSession {
       return undefined;
     }
     const request = this.api.bindKernel(this.id, kernelId);
+    // While the server restores the attempt's state on this kernel, say so on
+    // the notebook (runs started meanwhile are refused, not graded).
+    this.panel.node.dataset.cibenchKernel = 'restoring';
     this._bound = request.then(
       () => undefined,
       () => undefined
     );
+    void this._bound.then(() => {
+      this.panel.node.dataset.cibenchKernel = 'ready';
+    });
     try {
       return await request;
     } catch (err) {
