@@ -69,7 +69,7 @@ def badge(page: Page, step: int):
 def test_person_plays_penguins_to_the_end(page: Page, lab_server):
     open_lab(page, lab_server.url)
     open_panel(page)
-    start_task(page, "penguins", "end-to-end")
+    start_task(page, "penguins_raw_tidy", "end-to-end")
     steps = reference_steps()
     for index, (kind, code) in enumerate(steps):
         if index == 4:  # a miss first: a num step answered without printing
@@ -103,7 +103,7 @@ def oracle_cell(page: Page, step: int):
 def test_oracle_mode_runs_the_reference_after_a_miss(page: Page, lab_server):
     open_lab(page, lab_server.url)
     open_panel(page)
-    start_task(page, "breast", "oracle")
+    start_task(page, "breast_cancer_classifiers", "oracle")
     task = TaskLibrary.load([builtin_dir()]).get("cibench_template/sklearn/breast_cancer_classifiers")
     run_in_cell(page, 0, "X = None  # not what was asked")
     expect(badge(page, 0)).to_have_text("ran without error", timeout=60_000)

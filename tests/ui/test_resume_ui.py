@@ -22,7 +22,7 @@ from .test_lab_play import (
 def test_attempt_survives_kill_9(page: Page, lab_server):
     open_lab(page, lab_server.url)
     open_panel(page)
-    start_task(page, "penguins", "end-to-end")
+    start_task(page, "penguins_raw_tidy", "end-to-end")
     steps = reference_steps()
     for index in range(3):
         kind, code = steps[index]
