@@ -15,6 +15,7 @@ from .engine.attempt import Attempts
 from .engine.kernel import ensure_kernelspec
 from .engine.lab import LabConfig, LabPlay
 from .engine.settings import REVEAL, PlaySettings
+from .grading.judge import configure_from_traits as configure_judge
 from .handlers.routes import handlers
 from .store import Store
 from .tasks.library import TaskLibrary, default_task_dirs
@@ -115,8 +116,23 @@ class CIBenchLabApp(ExtensionApp):
         ),
     ).tag(config=True)
 
+    judge_model = Unicode(
+        "",
+        help=(
+            "Vision model for the optional VLM judge of vis steps (fair profile), on any "
+            "OpenAI-compatible endpoint. Empty (default): no judge."
+        ),
+    ).tag(config=True)
+    judge_base_url = Unicode("", help="Base URL of the judge's OpenAI-compatible API (empty: OpenAI's).").tag(
+        config=True
+    )
+    judge_api_key_env = Unicode(
+        "OPENAI_API_KEY", help="Name of the environment variable that holds the judge's API key."
+    ).tag(config=True)
+
     def initialize_settings(self) -> None:
         ensure_kernelspec(self.serverapp.kernel_spec_manager)
+        configure_judge(self.judge_model, self.judge_base_url, self.judge_api_key_env)
         library = TaskLibrary.load([Path(d) for d in self.task_dirs] or default_task_dirs())
         store = Store(self.database_url or None)
         attempts = Attempts(store, library)

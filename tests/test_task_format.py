@@ -85,7 +85,7 @@ def test_reference_kinds_and_step_types():
         ([md("a"), code("x"), md("c")], {}, "cell 2: last instruction has no reference code"),
         ([md("a"), code("x")], {"step_types": ["exec", "num"]}, "step_types has 2 entries for 1 steps"),
         ([md("a"), code("x")], {"step_types": ["plot"]}, "unknown kind 'plot'"),
-        ([md("a"), code("x", [png(), png()])], {}, "cell 1: reference cell has more than one display_data"),
+        ([md("a"), code("x", [png(), png()])], {}, "cell 1: reference cell has a second display_data"),
         (
             [md("a"), code("x")],
             {"cibench_lab": {"schema_version": 1, "language": "fr"}},

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..engine.errors import EngineError
 
-COMMANDS = ("tasks", "run")
+COMMANDS = ("tasks", "run", "report", "export")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,9 +1,20 @@
-"""`cibench-lab run`: play tasks headlessly through the engine and print CIBench's metrics."""
+"""`cibench-lab run`: play tasks headlessly through the engine and print CIBench's metrics.
+
+    cibench-lab run --player openai:MODEL|reference|replay:FILE [--base-url URL]
+        [--protocol cibench-react|tools] [--merge-roles] [--mode e2e|oracle]
+        [--tasks ID|PATTERN ...] [--jobs N] [--run NAME] [--timeout S] [--compat-timeout]
+        [--export-transcript FILE]
+
+Results go to the database; the same ``--run`` again skips finished attempts and
+resumes open ones.  Exit status: 0 when every attempt finished, 1 when some are
+left open (a model endpoint that kept failing: run again to resume), 2 on bad input.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import sys
+from typing import Any
 
 from sqlalchemy import select
 
@@ -16,32 +27,88 @@ from .common import library
 
 
 def cmd_run(args) -> int:
+    from ..engine.errors import BadInput
     from ..engine.players import make_player
-    from ..engine.run import run_tasks
+    from ..models import ConfigError
+    from ..models.transcript import TranscriptError
 
-    lib = library(args)
-    tasks = lib.select(args.tasks)
-    if not tasks:
-        print(f"error: no task matches {' '.join(args.tasks or [])}", file=sys.stderr)
-        return 2
     try:
-        player = make_player(args.player)
-    except ValueError as err:
+        player = make_player(args.player, **_model_options(args))
+    except (ValueError, ConfigError, TranscriptError) as err:
         print(f"error: --player: {err}", file=sys.stderr)
+        return 2
+    lib = library(args)
+    patterns = args.tasks or (player.task_ids() if hasattr(player, "task_ids") else None)
+    tasks = lib.select(patterns)
+    if not tasks:
+        print(f"error: no task matches {' '.join(patterns or [])}", file=sys.stderr)
         return 2
     store = Store(args.db)
     attempts = Attempts(store, lib)
-    run_name = args.run or f"{player.name}-{args.mode}"
-    counter = iter(range(1, len(tasks) + 1))
+    run_name = args.run or default_run_name(player, args.mode)
+    observer = ProgressObserver(tasks, live=not args.no_progress)
+    try:
+        ids = asyncio.run(_run(attempts, tasks, player, args, run_name, observer))
+    except BadInput as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print_table(store, ids, f"run {run_name} · {player.name} · {args.mode} · profile {PROFILE}")
+    if args.export_transcript:
+        from ..models.transcript import export_transcript
 
-    def progress(task: Task, what: str) -> None:
-        print(f"[{next(counter)}/{len(tasks)}] {task.id}: {what}", file=sys.stderr, flush=True)
+        n = export_transcript(store, run_name, args.export_transcript)
+        print(f"transcript: {n} turns -> {args.export_transcript}", file=sys.stderr)
+    print(f"leaderboard view (splits, E-/O- columns): cibench-lab report {run_name}", file=sys.stderr)
+    return observer.report(run_name)
 
-    ids = asyncio.run(
-        run_tasks(attempts, tasks, player, args.mode, run_name, timeout=args.timeout, progress=progress)
-    )
-    print_table(store, ids, f"run {run_name} · {args.mode} · profile {PROFILE}")
-    return 0
+
+async def _run(attempts, tasks, player, args, run_name: str, observer) -> list[str]:
+    from ..engine.run import run_tasks
+
+    try:
+        with observer:
+            return await run_tasks(
+                attempts,
+                tasks,
+                player,
+                args.mode,
+                run_name,
+                timeout=args.timeout,
+                jobs=args.jobs,
+                compat_timeout=args.compat_timeout,
+                observer=observer,
+            )
+    finally:
+        close = getattr(player, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def _model_options(args) -> dict[str, Any]:
+    if not args.player.startswith("openai:"):
+        for flag in ("base_url", "protocol", "merge_roles", "model_config"):
+            if getattr(args, flag):
+                raise ValueError(f"--{flag.replace('_', '-')} applies to openai:MODEL players only")
+        return {}
+    return {
+        "config_file": args.model_config,
+        "base_url": args.base_url,
+        "api_key_env": args.api_key_env,
+        "protocol": args.protocol,
+        "merge_roles": args.merge_roles or None,
+        "temperature": args.temperature,
+        "max_tokens": args.max_tokens,
+        "request_timeout": args.request_timeout,
+        "retries": args.retries,
+    }
+
+
+def default_run_name(player, mode: str) -> str:
+    model = player.describe().get("model")
+    if model:
+        merged = "-merged" if model.get("merge_roles") else ""
+        return f"{player.name}-{model['protocol']}{merged}-{mode}"
+    return f"{player.name}-{mode}"
 
 
 def print_table(store: Store, attempt_ids: list[str], title: str) -> None:
@@ -62,11 +129,99 @@ def print_table(store: Store, attempt_ids: list[str], title: str) -> None:
     print(f"{'all':<48}" + "".join(f"{v:>8}" for v in format_row(summarize(every))))
 
 
+class ProgressObserver:  # a RunObserver (engine.run)
+    """A rich progress bar over the run's steps (plain lines when stderr is not a terminal)."""
+
+    def __init__(self, tasks: list[Task], live: bool = True):
+        self.n_tasks = len(tasks)
+        self.total = sum(len(t.steps) for t in tasks)
+        try:
+            from rich.console import Console
+
+            self.console = Console(stderr=True)
+        except ImportError:  # no rich: plain lines
+            self.console = None
+        self.live = live and self.console is not None and self.console.is_terminal
+        self.finished: dict[str, tuple[str, str]] = {}
+        self.progress = None
+
+    def __enter__(self) -> ProgressObserver:
+        if self.live:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                console=self.console, transient=True,
+            )  # fmt: skip
+            self.progress.start()
+            self.bar = self.progress.add_task("steps", total=self.total)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+    def _say(self, text: str) -> None:
+        if self.console is None:
+            print(text, file=sys.stderr, flush=True)
+        else:
+            self.console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    def _advance(self, n: int, what: str | None = None) -> None:
+        if self.progress is not None:
+            self.progress.update(self.bar, advance=n, **({"description": what} if what else {}))
+
+    def task_started(self, task: Task, attempt_id: str, resumed_at: int | None) -> None:
+        if resumed_at is not None:
+            self._say(f"{task.id}: resuming attempt {attempt_id[:8]} at step {resumed_at + 1}")
+            self._advance(resumed_at)
+
+    def step_settled(self, task: Task, step: int, outcome: str) -> None:
+        self._advance(1, f"{task.id} · step {step + 1}/{len(task.steps)}")
+
+    def task_finished(self, task: Task, status: str, detail: str = "") -> None:
+        self.finished[task.id] = (status, detail)
+        if status == "skipped":
+            self._advance(len(task.steps))
+        what = "skipped (already settled in this run)" if status == "skipped" else status
+        self._say(f"[{len(self.finished)}/{self.n_tasks}] {task.id}: {what}{': ' + detail if detail else ''}")
+
+    def report(self, run_name: str) -> int:
+        """Say what is left open; the exit status (0: all finished)."""
+        left = [t for t, (status, _) in self.finished.items() if status in ("incomplete", "failed")]
+        if left:
+            self._say(f"{len(left)} attempt(s) not finished: {', '.join(left)}")
+            self._say(f"run the same command again (--run {run_name}) to resume them")
+        return 1 if left else 0
+
+
 def register(sub) -> None:
     r = sub.add_parser("run", help="play tasks headlessly and print CIBench's metrics")
-    r.add_argument("--player", default="reference", help="who plays: reference (default)")
+    r.add_argument("--player", default="reference", help="reference (default) | openai:MODEL | replay:FILE")
     r.add_argument("--mode", choices=("e2e", "oracle"), default="e2e", help="end-to-end or oracle")
     r.add_argument("--tasks", nargs="+", metavar="ID", help="task ids or glob patterns (default: all)")
-    r.add_argument("--run", help="run name; the same name again skips settled attempts")
-    r.add_argument("--timeout", type=float, default=120.0, help="seconds per turn (default 120)")
+    r.add_argument("--run", help="run name; the same name again skips finished attempts, resumes open ones")
+    r.add_argument("--jobs", type=int, default=1, help="attempts played at once, one kernel each (default 1)")
+    r.add_argument("--timeout", type=float, default=300.0, help="seconds per turn (default 300)")
+    r.add_argument(
+        "--compat-timeout",
+        action="store_true",
+        help="OpenCompass's rule too: a turn fails after 10 s without any output",
+    )
+    r.add_argument("--export-transcript", metavar="FILE", help="write the run's turns as JSONL (replay:FILE)")
+    r.add_argument("--no-progress", action="store_true", help="plain progress lines, no bar")
+    m = r.add_argument_group("model players (openai:MODEL)")
+    m.add_argument("--base-url", help="OpenAI-compatible endpoint, up to /v1 (default: $OPENAI_BASE_URL)")
+    m.add_argument("--api-key-env", help="environment variable holding the key (default OPENAI_API_KEY)")
+    m.add_argument("--model-config", help="JSON/TOML file: {models: {NAME: {base_url, model, ...}}}")
+    m.add_argument("--protocol", choices=("cibench-react", "tools"), help="default cibench-react")
+    m.add_argument(
+        "--merge-roles",
+        action="store_true",
+        help="cibench-react without mid-conversation system messages (OpenCompass's CIReActMergeRole)",
+    )
+    m.add_argument("--temperature", type=float, help="default 0")
+    m.add_argument("--max-tokens", type=int, help="new tokens per reply (default 512, as CIBench)")
+    m.add_argument("--request-timeout", type=float, help="seconds per model request (default 120)")
+    m.add_argument("--retries", type=int, help="retries on 429/5xx/timeouts/malformed replies (default 6)")
     r.set_defaults(fn=cmd_run)

@@ -1,21 +1,32 @@
-"""`cibench-lab tasks ...`: list and inspect tasks."""
+"""`cibench-lab tasks ...`: list, inspect, import, verify and build tasks."""
 
 from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
+from ..tasks.errors import TaskError
 from ..tasks.model import Task
 from .common import library
 
 
+def _matches(task: Task, args) -> bool:
+    return (
+        (not args.split or task.split == args.split)
+        and (not args.lib or task.lib == args.lib)
+        and (not args.lang or task.language == args.lang)
+    )
+
+
 def cmd_list(args) -> int:
-    rows = [t.summary() for t in library(args).select(None)]
+    rows = [t.summary() for t in library(args).select(None) if _matches(t, args)]
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
     for r in rows:
         print(f"{r['id']:<50} {r['language']:<3} {r['steps']:>3} steps  {r['title']}")
+    print(f"{len(rows)} tasks", file=sys.stderr)
     return 0
 
 
@@ -63,12 +74,160 @@ def cmd_show(args) -> int:
     return 0
 
 
+def cmd_import(args) -> int:
+    from ..tasks.importer import import_tasks, remove_empty
+    from ..tasks.library import TaskLibrary, default_task_dirs, user_tasks_dir
+
+    into = (args.into or user_tasks_dir()).resolve()
+    others = [d for d in (args.task_dir or default_task_dirs()) if Path(d).resolve() != into]
+    served = TaskLibrary.load(others)
+    try:
+        report = import_tasks(args.path, into, served)
+    except TaskError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    for task_id in report.imported:
+        print(f"imported   {task_id}")
+    for task_id in report.updated:
+        print(f"updated    {task_id}")
+    for path, why in report.rejected:
+        print(f"rejected   {path}: {why}")
+    print(
+        f"{len(report.imported)} imported, {len(report.updated)} updated, {len(report.unchanged)} unchanged, "
+        f"{len(report.rejected)} rejected, {report.data_files} data files written -> {into}"
+    )
+    remove_empty(into)
+    return 0 if report.imported or report.updated or report.unchanged or not report.rejected else 1
+
+
+def _verdict_lines(v) -> list[str]:
+    mem = f", kernel {v.peak_rss / 2**20:.0f} MiB" if v.peak_rss else ""
+    state = "ok" if v.ok else "ERROR" if v.error else "DRIFT"
+    lines = [f"{state:5} {v.task_id}  {v.steps} steps, {v.seconds:.1f} s{mem}"]
+    if v.error:
+        lines.append(f"      could not run: {v.error}")
+    lines += [f"      step {d.step + 1} [{d.kind}]: {d.detail}" for d in v.drifts]
+    lines += [f"      step {d.step + 1} [{d.kind}] changed: {d.detail}" for d in v.changed]
+    return lines
+
+
+def _run_with_progress(tasks: list[Task], args) -> list:
+    import asyncio
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ..tasks.verify import verify_tasks
+
+    console = Console(stderr=True)
+    columns = (TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, disable=args.no_progress) as progress:
+        bar = progress.add_task("verify", total=len(tasks))
+
+        def done(verdict) -> None:
+            if not args.json:
+                progress.console.print(
+                    "\n".join(_verdict_lines(verdict)), markup=False, highlight=False, soft_wrap=True
+                )
+            progress.advance(bar)
+
+        coro = verify_tasks(tasks, jobs=args.jobs, timeout=args.timeout, exact=args.exact, on_done=done)
+        return asyncio.run(coro)
+
+
+def summary_line(verdicts: list, seconds: float) -> str:
+    steps = sum(v.steps for v in verdicts)
+    drifted = sum(len({d.step for d in v.drifts}) for v in verdicts)
+    bad = sum(not v.ok for v in verdicts)
+    peak = max((v.peak_rss or 0 for v in verdicts), default=0)
+    return (
+        f"{len(verdicts)} tasks, {steps} steps: {drifted} drifted steps in {bad} tasks, "
+        f"{sum(len(v.changed) for v in verdicts)} changed outputs, "
+        f"{sum(v.exceptions for v in verdicts)} documented exceptions; "
+        f"{seconds:.1f} s, peak kernel memory {peak / 2**20:.0f} MiB"
+    )
+
+
+def cmd_verify(args) -> int:
+    import dataclasses
+    import time
+
+    tasks = library(args).select(args.patterns or None)
+    if not tasks:
+        print(f"error: no task matches {' '.join(args.patterns)}", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    verdicts = _run_with_progress(tasks, args)
+    seconds = time.perf_counter() - started
+    if args.json:
+        print(json.dumps([dataclasses.asdict(v) for v in verdicts], indent=2))
+    else:
+        for v in verdicts:
+            if not v.ok or v.changed:
+                print("\n".join(_verdict_lines(v)))
+        print(summary_line(verdicts, seconds))
+    return 0 if all(v.ok for v in verdicts) else 1
+
+
+def cmd_build(args) -> int:
+    from ..builtin.build import BuildError, _warm_matplotlib, build, report
+    from ..engine.kernel import ensure_kernelspec
+    from ..tasks.library import user_tasks_dir
+    from ..tasks.template import build_table
+
+    into = args.into or user_tasks_dir()
+    try:
+        paths = [p for table in args.tables for p in build_table(table, into)]
+    except TaskError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if args.no_execute:
+        print("\n".join(f"written   {p}" for p in paths))
+        return 0
+    spec_dir, failed = ensure_kernelspec(), 0
+    _warm_matplotlib()
+    for path in paths:
+        try:
+            result = build(path, spec_dir, args.timeout, write=True)
+        except BuildError as err:
+            failed += 1
+            print(f"FAILED {err}", file=sys.stderr)
+            continue
+        report(result, "built")
+    return 1 if failed else 0
+
+
+INTO_HELP = "task directory (default: <jupyter data dir>/cibench_lab/tasks)"
+
+
 def register(sub) -> None:
-    tasks = sub.add_parser("tasks", help="list and inspect tasks").add_subparsers(dest="sub", required=True)
-    tl = tasks.add_parser("list", help="list the tasks")
+    tasks = sub.add_parser("tasks", help="list, inspect, import, verify and build tasks")
+    tsub = tasks.add_subparsers(dest="sub", required=True)
+    tl = tsub.add_parser("list", help="list the tasks")
     tl.add_argument("--json", action="store_true", help="JSON output")
+    tl.add_argument("--split", help="only this split (e.g. cibench_template_chinese)")
+    tl.add_argument("--lib", help="only this library (e.g. pandas)")
+    tl.add_argument("--lang", choices=("en", "zh"), help="only tasks in this language")
     tl.set_defaults(fn=cmd_list)
-    ts = tasks.add_parser("show", help="one task with its references and prompts (admin view)")
+    ts = tsub.add_parser("show", help="one task with its references and prompts (admin view)")
     ts.add_argument("id")
     ts.add_argument("--json", action="store_true", help="JSON output")
     ts.set_defaults(fn=cmd_show)
+    ti = tsub.add_parser("import", help="import the official CIBench zip or folder")
+    ti.add_argument("path", type=Path, help="cibench_dataset.zip or a folder with cibench_template/ ...")
+    ti.add_argument("--into", type=Path, help=INTO_HELP)
+    ti.set_defaults(fn=cmd_import)
+    tv = tsub.add_parser("verify", help="re-execute references and report drift")
+    tv.add_argument("patterns", nargs="*", metavar="ID|PATTERN", help="task ids or globs (default: all)")
+    tv.add_argument("--jobs", type=int, default=1, help="kernels at once (default 1)")
+    tv.add_argument("--timeout", type=float, default=120.0, help="seconds per step (default 120)")
+    tv.add_argument("--exact", action="store_true", help="count changed output bytes as drift")
+    tv.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    tv.add_argument("--no-progress", action="store_true", help="no progress bar")
+    tv.set_defaults(fn=cmd_verify)
+    tb = tsub.add_parser("build", help="instantiate templates and record their references")
+    tb.add_argument("tables", nargs="+", type=Path, help="<name>.datasets.json template tables")
+    tb.add_argument("--into", type=Path, help=INTO_HELP)
+    tb.add_argument("--no-execute", action="store_true", help="write the notebooks without running them")
+    tb.add_argument("--timeout", type=int, default=120, help="seconds per step (default 120)")
+    tb.set_defaults(fn=cmd_build)

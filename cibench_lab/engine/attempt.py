@@ -249,4 +249,7 @@ class Attempts:
         with self.store.session() as s:
             att = s.get(Attempt, attempt_id)
             rows = s.scalars(select(StepRow).where(StepRow.attempt_id == attempt_id)).all()
-            att.summary = {p: summarize(r.grade[p] for r in rows) for p in rows[0].grade}
+            profiles = set.intersection(
+                *(set(r.grade) for r in rows)
+            )  # steps graded before a profile existed
+            att.summary = {p: summarize(r.grade[p] for r in rows) for p in sorted(profiles)}

@@ -14,28 +14,37 @@ from .kernel import KERNEL_NAME, START_CODE, ensure_kernelspec
 
 log = logging.getLogger(__name__)
 
+#: OpenCompass's interpreter fails a run after this long without any IOPub message
+#: (``get_iopub_msg(timeout=10)``); ``silence=COMPAT_SILENCE`` reproduces it.
+COMPAT_SILENCE = 10.0
 
-async def execute(kc, km, code: str, timeout: float) -> Execution:
+
+async def execute(kc, km, code: str, timeout: float, silence: float | None = None) -> Execution:
     """Run ``code`` through client ``kc`` and collect its IOPub messages until idle.
 
-    On timeout the kernel is interrupted and the turn recorded as ``timeout``;
-    a kernel that dies mid-turn gives status ``dead``.
+    On timeout (``timeout`` seconds in all, or ``silence`` seconds without any
+    IOPub message when given) the kernel is interrupted and the turn recorded as
+    ``timeout``; a kernel that dies mid-turn gives status ``dead``.
     """
     msg_id = kc.execute(code, store_history=True, allow_stdin=False)
     ex = Execution(msg_id=msg_id)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
+    heard = loop.time()
     while not ex.done:
-        left = deadline - loop.time()
-        if left <= 0:
-            await _interrupt(kc, km, ex, timeout)
+        now = loop.time()
+        left = deadline - now
+        quiet_left = silence - (now - heard) if silence else left
+        if left <= 0 or quiet_left <= 0:
+            await _interrupt(kc, km, ex, timeout if left <= 0 else silence)
             break
         try:
-            msg = await kc.get_iopub_msg(timeout=min(left, 1.0))
+            msg = await kc.get_iopub_msg(timeout=min(left, quiet_left, 1.0))
         except (queue.Empty, asyncio.TimeoutError):
             if not await km.is_alive():
                 ex.finish("dead")
             continue
+        heard = loop.time()
         if msg.get("parent_header", {}).get("msg_id") == msg_id:
             ex.add(msg)
     return ex
@@ -56,11 +65,23 @@ async def _interrupt(kc, km, ex: Execution, timeout: float) -> None:
 
 
 class KernelExecutor:
-    """Runs code on one `cibench-lab` kernel started in ``cwd``; one request at a time."""
+    """Runs code on one `cibench-lab` kernel started in ``cwd``; one request at a time.
 
-    def __init__(self, cwd: Path, timeout: float = 120.0, kernel_name: str = KERNEL_NAME):
+    ``silence``: fail a run after that many seconds without output (the
+    ``--compat-timeout`` rule); ``restart()`` replaces a dead kernel by a fresh one
+    (the caller restores the attempt's state on it).
+    """
+
+    def __init__(
+        self,
+        cwd: Path,
+        timeout: float = 120.0,
+        kernel_name: str = KERNEL_NAME,
+        silence: float | None = None,
+    ):
         self.cwd = Path(cwd)
         self.timeout = timeout
+        self.silence = silence
         self.kernel_name = kernel_name
         self.km: AsyncKernelManager | None = None
         self.kc = None
@@ -77,10 +98,37 @@ class KernelExecutor:
     async def run(self, code: str, timeout: float | None = None) -> Execution:
         """Execute ``code`` and return everything the kernel published for it."""
         assert self.kc is not None and self.km is not None, "executor not started"
-        return await execute(self.kc, self.km, code, timeout or self.timeout)
+        return await execute(self.kc, self.km, code, timeout or self.timeout, self.silence)
+
+    async def death_reason(self) -> str:
+        """Why the kernel is gone, as far as its process tells ("exit code -9", ...)."""
+        code = None
+        try:
+            code = await self.km.provisioner.poll()
+        except Exception:  # no provisioner / process: say what we know
+            pass
+        return f"the kernel process exited (exit code {code})" if code is not None else "the kernel died"
+
+    async def restart(self) -> None:
+        """A fresh kernel (and client) in the same folder, with the start code run."""
+        await self.shutdown()
+        await self.start()
+
+    def pid(self) -> int | None:
+        try:
+            return self.km.provisioner.process.pid
+        except AttributeError:
+            return None
 
     async def shutdown(self) -> None:
         if self.kc is not None:
             self.kc.stop_channels()
-        if self.km is not None and await self.km.is_alive():
-            await self.km.shutdown_kernel(now=True)
+        if self.km is not None:
+            try:
+                if await self.km.is_alive():
+                    await self.km.shutdown_kernel(now=True)
+                else:
+                    await self.km.cleanup_resources()
+            except Exception:  # already gone
+                log.debug("cibench-lab: kernel shutdown", exc_info=True)
+        self.km, self.kc = None, None

@@ -58,10 +58,20 @@ def kernelspec_dict(python: str | None = None) -> dict:
 
 
 def install_kernelspec(prefix: Path) -> Path:
-    """Write the kernelspec under ``prefix/kernels/cibench-lab`` and return its folder."""
+    """Write the kernelspec under ``prefix/kernels/cibench-lab`` and return its folder.
+
+    Atomic (temp file + rename) and skipped when unchanged, so concurrent
+    processes never read a half-written kernel.json.
+    """
     folder = Path(prefix) / "kernels" / KERNEL_NAME
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "kernel.json").write_text(json.dumps(kernelspec_dict(), indent=2))
+    target = folder / "kernel.json"
+    text = json.dumps(kernelspec_dict(), indent=2)
+    if target.is_file() and target.read_text() == text:
+        return folder
+    tmp = folder / f".kernel.json.{os.getpid()}.tmp"
+    tmp.write_text(text)
+    os.replace(tmp, target)
     return folder
 
 

@@ -1,89 +1,134 @@
-"""Headless runs: the same attempt state machine, on kernels this process owns."""
+"""Headless runs: the same attempt state machine, on kernels this process owns.
+
+A run is named; its attempts are played by ``jobs`` workers at once, each
+attempt on its own kernel (asyncio; the engine's synchronous database calls go
+through one worker thread, so SQLite sees one writer).  Playing the same run
+again skips its finished attempts and resumes its open ones: the kernel state
+is restored as on a lab resume (``restore.py``), the player's conversation is
+rebuilt from the recorded turns, and play goes on from the open step — so a
+``kill -9`` loses at most the turns in flight.  A kernel that dies mid-turn
+fails that turn (the reason in its meta), is replaced, gets the attempt's
+state back, and the attempt goes on.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
+import shutil
 import tempfile
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import select
 
 from ..grading import TurnOutput
-from ..store.tables import Attempt, Run
-from ..tasks.model import Task
+from ..store.tables import Attempt, Event, Run, StepRow, utcnow
+from ..tasks.model import Step, Task
 from .attempt import Attempts, NewAttempt
 from .environment import environment
-from .executor import KernelExecutor
-from .players import Player
+from .errors import BadInput
+from .executor import COMPAT_SILENCE, KernelExecutor
+from .players import (
+    ORACLE_EVENT,
+    Player,
+    PlayerError,
+    PlayerSession,
+    Proposal,
+    record_reference,
+    replay_history,
+    unexecuted_turn,
+)
+from .restore import restore_code
 from .settings import PlaySettings
 from .workspace import copy_data
 
+log = logging.getLogger(__name__)
 
-def ensure_run(attempts: Attempts, name: str, player: str, mode: str) -> int:
+
+class RunObserver:
+    """What a run reports as it goes (the CLI draws a progress bar from it)."""
+
+    def task_started(self, task: Task, attempt_id: str, resumed_at: int | None) -> None: ...
+
+    def step_settled(self, task: Task, step: int, outcome: str) -> None: ...
+
+    def task_finished(self, task: Task, status: str, detail: str = "") -> None: ...
+
+
+class _CallbackObserver(RunObserver):
+    def __init__(self, progress: Callable[[Task, str], None]):
+        self.progress = progress
+
+    def task_finished(self, task: Task, status: str, detail: str = "") -> None:
+        what = "skipped (already settled in this run)" if status == "skipped" else status
+        self.progress(task, f"{what}: {detail}" if detail else what)
+
+
+@dataclass
+class PlayContext:
+    attempts: Attempts
+    player: Player
+    mode: str
+    run_id: int | None
+    workroot: Path
+    timeout: float
+    silence: float | None = None
+    observer: RunObserver = field(default_factory=RunObserver)
+    settings: PlaySettings = field(default_factory=PlaySettings)
+    pool: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, "cibench-db"))
+
+    async def db(self, fn: Callable, *args: Any, **kwargs: Any) -> Any:
+        """An engine call (database + grading) on the run's one database thread."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.pool, functools.partial(fn, *args, **kwargs))
+
+
+# ---- runs ------------------------------------------------------------------------------
+def ensure_run(attempts: Attempts, name: str, player: str, mode: str, config: dict | None = None) -> int:
+    """The run's id; a new run records its config, an old one must match it."""
     with attempts.store.session() as s:
         run = s.scalar(select(Run).where(Run.name == name))
         if run is None:
-            run = Run(name=name, player=player, mode=mode)
+            run = Run(name=name, player=player, mode=mode, config=config or {})
             s.add(run)
             s.flush()
+            return run.id
+        mine = (player, mode, _protocol(config or {}))
+        theirs = (run.player, run.mode, _protocol(run.config or {}))
+        if mine != theirs:
+            raise BadInput(
+                f"run {name!r} was played as {' '.join(map(str, theirs))}, not {' '.join(map(str, mine))}; "
+                "choose another --run name"
+            )
         return run.id
 
 
-def settled_tasks(attempts: Attempts, run_id: int) -> set[str]:
+def _protocol(config: dict) -> str:
+    model = config.get("model") or {}
+    return f"{model.get('protocol', '-')}{'+merge-roles' if model.get('merge_roles') else ''}"
+
+
+def run_state(attempts: Attempts, run_id: int) -> dict[str, tuple[str, str]]:
+    """``{task_id: (attempt_id, status)}`` of the run's attempts (the latest per task)."""
     with attempts.store.session() as s:
-        q = select(Attempt.task_id).where(Attempt.run_id == run_id, Attempt.status == "done")
-        return set(s.scalars(q))
+        q = select(Attempt.task_id, Attempt.id, Attempt.status).where(Attempt.run_id == run_id)
+        return {t: (i, st) for t, i, st in s.execute(q.order_by(Attempt.created_at)).all()}
 
 
-async def play_task(
-    attempts: Attempts,
-    task: Task,
-    player: Player,
-    mode: str,
-    run_id: int | None,
-    workroot: Path,
-    timeout: float,
-) -> str:
-    """Play one task to the end; return the attempt id."""
-    new = NewAttempt(
-        task=task,
-        mode=mode,
-        player=player.name,
-        participant=f"player:{player.name}",
-        settings=PlaySettings(),
-        environment=environment(),
-        run_id=run_id,
-    )
-    attempt_id = attempts.create(new)
-    folder = workroot / f"{task.stem}-{attempt_id[:8]}"
-    copy_data(task, folder)
-    attempts.paths(attempt_id, str(folder), "")
-    executor = KernelExecutor(folder, timeout=timeout)
-    await executor.start()
-    try:
-        for step in task.steps:
-            await _play_step(attempts, attempt_id, task, step, player, executor)
-    finally:
-        await executor.shutdown()
-    return attempt_id
+def settled_tasks(attempts: Attempts, run_id: int) -> set[str]:
+    return {t for t, (_, status) in run_state(attempts, run_id).items() if status == "done"}
 
 
-async def _play_step(attempts, attempt_id, task, step, player, executor) -> None:
-    turn_no = 0
-    while True:
-        proposal = await player.propose(task, step, turn_no)
-        ex = await executor.run(proposal.code)
-        turn = TurnOutput(proposal.code, ex.outputs, ex.error, ex.status)
-        result = await asyncio.to_thread(
-            attempts.record_turn, attempt_id, step.index, turn, meta=proposal.meta
-        )
-        turn_no += 1
-        settled = result["settled"]
-        if settled:
-            if settled["oracle_code"] is not None:
-                await executor.run(settled["oracle_code"])
-            return
+def detach(attempts: Attempts, attempt_id: str, why: str) -> None:
+    """Take an unfinishable attempt out of its run (kept, with the reason, for the record)."""
+    with attempts.store.session() as s:
+        s.get(Attempt, attempt_id).run_id = None
+        s.add(Event(attempt_id=attempt_id, kind="abandoned", detail={"reason": why}))
 
 
 async def run_tasks(
@@ -94,18 +139,227 @@ async def run_tasks(
     run_name: str,
     timeout: float = 120.0,
     progress: Callable[[Task, str], None] | None = None,
+    *,
+    jobs: int = 1,
+    compat_timeout: bool = False,
+    observer: RunObserver | None = None,
+    settings: PlaySettings | None = None,
 ) -> list[str]:
-    """Play every task not yet settled in ``run_name``; return the run's attempt ids."""
-    run_id = ensure_run(attempts, run_name, player.name, mode)
-    done = settled_tasks(attempts, run_id)
+    """Play every task not yet finished in ``run_name``; return the run's finished attempt ids."""
+    settings = settings or PlaySettings()
+    config = {
+        **player.describe(),
+        "max_turn": settings.max_turn,
+        "timeout": timeout,
+        "compat_timeout": compat_timeout,
+    }
+    observer = observer or (_CallbackObserver(progress) if progress else RunObserver())
     with tempfile.TemporaryDirectory(prefix="cibench-run-") as tmp:
-        for task in tasks:
-            if task.id in done:
-                if progress:
-                    progress(task, "skipped (already settled in this run)")
-                continue
-            await play_task(attempts, task, player, mode, run_id, Path(tmp), timeout)
-            if progress:
-                progress(task, "done")
+        ctx = PlayContext(attempts, player, mode, None, Path(tmp), timeout, None, observer, settings)
+        ctx.silence = COMPAT_SILENCE if compat_timeout else None
+        try:
+            ctx.run_id = await ctx.db(ensure_run, attempts, run_name, player.name, mode, config)
+            state = await ctx.db(run_state, attempts, ctx.run_id)
+            await _work(ctx, tasks, state, jobs)
+            state = await ctx.db(run_state, attempts, ctx.run_id)
+        finally:
+            ctx.pool.shutdown(wait=True)
+    return [i for i, status in state.values() if status == "done"]
+
+
+async def _work(ctx: PlayContext, tasks: list[Task], state: dict[str, tuple[str, str]], jobs: int) -> None:
+    pending = []
+    for task in tasks:
+        attempt_id, status = state.get(task.id, (None, None))
+        if status == "done":
+            ctx.observer.task_finished(task, "skipped")
+        else:
+            pending.append((task, attempt_id))
+
+    async def worker() -> None:
+        while pending:
+            task, attempt_id = pending.pop(0)
+            await _play_one(ctx, task, attempt_id)
+
+    await asyncio.gather(*(worker() for _ in range(max(1, min(jobs, len(pending))))))
+
+
+async def _play_one(ctx: PlayContext, task: Task, attempt_id: str | None) -> None:
+    try:
+        await _play(ctx, task, attempt_id)
+    except PlayerError as err:
+        ctx.observer.task_finished(task, "incomplete", str(err))
+    except Exception as err:  # one attempt's failure must not stop the others
+        log.exception("cibench-lab: %s failed", task.id)
+        ctx.observer.task_finished(task, "failed", f"{type(err).__name__}: {err}")
+    else:
+        ctx.observer.task_finished(task, "done")
+
+
+# ---- attempts ---------------------------------------------------------------------------
+async def play_task(
+    attempts: Attempts,
+    task: Task,
+    player: Player,
+    mode: str,
+    run_id: int | None,
+    workroot: Path,
+    timeout: float,
+) -> str:
+    """Play one task to the end in a new attempt; return the attempt id."""
+    ctx = PlayContext(attempts, player, mode, run_id, Path(workroot), timeout)
+    try:
+        return await _play(ctx, task, None)
+    finally:
+        ctx.pool.shutdown(wait=False)
+
+
+async def _open_attempt(ctx: PlayContext, task: Task, attempt_id: str | None) -> tuple[str, bool]:
+    """(attempt id, resumed): the run's open attempt if it can go on, else a new one."""
+    if attempt_id is not None:
+        row, _ = await ctx.db(ctx.attempts.load, attempt_id)
+        if row.task_hash == task.content_hash:
+            return attempt_id, True
+        await ctx.db(detach, ctx.attempts, attempt_id, "the task changed since the attempt began")
+    new = NewAttempt(
+        task=task,
+        mode=ctx.mode,
+        player=ctx.player.name,
+        participant=f"player:{ctx.player.name}",
+        settings=ctx.settings,
+        environment=environment(),
+        run_id=ctx.run_id,
+    )
+    return await ctx.db(ctx.attempts.create, new), False
+
+
+async def _play(ctx: PlayContext, task: Task, attempt_id: str | None) -> str:
+    attempt_id, resumed = await _open_attempt(ctx, task, attempt_id)
+    folder = ctx.workroot / f"{task.stem}-{attempt_id[:8]}"
+    await asyncio.to_thread(copy_data, task, folder)
+    await ctx.db(ctx.attempts.paths, attempt_id, str(folder), "")
+    row, _ = await ctx.db(ctx.attempts.load, attempt_id)
+    session = ctx.player.session(task, ctx.mode, PlaySettings(**row.settings).max_turn)
+    executor = KernelExecutor(folder, timeout=ctx.timeout, silence=ctx.silence)
+    try:
+        await executor.start()
+        if resumed:
+            await _resume(ctx, attempt_id, row.settings, session, executor)
+            row, _ = await ctx.db(ctx.attempts.load, attempt_id)
+        ctx.observer.task_started(task, attempt_id, row.current_step if resumed else None)
+        if row.status == "open":
+            for step in task.steps[row.current_step :]:
+                await _play_step(ctx, attempt_id, task, step, session, executor)
+    finally:
+        await executor.shutdown()
+        shutil.rmtree(folder, ignore_errors=True)
+    return attempt_id
+
+
+async def _play_step(
+    ctx: PlayContext,
+    attempt_id: str,
+    task: Task,
+    step: Step,
+    session: PlayerSession,
+    executor: KernelExecutor,
+) -> None:
+    turn_no = len(await ctx.db(ctx.attempts.turns, attempt_id, step.index))
+    settled = None
+    while settled is None:
+        proposal = await session.propose(step, turn_no)
+        if proposal.action == "give_up":
+            settled = await ctx.db(ctx.attempts.settle, attempt_id, step.index, "gave_up")
+            break
+        started = utcnow()
+        turn, extra = await _execute(ctx, attempt_id, proposal, executor)
+        meta = {**proposal.meta, **extra, **session.observe(step, turn_no, proposal, turn)}
+        record = ctx.attempts.record_turn
+        result = await ctx.db(record, attempt_id, step.index, turn, started_at=started, meta=meta)
+        turn_no += 1
+        settled = result["settled"]
+    session.settle(step, settled["outcome"])
+    ctx.observer.step_settled(task, step.index, settled["outcome"])
+    if settled["oracle_code"] is not None and settled["next_step"] is not None:
+        ex = await executor.run(settled["oracle_code"])
+        if ex.status == "dead":
+            await _restart(ctx, attempt_id, executor, await executor.death_reason())
+        ref = TurnOutput(settled["oracle_code"], ex.outputs, ex.error, ex.status)
+        await ctx.db(record_reference, ctx.attempts, attempt_id, step.index, ref)
+        session.observe_reference(step, ref)
+
+
+async def _execute(
+    ctx: PlayContext, attempt_id: str, proposal: Proposal, executor: KernelExecutor
+) -> tuple[TurnOutput, dict[str, Any]]:
+    """Run a proposal's code; a dead kernel fails the turn and is replaced, state restored."""
+    idle = unexecuted_turn(proposal)
+    if idle is not None:
+        return idle, {}
+    ex = await executor.run(proposal.code)
+    extra: dict[str, Any] = {"seconds": round((ex.finished or ex.first_seen) - ex.first_seen, 4)}
+    if ex.status == "dead":
+        reason = await executor.death_reason()
+        restored = await _restart(ctx, attempt_id, executor, reason)
+        extra["kernel"] = {"died": reason, "restarted": True, "restored_cells": restored}
+    return TurnOutput(proposal.code, ex.outputs, ex.error, ex.status), extra
+
+
+# ---- restoring ----------------------------------------------------------------------------
+async def _restart(ctx: PlayContext, attempt_id: str, executor: KernelExecutor, reason: str) -> int:
+    log.warning("cibench-lab: attempt %s: %s; restarting the kernel and restoring state", attempt_id, reason)
+    await executor.restart()
+    return await _restore(ctx, attempt_id, executor, f"kernel died: {reason}")
+
+
+async def _restore(ctx: PlayContext, attempt_id: str, executor: KernelExecutor, why: str) -> int:
+    """Re-run the attempt's accepted code (oracle: its references); record it; return the cells run."""
+    codes = await ctx.db(restore_code, ctx.attempts, attempt_id)
+    refs = await ctx.db(_missing_references, ctx.attempts, attempt_id) if ctx.mode == "oracle" else {}
+    indexes = refs["settled"] if refs else range(len(codes))
+    failed = 0
+    for index, code in zip(indexes, codes, strict=False):
+        ex = await executor.run(code)
+        failed += bool(ex.error)
+        if index in refs.get("missing", ()):
+            ref = TurnOutput(code, ex.outputs, ex.error, ex.status)
+            await ctx.db(record_reference, ctx.attempts, attempt_id, index, ref)
+    detail = {"reason": why, "cells": len(codes), "failed": failed}
+    await ctx.db(ctx.attempts.event, attempt_id, "restore", detail)
+    return len(codes)
+
+
+async def _resume(
+    ctx: PlayContext, attempt_id: str, settings: dict, session: PlayerSession, executor: KernelExecutor
+) -> None:
+    await ctx.db(_settle_pending, ctx.attempts, attempt_id, PlaySettings(**settings).max_turn)
+    await _restore(ctx, attempt_id, executor, "resumed run")
+    await ctx.db(replay_history, session, ctx.attempts, attempt_id)
+
+
+def _settle_pending(attempts: Attempts, attempt_id: str, max_turn: int) -> None:
+    """Settle the open step if its turns already decide it (a kill between turn and settle)."""
+    row, _ = attempts.load(attempt_id)
+    if row.status != "open" or row.player == "human":
+        return
+    turns = attempts.turns(attempt_id, row.current_step)
+    if turns and not turns[-1].error:
+        attempts.settle(attempt_id, row.current_step, "passed")
+    elif turns and len(turns) >= max(max_turn, 1):
+        attempts.settle(attempt_id, row.current_step, "out_of_turns")
+
+
+def _missing_references(attempts: Attempts, attempt_id: str) -> dict[str, list[int]]:
+    """Oracle: the settled steps in restore order, and those (not last) whose reference run
+    was never recorded."""
+    row, _ = attempts.load(attempt_id)
     with attempts.store.session() as s:
-        return list(s.scalars(select(Attempt.id).where(Attempt.run_id == run_id, Attempt.status == "done")))
+        settled = sorted(
+            s.scalars(
+                select(StepRow.index).where(StepRow.attempt_id == attempt_id, StepRow.settled_at.is_not(None))
+            )
+        )
+        q = select(Event.detail).where(Event.attempt_id == attempt_id, Event.kind == ORACLE_EVENT)
+        have = {d["step"] for d in s.scalars(q)}
+    missing = [i for i in settled if i not in have and i + 1 < row.n_steps]
+    return {"settled": settled, "missing": missing}

@@ -1,20 +1,35 @@
-"""`exec` steps and the tool/executable rates every step gets (CIBench's valid_step)."""
+"""`exec` steps and the tool/executable rates every step gets (CIBench's valid_step).
+
+The last interpreter turn decides: tool 1 and executable 1 when it ran without
+error.  Replies that made no interpreter call (status ``no_action``, lagent's
+NoAction) are skipped, as the original skips non-interpreter actions; a step
+with none at all scores tool 0, executable 0.
+"""
 
 from __future__ import annotations
 
 from .render import Rendered
 
 
+def _last_action(rendered: list[Rendered]) -> Rendered | None:
+    for turn in reversed(rendered):
+        if turn.tool:
+            return turn
+    return None
+
+
 def tool_and_exec(rendered: list[Rendered]) -> tuple[float, float]:
-    """Tool used (any code turn) and executable (the last code turn succeeded)."""
-    if not rendered:
+    """Tool used (an interpreter turn) and executable (the last such turn succeeded)."""
+    last = _last_action(rendered)
+    if last is None:
         return 0.0, 0.0
-    return 1.0, 1.0 if rendered[-1].succeed else 0.0
+    return 1.0, 1.0 if last.succeed else 0.0
 
 
 def exec_detail(rendered: list[Rendered], error_name: str) -> str:
-    if not rendered:
-        return "not run yet"
-    if rendered[-1].succeed:
+    last = _last_action(rendered)
+    if last is None:
+        return "no code run yet" if rendered else "not run yet"
+    if last.succeed:
         return "ran without error"
     return f"raised an error ({error_name})" if error_name else "raised an error"

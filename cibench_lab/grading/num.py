@@ -1,9 +1,9 @@
-"""`num` and `general` steps: CIBench's correct_step.
+"""`num` and `general` steps under the ``cibench`` profile: CIBench's correct_step.
 
 The latest successful turn whose rendering has an ``execute_result`` block (else
 a ``stdout`` block) is compared with the reference: equal, or containing it,
-after stripping.  Earlier successful turns are searched when later ones have no
-such block — as the official loop does.
+after stripping (so "5" matches "15" — the official rule).  Earlier successful
+turns are searched when later ones have no such block, as the official loop does.
 """
 
 from __future__ import annotations
@@ -27,9 +27,13 @@ def answer_block(rendered: list[Rendered]) -> str | None:
     return None
 
 
+def compare(out: str, target: str) -> float:
+    ok = out.strip() == target.strip() or target.strip() in out.strip()
+    return 1.0 if ok else 0.0
+
+
 def correct(rendered: list[Rendered], target: str) -> tuple[float, str | None]:
     out = answer_block(rendered)
     if out is None:
         return 0.0, None
-    ok = out.strip() == target.strip() or target.strip() in out.strip()
-    return (1.0 if ok else 0.0), out
+    return compare(out, target), out

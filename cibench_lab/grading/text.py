@@ -23,7 +23,8 @@ def _scorer():
 
 
 def rouge1(prediction: str, target: str) -> float:
-    return float(_scorer().score(target, prediction)["rouge1"].fmeasure)
+    """ROUGE-1 F as OpenCompass reports it: x100 by RougeEvaluator, /100 by the evaluator."""
+    return float(_scorer().score(target, prediction)["rouge1"].fmeasure) * 100 / 100
 
 
 def first_block(rendered: list[Rendered]) -> str | None:

@@ -13,7 +13,7 @@ class TurnOutput:
     code: str
     outputs: list[dict[str, Any]] = field(default_factory=list)
     error: bool = False
-    status: str = "ok"  # ok | error | timeout | dead
+    status: str = "ok"  # ok | error | timeout | dead | no_action (a reply without an interpreter call)
 
 
 @dataclass
@@ -28,7 +28,8 @@ class Grade:
     metric: str  # executable | numeric_correct | general_correct | text_score | vis_sim
     detail: str  # what was measured, said for a person (never the reference)
     passed: bool = False
-    ungradable: str | None = None
+    ungradable: str | None = None  # why no fair score could be computed (the score is then 0)
+    judge: dict[str, Any] | None = None  # fair vis only, when a VLM judge is configured
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -3,8 +3,9 @@
 The parsing follows OpenCompass's loader (``opencompass/datasets/cibench.py``,
 ``load_experiment``) rule for rule — the Thought split, the ``modules`` suffix,
 how the reference output is chosen — but refuses what that loader would
-silently mis-read (cells out of order, two images in one reference cell,
-``step_types`` of the wrong length), naming the file and the cell.
+silently mis-read or crash on (cells out of order, a second image in one
+reference cell, ``step_types`` of the wrong length, malformed outputs), naming
+the file and the cell.  Nothing but :class:`TaskError` ever leaves this module.
 """
 
 from __future__ import annotations
@@ -16,14 +17,18 @@ from typing import Any
 
 from .errors import TaskError
 from .meta import read_meta
-from .model import DETECTED_KINDS, METRIC_KINDS, ReferenceOutput, Step, Task
+from .model import METRIC_KINDS, ReferenceOutput, Step, Task
 
 THOUGHT_MARK = "\n\nThought: "
 
 
-def _source(cell: dict[str, Any]) -> str:
-    src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else str(src)
+def _text(value: Any, path: str, what: str, cell: int | None) -> str:
+    """A notebook multiline string (str or list of str), or TaskError."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return "".join(value)
+    raise TaskError(path, f"{what} must be a string or a list of strings", cell)
 
 
 def split_thought(markdown: str) -> tuple[str, str]:
@@ -49,29 +54,46 @@ def user_prompt(instruction: str, modules: tuple[str, ...], chinese: bool) -> st
     return text.strip() + "\n"
 
 
-def reference_output(outputs: list[dict[str, Any]], path: str, cell: int) -> ReferenceOutput:
-    """The step's reference: the PNG of a display_data, else the last stdout/result text."""
-    images = [o for o in outputs if o.get("output_type") == "display_data"]
-    pngs = [o for o in images if "image/png" in o.get("data", {})]
-    if pngs:
-        if len(images) > 1:
+def _output(out: Any, path: str, cell: int) -> tuple[str, dict]:
+    if not isinstance(out, dict) or not isinstance(out.get("output_type"), str):
+        raise TaskError(path, "an output is not an object with an output_type", cell)
+    data = out.get("data", {})
+    if not isinstance(data, dict):
+        raise TaskError(path, f"a {out['output_type']} output has data that is not an object", cell)
+    return out["output_type"], data
+
+
+def reference_output(outputs: list[Any], path: str, cell: int) -> ReferenceOutput:
+    """The step's reference, by the official rules.
+
+    The first ``display_data`` holding an ``image/png`` (``vis``); any
+    ``display_data`` after it is an error (the official loader asserts).  Else the
+    LAST stdout stream or ``execute_result`` text (``general``); else ``exec``.
+    """
+    image = None
+    for out in outputs:
+        kind, data = _output(out, path, cell)
+        if kind != "display_data":
+            continue
+        if image is not None:
             raise TaskError(
                 path,
-                "reference cell has more than one display_data output "
+                "reference cell has a second display_data output after its image "
                 "(a vis step must show exactly one image)",
                 cell,
             )
-        return ReferenceOutput("vis", _join(pngs[0]["data"]["image/png"]).strip())
+        if "image/png" in data:
+            image = _text(data["image/png"], path, "image/png data", cell)
+    if image is not None:
+        return ReferenceOutput("vis", image)
     for out in reversed(outputs):
-        if out.get("output_type") == "stream" and out.get("name") == "stdout":
-            return ReferenceOutput("general", _join(out.get("text", "")))
-        if out.get("output_type") == "execute_result":
-            return ReferenceOutput("general", _join(out.get("data", {}).get("text/plain", "")))
+        kind, data = _output(out, path, cell)
+        if kind == "stream" and out.get("name") == "stdout":
+            return ReferenceOutput("general", _text(out.get("text", ""), path, "stream text", cell))
+        if kind == "execute_result":
+            value = _text(data.get("text/plain", ""), path, "execute_result text/plain", cell)
+            return ReferenceOutput("general", value)
     return ReferenceOutput("exec", None)
-
-
-def _join(value: Any) -> str:
-    return "".join(value) if isinstance(value, list) else str(value)
 
 
 def _pairs(cells: list[Any], path: str) -> list[tuple[dict, dict]]:
@@ -79,7 +101,7 @@ def _pairs(cells: list[Any], path: str) -> list[tuple[dict, dict]]:
         raise TaskError(path, "notebook has no cells")
     pairs = []
     for i, cell in enumerate(cells):
-        if not isinstance(cell, dict) or "cell_type" not in cell:
+        if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
             raise TaskError(path, "not a notebook cell (no cell_type)", i)
         want = "markdown" if i % 2 == 0 else "code"
         if cell["cell_type"] != want:
@@ -101,15 +123,13 @@ def _step_kinds(meta: dict, n: int, path: str) -> list[str] | None:
     if kinds is None:
         return None
     if not isinstance(kinds, list) or len(kinds) != n:
-        raise TaskError(
-            path,
-            f"metadata.step_types has {len(kinds) if isinstance(kinds, list) else 'no list of'} "
-            f"entries for {n} steps",
-        )
-    for k in kinds:
-        if k not in METRIC_KINDS:
+        count = f"{len(kinds)} entries" if isinstance(kinds, list) else "no list of entries"
+        raise TaskError(path, f"metadata.step_types has {count} for {n} steps")
+    for i, k in enumerate(kinds):
+        if not isinstance(k, str) or k not in METRIC_KINDS:
             raise TaskError(
-                path, f"metadata.step_types: unknown kind {k!r} (expected one of {', '.join(METRIC_KINDS)})"
+                path,
+                f"metadata.step_types[{i}]: unknown kind {k!r} (expected one of {', '.join(METRIC_KINDS)})",
             )
     return kinds
 
@@ -123,25 +143,32 @@ def _modules(meta: dict, n: int, path: str) -> list[tuple[str, ...]]:
     return [tuple(part.strip() for part in m.split("&")) for m in mods]
 
 
+def _read_json(raw: bytes, name: str) -> dict:
+    try:
+        nb = json.loads(raw)
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        problem = str(err) if not isinstance(err, RecursionError) else "nested too deeply"
+        raise TaskError(name, f"not valid notebook JSON ({problem})") from None
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        raise TaskError(name, "not a notebook (no cells list)")
+    if not isinstance(nb.get("metadata", {}), dict):
+        raise TaskError(name, "notebook metadata is not an object")
+    return nb
+
+
 def parse_notebook(raw: bytes, path: Path, task_id: str, datasources: Path | None) -> Task:
     """Parse one notebook's bytes into a Task, or raise TaskError naming file and cell."""
     name = str(path)
-    try:
-        nb = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise TaskError(name, f"not valid notebook JSON ({err})") from None
-    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-        raise TaskError(name, "not a notebook (no cells list)")
+    nb = _read_json(raw, name)
     meta = nb.get("metadata") or {}
-    if not isinstance(meta, dict):
-        raise TaskError(name, "notebook metadata is not an object")
     pairs = _pairs(nb["cells"], name)
     kinds, modules = _step_kinds(meta, len(pairs), name), _modules(meta, len(pairs), name)
     if modules[0] and kinds is None:
         raise TaskError(name, "metadata.modules needs metadata.step_types of the same length")
     split, lib, stem = task_id.split("/")
     extra = read_meta(meta, name, split, lib, stem)
-    chinese = "chinese" in name if extra.get("language_from_path", True) else extra["language"] == "zh"
+    # The official loader tests the file path for 'chinese'; our tasks declare their language.
+    chinese = "chinese" in name if extra["language_from_path"] else extra["language"] == "zh"
     steps = tuple(_step(i, md, code, kinds, modules, chinese, name) for i, (md, code) in enumerate(pairs))
     return Task(
         id=task_id,
@@ -162,21 +189,19 @@ def parse_notebook(raw: bytes, path: Path, task_id: str, datasources: Path | Non
 
 
 def _step(i, md, code, kinds, modules, chinese, name) -> Step:
-    instruction, thought = split_thought(_source(md))
-    outputs = code.get("outputs") or []
+    instruction, thought = split_thought(_text(md.get("source", ""), name, "cell source", 2 * i))
+    outputs = code.get("outputs", [])
     if not isinstance(outputs, list):
         raise TaskError(name, "code cell outputs is not a list", 2 * i + 1)
     ref = reference_output(outputs, name, 2 * i + 1)
-    kind = kinds[i] if kinds else ref.kind
-    assert kind in METRIC_KINDS + DETECTED_KINDS
     return Step(
         index=i,
         instruction=instruction,
         thought=thought,
-        code=_source(code),
+        code=_text(code.get("source", ""), name, "cell source", 2 * i + 1),
         outputs=tuple(outputs),
         reference=ref,
-        kind=kind,
+        kind=kinds[i] if kinds else ref.kind,
         modules=modules[i],
         prompt=user_prompt(instruction, modules[i], chinese),
     )

@@ -5,9 +5,12 @@ A task directory holds CIBench's official layout::
     <dir>/<split>/<lib>/<stem>.ipynb      e.g. cibench_template/pandas/wine.ipynb
     <dir>/datasources/data/...            files the reference code reads
 
-Task ids are ``<split>/<lib>/<stem>``.  One bad notebook is reported (file,
-cell, problem) and skipped; the rest load.  A duplicate id in a later directory
-is refused.
+Task ids are ``<split>/<lib>/<stem>``; split folders are the ``cibench_*``
+ones.  A task source may also be the official zip (unpacked once into a cache)
+or a single notebook (its id taken from its last two folders).  Editor
+droppings (``.ipynb_checkpoints``, hidden folders, ``__MACOSX``) are ignored.
+One bad notebook is reported (file, cell, problem) and skipped; the rest load.
+A duplicate id in a later directory is refused.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from .archive import DATASOURCES, cached_unpack, find_root, is_ignored
 from .errors import TaskError
 from .format import parse_notebook
 from .model import Task
@@ -27,6 +31,23 @@ log = logging.getLogger(__name__)
 def builtin_dir() -> Path:
     """The built-in tasks shipped in the package."""
     return Path(str(resources.files("cibench_lab"))) / "builtin"
+
+
+#: Split folders are named like the official ones (cibench_template, cibench_generation, ...);
+#: other folders (datasources/, templates/, ...) hold no tasks.
+SPLIT_PREFIX = "cibench_"
+
+
+def task_notebooks(root: Path) -> list[Path]:
+    """``root/cibench_*/<lib>/*.ipynb`` in id order, without editor droppings."""
+    found = []
+    for nb in root.glob("*/*/*.ipynb"):
+        rel = nb.relative_to(root)
+        if not rel.parts[0].startswith(SPLIT_PREFIX) or any(is_ignored(p) for p in rel.parts):
+            continue
+        if nb.is_file():
+            found.append(nb)
+    return sorted(found, key=lambda p: p.relative_to(root).parts)
 
 
 @dataclass
@@ -40,22 +61,44 @@ class TaskLibrary:
     def load(cls, dirs: list[Path] | list[str]) -> TaskLibrary:
         lib = cls()
         for d in dirs:
-            lib.add_dir(Path(d))
+            lib.add_path(Path(d))
         for p in lib.problems:
             log.warning("cibench-lab: skipped task: %s", p)
         return lib
+
+    def add_path(self, path: Path) -> None:
+        """A task directory, an official zip, or a single notebook."""
+        try:
+            if path.is_file() and path.suffix == ".zip":
+                path = cached_unpack(path, zip_cache_dir())
+            elif path.is_file() and path.suffix == ".ipynb":
+                self.add_notebook(path)
+                return
+            elif path.is_dir() and not _looks_like_root(path) and any(path.iterdir()):
+                path = find_root(path)
+        except TaskError as err:
+            self.problems.append(err)
+            return
+        self.add_dir(path)
 
     def add_dir(self, root: Path) -> None:
         if not root.is_dir():
             self.problems.append(TaskError(str(root), "task directory does not exist"))
             return
-        datasources = root / "datasources"
-        for nb in sorted(root.glob("*/*/*.ipynb")):
+        datasources = root / DATASOURCES
+        for nb in task_notebooks(root):
             rel = nb.relative_to(root)
-            if rel.parts[0] == "datasources" or ".ipynb_checkpoints" in rel.parts:
-                continue
             task_id = f"{rel.parts[0]}/{rel.parts[1]}/{nb.stem}"
             self.add_file(nb, task_id, datasources if datasources.is_dir() else None)
+
+    def add_notebook(self, path: Path) -> Task | None:
+        """One notebook on its own: id ``<parent of parent>/<parent>/<stem>``."""
+        path = path.resolve()
+        split, lib = path.parent.parent.name or "notebooks", path.parent.name or "local"
+        datasources = path.parent.parent.parent / DATASOURCES
+        return self.add_file(
+            path, f"{split}/{lib}/{path.stem}", datasources if datasources.is_dir() else None
+        )
 
     def add_file(self, path: Path, task_id: str, datasources: Path | None) -> Task | None:
         try:
@@ -91,6 +134,11 @@ class TaskLibrary:
         return [self.tasks[i] for i in ids]
 
 
+def _looks_like_root(path: Path) -> bool:
+    # A plain task dir (any split names) is taken as is; otherwise look one level down.
+    return any(task_notebooks(path)) or (path / DATASOURCES).is_dir()
+
+
 def _check_data(task: Task) -> None:
     for rel in task.data_files:
         if task.datasources is None or not (task.datasources / rel).is_file():
@@ -102,6 +150,11 @@ def user_tasks_dir() -> Path:
     from jupyter_core.paths import jupyter_data_dir
 
     return Path(jupyter_data_dir()) / "cibench_lab" / "tasks"
+
+
+def zip_cache_dir() -> Path:
+    """Where task zips named as task directories are unpacked (once per content)."""
+    return user_tasks_dir().parent / "zip-cache"
 
 
 def default_task_dirs() -> list[Path]:

@@ -7,15 +7,15 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import jsonschema
-
 from .errors import TaskError
 
 KEY = "cibench_lab"
 
 
 @lru_cache(maxsize=1)
-def _validator() -> jsonschema.protocols.Validator:
+def _validator():
+    import jsonschema  # slow to import; only needed for tasks with our metadata
+
     schema = json.loads(resources.files(__package__).joinpath("task.schema.json").read_text())
     return jsonschema.Draft202012Validator(schema)
 

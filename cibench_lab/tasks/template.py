@@ -61,11 +61,21 @@ def substitute(text: str, params: dict[str, Any], path: str, cell: int | None, u
     return PLACEHOLDER.sub(repl, text)
 
 
-def instantiate(template: Path, instance: dict[str, Any]) -> nbformat.NotebookNode:
-    """One instance of a template notebook, outputs cleared."""
+def instantiate(
+    template: Path, instance: dict[str, Any], used: set[str] | None = None
+) -> nbformat.NotebookNode:
+    """One instance of a template notebook, outputs cleared.
+
+    Parameters the template does not use are an error, unless ``used`` is given:
+    then the names it used are added to it (a table checks them over all its splits).
+    """
     name = str(template)
-    nb = nbformat.read(str(template), as_version=4)
-    params, used = dict(instance.get("params") or {}), set()
+    try:
+        nb = nbformat.read(str(template), as_version=4)
+    except (OSError, ValueError) as err:
+        raise TaskError(name, f"not a readable template notebook ({err})") from None
+    check_unused = used is None
+    params, used = dict(instance.get("params") or {}), set() if used is None else used
     for i, cell in enumerate(nb.cells):
         cell.source = substitute(cell.source, params, name, i, used)
         if cell.cell_type == "code":
@@ -78,7 +88,7 @@ def instantiate(template: Path, instance: dict[str, Any]) -> nbformat.NotebookNo
         elif isinstance(value, list):
             meta[key] = [substitute(v, params, name, None, used) if isinstance(v, str) else v for v in value]
     unused = set(params) - used
-    if unused:
+    if check_unused and unused:
         raise TaskError(name, f"datasets table gives unused parameter(s): {', '.join(sorted(unused))}")
     meta["schema_version"] = 1
     meta["template"] = {"name": template.stem.split(".")[0], "params": params}
@@ -121,8 +131,16 @@ def build_table(table: Path, into: Path) -> list[Path]:
         unknown = set(splits) - set(sources)
         if unknown:
             raise TaskError(str(table), f"instance {instance['stem']!r} names unknown split(s) {unknown}")
-        for split in splits:
-            nb = for_split(instantiate(sources[split], instance), split, instance)
+        used: set[str] = set()
+        notebooks = {
+            split: for_split(instantiate(sources[split], instance, used), split, instance) for split in splits
+        }
+        unused = set(instance.get("params") or {}) - used
+        if unused:
+            raise TaskError(
+                str(table), f"instance {instance['stem']!r}: unused parameter(s) {', '.join(sorted(unused))}"
+            )
+        for split, nb in notebooks.items():
             out = into / split / spec["lib"] / f"{instance['stem']}.ipynb"
             out.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(nb, str(out))

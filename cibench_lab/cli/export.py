@@ -1,0 +1,71 @@
+"""`cibench-lab export --format opencompass RUN DIR`: a run in OpenCompass's prediction format.
+
+Anyone can then score it with OpenCompass's own CIBenchEvaluator (the layout is
+described in :mod:`cibench_lab.grading.opencompass` and docs/grading.md).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from sqlalchemy import select
+
+from ..grading import TurnOutput
+from ..grading import opencompass as oc
+from ..store import Store
+from ..store.tables import Attempt, Turn
+from .common import library
+from .report import find_runs
+
+
+def step_turns(s, attempt_id: str, n_steps: int) -> list[list[TurnOutput]]:
+    rows = s.scalars(select(Turn).where(Turn.attempt_id == attempt_id).order_by(Turn.step, Turn.number))
+    steps: list[list[TurnOutput]] = [[] for _ in range(n_steps)]
+    for t in rows:
+        steps[t.step].append(TurnOutput(t.code, t.outputs, t.error, (t.meta or {}).get("status", "ok")))
+    return steps
+
+
+def export_run(store: Store, lib, run_selector: str, root: Path) -> dict:
+    """Write one run under ``root``; returns the manifest."""
+    datasets: dict[str, list] = {}
+    with store.session() as s:
+        (run,) = find_runs(s, [run_selector])[:1]
+        q = select(Attempt).where(Attempt.run_id == run.id, Attempt.status == "done")
+        for att in s.scalars(q):
+            task = lib.tasks.get(att.task_id)
+            if task is None:
+                print(f"warning: task {att.task_id} is not in the library; skipped", file=sys.stderr)
+                continue
+            entry = oc.prediction(task, step_turns(s, att.id, len(task.steps)), root / "images")
+            datasets.setdefault(oc.dataset_abbr(task.split, task.lib, att.mode), []).append(
+                (task, att.id, entry)
+            )
+        name = run.name
+    return oc.write(root, name, datasets)
+
+
+def cmd_export(args) -> int:
+    store = Store(args.db)
+    try:
+        manifest = export_run(store, library(args), args.run, Path(args.dir))
+    except LookupError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    n = sum(len(v) for v in manifest["entries"].values())
+    print(
+        f"exported {n} attempts of run {manifest['run']} to {args.dir} ({len(manifest['datasets'])} datasets)"
+    )
+    return 0
+
+
+def register(sub) -> None:
+    r = sub.add_parser("export", help="write a run in OpenCompass's prediction format")
+    r.add_argument("--format", choices=("opencompass",), default="opencompass", help="export format")
+    r.add_argument("run", metavar="RUN", help="run name or id")
+    r.add_argument("dir", metavar="DIR", help="output folder")
+    r.set_defaults(fn=cmd_export)
+
+
+__all__ = ["cmd_export", "export_run", "register"]

@@ -1,0 +1,190 @@
+"""`cibench-lab report`: CIBench's metrics per run, split and library, and the leaderboard.
+
+    cibench-lab report [RUN ...] [--profile cibench|fair] [--format table|csv|json] [--plot FILE.png]
+
+RUN is a run name or id (default: every run).  Only finished attempts count.
+Every view names the profile it shows.  See docs/grading.md for the weighting,
+the E-/O- columns, Avg and the bootstrap confidence intervals.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from typing import Any
+
+from sqlalchemy import select
+
+from ..grading.leaderboard import Record, leaderboard, run_report
+from ..grading.profile import PROFILES
+from ..grading.summary import METRICS
+from ..store import Store
+from ..store.tables import Attempt, Run, StepRow
+
+GENERAL_NOTE = (
+    "Num includes the generation split's general_correct steps ({n} here), as CIBench reports them."
+)
+
+
+def find_runs(s, selectors: list[str] | None) -> list[Run]:
+    runs = list(s.scalars(select(Run).order_by(Run.id)))
+    if not selectors:
+        return runs
+    chosen = []
+    for sel in selectors:
+        hit = [r for r in runs if r.name == sel or str(r.id) == sel]
+        if not hit:
+            raise LookupError(f"no run named {sel!r} (known: {', '.join(r.name for r in runs) or 'none'})")
+        chosen.extend(h for h in hit if h not in chosen)
+    return chosen
+
+
+def load_records(store: Store, selectors: list[str] | None, profile: str) -> list[Record]:
+    """Finished attempts of the chosen runs, with their settled steps' grades under ``profile``."""
+    with store.session() as s:
+        records = []
+        for run in find_runs(s, selectors):
+            q = select(Attempt).where(Attempt.run_id == run.id, Attempt.status == "done")
+            for att in s.scalars(q.order_by(Attempt.task_id)):
+                split, lib, _ = (att.task_id.split("/") + ["", ""])[:3]
+                rows = s.scalars(select(StepRow).where(StepRow.attempt_id == att.id).order_by(StepRow.index))
+                grades = [r.grade[profile] for r in rows if r.grade and profile in r.grade]
+                records.append(Record(run.name, att.player, att.mode, att.task_id, split, lib, grades))
+        return records
+
+
+def build(records: list[Record], profile: str) -> dict[str, Any]:
+    runs: dict[str, list[Record]] = {}
+    for rec in records:
+        runs.setdefault(rec.run, []).append(rec)
+    general = sum(g["kind"] == "general" for r in records for g in r.grades)
+    notes = [f"profile: {profile}"] + ([GENERAL_NOTE.format(n=general)] if general else [])
+    notes.append("95% CIs: percentile bootstrap over tasks (2,000 resamples, seed 0)")
+    return {
+        "profile": profile,
+        "notes": notes,
+        "runs": [run_report(recs) for recs in runs.values()],
+        "leaderboard": leaderboard(records),
+    }
+
+
+def _cell(value: float | None, ci: list | None = None) -> str:
+    if value is None:
+        return "-"
+    if ci and ci[0] is not None:
+        return f"{value:.1f}\n[{ci[0]:.1f}–{ci[1]:.1f}]"
+    return f"{value:.1f}"
+
+
+def print_table(report: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if not console.is_terminal:  # piped: wide enough for the 13 leaderboard columns
+        console = Console(width=200)
+    for run in report["runs"]:
+        t = Table(title=f"run {run['run']} · {run['player']} · {run['mode']} · profile {report['profile']}")
+        for col in ("scope", "tasks", *(m.capitalize() for m in METRICS)):
+            t.add_column(col, justify="left" if col == "scope" else "right")
+        for scope, data in _scopes(run):
+            cells = [_cell(data[m], data.get("ci", {}).get(m)) for m in METRICS]
+            t.add_row(scope, str(data.get("tasks", "")), *cells)
+        console.print(t)
+    board = Table(title=f"leaderboard · profile {report['profile']}")
+    names = [f"{p}-{m.capitalize()}" for p in ("E", "O") for m in METRICS] + ["Avg"]
+    for col in ("player", "tasks", *names):
+        board.add_column(col, justify="left" if col == "player" else "right")
+    for row in report["leaderboard"]:
+        board.add_row(row["player"], str(row["tasks"]), *(_cell(row[n], row["ci"][n]) for n in names))
+    console.print(board)
+    for note in report["notes"]:
+        console.print(f"[dim]{note}[/dim]")
+
+
+def _scopes(run: dict[str, Any]):
+    """(label, metrics) rows of a run: each split's libraries, its CIBench-weighted total, overall."""
+    for split, data in run["splits"].items():
+        for lib, lib_data in data["libs"].items():
+            yield f"{split}/{lib}", lib_data
+        total = data["total"]
+        weighted = {**total["weighted"], "ci": total["ci"], "tasks": total["tasks"]}
+        yield f"{split} (weighted)", weighted
+    yield "all", run["overall"]
+
+
+def csv_rows(report: dict[str, Any]):
+    """Long format: section, run, player, mode, scope, metric, value, ci_lo, ci_hi."""
+    yield ["profile", "section", "run", "player", "mode", "scope", "metric", "value", "ci_lo", "ci_hi"]
+    prof = report["profile"]
+    for run in report["runs"]:
+        for scope, data in _scopes(run):
+            for m in METRICS:
+                lo, hi = data.get("ci", {}).get(m, [None, None])
+                yield [prof, "run", run["run"], run["player"], run["mode"], scope, m, data[m], lo, hi]
+    for row in report["leaderboard"]:
+        for name, ci in row["ci"].items():
+            yield [prof, "leaderboard", "", row["player"], "", "all", name, row[name], ci[0], ci[1]]
+
+
+def plot(report: dict[str, Any], path: str) -> None:
+    """Per-library bars of num/text/vis, one bar per run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    libs = sorted({f"{s}/{lib}" for r in report["runs"] for s, d in r["splits"].items() for lib in d["libs"]})
+    fig, axes = plt.subplots(3, 1, figsize=(max(6, 1.2 * len(libs) + 2), 9), sharex=True)
+    width = 0.8 / max(1, len(report["runs"]))
+    for ax, metric in zip(axes, ("num", "text", "vis"), strict=True):
+        for i, run in enumerate(report["runs"]):
+            values = [_lib_value(run, lib, metric) for lib in libs]
+            ax.bar(np.arange(len(libs)) + i * width, values, width, label=f"{run['run']} ({run['mode']})")
+        ax.set_ylabel(f"{metric} (x100)")
+        ax.set_ylim(0, 100)
+    axes[-1].set_xticks(np.arange(len(libs)) + 0.4 - width / 2, libs, rotation=30, ha="right")
+    axes[0].legend(fontsize="small")
+    axes[0].set_title(f"per library · profile {report['profile']}")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def _lib_value(run: dict[str, Any], key: str, metric: str) -> float:
+    split, lib = key.split("/", 1)
+    value = run["splits"].get(split, {}).get("libs", {}).get(lib, {}).get(metric)
+    return float("nan") if value is None else value
+
+
+def cmd_report(args) -> int:
+    store = Store(args.db)
+    try:
+        records = load_records(store, args.runs, args.profile)
+    except LookupError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if not records:
+        print("error: no finished attempts in the chosen runs", file=sys.stderr)
+        return 2
+    report = build(records, args.profile)
+    if args.format == "json":
+        print(json.dumps(report, indent=1))
+    elif args.format == "csv":
+        csv.writer(sys.stdout).writerows(csv_rows(report))
+    else:
+        print_table(report)
+    if args.plot:
+        plot(report, args.plot)
+    return 0
+
+
+def register(sub) -> None:
+    r = sub.add_parser("report", help="CIBench's metrics per run, split and library, and the leaderboard")
+    r.add_argument("runs", nargs="*", metavar="RUN", help="run names or ids (default: all runs)")
+    r.add_argument("--profile", choices=PROFILES, default="cibench", help="grading profile (default cibench)")
+    r.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
+    r.add_argument("--plot", metavar="FILE.png", help="also write a per-library bar chart")
+    r.set_defaults(fn=cmd_report)

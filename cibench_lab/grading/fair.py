@@ -1,0 +1,160 @@
+"""The ``fair`` profile: ours, documented case by case in docs/grading.md.
+
+Same tool/exec as ``cibench``.  For a graded step it reads the *last output* of the
+latest successful turn that has one — the last stdout (consecutive stream chunks
+merged, as a notebook saves them) or ``execute_result`` text, scanning backwards:
+exactly how the reference output is chosen — untrimmed, ANSI stripped.  Then:
+num/general by :mod:`.values` (numbers on token boundaries, precision-fitted
+tolerance, tables as values), text by CJK-aware ROUGE-1 (:mod:`.cjk`), vis by
+SSIM on RGB with the aspect ratio kept (:mod:`.fair_vis`), plus the optional VLM
+judge (:mod:`.judge`).  Outputs beyond ``MAX_CHARS`` are ungradable, not scored 0.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..tasks.model import Step
+from . import judge
+from .cibench import METRIC_OF_KIND, error_name
+from .cjk import rouge1_cjk
+from .exec import exec_detail, tool_and_exec
+from .fair_vis import fair_ssim
+from .images import ImageError, TooLarge
+from .render import join_text, render
+from .turn import Grade, TurnOutput
+from .values import asked_decimals, match
+
+#: Longest output the fair rules read (characters); beyond it the step is ungradable.
+MAX_CHARS = 1_000_000
+PASS_SCORE = {"text": 0.999, "vis": 0.99}
+_ANSI = re.compile(r"(?:\x1B[@-_]|[\x80-\x9F])[0-?]*[ -/]*[@-~]")
+
+
+class TooLong(ValueError):
+    pass
+
+
+def _ok(turn: TurnOutput) -> bool:
+    return (
+        turn.status == "ok"
+        and not turn.error
+        and not any(o.get("output_type") == "error" for o in turn.outputs)
+    )
+
+
+def last_output(outputs: list[dict[str, Any]]) -> str | None:
+    """The last stdout (merged chunks) or execute_result text, or None."""
+    i = len(outputs) - 1
+    while i >= 0:
+        out = outputs[i]
+        kind = out.get("output_type")
+        if kind == "execute_result":
+            return _bounded([join_text((out.get("data") or {}).get("text/plain", ""))])
+        if kind == "stream" and out.get("name") == "stdout":
+            j = i
+            while (
+                j > 0
+                and outputs[j - 1].get("output_type") == "stream"
+                and outputs[j - 1].get("name") == "stdout"
+            ):
+                j -= 1
+            return _bounded([join_text(o.get("text")) for o in outputs[j : i + 1]])
+        i -= 1
+    return None
+
+
+def _bounded(parts: list[str]) -> str:
+    size = sum(len(p) for p in parts)
+    if size > MAX_CHARS:
+        raise TooLong(f"output too large to compare ({size:,} characters; limit {MAX_CHARS:,})")
+    return _ANSI.sub("", "".join(parts))
+
+
+def first_image(outputs: list[dict[str, Any]]) -> str | None:
+    for out in outputs:
+        data = out.get("data") or {}
+        if out.get("output_type") in ("display_data", "execute_result") and "image/png" in data:
+            return join_text(data["image/png"])
+    return None
+
+
+def _latest(turns: list[TurnOutput], pick) -> Any:
+    for turn in reversed(turns):
+        if _ok(turn):
+            found = pick(turn.outputs)
+            if found is not None:
+                return found
+    return None
+
+
+def grade_fair(step: Step, turns: list[TurnOutput]) -> Grade:
+    rendered = [render(t.outputs, t.error, t.status) for t in turns]
+    tool, exe = tool_and_exec(rendered)
+    kind = step.kind
+    base = dict(profile="fair", kind=kind, tool=tool, exec=exe, metric=METRIC_OF_KIND[kind])
+    if kind == "exec":
+        return Grade(**base, score=None, detail=exec_detail(rendered, error_name(turns)), passed=exe == 1.0)
+    if not any(_ok(t) for t in turns):
+        return Grade(**base, score=0.0, detail=_nothing(turns))
+    try:
+        if kind == "vis":
+            return _vis(base, step, turns)
+        return _textual(base, step, turns)
+    except (TooLong, TooLarge) as err:
+        return Grade(**base, score=0.0, detail=f"ungradable: {err}", ungradable=str(err))
+
+
+def _nothing(turns: list[TurnOutput]) -> str:
+    if not any(t.status != "no_action" for t in turns):
+        return "no code run yet" if turns else "not run yet"
+    name = error_name(turns)
+    return f"raised an error ({name})" if name else "raised an error"
+
+
+def _textual(base: dict, step: Step, turns: list[TurnOutput]) -> Grade:
+    kind, target = step.kind, step.reference.value
+    out = _latest(turns, last_output)
+    what = {"num": "a printed number", "general": "printed output", "text": "printed text"}[kind]
+    if out is None:
+        return Grade(**base, score=0.0, detail=f"expected {what}; your output had none")
+    if target is None or step.reference.kind != "general":
+        return Grade(
+            **base,
+            score=0.0,
+            detail="ungradable: the reference has no printed output",
+            ungradable="the reference has no printed output",
+        )
+    if kind == "text":
+        score = rouge1_cjk(out, target)
+        return Grade(
+            **base,
+            score=score,
+            detail=f"text ROUGE-1 {score:.2f} (CJK-aware)",
+            passed=score >= PASS_SCORE["text"],
+        )
+    ok, rule = match(out, target, asked_decimals(step.instruction))
+    noun = {"table": "table values", "numbers": "numbers", "words": "output"}[rule]
+    detail = f"{noun} matched" if ok else f"expected {what}; your {noun} did not match"
+    return Grade(**base, score=1.0 if ok else 0.0, detail=detail, passed=ok)
+
+
+def _vis(base: dict, step: Step, turns: list[TurnOutput]) -> Grade:
+    img = _latest(turns, first_image)
+    if img is None:
+        return Grade(**base, score=0.0, detail="expected a figure; your output had none")
+    verdict = judge.judge_step(step, img)
+    if step.reference.kind != "vis" or not step.reference.value:
+        why = "the reference has no figure"
+        return Grade(**base, score=0.0, detail=f"ungradable: {why}", ungradable=why, judge=verdict)
+    try:
+        score = fair_ssim(img, step.reference.value)
+    except TooLarge:
+        raise
+    except ImageError as err:
+        return Grade(**base, score=0.0, detail=f"figure could not be compared: {err}", judge=verdict)
+    detail = f"plot SSIM {score:.2f} (RGB, aspect kept)"
+    if verdict and verdict.get("score") is not None:
+        detail += f"; judge {verdict['score']:.1f}"
+    return Grade(**base, score=score, detail=detail, passed=score >= PASS_SCORE["vis"], judge=verdict)

@@ -1,0 +1,121 @@
+"""Model players: a conversation per attempt, driven through the engine's player API.
+
+:class:`ModelSession` keeps the three histories CIBench's agent keeps — the
+session history (what earlier steps left), the inner history (this step's failed
+turns) and, in oracle mode, the reference history that replaces the session
+history at every step — and asks its protocol (``cibench-react`` or ``tools``)
+for the exact messages.  Everything a turn adds to the conversation is derived
+from what the database records (the reply in ``Turn.meta``, the outputs, the
+settle outcome, the oracle reference's outputs), so
+:func:`cibench_lab.engine.players.replay_history` rebuilds a session exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.players import Proposal
+from ..grading import TurnOutput
+from ..tasks.model import Step, Task
+from .client import ChatClient
+from .config import ModelConfig
+from .react import ReactProtocol
+from .tools import ToolsProtocol
+
+
+def make_protocol(config: ModelConfig) -> ReactProtocol | ToolsProtocol:
+    if config.protocol == "tools":
+        return ToolsProtocol()
+    return ReactProtocol(merge=config.merge_roles)
+
+
+class ModelSession:
+    def __init__(self, player: OpenAIPlayer, task: Task, mode: str, max_turn: int):
+        self.player = player
+        self.protocol = player.protocol
+        self.task = task
+        self.mode = mode
+        self.max_turn = max_turn
+        self.history: list[dict[str, Any]] = []  # session history (after the system prompt)
+        self.references: list[dict[str, Any]] = []  # oracle: u1, A1, S1, u2, ...
+        self.inner: list[dict[str, Any]] = []  # this step's failed turns
+        self.accepted: list[dict[str, Any]] | None = None  # this step's successful turn
+        self.step: int | None = None
+        self._user: dict[str, Any] = {}
+
+    def _enter(self, step: Step) -> None:
+        if self.step == step.index:
+            return
+        self.step, self.inner, self.accepted = step.index, [], None
+        self._user = self.protocol.user(step)
+        if self.mode == "oracle":
+            self.history = [*self.references, self._user]
+        else:
+            self.history.append(self._user)
+
+    def messages(self) -> list[dict[str, Any]]:
+        """The conversation the next request sends (before the protocol's request shaping)."""
+        return [*self.protocol.system(), *self.history, *self.inner]
+
+    async def propose(self, step: Step, turn: int) -> Proposal:
+        self._enter(step)
+        sent, tools = self.protocol.request(self.messages())
+        completion = await self.player.client.complete(sent, tools)
+        parsed = self.protocol.parse(completion)
+        meta = {
+            "protocol": self.protocol.name,
+            "model": self.player.config.model,
+            "prompt": sent,
+            "response": parsed["response"],
+            "reply": parsed["reply"],
+            "action": parsed["action"],
+            **completion.meta(),
+        }
+        if self.protocol.merge:
+            meta["merge_roles"] = True
+        for key in ("thought", "text"):
+            if parsed.get(key):
+                meta[key] = parsed[key]
+        return Proposal(parsed["code"], meta, parsed["action"])
+
+    def observe(self, step: Step, turn: int, proposal: Proposal, result: TurnOutput) -> dict[str, Any]:
+        self._enter(step)
+        observation = self.protocol.observation(proposal.meta, result)
+        exchange = [proposal.meta["reply"], *observation]
+        if result.error:
+            self.inner.extend(exchange)
+        else:
+            self.accepted = exchange
+        return {"observation": observation}
+
+    def settle(self, step: Step, outcome: str) -> None:
+        self._enter(step)
+        if self.mode == "oracle":
+            self.references.append(self._user)
+        elif self.accepted is not None:
+            self.history.extend(self.accepted)
+        else:
+            self.history.extend(self.protocol.gave_up())
+        self.inner, self.accepted = [], None
+
+    def observe_reference(self, step: Step, result: TurnOutput) -> None:
+        self.references.extend(self.protocol.reference(step, result))
+
+
+class OpenAIPlayer:
+    """``openai:MODEL`` — any OpenAI-compatible chat endpoint."""
+
+    def __init__(self, config: ModelConfig):
+        self.config = config
+        self.name = f"openai:{config.name}"
+        self.protocol = make_protocol(config)
+        self.client = ChatClient(config)
+
+    def session(self, task: Task, mode: str, max_turn: int) -> ModelSession:
+        return ModelSession(self, task, mode, max_turn)
+
+    def describe(self) -> dict[str, Any]:
+        return {"player": self.name, "model": self.config.public()}
+
+    async def aclose(self) -> None:
+        await self.client.aclose()

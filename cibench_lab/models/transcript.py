@@ -1,0 +1,151 @@
+"""Transcripts: every turn of a run as JSONL, and the ``replay:FILE`` player that re-runs one.
+
+One line per turn::
+
+    {"task_id": "cibench_template/pandas/x", "step": 0, "turn": 0, "code": "...",
+     "response": "<raw model reply>", "action": "no_action", ...}
+
+``task_id``, ``step`` (0-based), ``turn`` and ``code`` are required; ``response``
+(the model's raw reply) and ``action`` (default ``code``; ``empty``,
+``no_action``, ``invalid``, ``finish`` for replies that ran nothing) are
+optional; exports add ``run``, ``player``, ``mode``, ``status`` and
+``attempt_id`` for reference.  A replay re-executes the code so the outputs are
+real; a step whose recorded turns run out settles as ``gave_up``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from ..engine.players import ACTIONS, Proposal, StatelessSession
+from ..store import Store
+from ..store.tables import Attempt, Run, Turn
+from ..tasks.model import Step, Task
+
+REQUIRED = ("task_id", "step", "turn", "code")
+
+
+class TranscriptError(ValueError):
+    pass
+
+
+def transcript_lines(store: Store, run_name: str) -> list[dict[str, Any]]:
+    """Every turn of the run ``run_name``, by task, attempt, step and turn."""
+    with store.session() as s:
+        run = s.scalar(select(Run).where(Run.name == run_name))
+        if run is None:
+            raise TranscriptError(f"no run named {run_name!r}")
+        rows = s.execute(
+            select(Attempt, Turn)
+            .join(Turn, Turn.attempt_id == Attempt.id)
+            .where(Attempt.run_id == run.id)
+            .order_by(Attempt.task_id, Attempt.created_at, Turn.step, Turn.number)
+        ).all()
+        return [_line(run, a, t) for a, t in rows]
+
+
+def _line(run: Run, attempt: Attempt, turn: Turn) -> dict[str, Any]:
+    line: dict[str, Any] = {
+        "task_id": attempt.task_id,
+        "step": turn.step,
+        "turn": turn.number,
+        "code": turn.code,
+    }
+    meta = turn.meta or {}
+    if meta.get("response") is not None:
+        line["response"] = meta["response"]
+    if meta.get("action", "code") != "code":
+        line["action"] = meta["action"]
+    line.update(
+        status=meta.get("status", "ok"),
+        run=run.name,
+        player=attempt.player,
+        mode=attempt.mode,
+        attempt_id=attempt.id,
+    )
+    return line
+
+
+def export_transcript(store: Store, run_name: str, path: str | Path) -> int:
+    """Write the run's transcript to ``path``; return the number of turns written."""
+    lines = transcript_lines(store, run_name)
+    with open(path, "w", encoding="utf-8") as f:
+        for line in lines:
+            f.write(json.dumps(line, ensure_ascii=False) + "\n")
+    return len(lines)
+
+
+def read_transcript(path: str | Path) -> dict[str, dict[int, list[dict[str, Any]]]]:
+    """``{task_id: {step: [lines by turn]}}``; TranscriptError names the line that is wrong."""
+    by_task: dict[str, dict[int, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        raise TranscriptError(f"{path}: {err.strerror}") from None
+    for n, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        line = _checked(path, n, raw)
+        by_task[line["task_id"]][line["step"]].append(line)
+    for steps in by_task.values():
+        for lines in steps.values():
+            lines.sort(key=lambda x: x["turn"])
+    return {t: dict(s) for t, s in by_task.items()}
+
+
+def _checked(path: str | Path, n: int, raw: str) -> dict[str, Any]:
+    try:
+        line = json.loads(raw)
+    except ValueError as err:
+        raise TranscriptError(f"{path}:{n}: not JSON ({err})") from None
+    if not isinstance(line, dict) or any(k not in line for k in REQUIRED):
+        raise TranscriptError(f"{path}:{n}: each line needs {', '.join(REQUIRED)}")
+    if not isinstance(line["code"], str) or not isinstance(line["task_id"], str):
+        raise TranscriptError(f"{path}:{n}: task_id and code must be strings")
+    for key in ("step", "turn"):
+        if not isinstance(line[key], int) or isinstance(line[key], bool) or line[key] < 0:
+            raise TranscriptError(f"{path}:{n}: {key} must be a whole number >= 0")
+    if line.get("action", "code") not in ACTIONS[:-1]:
+        raise TranscriptError(f"{path}:{n}: action must be one of {', '.join(ACTIONS[:-1])}")
+    return line
+
+
+class ReplayPlayer:
+    """``replay:FILE`` — plays a recorded transcript's code, re-executed."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.turns = read_transcript(self.path)
+        self.name = f"replay:{self.path.name}"
+
+    def task_ids(self) -> list[str]:
+        return sorted(self.turns)
+
+    def session(self, task: Task, mode: str, max_turn: int) -> ReplaySession:
+        return ReplaySession(self, self.turns.get(task.id, {}))
+
+    def describe(self) -> dict[str, Any]:
+        return {"player": self.name, "transcript": str(self.path.resolve())}
+
+
+class ReplaySession(StatelessSession):
+    def __init__(self, player: ReplayPlayer, steps: dict[int, list[dict[str, Any]]]):
+        self.player = player
+        self.steps = steps
+
+    async def propose(self, step: Step, turn: int) -> Proposal:
+        lines = self.steps.get(step.index, [])
+        if turn >= len(lines):
+            return Proposal("", {"replay": {"file": self.player.path.name, "exhausted": True}}, "give_up")
+        line = lines[turn]
+        meta: dict[str, Any] = {"replay": {"file": self.player.path.name, "turn": line["turn"]}}
+        if line.get("response") is not None:
+            meta["response"] = line["response"]
+        action = line.get("action", "code")
+        meta["action"] = action
+        return Proposal(line["code"], meta, action)

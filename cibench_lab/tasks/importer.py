@@ -1,0 +1,105 @@
+"""``tasks import``: the official CIBench zip or folder into a task directory.
+
+Every notebook of the three splits is loaded and validated first; only tasks
+that load are copied (byte for byte), with ``datasources/`` merged in.  Running
+the same import again changes nothing (files whose bytes already match are left
+alone), so it is idempotent.  A task whose id is already served by another task
+directory (the built-in set, say) is rejected, as the library would refuse it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .archive import DATASOURCES, find_root, is_ignored, unpack
+from .errors import TaskError
+from .library import TaskLibrary, task_notebooks
+
+
+@dataclass
+class ImportReport:
+    imported: list[str] = field(default_factory=list)  # new task ids
+    updated: list[str] = field(default_factory=list)  # ids whose notebook changed
+    unchanged: list[str] = field(default_factory=list)
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
+    data_files: int = 0  # datasources files written (new or changed)
+
+
+def _write_if_changed(src: Path, dest: Path) -> bool:
+    data = src.read_bytes()
+    if dest.is_file() and dest.read_bytes() == data:
+        return False
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".import-", dir=dest.parent)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, dest)
+    return True
+
+
+def _copy_datasources(root: Path, into: Path) -> int:
+    src = root / DATASOURCES
+    if not src.is_dir():
+        return 0
+    written = 0
+    for path in sorted(src.rglob("*")):
+        rel = path.relative_to(src)
+        if path.is_file() and not any(is_ignored(p) for p in rel.parts):
+            written += _write_if_changed(path, into / DATASOURCES / rel)
+    return written
+
+
+def _import_root(root: Path, into: Path, served: TaskLibrary) -> ImportReport:
+    report = ImportReport()
+    lib = TaskLibrary()
+    lib.add_dir(root)
+    for p in lib.problems:
+        report.rejected.append((p.path, p.problem if p.cell is None else f"cell {p.cell}: {p.problem}"))
+    for nb in task_notebooks(root):
+        rel = nb.relative_to(root)
+        task_id = f"{rel.parts[0]}/{rel.parts[1]}/{nb.stem}"
+        if task_id not in lib.tasks:
+            continue
+        other = served.tasks.get(task_id)
+        if other is not None and not _inside(other.path, into):
+            report.rejected.append((str(nb), f"task id {task_id!r} is already served from {other.path}"))
+            continue
+        dest = into / rel
+        existed = dest.is_file()
+        if not _write_if_changed(nb, dest):
+            report.unchanged.append(task_id)
+        else:
+            (report.updated if existed else report.imported).append(task_id)
+    report.data_files = _copy_datasources(root, into)
+    return report
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def import_tasks(source: Path, into: Path, served: TaskLibrary | None = None) -> ImportReport:
+    """Import the zip or folder ``source`` into ``into``; ``served`` = tasks already served elsewhere."""
+    served = served or TaskLibrary()
+    if source.is_file() and source.suffix == ".zip":
+        with tempfile.TemporaryDirectory(prefix="cibench-import-") as tmp:
+            return _import_root(unpack(source, Path(tmp)), into, served)
+    if source.is_file() and source.suffix == ".ipynb":
+        raise TaskError(str(source), "import takes the official zip or a folder holding its splits")
+    if not source.is_dir():
+        raise TaskError(str(source), "no such file or folder")
+    return _import_root(find_root(source), into, served)
+
+
+def remove_empty(into: Path) -> None:
+    """Tidy a task directory an import wrote nothing into."""
+    if into.is_dir() and not any(into.iterdir()):
+        shutil.rmtree(into, ignore_errors=True)

@@ -1,0 +1,173 @@
+"""Re-execute task references and compare them with the stored ones (``tasks verify``).
+
+Each task runs in a fresh ``cibench-lab`` kernel through the engine's headless
+executor, on a private copy of its data, exactly as the reference player plays
+it.  Every step's fresh output is graded against the stored reference under
+every profile :func:`cibench_lab.grading.grade_all` returns, and so is the
+stored output itself: a step *drifts* when the fresh run fails a profile the
+stored reference passes (or raises, or changes its kind of output).  Steps the
+stored reference itself cannot pass (DESIGN §6's documented exceptions) are
+counted, not failed.  Outputs whose bytes changed but still pass every profile
+are reported as *changed* (drift with ``exact``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .checks import known_exception
+from .model import Step, Task
+
+
+@dataclass
+class Drift:
+    step: int  # 0-based
+    kind: str
+    detail: str
+
+
+@dataclass
+class Verdict:
+    """The outcome of re-executing one task."""
+
+    task_id: str
+    steps: int
+    seconds: float = 0.0
+    peak_rss: int | None = None  # bytes, the kernel's high-water mark
+    drifts: list[Drift] = field(default_factory=list)
+    changed: list[Drift] = field(default_factory=list)
+    exceptions: int = 0  # documented exceptions met (step x profile)
+    error: str | None = None  # the task could not be run at all
+
+    @property
+    def ok(self) -> bool:
+        return not self.drifts and self.error is None
+
+
+def grade_outputs(step: Step, outputs: list[dict], error: bool = False, status: str = "ok") -> dict:
+    from ..grading import TurnOutput, grade_all
+
+    return grade_all(step, [TurnOutput(step.code, list(outputs), error, status)])
+
+
+def self_grade_problems(step: Step) -> list[str]:
+    """Profiles under which the stored reference does not pass itself (exceptions excluded)."""
+    problems = []
+    for profile, g in grade_outputs(step, list(step.outputs)).items():
+        if not g.get("passed") and not known_exception(profile, step.kind, step.reference.value):
+            problems.append(f"{profile}: the reference fails itself ({g.get('detail')})")
+    return problems
+
+
+def signature(outputs: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Outputs as comparable (type, content) pairs, consecutive streams merged."""
+    sig: list[tuple[str, str]] = []
+    for out in outputs:
+        kind = out.get("output_type", "")
+        if kind == "stream":
+            text = out.get("text", "")
+            text = "".join(text) if isinstance(text, list) else text
+            name = f"stream:{out.get('name')}"
+            if sig and sig[-1][0] == name:
+                sig[-1] = (name, sig[-1][1] + text)
+            else:
+                sig.append((name, text))
+            continue
+        data = out.get("data") or {}
+        value = data.get("image/png") or data.get("text/plain") or out.get("ename", "")
+        sig.append((kind, "".join(value) if isinstance(value, list) else str(value)))
+    return sig
+
+
+def compare_step(v: Verdict, step: Step, outputs: list[dict], error: bool, status: str, exact: bool) -> None:
+    """Add one step's drifts, changes and exceptions to the task's verdict ``v``."""
+    from .format import reference_output
+
+    if error or status != "ok":
+        ename = next((o.get("ename") for o in outputs if o.get("output_type") == "error"), status)
+        v.drifts.append(Drift(step.index, step.kind, f"raised {ename}"))
+        return
+    try:
+        detected = reference_output(outputs, "fresh run", 2 * step.index + 1).kind
+    except ValueError as err:
+        detected = f"invalid ({err})"
+    if detected != step.reference.kind:
+        what = f"now outputs {detected}, reference {step.reference.kind}"
+        v.drifts.append(Drift(step.index, step.kind, what))
+    fresh, base = grade_outputs(step, outputs), grade_outputs(step, list(step.outputs))
+    for profile, g in fresh.items():
+        b = base.get(profile) or {}
+        if not b.get("passed"):
+            v.exceptions += 1
+        elif not g.get("passed"):
+            score = g.get("score")
+            v.drifts.append(Drift(step.index, step.kind, f"{profile}: {g.get('detail')} (score {score})"))
+    if signature(outputs) != signature(list(step.outputs)):
+        (v.drifts if exact else v.changed).append(
+            Drift(step.index, step.kind, "output bytes differ from the stored reference")
+        )
+
+
+def peak_rss(executor) -> int | None:
+    """The kernel process's peak resident memory (Linux /proc), in bytes."""
+    try:
+        pid = executor.km.provisioner.process.pid
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (AttributeError, OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+async def verify_task(task: Task, workroot: Path, timeout: float = 120.0, exact: bool = False) -> Verdict:
+    from ..engine.executor import KernelExecutor
+    from ..engine.workspace import copy_data
+
+    verdict = Verdict(task.id, len(task.steps))
+    folder = workroot / f"{task.stem}-{uuid.uuid4().hex[:8]}"
+    started = time.perf_counter()
+    copy_data(task, folder)
+    executor = KernelExecutor(folder, timeout=timeout)
+    try:
+        await executor.start()
+        for step in task.steps:
+            ex = await executor.run(step.code)
+            compare_step(verdict, step, ex.outputs, ex.error, ex.status, exact)
+        verdict.peak_rss = peak_rss(executor)
+    except Exception as err:  # a kernel that would not start, a dead channel, ...
+        verdict.error = f"{type(err).__name__}: {err}"
+    finally:
+        await executor.shutdown()
+        shutil.rmtree(folder, ignore_errors=True)
+    verdict.seconds = time.perf_counter() - started
+    return verdict
+
+
+async def verify_tasks(
+    tasks: list[Task],
+    jobs: int = 1,
+    timeout: float = 120.0,
+    exact: bool = False,
+    on_done: Callable[[Verdict], None] | None = None,
+) -> list[Verdict]:
+    """Verify ``tasks`` with up to ``jobs`` kernels at once; verdicts in task order."""
+    gate = asyncio.Semaphore(max(1, jobs))
+    with tempfile.TemporaryDirectory(prefix="cibench-verify-") as tmp:
+
+        async def one(task: Task) -> Verdict:
+            async with gate:
+                verdict = await verify_task(task, Path(tmp), timeout, exact)
+            if on_done:
+                on_done(verdict)
+            return verdict
+
+        return list(await asyncio.gather(*(one(t) for t in tasks)))

@@ -1,0 +1,101 @@
+"""The OpenAI-compatible client against the scripted server: retries, timeouts, usage, keys."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+import pytest
+from openai_server import ScriptedServer
+
+from cibench_lab.models import ConfigError, ModelConfig, ModelError, ModelRegistry, make_model_player
+from cibench_lab.models.client import ChatClient
+
+MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+KEY = "sk-test-NEVER-LOGGED-1234"
+
+
+def config(server: ScriptedServer, **kw) -> ModelConfig:
+    values = dict(base_url=server.base_url, api_key=KEY, backoff=0.01, request_timeout=2.0, retries=4)
+    return ModelConfig(name="scripted", **{**values, **kw})
+
+
+def complete(cfg: ModelConfig, messages=MESSAGES, tools=None):
+    async def go():
+        client = ChatClient(cfg)
+        try:
+            return await client.complete(messages, tools)
+        finally:
+            await client.aclose()
+
+    return asyncio.run(go())
+
+
+def test_retries_429_500_malformed_drop_and_hang(caplog):
+    faults = ["429", "500", "malformed", "drop", "hang:4"]
+    with ScriptedServer([{"messages": MESSAGES, "reply": "ok", "faults": faults}], key=KEY) as server:
+        with caplog.at_level(logging.DEBUG):
+            done = complete(config(server, request_timeout=1.0, retries=5))
+    server.check()
+    assert done.content == "ok" and done.retries == 5
+    assert done.usage["prompt"] and done.usage["completion"] and done.usage["total"]
+    assert 0 < done.latency_s <= done.wall_s and done.wall_s >= 1.0  # the hang cost a timeout
+    assert len(server.requests) == 6 and all(r["authorization_ok"] for r in server.requests)
+    assert KEY not in caplog.text
+
+
+def test_gives_up_after_the_retries():
+    with ScriptedServer([{"messages": MESSAGES, "reply": "ok", "faults": ["500"] * 3}], key=KEY) as server:
+        with pytest.raises(ModelError, match="gave up after 3 attempts: HTTP 500"):
+            complete(config(server, retries=2))
+
+
+def test_a_rejected_request_is_not_retried():
+    with ScriptedServer(
+        [{"messages": [{"role": "user", "content": "other"}], "reply": "x"}], key=KEY
+    ) as server:
+        with pytest.raises(ModelError, match="HTTP 400"):
+            complete(config(server))
+    assert len(server.requests) == 1 and server.mismatches
+
+
+def test_tool_calls_and_parameters_reach_the_server():
+    call = {"id": "c1", "type": "function", "function": {"name": "python", "arguments": '{"code": "1"}'}}
+    tools = [{"type": "function", "function": {"name": "python", "parameters": {"type": "object"}}}]
+    exchange = {"messages": MESSAGES, "tools": ["python"], "reply": {"content": None, "tool_calls": [call]}}
+    with ScriptedServer([exchange], key=KEY, model="m-1", max_tokens=77, temperature=0.5) as server:
+        done = complete(config(server, model="m-1", max_tokens=77, temperature=0.5), tools=tools)
+    server.check()
+    assert done.tool_calls == [call] and done.content == "" and done.finish_reason == "tool_calls"
+
+
+def test_keys_stay_out_of_configs_and_records(monkeypatch):
+    monkeypatch.setenv("MY_KEY", KEY)
+    cfg = ModelConfig(name="m", base_url="http://127.0.0.1:9/v1", api_key_env="MY_KEY")
+    assert cfg.key() == KEY
+    assert KEY not in repr(cfg) and KEY not in json.dumps(cfg.public())
+    player = make_model_player("m", base_url="http://127.0.0.1:9/v1", api_key_env="MY_KEY", protocol="tools")
+    assert KEY not in json.dumps(player.describe())
+    asyncio.run(player.aclose())
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
+        ModelConfig(name="m").key()
+    assert ModelConfig(name="m", base_url="http://localhost:8000/v1").key() == "EMPTY"
+
+
+def test_config_file_and_registry(tmp_path):
+    path = tmp_path / "models.json"
+    path.write_text(
+        json.dumps({"models": {"local": {"model": "qwen", "base_url": "http://h/v1", "retries": 1}}})
+    )
+    player = make_model_player("local", config_file=str(path), temperature=0.3, retries=None)
+    assert player.name == "openai:local"
+    assert (player.config.model, player.config.retries, player.config.temperature) == ("qwen", 1, 0.3)
+    asyncio.run(player.aclose())
+    assert ModelRegistry({"a": {"protocol": "tools"}}).public() == [{"name": "a", "protocol": "tools"}]
+    with pytest.raises(ConfigError, match="unknown setting"):
+        ModelRegistry({"a": {"bogus": 1}})
+    with pytest.raises(ConfigError, match="cibench-react protocol only"):
+        ModelConfig(name="a", protocol="tools", merge_roles=True)
