@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from nbcells import code, md, stdout
 
 from cibench_lab.tasks.errors import TaskError
 from cibench_lab.tasks.format import parse_notebook, split_thought, user_prompt
@@ -14,24 +15,6 @@ from cibench_lab.tasks.library import TaskLibrary
 
 def nb(cells, **meta) -> bytes:
     return json.dumps({"cells": cells, "metadata": meta, "nbformat": 4, "nbformat_minor": 5}).encode()
-
-
-def md(text):
-    return {"cell_type": "markdown", "source": text, "metadata": {}}
-
-
-def code(src, outputs=()):
-    return {
-        "cell_type": "code",
-        "source": src,
-        "outputs": list(outputs),
-        "metadata": {},
-        "execution_count": None,
-    }
-
-
-def stdout(text):
-    return {"output_type": "stream", "name": "stdout", "text": text}
 
 
 def png():

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from nbcells import code, md, stdout
 
 from cibench_lab.tasks.errors import TaskError
 from cibench_lab.tasks.format import parse_notebook
@@ -17,24 +18,6 @@ from cibench_lab.tasks.library import TaskLibrary
 
 def nb(cells, **meta) -> dict:
     return {"cells": cells, "metadata": meta, "nbformat": 4, "nbformat_minor": 5}
-
-
-def md(text):
-    return {"cell_type": "markdown", "source": text, "metadata": {}}
-
-
-def code(src, outputs=()):
-    return {
-        "cell_type": "code",
-        "source": src,
-        "outputs": list(outputs),
-        "metadata": {},
-        "execution_count": None,
-    }
-
-
-def stdout(text):
-    return {"output_type": "stream", "name": "stdout", "text": text}
 
 
 def png(with_image=True):
