@@ -146,7 +146,7 @@ def test_a_killed_run_resumes_where_it_stopped(env, capsys, tmp_path):
         proc = subprocess.Popen(
             [sys.executable, "-m", "cibench_lab.cli", *args],
             cwd=HERE.parent,
-            env={**os.environ, "PYTHONPATH": str(HERE.parent)},
+            env={**os.environ, "PYTHONPATH": str(HERE.parent), "TMPDIR": str(tmp_path)},  # its leftovers
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -269,3 +269,29 @@ def test_reference_runs_in_parallel_and_resumes(tmp_path, capsys):
     assert main(["--db", db, "run", "--tasks", *tasks, "--jobs", "2", "--run", "par", "--no-progress"]) == 0
     assert captured.err.count(": done") == 2 and "skipped" in capsys.readouterr().err
     assert main(["--db", db, "run", "--tasks", *tasks, "--run", "par", "--mode", "oracle"]) == 2
+
+
+def test_an_open_attempt_of_a_changed_task_is_restarted(tmp_path):
+    import asyncio
+    import dataclasses
+
+    from cibench_lab.engine.attempt import Attempts
+    from cibench_lab.engine.players import ReferencePlayer
+    from cibench_lab.engine.run import PlayContext, _open_attempt, ensure_run
+    from cibench_lab.tasks.library import TaskLibrary
+
+    lib = TaskLibrary.load([REACT / "tasks"])
+    attempts = Attempts(Store(f"sqlite:///{tmp_path / 'c.sqlite'}"), lib)
+    run_id = ensure_run(attempts, "r", "reference", "e2e")
+    ctx = PlayContext(attempts, ReferencePlayer(), "e2e", run_id, tmp_path, 60.0)
+    task = lib.get(TASK)
+    first, resumed = asyncio.run(_open_attempt(ctx, task, None))
+    assert not resumed
+    assert asyncio.run(_open_attempt(ctx, task, first)) == (first, True)
+    changed = dataclasses.replace(task, content_hash="0" * 64)
+    second, resumed = asyncio.run(_open_attempt(ctx, changed, first))
+    assert second != first and not resumed
+    with attempts.store.session() as s:
+        assert s.get(Attempt, first).run_id is None
+        assert s.scalar(select(Event.detail).where(Event.attempt_id == first, Event.kind == "abandoned"))
+    ctx.pool.shutdown()

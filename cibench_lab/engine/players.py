@@ -5,6 +5,7 @@ The API is executor-agnostic so that the headless loop (:mod:`.run`) and the lab
 
     session = player.session(task, mode, max_turn)      # one per attempt
     proposal = await session.propose(step, turn)          # may call a model
+    # proposal.action == "give_up": attempts.settle(attempt_id, step.index, "gave_up")
     # run proposal.code (headless kernel, or the browser's cell) unless
     # unexecuted_turn(proposal) says it is not code to run
     extra = session.observe(step, turn, proposal, turn_output)   # -> more Turn.meta
