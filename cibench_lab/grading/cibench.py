@@ -51,13 +51,25 @@ def none_detail(rendered: list[Rendered], what: str, turns: list[TurnOutput]) ->
     return f"expected {what}; your output had none"
 
 
-def grade_cibench(step: Step, turns: list[TurnOutput]) -> Grade:
+def step_basis(
+    profile: str, step: Step, turns: list[TurnOutput]
+) -> tuple[list[Rendered], dict, Grade | None]:
+    """What every profile computes first: the rendered turns, the grade fields shared by all
+    kinds (tool and executable rates), and the whole grade of an ``exec`` step."""
     rendered = [render(t.outputs, t.error, t.status) for t in turns]
     tool, exe = tool_and_exec(rendered)
+    base = dict(profile=profile, kind=step.kind, tool=tool, exec=exe, metric=METRIC_OF_KIND[step.kind])
+    if step.kind != "exec":
+        return rendered, base, None
+    detail = exec_detail(rendered, error_name(turns))
+    return rendered, base, Grade(**base, score=None, detail=detail, passed=exe == 1.0)
+
+
+def grade_cibench(step: Step, turns: list[TurnOutput]) -> Grade:
+    rendered, base, exec_grade = step_basis("cibench", step, turns)
+    if exec_grade is not None:
+        return exec_grade
     kind = step.kind
-    base = dict(profile="cibench", kind=kind, tool=tool, exec=exe, metric=METRIC_OF_KIND[kind])
-    if kind == "exec":
-        return Grade(**base, score=None, detail=exec_detail(rendered, error_name(turns)), passed=exe == 1.0)
     target = step.reference.value
     if kind in ("num", "general"):
         return _grade_num(base, rendered, target, kind, turns)

@@ -17,12 +17,11 @@ from typing import Any
 
 from ..tasks.model import Step
 from . import judge
-from .cibench import METRIC_OF_KIND, error_name
+from .cibench import error_name, step_basis
 from .cjk import rouge1_cjk
-from .exec import exec_detail, tool_and_exec
 from .fair_vis import fair_ssim
 from .images import ImageError, TooLarge
-from .render import join_text, render
+from .render import join_text
 from .turn import Grade, TurnOutput
 from .values import asked_decimals, match
 
@@ -90,12 +89,10 @@ def _latest(turns: list[TurnOutput], pick) -> Any:
 
 
 def grade_fair(step: Step, turns: list[TurnOutput]) -> Grade:
-    rendered = [render(t.outputs, t.error, t.status) for t in turns]
-    tool, exe = tool_and_exec(rendered)
+    _, base, exec_grade = step_basis("fair", step, turns)
+    if exec_grade is not None:
+        return exec_grade
     kind = step.kind
-    base = dict(profile="fair", kind=kind, tool=tool, exec=exe, metric=METRIC_OF_KIND[kind])
-    if kind == "exec":
-        return Grade(**base, score=None, detail=exec_detail(rendered, error_name(turns)), passed=exe == 1.0)
     if not any(_ok(t) for t in turns):
         return Grade(**base, score=0.0, detail=_nothing(turns))
     try:
