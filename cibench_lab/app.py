@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jupyter_server.extension.application import ExtensionApp
-from traitlets import Bool, Enum, Float, Int, List, Unicode
+from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 
 from .engine.attempt import Attempts
 from .engine.kernel import ensure_kernelspec
@@ -17,6 +17,7 @@ from .engine.lab import LabConfig, LabPlay
 from .engine.settings import REVEAL, PlaySettings
 from .grading.judge import configure_from_traits as configure_judge
 from .handlers.routes import handlers
+from .models.config import ModelRegistry
 from .store import Store
 from .tasks.library import TaskLibrary, default_task_dirs
 
@@ -32,6 +33,7 @@ class Services:
     attempts: Attempts
     lab: LabPlay
     participant: str
+    models: ModelRegistry
 
     def settings_view(self) -> dict:
         c = self.lab.config
@@ -107,6 +109,16 @@ class CIBenchLabApp(ExtensionApp):
         ),
     ).tag(config=True)
 
+    models = Dict(
+        default_value={},
+        help=(
+            "Models the lab may attach to an attempt: {NAME: {model, base_url, api_key_env, protocol, "
+            "merge_roles, temperature, max_tokens, ...}}, as in `cibench-lab run --model-config`. Keys "
+            "stay on the server (read from the named environment variables); the browser sees names "
+            "and protocols only."
+        ),
+    ).tag(config=True)
+
     participant = Unicode(
         "",
         help=(
@@ -146,7 +158,8 @@ class CIBenchLabApp(ExtensionApp):
         config.settings.validate()
         lab = LabPlay(attempts, self.serverapp, config)
         participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
-        self.services = Services(library, store, attempts, lab, participant)
+        models = ModelRegistry(self.models)
+        self.services = Services(library, store, attempts, lab, participant, models)
         self.settings.update({"cibench_lab": self.services})
         self.serverapp.event_logger.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel)
         self.log.info("cibench-lab: %d tasks, results in %s", len(library.tasks), store.url)

@@ -70,6 +70,13 @@ def jp_server_config(tmp_path, task_root):
             "database_url": f"sqlite:///{tmp_path / 'results.sqlite'}",
             "task_dirs": [str(builtin_dir()), str(task_root)],
             "turn_timeout": 60.0,
+            "models": {
+                "probe-model": {
+                    "model": "gpt-probe",
+                    "base_url": "http://127.0.0.1:9/v1",
+                    "api_key_env": "CIBENCH_PROBE_KEY",
+                }
+            },
         },
     }
 

@@ -114,3 +114,10 @@ async def test_oracle_mode_reveals_the_settled_reference(start_attempt):
     code, r = await b.next(0)
     assert r["settled"]["oracle_code"].startswith("probe = 'LEAKPROBE")
     assert r["attempt"]["steps"][0]["reference"]["code"] == r["settled"]["oracle_code"]
+
+
+async def test_models_listed_by_name_only(api, monkeypatch):
+    monkeypatch.setenv("CIBENCH_PROBE_KEY", "sk-secret-probe")
+    code, models = await api("GET", "models")
+    assert code == 200 and models == [{"name": "probe-model", "protocol": "cibench-react"}]
+    assert "sk-secret" not in str(models) and "127.0.0.1:9" not in str(models)

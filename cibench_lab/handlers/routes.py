@@ -141,12 +141,22 @@ def public_turn(attempts, attempt_id: str, result: dict) -> dict:
     }
 
 
+class ModelsHandler(Handler):
+    """Models the server lets the lab attach: names and protocols, never keys or URLs."""
+
+    @web.authenticated
+    @authorized
+    async def get(self):
+        await self.respond(self.services.models.public())
+
+
 def handlers() -> list[tuple[str, type]]:
     aid = r"([0-9a-f]{32})"
     return [
         (rf"{API}/tasks", TasksHandler),
         (rf"{API}/tasks/(.+)", TaskHandler),
         (rf"{API}/settings", SettingsHandler),
+        (rf"{API}/models", ModelsHandler),
         (rf"{API}/attempts", AttemptsHandler),
         (rf"{API}/attempts/{aid}", AttemptHandler),
         (rf"{API}/attempts/{aid}/kernel", KernelHandler),
