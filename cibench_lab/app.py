@@ -17,7 +17,7 @@ from .engine.lab import LabConfig, LabPlay
 from .engine.settings import REVEAL, PlaySettings
 from .grading.judge import configure_from_traits as configure_judge
 from .handlers.routes import handlers
-from .models.config import ModelRegistry
+from .models.config import ModelRegistry, read_config_file
 from .store import Store
 from .tasks.library import TaskLibrary, default_task_dirs
 
@@ -119,6 +119,14 @@ class CIBenchLabApp(ExtensionApp):
         ),
     ).tag(config=True)
 
+    model_config_file = Unicode(
+        "",
+        help=(
+            "A JSON or TOML file of models the lab may attach, in the format of `cibench-lab run "
+            '--model-config` ({"models": {NAME: {...}}}); they join `models` (which wins on a clash).'
+        ),
+    ).tag(config=True)
+
     participant = Unicode(
         "",
         help=(
@@ -156,13 +164,17 @@ class CIBenchLabApp(ExtensionApp):
             settings=PlaySettings(show_grades=self.show_grades, turn_cap=self.turn_cap, reveal=self.reveal),
         )
         config.settings.validate()
-        lab = LabPlay(attempts, self.serverapp, config)
+        models = ModelRegistry(self._model_configs())
+        lab = LabPlay(attempts, self.serverapp, config, models)
         participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
-        models = ModelRegistry(self.models)
         self.services = Services(library, store, attempts, lab, participant, models)
         self.settings.update({"cibench_lab": self.services})
         self.serverapp.event_logger.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel)
         self.log.info("cibench-lab: %d tasks, results in %s", len(library.tasks), store.url)
+
+    def _model_configs(self) -> dict:
+        configs = read_config_file(self.model_config_file) if self.model_config_file else {}
+        return {**configs, **self.models}
 
     async def _on_kernel(self, logger, schema_id: str, data: dict) -> None:
         kernel_id = data.get("kernel_id")
@@ -179,5 +191,5 @@ class CIBenchLabApp(ExtensionApp):
         self.handlers.extend(handlers())
 
     async def stop_extension(self) -> None:
-        self.services.lab.close()
+        await self.services.lab.close()
         self.services.store.dispose()

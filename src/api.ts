@@ -161,11 +161,68 @@ export interface ISettleResult {
   attempt: IAttemptView;
 }
 
+/** Who plays a new attempt: a person (null), a configured model, or a recorded run. */
+export type PlayerChoice = null | { model: string } | { replay: string };
+
 /** Body of `POST attempts`. */
 export interface IStartRequest {
   task_id: string;
   mode: Mode;
   settings?: Partial<IPlaySettings>;
+  player?: PlayerChoice;
+}
+
+/** A row of `GET models`: a model the server lets the lab attach. */
+export interface IModelInfo {
+  name: string;
+  protocol: string;
+}
+
+/** A row of `GET recordings?task=ID`: a recorded model run of the task. */
+export interface IRecording {
+  id: string;
+  run: string;
+  player: string;
+  mode: Mode;
+  status: AttemptStatus;
+  created_at: string;
+}
+
+/** `POST attempts/{id}/propose`: the attached player's next turn. */
+export interface IProposal {
+  step: number;
+  turn: number;
+  /** `code`: run `code` in the step's cell; anything else ran nothing. */
+  action: string;
+  code: string | null;
+  /** Whether the server recorded a turn itself (a reply that ran nothing). */
+  recorded: boolean;
+  grade: IGrade | null;
+  settled: ISettled | null;
+  attempt: IAttemptView;
+}
+
+/** A row of `GET attempts/{id}/turns`. */
+export interface ITurnDetail {
+  step: number;
+  turn: number;
+  code: string;
+  error: boolean;
+  started_at: string;
+  grade: IGrade | null;
+  status?: string;
+  action?: string;
+  protocol?: string;
+  model?: string;
+  prompt?: unknown[];
+  response?: string;
+  thought?: string;
+  tokens?: { prompt?: number; completion?: number; total?: number };
+  latency_s?: number;
+  retries?: number;
+  finish_reason?: string;
+  edited?: boolean;
+  replay?: { source?: string; turn?: number };
 }
 
 /** An API failure, with the server's message and HTTP status. */
@@ -257,6 +314,41 @@ export class CIBenchApi {
     return this.request(`attempts/${encodeURIComponent(id)}/give-up`, {
       step
     });
+  }
+
+  models(): Promise<IModelInfo[]> {
+    return this.request('models');
+  }
+
+  recordings(taskId: string): Promise<IRecording[]> {
+    return this.request(`recordings?task=${encodeURIComponent(taskId)}`);
+  }
+
+  propose(id: string, step: number): Promise<IProposal> {
+    return this.request(`attempts/${encodeURIComponent(id)}/propose`, {
+      step
+    });
+  }
+
+  stop(id: string): Promise<{ stopped: boolean }> {
+    return this.request(`attempts/${encodeURIComponent(id)}/stop`, {});
+  }
+
+  oracle(
+    id: string,
+    step: number,
+    kernelId: string,
+    msgId: string
+  ): Promise<{ step: number; recorded: boolean }> {
+    return this.request(`attempts/${encodeURIComponent(id)}/oracle`, {
+      step,
+      kernel_id: kernelId,
+      msg_id: msgId
+    });
+  }
+
+  turns(id: string): Promise<ITurnDetail[]> {
+    return this.request(`attempts/${encodeURIComponent(id)}/turns`);
   }
 
   /** GET when `body` is undefined, else POST it as JSON. */

@@ -8,10 +8,13 @@ import {
   IAttemptSummary,
   IAttemptView,
   IGrade,
+  IModelInfo,
+  IRecording,
   ISummary,
   ITaskDetail,
   ITaskSummary,
-  Mode
+  Mode,
+  PlayerChoice
 } from './api';
 
 /** What changed in the model (the views re-render only that part). */
@@ -24,7 +27,9 @@ export type ChangeKind =
   | 'attempt'
   | 'view'
   | 'busy'
-  | 'error';
+  | 'error'
+  | 'players'
+  | 'autoplay';
 
 /** Which of the panel's two views shows. */
 export type ViewKind = 'tasks' | 'attempt';
@@ -227,6 +232,49 @@ export class CIBenchModel {
     this._changed.emit('error');
   }
 
+  /** Models the server lets the lab attach (names and protocols only). */
+  get models(): readonly IModelInfo[] {
+    return this._models;
+  }
+  set models(models: readonly IModelInfo[]) {
+    this._models = models.slice();
+    this._changed.emit('players');
+  }
+
+  /** Recorded model runs of the selected task ("Replay a run"). */
+  get recordings(): readonly IRecording[] {
+    return this._recordings;
+  }
+  set recordings(rows: readonly IRecording[]) {
+    this._recordings = rows.slice();
+    this._changed.emit('players');
+  }
+
+  /** Who plays the next attempt: '' (you), `model:NAME` or `replay:ID`. */
+  get player(): string {
+    return this._player;
+  }
+  set player(key: string) {
+    if (key !== this._player) {
+      this._player = key;
+      this._changed.emit('players');
+    }
+  }
+
+  /** The start request's player for the current choice. */
+  get playerChoice(): PlayerChoice {
+    return playerChoice(this._player);
+  }
+
+  /** What the attached player is doing ('' when idle). */
+  get autoplay(): IAutoplayState {
+    return this._autoplay;
+  }
+  set autoplay(state: IAutoplayState) {
+    this._autoplay = state;
+    this._changed.emit('autoplay');
+  }
+
   /** Show an attempt in the attempt view. */
   showAttempt(view: IAttemptView): void {
     this.attempt = view;
@@ -280,4 +328,41 @@ export class CIBenchModel {
   private _view: ViewKind = 'tasks';
   private _busy = 0;
   private _error: string | null = null;
+  private _models: IModelInfo[] = [];
+  private _recordings: IRecording[] = [];
+  private _player = '';
+  private _autoplay: IAutoplayState = { id: '', playing: false, status: '' };
+}
+
+/** The attached player's activity, shown in the attempt view. */
+export interface IAutoplayState {
+  /** The attempt it is about ('' for none). */
+  id: string;
+  playing: boolean;
+  status: string;
+}
+
+/** `model:NAME` / `replay:ID` / '' as the start request's player. */
+export function playerChoice(key: string): PlayerChoice {
+  if (key.startsWith('model:')) {
+    return { model: key.slice('model:'.length) };
+  }
+  if (key.startsWith('replay:')) {
+    return { replay: key.slice('replay:'.length) };
+  }
+  return null;
+}
+
+/** How the panel names an attempt's player. */
+export function playerLabel(player: string): string {
+  if (player === 'human') {
+    return 'you';
+  }
+  if (player.startsWith('openai:')) {
+    return `model ${player.slice('openai:'.length)}`;
+  }
+  if (player.startsWith('replay:attempt:')) {
+    return `replay of attempt ${player.slice('replay:attempt:'.length, 'replay:attempt:'.length + 8)}`;
+  }
+  return player;
 }

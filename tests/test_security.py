@@ -63,6 +63,8 @@ async def _scan_routes(api, attempt_id: str) -> list[str]:
         "settings",
         "attempts",
         f"attempts/{attempt_id}",
+        f"attempts/{attempt_id}/turns",
+        "models",
         "tasks/cibench_template/pandas/leak_probe",
     ):
         code, body = await api("GET", path)

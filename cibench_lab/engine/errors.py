@@ -27,3 +27,9 @@ class Conflict(EngineError):
     """409: valid request, wrong moment (step already settled, msg_id used, ...)."""
 
     status = 409
+
+
+class Unavailable(EngineError):
+    """502: a service the server calls for the request (a model endpoint) failed."""
+
+    status = 502

@@ -17,12 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from ..grading import TurnOutput
+from ..models.config import ModelRegistry
 from .attempt import Attempts, NewAttempt
+from .autoplay import HUMAN, Autoplay, has_reference
 from .capture import Captures
 from .environment import environment
 from .errors import BadInput, Conflict
 from .executor import execute
 from .kernel import KERNEL_NAME, START_CODE
+from .players import record_reference
 from .restore import restore_code
 from .settings import PlaySettings
 from .workspace import copy_data, write_notebook
@@ -40,7 +43,9 @@ class LabConfig:
 
 
 class LabPlay:
-    def __init__(self, attempts: Attempts, serverapp: Any, config: LabConfig):
+    def __init__(
+        self, attempts: Attempts, serverapp: Any, config: LabConfig, registry: ModelRegistry | None = None
+    ):
         self.attempts = attempts
         self.app = serverapp
         self.config = config
@@ -50,6 +55,7 @@ class LabPlay:
         self.prepared_at: dict[str, float] = {}  # when the kernel's state was last restored
         self.background: set[asyncio.Future] = set()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cibench-engine")
+        self.autoplay = Autoplay(attempts, registry or ModelRegistry(), self.call)
 
     async def call(self, fn, *args, **kwargs):
         """Run an engine transition (DB + grading) off the event loop, one at a time."""
@@ -109,16 +115,19 @@ class LabPlay:
             kc.stop_channels()
 
     # ---- attempts --------------------------------------------------------------
-    async def start(self, task_id: str, mode: str, participant: str, overrides: dict | None) -> str:
+    async def start(
+        self, task_id: str, mode: str, participant: str, overrides: dict | None, player: Any = None
+    ) -> str:
         try:
             task = self.attempts.library.get(task_id)
         except KeyError as err:
             raise BadInput(str(err.args[0])) from None
         settings = PlaySettings.merge(self.config.settings, None if self.config.lock_settings else overrides)
+        spec = await self.call(self.autoplay.player_spec, player, task)
         new = NewAttempt(
             task=task,
             mode=mode,
-            player="human",
+            player=spec,
             participant=participant,
             settings=settings,
             environment=environment(),
@@ -175,6 +184,30 @@ class LabPlay:
         if kernel_id != row.kernel_id or self.prepared.get(kernel_id) != attempt_id:
             raise Conflict(f"kernel {kernel_id} is not this attempt's kernel")
         Attempts.check_open(row, step)
+        turn, started = await self._captured(attempt_id, step, kernel_id, msg_id)
+        meta: dict[str, Any] = {"kernel_id": kernel_id}
+        task = self.attempts.task_of(row)
+        if row.player != HUMAN:
+            number = len(await self.call(self.attempts.turns, attempt_id, step))
+            meta.update(self.autoplay.observe(attempt_id, task, step, number, turn))
+        try:
+            result = await self.call(
+                self.attempts.record_turn,
+                attempt_id,
+                step,
+                turn,
+                msg_id=msg_id,
+                started_at=started,
+                meta=meta,
+            )
+        except Exception:
+            self.autoplay.forget(attempt_id)  # the session saw a turn the database did not keep
+            raise
+        self.autoplay.recorded(attempt_id, task, result)
+        return result
+
+    async def _captured(self, attempt_id: str, step: int, kernel_id: str, msg_id: str):
+        """What our capture read for ``msg_id``, if it ran after step ``step`` opened."""
         opened = await self.call(self.attempts.opened_at, attempt_id, step)
         ex = self.captures.watch(kernel_id).get(msg_id)
         if ex.first_seen < opened.replace(tzinfo=dt.timezone.utc).timestamp():
@@ -187,23 +220,43 @@ class LabPlay:
             ex.finish("timeout")
         turn = TurnOutput(ex.code or "", ex.outputs, ex.error, ex.status)
         started = dt.datetime.fromtimestamp(ex.first_seen, dt.timezone.utc).replace(tzinfo=None)
-        return await self.call(
-            self.attempts.record_turn,
-            attempt_id,
-            step,
-            turn,
-            msg_id=msg_id,
-            started_at=started,
-            meta={"kernel_id": kernel_id},
-        )
+        return turn, started
 
     async def settle(self, attempt_id: str, step: Any, outcome: str, participant: str) -> dict:
         if not isinstance(step, int) or isinstance(step, bool):
             raise BadInput("step: must be an integer (0-based)")
-        await self.call(self.attempts.load, attempt_id, participant)
-        return await self.call(self.attempts.settle, attempt_id, step, outcome)
+        _, task = await self.call(self.attempts.load, attempt_id, participant)
+        settled = await self.call(self.attempts.settle, attempt_id, step, outcome)
+        self.autoplay.settled(attempt_id, task, step, outcome)
+        return settled
 
-    def close(self) -> None:
+    async def reference(
+        self, attempt_id: str, step: Any, kernel_id: Any, msg_id: Any, participant: str
+    ) -> dict:
+        """Oracle: the browser ran a settled step's reference cell; keep what the kernel printed
+        (an attached model's next prompt shows it)."""
+        for name, value in (("kernel_id", kernel_id), ("msg_id", msg_id)):
+            if not isinstance(value, str) or not value:
+                raise BadInput(f"{name}: must be a non-empty string")
+        row, task = await self.call(self.attempts.load, attempt_id, participant)
+        if row.mode != "oracle" or not isinstance(step, int) or not 0 <= step < row.current_step:
+            raise BadInput("step: must be a settled step of an oracle attempt")
+        if kernel_id != row.kernel_id:
+            raise Conflict(f"kernel {kernel_id} is not this attempt's kernel")
+        if await self.call(has_reference, self.attempts, attempt_id, step):
+            return {"step": step, "recorded": False}
+        ex = self.captures.watch(kernel_id).get(msg_id)
+        if not await ex.wait(self.config.turn_timeout):
+            raise BadInput(f"msg_id: kernel {kernel_id} did not finish {msg_id}")
+        if (ex.code or "").strip() != task.steps[step].code.strip():
+            raise BadInput(f"msg_id: {msg_id} did not run step {step}'s reference")
+        ref = TurnOutput(ex.code or "", ex.outputs, ex.error, ex.status)
+        await self.call(record_reference, self.attempts, attempt_id, step, ref, "notebook")
+        self.autoplay.reference_ran(attempt_id, task, step, ref)
+        return {"step": step, "recorded": True}
+
+    async def close(self) -> None:
+        await self.autoplay.close()
         for kid in list(self.captures.by_kernel):
             self.captures.forget(kid)
         self.pool.shutdown(wait=False)

@@ -157,10 +157,11 @@ def replay_history(session: PlayerSession, attempts: Any, attempt_id: str) -> in
     return fed
 
 
-def record_reference(attempts: Any, attempt_id: str, step: int, ref: TurnOutput) -> None:
+def record_reference(attempts: Any, attempt_id: str, step: int, ref: TurnOutput, source: str = "") -> None:
     """Oracle: keep what running step ``step``'s reference printed — the model's history
     shows it, so a rebuilt session needs it.  Synchronous (database)."""
-    detail = {
+    detail: dict[str, Any] = {"source": source} if source else {}
+    detail |= {
         "step": step,
         "code": ref.code,
         "outputs": ref.outputs,

@@ -88,3 +88,50 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
         "summary": (row.summary or {}).get(PROFILE) if row.status == "done" else None,
         "created_at": row.created_at.isoformat() + "Z",
     }
+
+
+#: Turn meta a browser may see: what the player sent and got back (never a key: the
+#: model client records none), how long it took, and how the kernel fared.
+TURN_META = (
+    "action",
+    "protocol",
+    "model",
+    "prompt",
+    "response",
+    "thought",
+    "text",
+    "tokens",
+    "latency_s",
+    "wall_s",
+    "retries",
+    "finish_reason",
+    "observation",
+    "merge_roles",
+    "replay",
+    "edited",
+    "status",
+)
+
+
+def turns_view(attempts: Attempts, attempt_id: str, participant: str | None) -> list[dict[str, Any]]:
+    """Every recorded turn of an attempt: the player's code and, for attached players, the
+    prompt, raw reply, tokens and latency (the debugging view of a model's play)."""
+    row, _ = attempts.load(attempt_id, participant)
+    settings = PlaySettings(**row.settings)
+    show = settings.show_grades or row.status == "done"
+    with attempts.store.session() as s:
+        turns = s.scalars(
+            select(Turn).where(Turn.attempt_id == row.id).order_by(Turn.step, Turn.number)
+        ).all()
+        return [
+            {
+                "step": t.step,
+                "turn": t.number,
+                "code": t.code,
+                "error": t.error,
+                "started_at": t.started_at.isoformat() + "Z",
+                "grade": (t.grade or {}).get(PROFILE) if show else None,
+                **{k: t.meta[k] for k in TURN_META if k in (t.meta or {})},
+            }
+            for t in turns
+        ]

@@ -6,7 +6,7 @@ from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from ..engine.errors import NotFound
-from ..engine.view import attempt_view
+from ..engine.view import attempt_view, turns_view
 from .base import Handler
 
 API = "/cibench-lab/api"
@@ -46,7 +46,9 @@ class AttemptsHandler(Handler):
     async def _start(self):
         body = self.body("task_id", "mode")
         lab = self.services.lab
-        attempt_id = await lab.start(body["task_id"], body["mode"], self.participant, body.get("settings"))
+        attempt_id = await lab.start(
+            body["task_id"], body["mode"], self.participant, body.get("settings"), body.get("player")
+        )
         return await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
 
 
@@ -73,7 +75,14 @@ class KernelHandler(Handler):
 
 
 class TurnsHandler(Handler):
-    """``{step, kernel_id, msg_id}`` -> the grade read from the kernel's own IOPub."""
+    """``{step, kernel_id, msg_id}`` -> the grade read from the kernel's own IOPub;
+    GET: every recorded turn with its player's prompt, reply, tokens and latency."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, attempt_id: str):
+        lab = self.services.lab
+        await self.respond(lab.call(turns_view, self.services.attempts, attempt_id, self.participant))
 
     @web.authenticated
     @authorized
@@ -141,6 +150,68 @@ def public_turn(attempts, attempt_id: str, result: dict) -> dict:
     }
 
 
+class ProposeHandler(Handler):
+    """Play step: the attached player's next turn (code for the browser to run in the cell)."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, attempt_id: str):
+        await self.respond(self._propose(attempt_id))
+
+    async def _propose(self, attempt_id: str):
+        body = self.body("step")
+        lab = self.services.lab
+        out = await lab.autoplay.propose(attempt_id, body["step"], self.participant)
+        view = await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
+        show = _grades_visible(view)
+        recorded = out["result"]  # a reply that ran nothing, recorded as a turn by the server
+        public = {k: out[k] for k in ("step", "turn", "action", "code")}
+        public["recorded"] = recorded is not None
+        public["grade"] = recorded["grade"] if recorded and show else None
+        public["settled"] = _public_settle(recorded["settled"] if recorded else out["settled"], show)
+        return {**public, "attempt": view}
+
+
+class StopHandler(Handler):
+    """Stop: cancel the attached player's request in flight."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, attempt_id: str):
+        await self.respond(self._stop(attempt_id))
+
+    async def _stop(self, attempt_id: str):
+        await self.services.lab.call(self.services.attempts.load, attempt_id, self.participant)
+        return {"stopped": self.services.lab.autoplay.stop(attempt_id)}
+
+
+class OracleHandler(Handler):
+    """``{step, kernel_id, msg_id}``: the browser ran a settled step's reference (oracle)."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, attempt_id: str):
+        await self.respond(self._oracle(attempt_id))
+
+    async def _oracle(self, attempt_id: str):
+        body = self.body("step", "kernel_id", "msg_id")
+        lab = self.services.lab
+        return await lab.reference(
+            attempt_id, body["step"], body["kernel_id"], body["msg_id"], self.participant
+        )
+
+
+class RecordingsHandler(Handler):
+    """Recorded model runs of a task that "Replay a run" can play."""
+
+    @web.authenticated
+    @authorized
+    async def get(self):
+        task_id = self.get_query_argument("task", "")
+        lab = self.services.lab
+        await self.respond(lab.call(lab.autoplay.recordings, task_id))
+
+
 class ModelsHandler(Handler):
     """Models the server lets the lab attach: names and protocols, never keys or URLs."""
 
@@ -157,10 +228,14 @@ def handlers() -> list[tuple[str, type]]:
         (rf"{API}/tasks/(.+)", TaskHandler),
         (rf"{API}/settings", SettingsHandler),
         (rf"{API}/models", ModelsHandler),
+        (rf"{API}/recordings", RecordingsHandler),
         (rf"{API}/attempts", AttemptsHandler),
         (rf"{API}/attempts/{aid}", AttemptHandler),
         (rf"{API}/attempts/{aid}/kernel", KernelHandler),
         (rf"{API}/attempts/{aid}/turns", TurnsHandler),
         (rf"{API}/attempts/{aid}/next", SettleHandler),
         (rf"{API}/attempts/{aid}/give-up", GiveUpHandler),
+        (rf"{API}/attempts/{aid}/propose", ProposeHandler),
+        (rf"{API}/attempts/{aid}/stop", StopHandler),
+        (rf"{API}/attempts/{aid}/oracle", OracleHandler),
     ]

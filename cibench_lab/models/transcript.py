@@ -122,15 +122,25 @@ class ReplayPlayer:
         self.path = Path(path)
         self.turns = read_transcript(self.path)
         self.name = f"replay:{self.path.name}"
+        self.source = self.path.name
+
+    @classmethod
+    def from_steps(cls, steps: dict[int, list[dict[str, Any]]], source: str) -> ReplayPlayer:
+        """A replay of one recorded attempt (``{step: [lines by turn]}``), for any task."""
+        player = cls.__new__(cls)
+        player.path, player.turns, player.source = None, {"*": steps}, source
+        player.name = f"replay:{source}"
+        return player
 
     def task_ids(self) -> list[str]:
         return sorted(self.turns)
 
     def session(self, task: Task, mode: str, max_turn: int) -> ReplaySession:
-        return ReplaySession(self, self.turns.get(task.id, {}))
+        return ReplaySession(self, self.turns.get(task.id) or self.turns.get("*", {}))
 
     def describe(self) -> dict[str, Any]:
-        return {"player": self.name, "transcript": str(self.path.resolve())}
+        where = str(self.path.resolve()) if self.path else self.source
+        return {"player": self.name, "transcript": where}
 
 
 class ReplaySession(StatelessSession):
@@ -141,11 +151,54 @@ class ReplaySession(StatelessSession):
     async def propose(self, step: Step, turn: int) -> Proposal:
         lines = self.steps.get(step.index, [])
         if turn >= len(lines):
-            return Proposal("", {"replay": {"file": self.player.path.name, "exhausted": True}}, "give_up")
+            return Proposal("", {"replay": {"source": self.player.source, "exhausted": True}}, "give_up")
         line = lines[turn]
-        meta: dict[str, Any] = {"replay": {"file": self.player.path.name, "turn": line["turn"]}}
+        meta: dict[str, Any] = {"replay": {"source": self.player.source, "turn": line["turn"]}}
         if line.get("response") is not None:
             meta["response"] = line["response"]
         action = line.get("action", "code")
         meta["action"] = action
         return Proposal(line["code"], meta, action)
+
+
+# ---- replaying recorded model runs in the lab ----------------------------------------------
+#: Players whose recordings the lab replays: model runs only.  A ``reference`` run (or a
+#: replayed transcript, which may be a reference run's export) would put a step's reference
+#: code in the browser before the step settles.
+REPLAYABLE_PREFIX = "openai:"
+
+
+def replayable(store: Store, task_id: str) -> list[dict[str, Any]]:
+    """Recorded model attempts of ``task_id`` from named runs, newest first."""
+    with store.session() as s:
+        rows = s.execute(
+            select(Attempt, Run.name)
+            .join(Run, Run.id == Attempt.run_id)
+            .where(Attempt.task_id == task_id, Attempt.player.startswith(REPLAYABLE_PREFIX))
+            .order_by(Attempt.created_at.desc())
+        ).all()
+        return [
+            {
+                "id": a.id,
+                "run": run,
+                "player": a.player,
+                "mode": a.mode,
+                "status": a.status,
+                "created_at": a.created_at.isoformat() + "Z",
+            }
+            for a, run in rows
+        ]
+
+
+def replay_steps(store: Store, attempt_id: str) -> dict[int, list[dict[str, Any]]]:
+    """One recorded attempt's turns as transcript lines, ``{step: [lines by turn]}``."""
+    with store.session() as s:
+        attempt = s.get(Attempt, attempt_id)
+        if attempt is None or not attempt.player.startswith(REPLAYABLE_PREFIX):
+            raise TranscriptError(f"no recorded model attempt {attempt_id!r}")
+        run = s.get(Run, attempt.run_id) if attempt.run_id else Run(name="")
+        turns = s.scalars(select(Turn).where(Turn.attempt_id == attempt_id).order_by(Turn.step, Turn.number))
+        steps: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        for t in turns:
+            steps[t.step].append(_line(run, attempt, t))
+        return dict(steps)

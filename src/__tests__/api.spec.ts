@@ -23,7 +23,7 @@ describe('CIBenchApi', () => {
     const fetch = async (input: Request) => {
       const text = input.method === 'GET' ? '' : await input.text();
       calls.push({
-        url: input.url.split('?')[0],
+        url: input.url.replace(/[?&]\d+$/, ''), // drop the cache buster
         method: input.method,
         body: text
       });
@@ -54,6 +54,30 @@ describe('CIBenchApi', () => {
     expect(JSON.parse(calls[0].body)).toEqual({
       step: 0,
       kernel_id: 'k1',
+      msg_id: 'm1'
+    });
+  });
+
+  it("asks for a task's recordings with the id as a query value", async () => {
+    const { client, calls } = api(200, []);
+    await client.recordings('cibench_template/pandas/a b');
+    expect(calls[0].url).toBe(
+      'http://localhost:8888/lab-base/cibench-lab/api/recordings?task=cibench_template%2Fpandas%2Fa%20b'
+    );
+  });
+
+  it('starts an attempt with a player and asks it for turns', async () => {
+    const { client, calls } = api(200, {});
+    await client.start({ task_id: 't', mode: 'e2e', player: { model: 'm' } });
+    await client.propose('abc', 2);
+    await client.oracle('abc', 1, 'k', 'm1');
+    expect(JSON.parse(calls[0].body).player).toEqual({ model: 'm' });
+    expect(calls[1].url).toMatch(/attempts\/abc\/propose$/);
+    expect(JSON.parse(calls[1].body)).toEqual({ step: 2 });
+    expect(calls[2].url).toMatch(/attempts\/abc\/oracle$/);
+    expect(JSON.parse(calls[2].body)).toEqual({
+      step: 1,
+      kernel_id: 'k',
       msg_id: 'm1'
     });
   });

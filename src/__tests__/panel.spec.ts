@@ -21,7 +21,13 @@ function fakeActions(): IPanelActions & { calls: string[] } {
     },
     openNotebook: record('openNotebook'),
     next: record('next'),
-    giveUp: record('giveUp')
+    giveUp: record('giveUp'),
+    playStep: record('playStep'),
+    playAll: record('playAll'),
+    stopPlayer: record('stopPlayer'),
+    showTurns: async (step: number) => {
+      calls.push(`turns ${step}`);
+    }
   };
 }
 
@@ -137,6 +143,77 @@ describe('CIBenchPanel', () => {
     const rows = all('.jp-CIBench-summary tr').map(tr => tr.textContent);
     expect(rows).toEqual(['Tool100.0', 'Exec50.0', 'Num0.0', 'Text–', 'Vis–']);
     expect(q('.jp-CIBench-times')?.textContent).toContain('12.3 s');
+  });
+
+  it('offers you, the configured models and recorded runs as players', () => {
+    const { model, q, all } = setup();
+    model.selected = DETAIL;
+    expect(
+      all('select.jp-CIBench-player option').map(o => o.textContent)
+    ).toEqual(['You']);
+    model.models = [{ name: 'qwen', protocol: 'cibench-react' }];
+    model.recordings = [
+      {
+        id: 'r'.repeat(32),
+        run: 'nightly',
+        player: 'openai:qwen',
+        mode: 'e2e',
+        status: 'done',
+        created_at: ''
+      }
+    ];
+    const select = q<HTMLSelectElement>('select.jp-CIBench-player')!;
+    const groups = all('optgroup').map(g => g.getAttribute('label'));
+    expect(groups).toEqual(['Attach a model', 'Replay a run']);
+    expect(Array.from(select.options).map(o => o.value)).toEqual([
+      '',
+      'model:qwen',
+      `replay:${'r'.repeat(32)}`
+    ]);
+    expect(q(`label[for="${select.id}"]`)?.textContent).toBe('Player');
+    select.value = 'model:qwen';
+    select.dispatchEvent(new Event('change'));
+    expect(model.playerChoice).toEqual({ model: 'qwen' });
+    expect(q<HTMLSelectElement>('select.jp-CIBench-player')!.value).toBe(
+      'model:qwen'
+    );
+  });
+
+  it('gives an attached player Play step, Play all and Stop', () => {
+    const { model, actions, q } = setup();
+    const view = attemptView({ player: 'openai:qwen' });
+    model.showAttempt(view);
+    expect(q('.jp-CIBench-next')).toBeNull();
+    expect(q('.jp-CIBench-attempt-meta')?.textContent).toContain(
+      'Player: model qwen'
+    );
+    const stop = q<HTMLButtonElement>('.jp-CIBench-stop')!;
+    expect(stop.disabled).toBe(true);
+    q<HTMLButtonElement>('.jp-CIBench-play-step')!.click();
+    q<HTMLButtonElement>('.jp-CIBench-play-all')!.click();
+    expect(actions.calls).toEqual(['playStep', 'playAll']);
+    model.autoplay = { id: view.id, playing: true, status: 'Step 2: waiting…' };
+    expect(q<HTMLButtonElement>('.jp-CIBench-play-all')!.disabled).toBe(true);
+    expect(stop.disabled).toBe(false);
+    expect(q('.jp-CIBench-autoplay-status')?.textContent).toBe(
+      'Step 2: waiting…'
+    );
+    stop.click();
+    expect(actions.calls).toContain('stopPlayer');
+    model.autoplay = { id: 'another', playing: true, status: 'elsewhere' };
+    expect(q<HTMLButtonElement>('.jp-CIBench-play-all')!.disabled).toBe(false);
+    expect(q('.jp-CIBench-autoplay-status')?.textContent).toBe('');
+  });
+
+  it("opens a step's turns from the step list", () => {
+    const { model, actions, all } = setup();
+    model.showAttempt(attemptView());
+    const buttons = all('.jp-CIBench-turns-button') as HTMLButtonElement[];
+    expect(buttons.map(b => b.getAttribute('aria-label'))).toEqual([
+      'Turns of Step 1'
+    ]);
+    buttons[0].click();
+    expect(actions.calls).toEqual(['turns 0']);
   });
 
   it('shows errors in an alert', () => {

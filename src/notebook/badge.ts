@@ -5,7 +5,7 @@
 import { Cell } from '@jupyterlab/cells';
 
 import { IGrade } from '../api';
-import { BADGE_PENDING, badgeClass, badgeText } from '../model';
+import { BADGE_PENDING, BADGE_RECORDED, badgeClass, badgeText } from '../model';
 
 export const BADGE_CLASS = 'jp-CIBench-badge';
 export const BADGE_ERROR = 'jp-CIBench-badge-error';
@@ -14,7 +14,8 @@ export const BADGE_ERROR = 'jp-CIBench-badge-error';
 export type BadgeState =
   | { kind: 'grade'; grade: IGrade | null }
   | { kind: 'pending' }
-  | { kind: 'error'; message: string };
+  | { kind: 'error'; message: string }
+  | { kind: 'note'; message: string };
 
 function look(state: BadgeState): [string, string] {
   switch (state.kind) {
@@ -22,6 +23,8 @@ function look(state: BadgeState): [string, string] {
       return [BADGE_PENDING, 'grading…'];
     case 'error':
       return [BADGE_ERROR, `not graded: ${state.message}`];
+    case 'note':
+      return [BADGE_RECORDED, state.message];
     default:
       return [badgeClass(state.grade), badgeText(state.grade)];
   }

@@ -22,7 +22,9 @@ import {
 } from '../api';
 import { CIBenchModel } from '../model';
 import { IPanelActions } from '../panel/actions';
-import { attemptMeta, NB_KEY } from './cells';
+import { showTurns } from '../panel/turns';
+import { Autoplayer } from './autoplay';
+import { attemptMeta, cellTag, NB_KEY } from './cells';
 import { applySettled, isTurnCell, reportTurn, syncNotebook } from './play';
 import { AttemptSession } from './session';
 
@@ -45,6 +47,12 @@ export class AttemptController implements IPanelActions {
     tracker.widgetAdded.connect(this.onAdded, this);
     tracker.currentChanged.connect(this.onCurrent, this);
     tracker.forEach(panel => void this.attach(panel));
+    this.autoplayer = new Autoplayer({
+      api: options.api,
+      model: options.model,
+      show: view => this.show(view),
+      afterSettle: view => this.afterSettle(view)
+    });
   }
 
   dispose(): void {
@@ -67,18 +75,28 @@ export class AttemptController implements IPanelActions {
   // ---- panel actions -------------------------------------------------------
   async refresh(): Promise<void> {
     await this.model.run(async () => {
-      const [tasks, attempts] = await Promise.all([
+      const [tasks, attempts, models] = await Promise.all([
         this.api.tasks(),
-        this.api.attempts()
+        this.api.attempts(),
+        this.api.models()
       ]);
       this.model.tasks = tasks;
       this.model.attempts = attempts;
+      this.model.models = models;
     });
   }
 
   async selectTask(id: string): Promise<void> {
     await this.model.run(async () => {
-      this.model.selected = await this.api.task(id);
+      const [task, recordings] = await Promise.all([
+        this.api.task(id),
+        this.api.recordings(id)
+      ]);
+      this.model.selected = task;
+      this.model.recordings = recordings;
+      if (this.model.player.startsWith('replay:')) {
+        this.model.player = '';
+      }
     });
   }
 
@@ -91,7 +109,8 @@ export class AttemptController implements IPanelActions {
       const view = await this.api.start({
         task_id: task.id,
         mode: this.model.mode,
-        settings: this.options.playSettings()
+        settings: this.options.playSettings(),
+        player: this.model.playerChoice
       });
       this.model.showAttempt(view);
       await this.openAndAttach(view.notebook_path);
@@ -121,6 +140,59 @@ export class AttemptController implements IPanelActions {
 
   giveUp(): Promise<void> {
     return this.settle('give-up', false);
+  }
+
+  playStep(fromNotebook = false): Promise<void> {
+    return this.autoplay(false, fromNotebook);
+  }
+
+  playAll(fromNotebook = false): Promise<void> {
+    return this.autoplay(true, fromNotebook);
+  }
+
+  async stopPlayer(fromNotebook = false): Promise<void> {
+    try {
+      const session = await this.resolveSession(fromNotebook);
+      if (session) {
+        await this.autoplayer.stop(session);
+      }
+    } catch (err) {
+      this.report(err);
+    }
+  }
+
+  /** Show a step's turns (`step` undefined: the active cell's step). */
+  async showTurns(step?: number): Promise<void> {
+    const found = await this.model.run(async () => {
+      const session = await this.resolveSession(step === undefined);
+      const cell = session?.notebook.activeCell;
+      const index = step ?? (cell ? cellTag(cell)?.step : undefined);
+      if (!session || index === undefined) {
+        throw new Error('Select a step cell of a CIBench attempt first.');
+      }
+      const turns = await this.api.turns(session.id);
+      return { index, turns: turns.filter(t => t.step === index) };
+    });
+    if (found) {
+      await showTurns(found.turns, found.index);
+    }
+  }
+
+  /** Let the attempt's attached player play (the panel stays usable: Stop). */
+  private async autoplay(all: boolean, fromNotebook: boolean): Promise<void> {
+    try {
+      const session = await this.resolveSession(fromNotebook);
+      if (!session) {
+        return;
+      }
+      this.model.error = null;
+      await session.bound;
+      await session.settled();
+      this.options.shell.activateById(session.panel.id);
+      await this.autoplayer.play(session, all);
+    } catch (err) {
+      this.report(err);
+    }
   }
 
   /**
@@ -321,6 +393,7 @@ export class AttemptController implements IPanelActions {
     this.model.error = err instanceof Error ? err.message : String(err);
   }
 
+  private autoplayer: Autoplayer;
   private sessions = new Set<AttemptSession>();
   private attaching = new WeakMap<
     NotebookPanel,

@@ -65,15 +65,49 @@ export async function reportTurn(
   }
 }
 
-/** Run a cell on the notebook's kernel and wait for it to finish. */
+/**
+ * Run a cell on the notebook's kernel and wait for it to finish; resolve to
+ * the execute request's msg_id (undefined when nothing ran).
+ */
 export async function runCell(
   cell: CodeCell,
   sessionContext: ISessionContext
-): Promise<void> {
+): Promise<string | undefined> {
+  const running = CodeCell.execute(cell, sessionContext);
+  // OutputArea.execute assigns the future synchronously inside execute()
+  const msgId = cell.outputArea.future?.msg.header.msg_id;
   try {
-    await CodeCell.execute(cell, sessionContext);
+    await running;
   } catch (err) {
-    console.warn('cibench-lab: oracle cell failed to run', err);
+    console.warn('cibench-lab: a cell failed to run', err);
+  }
+  return msgId;
+}
+
+/**
+ * Run an attached player's code in the step's answer cell and report the run
+ * as the step's turn (the server grades it from its own kernel capture).
+ */
+export async function runTurn(
+  session: AttemptSession,
+  cell: CodeCell,
+  api: CIBenchApi
+): Promise<ITurnResult | undefined> {
+  const running = CodeCell.execute(cell, session.sessionContext);
+  const result = await reportTurn(session, cell, api);
+  await running.catch(() => undefined);
+  return result;
+}
+
+/** Oracle mode: run a settled step's reference cell and tell the server. */
+async function runOracle(
+  session: AttemptSession,
+  cell: CodeCell,
+  step: number
+): Promise<void> {
+  const msgId = await runCell(cell, session.sessionContext);
+  if (msgId) {
+    await session.reportOracle(step, msgId);
   }
 }
 
@@ -89,7 +123,7 @@ export async function applySettled(
   const code = settled.oracle_code;
   if (typeof code === 'string' && !findCell(nb, 'oracle', settled.step)) {
     const cell = insertOracle(nb, settled.step, code);
-    await runCell(cell, session.sessionContext);
+    await runOracle(session, cell, settled.step);
   }
   openCurrentStep(session);
   await session.panel.context.save();
@@ -132,7 +166,7 @@ export async function syncNotebook(session: AttemptSession): Promise<void> {
   const binding = await session.bind();
   if (binding && binding.restored_cells === 0) {
     for (const cell of fixed.oracle) {
-      await runCell(cell, session.sessionContext);
+      await runOracle(session, cell, cellTag(cell)?.step ?? -1);
     }
   }
   if (fixed.changed) {

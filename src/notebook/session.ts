@@ -69,6 +69,22 @@ export class AttemptSession {
     }
   }
 
+  /**
+   * Oracle mode: tell the server the kernel ran step `step`'s reference (an
+   * attached model's next prompt shows its output). Failures are logged only.
+   */
+  async reportOracle(step: number, msgId: string): Promise<void> {
+    const kernelId = this.kernelId;
+    if (!kernelId || this.view.mode !== 'oracle' || step < 0) {
+      return;
+    }
+    try {
+      await this.api.oracle(this.id, step, kernelId, msgId);
+    } catch (err) {
+      console.warn('cibench-lab: the oracle run was not recorded', err);
+    }
+  }
+
   /** Remember a turn report in flight (Next waits for them). */
   track(work: Promise<unknown>): void {
     this.pending.add(work);

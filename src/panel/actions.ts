@@ -17,6 +17,14 @@ export interface IPanelActions {
   next(): Promise<void>;
   /** Give up the open step. */
   giveUp(): Promise<void>;
+  /** The attached player plays the open step to its end. */
+  playStep(): Promise<void>;
+  /** The attached player plays every remaining step. */
+  playAll(): Promise<void>;
+  /** Stop the attached player after the turn in flight. */
+  stopPlayer(): Promise<void>;
+  /** Show a step's recorded turns: code, and a model's prompt, reply, tokens, latency. */
+  showTurns(step: number): Promise<void>;
 }
 
 /** Attribute marking buttons disabled while the model is busy. */

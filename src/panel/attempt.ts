@@ -11,6 +11,7 @@ import {
   formatSeconds,
   modeLabel,
   outcomeText,
+  playerLabel,
   stepLabel,
   summaryRows
 } from '../model';
@@ -39,6 +40,8 @@ export class AttemptView {
   update(kind: ChangeKind): void {
     if (kind === 'attempt') {
       this.render();
+    } else if (kind === 'autoplay') {
+      this.renderAutoplay();
     }
   }
 
@@ -59,7 +62,7 @@ export class AttemptView {
       h('h3', { className: 'jp-CIBench-attempt-title', text: view.title }),
       h('p', {
         className: 'jp-CIBench-attempt-meta',
-        text: `Mode: ${modeLabel(view.mode)} · ${progressText(view)}`
+        text: `Mode: ${modeLabel(view.mode)} · Player: ${playerLabel(view.player)} · ${progressText(view)}`
       }),
       button(
         'Open notebook',
@@ -67,10 +70,90 @@ export class AttemptView {
         () => void this.actions.openNotebook()
       ),
       view.status === 'open' ? null : summary(view),
-      stepList(view),
-      view.status === 'open' ? this.controls() : null
+      stepList(view, step => void this.actions.showTurns(step)),
+      view.status !== 'open'
+        ? null
+        : view.player === 'human'
+          ? this.controls()
+          : this.playerControls()
+    );
+    this.renderAutoplay();
+  }
+
+  /** Play step / Play all / Stop for an attempt an attached player plays. */
+  private playerControls(): HTMLElement {
+    const playing = this.isPlaying();
+    const play = (label: string, cls: string, all: boolean, title: string) => {
+      const btn = button(
+        label,
+        cls,
+        () => void (all ? this.actions.playAll() : this.actions.playStep()),
+        title
+      );
+      btn.disabled = playing;
+      return btn;
+    };
+    const stop = button(
+      'Stop',
+      'jp-CIBench-stop',
+      () => void this.actions.stopPlayer(),
+      'Stop the player after the turn in flight'
+    );
+    stop.disabled = !playing;
+    return h(
+      'div',
+      { className: 'jp-CIBench-actions jp-CIBench-playerActions' },
+      h('p', {
+        className: 'jp-CIBench-hint',
+        text: "The player's code goes into each step's answer cell and runs in the notebook."
+      }),
+      play('Play step', 'jp-CIBench-play-step', false, 'Play the open step'),
+      play(
+        'Play all',
+        'jp-CIBench-play-all',
+        true,
+        'Play every remaining step'
+      ),
+      stop,
+      lockable(
+        button(
+          'Give up',
+          'jp-CIBench-giveup',
+          () => void this.actions.giveUp(),
+          'Give up this step and open the next'
+        ),
+        this.model
+      ),
+      this.autoplayLine
     );
   }
+
+  private isPlaying(): boolean {
+    const state = this.model.autoplay;
+    return state.playing && state.id === this.model.attempt?.id;
+  }
+
+  /** The player's status line and the enabled state of its buttons. */
+  private renderAutoplay(): void {
+    const state = this.model.autoplay;
+    const mine = state.id === this.model.attempt?.id;
+    this.autoplayLine.textContent = mine ? state.status : '';
+    const playing = this.isPlaying();
+    this.node
+      .querySelectorAll<HTMLButtonElement>(
+        '.jp-CIBench-play-step, .jp-CIBench-play-all'
+      )
+      .forEach(btn => (btn.disabled = playing));
+    const stop = this.node.querySelector<HTMLButtonElement>('.jp-CIBench-stop');
+    if (stop) {
+      stop.disabled = !playing;
+    }
+  }
+
+  private autoplayLine = h('p', {
+    className: 'jp-CIBench-autoplay-status',
+    attrs: { role: 'status', 'aria-live': 'polite' }
+  });
 
   private controls(): HTMLElement {
     return h(
@@ -109,15 +192,21 @@ function noAttempt(): HTMLElement {
   });
 }
 
-function stepList(view: IAttemptView): HTMLElement {
+function stepList(
+  view: IAttemptView,
+  onTurns: (step: number) => void
+): HTMLElement {
   return h(
     'ol',
     { className: 'jp-CIBench-steps', attrs: { 'aria-label': 'Steps' } },
-    ...view.steps.map(step => stepRow(step))
+    ...view.steps.map(step => stepRow(step, onTurns))
   );
 }
 
-function stepRow(step: IStepView): HTMLLIElement {
+function stepRow(
+  step: IStepView,
+  onTurns: (step: number) => void
+): HTMLLIElement {
   const current = !step.settled;
   const grade = step.grade
     ? h('span', {
@@ -145,8 +234,23 @@ function stepRow(step: IStepView): HTMLLIElement {
       className: 'jp-CIBench-step-outcome',
       text: `${outcomeText(step.outcome, step.settled)} · ${turns}`
     }),
+    step.turns ? turnsButton(step.index, onTurns) : null,
     grade
   );
+}
+
+function turnsButton(
+  index: number,
+  onTurns: (step: number) => void
+): HTMLButtonElement {
+  const btn = button(
+    'Turns',
+    'jp-CIBench-turns-button',
+    () => onTurns(index),
+    'Code, prompt, raw reply, tokens and latency of each turn'
+  );
+  btn.setAttribute('aria-label', `Turns of ${stepLabel(index)}`);
+  return btn;
 }
 
 function summary(view: IAttemptView): HTMLElement {

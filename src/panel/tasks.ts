@@ -50,7 +50,7 @@ export class TasksView {
     if (kind === 'tasks' || kind === 'filter' || kind === 'selected') {
       this.renderList();
     }
-    if (kind === 'selected' || kind === 'mode') {
+    if (kind === 'selected' || kind === 'mode' || kind === 'players') {
       this.renderDetail();
     }
     if (kind === 'attempts' || kind === 'tasks') {
@@ -125,6 +125,7 @@ export class TasksView {
       h('p', { className: 'jp-CIBench-intro', text: task.intro }),
       kindsLine(task),
       this.modeChoice(),
+      playerChoice(this.model),
       lockable(
         button('Start', 'jp-CIBench-start', () => void this.actions.start()),
         this.model
@@ -218,6 +219,65 @@ export class TasksView {
     className: 'jp-CIBench-attempts',
     attrs: { 'aria-label': 'My attempts' }
   });
+}
+
+const PLAYER_ID = 'jp-CIBench-player-select';
+
+/**
+ * Who plays: you, an attached model (server-configured, by name) or a replay
+ * of a recorded model run of this task.
+ */
+function playerChoice(model: CIBenchModel): HTMLElement {
+  const option = (value: string, text: string) => {
+    const el = h('option', { text, attrs: { value } });
+    el.selected = model.player === value;
+    return el;
+  };
+  const groups: HTMLElement[] = [];
+  if (model.models.length) {
+    groups.push(
+      h(
+        'optgroup',
+        { attrs: { label: 'Attach a model' } },
+        ...model.models.map(m =>
+          option(`model:${m.name}`, `${m.name} (${m.protocol})`)
+        )
+      )
+    );
+  }
+  if (model.recordings.length) {
+    groups.push(
+      h(
+        'optgroup',
+        { attrs: { label: 'Replay a run' } },
+        ...model.recordings.map(r =>
+          option(
+            `replay:${r.id}`,
+            `${r.run}: ${r.player.replace(/^openai:/, '')}, ${r.mode}`
+          )
+        )
+      )
+    );
+  }
+  const select = h(
+    'select',
+    { className: 'jp-CIBench-player', attrs: { id: PLAYER_ID } },
+    option('', 'You'),
+    ...groups
+  );
+  select.addEventListener('change', () => {
+    model.player = select.value;
+  });
+  return h(
+    'div',
+    { className: 'jp-CIBench-playerRow' },
+    h('label', {
+      className: 'jp-CIBench-label',
+      text: 'Player',
+      attrs: { for: PLAYER_ID }
+    }),
+    select
+  );
 }
 
 function kindsLine(task: ITaskDetail): HTMLElement {

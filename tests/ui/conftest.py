@@ -34,9 +34,9 @@ def _free_port() -> int:
 
 
 class LabServer:
-    def __init__(self, root: Path, db: Path):
+    def __init__(self, root: Path, db: Path, config: Path | None = None):
         self.port = _free_port()
-        self.root, self.db = root, db
+        self.root, self.db, self.config = root, db, config
         self.proc: subprocess.Popen | None = None
         self.log = root.parent / "lab.log"
 
@@ -59,6 +59,7 @@ class LabServer:
             f"--CIBenchLabApp.database_url=sqlite:///{self.db}",
             "--LabApp.news_url=",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            *([f"--config={self.config}"] if self.config else []),
         ]
         self.proc = subprocess.Popen(
             cmd, stdout=self.log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True
@@ -107,7 +108,7 @@ def browser():
 
 
 @pytest.fixture
-def page(browser, lab_server):
+def page(browser):
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     pg = context.new_page()
     pg.set_default_timeout(30_000)

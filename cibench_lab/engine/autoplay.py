@@ -1,0 +1,258 @@
+"""A player attached to a lab attempt: a model (or a recorded run) plays in the live notebook.
+
+The server asks the player for a turn (:meth:`Autoplay.propose`) and hands the
+code to the browser, which puts it in the step's answer cell and runs it on the
+notebook's kernel.  The run is then reported like a person's (``/turns``): the
+server grades what its own IOPub capture read and records the turn with the
+proposal's meta (prompt, raw reply, tokens, latency) — one engine for lab and
+headless play (DESIGN §3).  Replies that run nothing (no code, a final answer)
+are recorded here directly; a replay that runs out of turns gives the step up.
+
+Sessions live in memory, keyed by attempt; after a server restart the next
+proposal rebuilds one from the database (:func:`.players.replay_history`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from ..grading import TurnOutput
+from ..models import ModelError, ModelRegistry, make_model_player
+from ..models.config import ConfigError
+from ..models.transcript import ReplayPlayer, replay_steps, replayable
+from ..store.tables import Event
+from ..tasks.model import Task
+from .attempt import Attempts
+from .errors import BadInput, Conflict, Unavailable
+from .players import (
+    ORACLE_EVENT,
+    Player,
+    PlayerError,
+    PlayerSession,
+    Proposal,
+    record_reference,
+    replay_history,
+    unexecuted_turn,
+)
+
+log = logging.getLogger(__name__)
+
+HUMAN = "human"
+RECORDING = "replay:attempt:"  # + the recorded attempt's id
+
+
+@dataclass
+class Pending:
+    """A proposal handed to the browser, waiting for its run to be reported."""
+
+    step: int
+    turn: int
+    proposal: Proposal
+
+
+class Autoplay:
+    def __init__(self, attempts: Attempts, registry: ModelRegistry, call):
+        self.attempts = attempts
+        self.registry = registry
+        self.call = call  # runs a synchronous engine call on the engine's worker thread
+        self.sessions: dict[str, PlayerSession] = {}
+        self.pending: dict[str, Pending] = {}
+        self.inflight: dict[str, asyncio.Task] = {}
+        self.players: dict[str, Player] = {}
+
+    # ---- choosing a player ---------------------------------------------------------
+    def player_spec(self, choice: Any, task: Task) -> str:
+        """The attempt's player from the browser's choice: none (a person), ``{"model": NAME}``
+        (a server-configured model) or ``{"replay": ATTEMPT_ID}`` (a recorded model run)."""
+        if choice in (None, HUMAN):
+            return HUMAN
+        if not isinstance(choice, dict) or len(choice) != 1:
+            raise BadInput('player: must be {"model": NAME} or {"replay": ATTEMPT_ID}')
+        kind, value = next(iter(choice.items()))
+        if kind == "model":
+            if value not in self.registry.configs:
+                known = ", ".join(self.registry.configs) or "none configured"
+                raise BadInput(f"player.model: unknown model {value!r} (this server has: {known})")
+            return f"openai:{value}"
+        if kind == "replay":
+            ids = {r["id"] for r in replayable(self.attempts.store, task.id)}
+            if value not in ids:
+                raise BadInput(f"player.replay: no recorded model run {value!r} of task {task.id}")
+            return RECORDING + value
+        raise BadInput(f"player.{kind}: unknown player kind (model or replay)")
+
+    def recordings(self, task_id: str) -> list[dict[str, Any]]:
+        """Recorded model runs of a task the lab can replay (synchronous: database)."""
+        if task_id not in self.attempts.library.tasks:
+            raise BadInput(f"unknown task {task_id!r}")
+        return replayable(self.attempts.store, task_id)
+
+    def _player(self, spec: str) -> Player:
+        player = self.players.get(spec)
+        if player is None:
+            if spec.startswith("openai:"):
+                try:
+                    player = make_model_player(spec[7:], registry=self.registry)
+                except ConfigError as err:
+                    raise BadInput(f"model {spec[7:]!r}: {err}") from None
+            elif spec.startswith(RECORDING):
+                source = spec[len(RECORDING) :]
+                player = ReplayPlayer.from_steps(
+                    replay_steps(self.attempts.store, source), f"attempt {source}"
+                )
+            else:
+                raise Conflict(f"this attempt is played by {spec!r}, not by an attached player")
+            self.players[spec] = player
+        return player
+
+    async def _session(self, attempt_id: str) -> PlayerSession:
+        session = self.sessions.get(attempt_id)
+        if session is None:
+            row, task = await self.call(self.attempts.load, attempt_id)
+            max_turn = (row.settings or {}).get("max_turn", 3)
+            session = self._player(row.player).session(task, row.mode, max_turn)
+            await self.call(replay_history, session, self.attempts, attempt_id)
+            self.sessions[attempt_id] = session
+        return session
+
+    # ---- proposing ------------------------------------------------------------------
+    async def propose(self, attempt_id: str, step: Any, participant: str) -> dict[str, Any]:
+        """The next turn of the open step: code for the browser to run, or a turn recorded here."""
+        if not isinstance(step, int) or isinstance(step, bool):
+            raise BadInput("step: must be an integer (0-based)")
+        row, task = await self.call(self.attempts.load, attempt_id, participant)
+        if row.player == HUMAN:
+            raise Conflict("this attempt is played by a person; start one with a model to use Play")
+        Attempts.check_open(row, step)
+        turn = len(await self.call(self.attempts.turns, attempt_id, step))
+        pending = self.pending.get(attempt_id)
+        if pending and (pending.step, pending.turn) == (step, turn):
+            return _proposal_view(pending)  # asked again (Stop, a reload): same code, no new request
+        if attempt_id in self.inflight:
+            raise Conflict("the player is already working on this step")
+        session = await self._session(attempt_id)
+        if row.mode == "oracle" and step > 0:
+            ref = await self.call(_ensure_reference, self.attempts, attempt_id, task, step - 1)
+            if ref is not None:
+                session.observe_reference(task.steps[step - 1], ref)
+        job = asyncio.ensure_future(session.propose(task.steps[step], turn))
+        self.inflight[attempt_id] = job
+        try:
+            proposal = await job
+        except asyncio.CancelledError:
+            raise Conflict("stopped: the player's request was cancelled") from None
+        except (PlayerError, ModelError) as err:
+            raise Unavailable(f"the model endpoint failed: {err}") from None
+        finally:
+            self.inflight.pop(attempt_id, None)
+        return await self._handle(attempt_id, task, Pending(step, turn, proposal))
+
+    async def _handle(self, attempt_id: str, task: Task, pending: Pending) -> dict[str, Any]:
+        proposal, step = pending.proposal, task.steps[pending.step]
+        if proposal.action == "give_up":
+            settled = await self.call(self.attempts.settle, attempt_id, step.index, "gave_up")
+            self.settled(attempt_id, task, step.index, settled["outcome"])
+            return {**_proposal_view(pending), "settled": settled}
+        idle = unexecuted_turn(proposal)
+        if idle is None:
+            self.pending[attempt_id] = pending
+            return _proposal_view(pending)
+        session = self.sessions[attempt_id]
+        meta = {**proposal.meta, **session.observe(step, pending.turn, proposal, idle)}
+        result = await self.call(self.attempts.record_turn, attempt_id, step.index, idle, meta=meta)
+        self.recorded(attempt_id, task, result)
+        return {**_proposal_view(pending), "result": result}
+
+    def stop(self, attempt_id: str) -> bool:
+        """Cancel the player's request in flight, if any."""
+        job = self.inflight.get(attempt_id)
+        if job is not None:
+            job.cancel()
+        return job is not None
+
+    # ---- hooks of the lab's turn and settle ---------------------------------------------
+    def observe(
+        self, attempt_id: str, task: Task, step: int, turn: int, result: TurnOutput
+    ) -> dict[str, Any]:
+        """Meta for a reported run of an attached player's step (Conflict when nobody proposed it)."""
+        pending = self.pending.get(attempt_id)
+        session = self.sessions.get(attempt_id)
+        if pending is None or session is None or (pending.step, pending.turn) != (step, turn):
+            raise Conflict("this step is played by the attached player: press Play step to run its turn")
+        del self.pending[attempt_id]
+        proposal = pending.proposal
+        meta = {**proposal.meta, **session.observe(task.steps[step], turn, proposal, result)}
+        if result.code.strip() != proposal.code.strip():
+            meta["edited"] = True  # someone changed the proposed code before it ran
+        return meta
+
+    def recorded(self, attempt_id: str, task: Task, result: dict[str, Any]) -> None:
+        settled = result.get("settled")
+        if settled:
+            self.settled(attempt_id, task, settled["step"], settled["outcome"])
+
+    def settled(self, attempt_id: str, task: Task, step: int, outcome: str) -> None:
+        self.pending.pop(attempt_id, None)
+        session = self.sessions.get(attempt_id)
+        if session is not None:
+            session.settle(task.steps[step], outcome)
+            if task.steps[step].index + 1 >= len(task.steps):
+                self.forget(attempt_id)
+
+    def reference_ran(self, attempt_id: str, task: Task, step: int, result: TurnOutput) -> None:
+        session = self.sessions.get(attempt_id)
+        if session is not None:
+            session.observe_reference(task.steps[step], result)
+
+    def forget(self, attempt_id: str) -> None:
+        """Drop the attempt's in-memory state (rebuilt from the database when needed)."""
+        self.sessions.pop(attempt_id, None)
+        self.pending.pop(attempt_id, None)
+
+    async def close(self) -> None:
+        for job in list(self.inflight.values()):
+            job.cancel()
+        for player in self.players.values():
+            closer = getattr(player, "aclose", None)
+            if closer is not None:
+                try:
+                    await closer()
+                except Exception:
+                    log.debug("cibench-lab: closing player failed", exc_info=True)
+
+
+def _proposal_view(pending: Pending) -> dict[str, Any]:
+    runs = pending.proposal.action == "code"
+    return {
+        "step": pending.step,
+        "turn": pending.turn,
+        "action": pending.proposal.action,
+        "code": pending.proposal.code if runs else None,
+        "result": None,
+        "settled": None,
+    }
+
+
+def has_reference(attempts: Attempts, attempt_id: str, step: int) -> bool:
+    """Whether step ``step``'s oracle reference run is recorded (synchronous: database)."""
+    with attempts.store.session() as s:
+        q = select(Event.detail).where(Event.attempt_id == attempt_id, Event.kind == ORACLE_EVENT)
+        return any(d.get("step") == step for d in s.scalars(q))
+
+
+def _ensure_reference(attempts: Attempts, attempt_id: str, task: Task, step: int) -> TurnOutput | None:
+    """Oracle: the model's next prompt shows step ``step``'s reference output.  The browser
+    reports the oracle cell's run; when that report never came (the page closed), record
+    the task notebook's own output for it.  Returns what it recorded, if anything."""
+    if has_reference(attempts, attempt_id, step):
+        return None
+    ref = task.steps[step]
+    error = any(o.get("output_type") == "error" for o in ref.outputs)
+    out = TurnOutput(ref.code, list(ref.outputs), error, "error" if error else "ok")
+    record_reference(attempts, attempt_id, step, out, source="task notebook")
+    return out

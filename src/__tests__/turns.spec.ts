@@ -1,0 +1,80 @@
+import { ITurnDetail } from '../api';
+import { turnFacts, turnsNode } from '../panel/turns';
+import { grade } from './fixtures';
+
+const MODEL_TURN: ITurnDetail = {
+  step: 2,
+  turn: 0,
+  code: 'print(df.shape[0])',
+  error: false,
+  started_at: '2026-11-29T21:00:00Z',
+  grade: grade({ kind: 'num', detail: 'number matched' }),
+  action: 'code',
+  model: 'qwen',
+  prompt: [
+    { role: 'system', content: 'You are an assistant.' },
+    { role: 'user', content: 'How many rows?' }
+  ],
+  response: 'Thought: count\nAction: IPythonInterpreter',
+  tokens: { prompt: 380, completion: 32, total: 412 },
+  latency_s: 0.8412,
+  retries: 1
+};
+
+describe('turn details', () => {
+  it('says tokens, latency, retries and what ran', () => {
+    expect(turnFacts(MODEL_TURN)).toBe(
+      '412 tokens (380 prompt + 32 reply) · 0.84 s · 1 retry'
+    );
+    expect(
+      turnFacts({
+        ...MODEL_TURN,
+        action: 'no_action',
+        retries: 2,
+        edited: true
+      })
+    ).toBe(
+      '412 tokens (380 prompt + 32 reply) · 0.84 s · 2 retries · ran nothing (no_action) · code edited before it ran'
+    );
+  });
+
+  it('shows prompt, raw reply and code of each turn', () => {
+    const node = turnsNode([MODEL_TURN, { ...MODEL_TURN, turn: 1 }], 2);
+    const turns = node.querySelectorAll('.jp-CIBench-turn');
+    expect(turns).toHaveLength(2);
+    expect(turns[0].querySelector('h4')?.textContent).toBe('Turn 1 · qwen');
+    const prompt = turns[0].querySelector('.jp-CIBench-turn-prompt')!;
+    expect(prompt.querySelector('summary')?.textContent).toBe(
+      'Prompt (2 messages)'
+    );
+    expect(prompt.querySelector('pre')?.textContent).toContain(
+      '── user ──\nHow many rows?'
+    );
+    expect(
+      turns[0].querySelector('.jp-CIBench-turn-response pre')?.textContent
+    ).toBe(MODEL_TURN.response);
+    expect(
+      turns[0].querySelector('.jp-CIBench-turn-code pre')?.textContent
+    ).toBe(MODEL_TURN.code);
+    expect(turns[0].querySelector('.jp-CIBench-turn-grade')?.textContent).toBe(
+      'number matched'
+    );
+  });
+
+  it('says when a step has no turns, and a person turn has no prompt', () => {
+    expect(turnsNode([], 0).textContent).toContain(
+      'Step 1 has no recorded turns yet.'
+    );
+    const person: ITurnDetail = {
+      step: 0,
+      turn: 0,
+      code: 'x = 1',
+      error: false,
+      started_at: '',
+      grade: null
+    };
+    const node = turnsNode([person], 0);
+    expect(node.querySelector('.jp-CIBench-turn-prompt')).toBeNull();
+    expect(node.querySelector('.jp-CIBench-turn-facts')?.textContent).toBe('');
+  });
+});
