@@ -12,7 +12,7 @@ from jupyter_server.extension.application import ExtensionApp
 from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 
 from .engine.attempt import Attempts
-from .engine.kernel import ensure_kernelspec
+from .engine.kernel import ensure_kernelspec, hide_from_kernels
 from .engine.lab import LabConfig, LabPlay
 from .engine.settings import REVEAL, PlaySettings
 from .grading.judge import configure_from_traits as configure_judge
@@ -165,6 +165,7 @@ class CIBenchLabApp(ExtensionApp):
         )
         config.settings.validate()
         models = ModelRegistry(self._model_configs())
+        hide_from_kernels(self.judge_api_key_env, *(c.api_key_env for c in models.configs.values()))
         lab = LabPlay(attempts, self.serverapp, config, models)
         participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
         self.services = Services(library, store, attempts, lab, participant, models)

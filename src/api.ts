@@ -162,7 +162,8 @@ export interface ISettleResult {
 }
 
 /** Who plays a new attempt: a person (null), a configured model, or a recorded run. */
-export type PlayerChoice = null | { model: string } | { replay: string };
+export type PlayerChoice =
+  null | { model: string } | { replay: string } | { transcript: string };
 
 /** Body of `POST attempts`. */
 export interface IStartRequest {

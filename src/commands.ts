@@ -26,57 +26,57 @@ export function addCommands(
   palette: ICommandPalette | null
 ): void {
   const { commands, shell } = app;
-  commands.addCommand(CommandIDs.openPanel, {
-    label: 'Open CIBench Panel',
-    caption: 'Show the CIBench task panel',
-    execute: () => shell.activateById(PANEL_ID)
-  });
-  commands.addCommand(CommandIDs.nextStep, {
-    label: 'CIBench: Next Step',
-    caption: 'Settle the open step and open the next one',
-    execute: () => controller.settle('next', true)
-  });
-  commands.addCommand(CommandIDs.giveUp, {
-    label: 'CIBench: Give Up Step',
-    caption: 'Give up the open step and open the next one',
-    execute: () => controller.settle('give-up', true)
-  });
-  commands.addCommand(CommandIDs.playStep, {
-    label: 'CIBench: Play Step (attached player)',
-    caption: "Let the attempt's model or replay play the open step",
-    execute: () => controller.playStep(true)
-  });
-  commands.addCommand(CommandIDs.playAll, {
-    label: 'CIBench: Play All Steps (attached player)',
-    caption: "Let the attempt's model or replay play every remaining step",
-    execute: () => controller.playAll(true)
-  });
-  commands.addCommand(CommandIDs.stopPlayer, {
-    label: 'CIBench: Stop Player',
-    caption: 'Stop the attached player after the turn in flight',
-    execute: () => controller.stopPlayer(true)
-  });
-  commands.addCommand(CommandIDs.showTurns, {
-    label: "CIBench: Show This Step's Turns",
-    caption: 'Code, prompt, raw reply, tokens and latency of each turn',
-    execute: () => controller.showTurns()
-  });
+  const table: [string, string, string, () => unknown][] = [
+    [
+      CommandIDs.openPanel,
+      'Open CIBench Panel',
+      'Show the CIBench task panel',
+      () => shell.activateById(PANEL_ID)
+    ],
+    [
+      CommandIDs.nextStep,
+      'CIBench: Next Step',
+      'Settle the open step and open the next one',
+      () => controller.settle('next', true)
+    ],
+    [
+      CommandIDs.giveUp,
+      'CIBench: Give Up Step',
+      'Give up the open step and open the next one',
+      () => controller.settle('give-up', true)
+    ],
+    [
+      CommandIDs.playStep,
+      'CIBench: Play Step (attached player)',
+      "Let the attempt's model or replay play the open step",
+      () => controller.playStep(true)
+    ],
+    [
+      CommandIDs.playAll,
+      'CIBench: Play All Steps (attached player)',
+      "Let the attempt's model or replay play every remaining step",
+      () => controller.playAll(true)
+    ],
+    [
+      CommandIDs.stopPlayer,
+      'CIBench: Stop Player',
+      'Stop the attached player after the turn in flight',
+      () => controller.stopPlayer(true)
+    ],
+    [
+      CommandIDs.showTurns,
+      "CIBench: Show This Step's Turns",
+      'Code, prompt, raw reply, tokens and latency of each turn',
+      () => controller.showTurns()
+    ]
+  ];
+  for (const [id, label, caption, execute] of table) {
+    commands.addCommand(id, { label, caption, execute });
+    palette?.addItem({ command: id, category: CATEGORY });
+  }
   app.contextMenu.addItem({
     command: CommandIDs.showTurns,
     selector: '.jp-CIBench-answer',
     rank: 0
   });
-  if (palette) {
-    for (const command of [
-      CommandIDs.openPanel,
-      CommandIDs.nextStep,
-      CommandIDs.giveUp,
-      CommandIDs.playStep,
-      CommandIDs.playAll,
-      CommandIDs.stopPlayer,
-      CommandIDs.showTurns
-    ]) {
-      palette.addItem({ command, category: CATEGORY });
-    }
-  }
 }

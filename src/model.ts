@@ -261,9 +261,17 @@ export class CIBenchModel {
     }
   }
 
+  /** A transcript's path under the server root (player `transcript`). */
+  get transcript(): string {
+    return this._transcript;
+  }
+  set transcript(path: string) {
+    this._transcript = path; // typed in place: no re-render
+  }
+
   /** The start request's player for the current choice. */
   get playerChoice(): PlayerChoice {
-    return playerChoice(this._player);
+    return playerChoice(this._player, this._transcript);
   }
 
   /** What the attached player is doing ('' when idle). */
@@ -331,6 +339,7 @@ export class CIBenchModel {
   private _models: IModelInfo[] = [];
   private _recordings: IRecording[] = [];
   private _player = '';
+  private _transcript = '';
   private _autoplay: IAutoplayState = { id: '', playing: false, status: '' };
 }
 
@@ -342,8 +351,11 @@ export interface IAutoplayState {
   status: string;
 }
 
-/** `model:NAME` / `replay:ID` / '' as the start request's player. */
-export function playerChoice(key: string): PlayerChoice {
+/** `model:NAME` / `replay:ID` / `transcript` / '' as the start request's player. */
+export function playerChoice(key: string, transcript = ''): PlayerChoice {
+  if (key === 'transcript') {
+    return { transcript };
+  }
   if (key.startsWith('model:')) {
     return { model: key.slice('model:'.length) };
   }
@@ -360,6 +372,9 @@ export function playerLabel(player: string): string {
   }
   if (player.startsWith('openai:')) {
     return `model ${player.slice('openai:'.length)}`;
+  }
+  if (player.startsWith('replay:file:')) {
+    return `replay of ${player.slice('replay:file:'.length)}`;
   }
   if (player.startsWith('replay:attempt:')) {
     return `replay of attempt ${player.slice('replay:attempt:'.length, 'replay:attempt:'.length + 8)}`;

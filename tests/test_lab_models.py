@@ -147,6 +147,23 @@ async def test_stop_cancels_a_hanging_request_and_play_goes_on(jp_serverapp, api
         b.close()
 
 
+async def test_task_kernels_never_see_the_servers_keys(jp_serverapp, api, monkeypatch):
+    monkeypatch.setenv("SOME_SERVICE_API_KEY", "another-secret-value")
+    b = await start(jp_serverapp, api, None)
+    code = (
+        "import os\n"
+        "env = open('/proc/self/environ', 'rb').read()\n"
+        "assert b'SECRET-never' not in env and b'another-secret' not in env\n"
+        "assert 'CIBENCH_LAB_TEST_KEY' not in os.environ and 'SOME_SERVICE_API_KEY' not in os.environ\n"
+        "assert os.environ['OMP_NUM_THREADS'] == '1'\n"
+    )
+    try:
+        status, r = await b.turn(0, code)
+    finally:
+        b.close()
+    assert status == 200 and r["grade"]["exec"] == 1, r
+
+
 async def test_models_come_from_the_config_and_its_file(api):
     code, models = await api("GET", "models")
     assert code == 200
@@ -196,7 +213,10 @@ async def test_replay_a_recorded_run_in_the_lab(jp_serverapp, jp_fetch, api, scr
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     common = ["--task-dir", str(REACT_TASKS), "--db", db, "run", "--tasks", TASK, "--no-progress"]
     model_run = ["--player", "openai:scripted", "--model-config", str(cfg), "--base-url", scripted.base_url]
-    assert await asyncio.to_thread(main, [*common, *model_run, "--run", "recorded"]) == 0
+    root = Path(jp_serverapp.root_dir)
+    (root / "runs").mkdir()
+    export = ["--export-transcript", str(root / "runs" / "recorded.jsonl")]
+    assert await asyncio.to_thread(main, [*common, *model_run, "--run", "recorded", *export]) == 0
     assert await asyncio.to_thread(main, [*common, "--player", "reference", "--run", "answers"]) == 0
     resp = await jp_fetch("cibench-lab", "api", "recordings", params={"task": TASK})
     recs = json.loads(resp.body)

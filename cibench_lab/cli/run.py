@@ -13,6 +13,7 @@ left open (a model endpoint that kept failing: run again to resume), 2 on bad in
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from typing import Any
 
@@ -37,6 +38,12 @@ def cmd_run(args) -> int:
     except (ValueError, ConfigError, TranscriptError) as err:
         print(f"error: --player: {err}", file=sys.stderr)
         return 2
+    from ..engine.kernel import hide_from_kernels
+
+    config = getattr(player, "config", None)
+    hide_from_kernels(
+        config.api_key_env if config else "", os.environ.get("CIBENCH_LAB_JUDGE_API_KEY_ENV", "")
+    )
     lib = library(args)
     patterns = args.tasks or (player.task_ids() if hasattr(player, "task_ids") else None)
     tasks = lib.select(patterns)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
@@ -24,7 +25,7 @@ from sqlalchemy import select
 from ..grading import TurnOutput
 from ..models import ModelError, ModelRegistry, make_model_player
 from ..models.config import ConfigError
-from ..models.transcript import ReplayPlayer, replay_steps, replayable
+from ..models.transcript import ReplayPlayer, TranscriptError, read_transcript, replay_steps, replayable
 from ..store.tables import Event
 from ..tasks.model import Task
 from .attempt import Attempts
@@ -44,6 +45,7 @@ log = logging.getLogger(__name__)
 
 HUMAN = "human"
 RECORDING = "replay:attempt:"  # + the recorded attempt's id
+TRANSCRIPT = "replay:file:"  # + a transcript's path relative to the server root
 
 
 @dataclass
@@ -56,8 +58,9 @@ class Pending:
 
 
 class Autoplay:
-    def __init__(self, attempts: Attempts, registry: ModelRegistry, call):
+    def __init__(self, attempts: Attempts, registry: ModelRegistry, call, root: Path | None = None):
         self.attempts = attempts
+        self.root = root  # transcripts are read from under the server root only
         self.registry = registry
         self.call = call  # runs a synchronous engine call on the engine's worker thread
         self.sessions: dict[str, PlayerSession] = {}
@@ -68,11 +71,12 @@ class Autoplay:
     # ---- choosing a player ---------------------------------------------------------
     def player_spec(self, choice: Any, task: Task) -> str:
         """The attempt's player from the browser's choice: none (a person), ``{"model": NAME}``
-        (a server-configured model) or ``{"replay": ATTEMPT_ID}`` (a recorded model run)."""
+        (a server-configured model), ``{"replay": ATTEMPT_ID}`` (a recorded model run) or
+        ``{"transcript": PATH}`` (a JSONL transcript under the server root)."""
         if choice in (None, HUMAN):
             return HUMAN
         if not isinstance(choice, dict) or len(choice) != 1:
-            raise BadInput('player: must be {"model": NAME} or {"replay": ATTEMPT_ID}')
+            raise BadInput('player: must be {"model": NAME}, {"replay": ATTEMPT_ID} or {"transcript": PATH}')
         kind, value = next(iter(choice.items()))
         if kind == "model":
             if value not in self.registry.configs:
@@ -84,7 +88,26 @@ class Autoplay:
             if value not in ids:
                 raise BadInput(f"player.replay: no recorded model run {value!r} of task {task.id}")
             return RECORDING + value
-        raise BadInput(f"player.{kind}: unknown player kind (model or replay)")
+        if kind == "transcript":
+            return TRANSCRIPT + self._transcript(value, task)
+        raise BadInput(f"player.{kind}: unknown player kind (model, replay or transcript)")
+
+    def _transcript(self, value: Any, task: Task) -> str:
+        """A transcript path, checked: under the server root, readable, with turns for ``task``."""
+        if not isinstance(value, str) or not value.strip() or self.root is None:
+            raise BadInput("player.transcript: a path relative to the server root")
+        path = (self.root / value.strip().lstrip("/")).resolve()
+        if not path.is_relative_to(self.root.resolve()):
+            raise BadInput(f"player.transcript: {value!r} is outside the server root")
+        if not path.is_file():
+            raise BadInput(f"player.transcript: no file {value!r} under the server root")
+        try:
+            turns = read_transcript(path)
+        except TranscriptError as err:
+            raise BadInput(f"player.transcript: {err}".replace(str(path), value)) from None
+        if task.id not in turns:
+            raise BadInput(f"player.transcript: {value!r} has no turns of task {task.id}")
+        return path.relative_to(self.root.resolve()).as_posix()
 
     def recordings(self, task_id: str) -> list[dict[str, Any]]:
         """Recorded model runs of a task the lab can replay (synchronous: database)."""
@@ -105,6 +128,12 @@ class Autoplay:
                 player = ReplayPlayer.from_steps(
                     replay_steps(self.attempts.store, source), f"attempt {source}"
                 )
+            elif spec.startswith(TRANSCRIPT) and self.root is not None:
+                rel = spec[len(TRANSCRIPT) :]
+                try:
+                    player = ReplayPlayer(self.root / rel)
+                except TranscriptError as err:
+                    raise Conflict(f"the transcript {rel} can no longer be read: {err}") from None
             else:
                 raise Conflict(f"this attempt is played by {spec!r}, not by an attached player")
             self.players[spec] = player

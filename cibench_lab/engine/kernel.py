@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 KERNEL_NAME = "cibench-lab"
+LAUNCHER = "cibench_lab.engine.kernel_launch"
 THREADS = "1"
 
 #: Environment every task kernel gets, on top of the server's own.
@@ -49,12 +50,27 @@ except ImportError:
 def kernelspec_dict(python: str | None = None) -> dict:
     """The kernel.json of the `cibench-lab` kernelspec."""
     return {
-        "argv": [python or sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        # the launcher drops the server's secrets from the kernel's environment
+        "argv": [
+            python or sys.executable,
+            "-m",
+            "cibench_lab.engine.kernel_launch",
+            "-f",
+            "{connection_file}",
+        ],
         "display_name": "Python 3 (CIBench)",
         "language": "python",
         "env": dict(KERNEL_ENV),
         "metadata": {"debugger": False},
     }
+
+
+def hide_from_kernels(*names: str) -> None:
+    """Name environment variables task kernels must not inherit (API keys by name)."""
+    from .kernel_launch import HIDE_VAR
+
+    current = {n for n in os.environ.get(HIDE_VAR, "").split(",") if n}
+    os.environ[HIDE_VAR] = ",".join(sorted(current | {n for n in names if n}))
 
 
 def install_kernelspec(prefix: Path) -> Path:

@@ -55,7 +55,7 @@ class LabPlay:
         self.prepared_at: dict[str, float] = {}  # when the kernel's state was last restored
         self.background: set[asyncio.Future] = set()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cibench-engine")
-        self.autoplay = Autoplay(attempts, registry or ModelRegistry(), self.call)
+        self.autoplay = Autoplay(attempts, registry or ModelRegistry(), self.call, config.root_dir)
 
     async def call(self, fn, *args, **kwargs):
         """Run an engine transition (DB + grading) off the event loop, one at a time."""

@@ -150,7 +150,7 @@ describe('CIBenchPanel', () => {
     model.selected = DETAIL;
     expect(
       all('select.jp-CIBench-player option').map(o => o.textContent)
-    ).toEqual(['You']);
+    ).toEqual(['You', 'A transcript file (JSONL)…']);
     model.models = [{ name: 'qwen', protocol: 'cibench-react' }];
     model.recordings = [
       {
@@ -168,7 +168,8 @@ describe('CIBenchPanel', () => {
     expect(Array.from(select.options).map(o => o.value)).toEqual([
       '',
       'model:qwen',
-      `replay:${'r'.repeat(32)}`
+      `replay:${'r'.repeat(32)}`,
+      'transcript'
     ]);
     expect(q(`label[for="${select.id}"]`)?.textContent).toBe('Player');
     select.value = 'model:qwen';
@@ -177,6 +178,23 @@ describe('CIBenchPanel', () => {
     expect(q<HTMLSelectElement>('select.jp-CIBench-player')!.value).toBe(
       'model:qwen'
     );
+  });
+
+  it('replays a transcript file named by its path', () => {
+    const { model, q } = setup();
+    model.selected = DETAIL;
+    expect(q('input.jp-CIBench-transcript')).toBeNull();
+    const select = q<HTMLSelectElement>('select.jp-CIBench-player')!;
+    select.value = 'transcript';
+    select.dispatchEvent(new Event('change'));
+    const input = q<HTMLInputElement>('input.jp-CIBench-transcript')!;
+    expect(q(`label[for="${input.id}"]`)?.textContent).toContain(
+      'path under the server root'
+    );
+    input.value = 'runs/qwen.jsonl';
+    input.dispatchEvent(new Event('input'));
+    expect(model.playerChoice).toEqual({ transcript: 'runs/qwen.jsonl' });
+    expect(q('input.jp-CIBench-transcript')).toBe(input); // typing does not re-render
   });
 
   it('gives an attached player Play step, Play all and Stop', () => {

@@ -115,15 +115,7 @@ export class AttemptView {
         'Play every remaining step'
       ),
       stop,
-      lockable(
-        button(
-          'Give up',
-          'jp-CIBench-giveup',
-          () => void this.actions.giveUp(),
-          'Give up this step and open the next'
-        ),
-        this.model
-      ),
+      this.giveUpButton(),
       this.autoplayLine
     );
   }
@@ -155,6 +147,18 @@ export class AttemptView {
     attrs: { role: 'status', 'aria-live': 'polite' }
   });
 
+  private giveUpButton(): HTMLButtonElement {
+    return lockable(
+      button(
+        'Give up',
+        'jp-CIBench-giveup',
+        () => void this.actions.giveUp(),
+        'Give up this step and open the next'
+      ),
+      this.model
+    );
+  }
+
   private controls(): HTMLElement {
     return h(
       'div',
@@ -172,15 +176,7 @@ export class AttemptView {
         ),
         this.model
       ),
-      lockable(
-        button(
-          'Give up',
-          'jp-CIBench-giveup',
-          () => void this.actions.giveUp(),
-          'Give up this step and open the next'
-        ),
-        this.model
-      )
+      this.giveUpButton()
     );
   }
 }

@@ -245,20 +245,19 @@ function playerChoice(model: CIBenchModel): HTMLElement {
       )
     );
   }
-  if (model.recordings.length) {
-    groups.push(
-      h(
-        'optgroup',
-        { attrs: { label: 'Replay a run' } },
-        ...model.recordings.map(r =>
-          option(
-            `replay:${r.id}`,
-            `${r.run}: ${r.player.replace(/^openai:/, '')}, ${r.mode}`
-          )
+  groups.push(
+    h(
+      'optgroup',
+      { attrs: { label: 'Replay a run' } },
+      ...model.recordings.map(r =>
+        option(
+          `replay:${r.id}`,
+          `${r.run}: ${r.player.replace(/^openai:/, '')}, ${r.mode}`
         )
-      )
-    );
-  }
+      ),
+      option('transcript', 'A transcript file (JSONL)…')
+    )
+  );
   const select = h(
     'select',
     { className: 'jp-CIBench-player', attrs: { id: PLAYER_ID } },
@@ -276,7 +275,37 @@ function playerChoice(model: CIBenchModel): HTMLElement {
       text: 'Player',
       attrs: { for: PLAYER_ID }
     }),
-    select
+    select,
+    model.player === 'transcript' ? transcriptInput(model) : null
+  );
+}
+
+const TRANSCRIPT_ID = 'jp-CIBench-transcript-input';
+
+/** The path of a transcript to replay (JSONL, as `cibench-lab run --export-transcript` writes). */
+function transcriptInput(model: CIBenchModel): HTMLElement {
+  const input = h('input', {
+    className: 'jp-CIBench-filter jp-CIBench-transcript',
+    attrs: {
+      id: TRANSCRIPT_ID,
+      type: 'text',
+      placeholder: 'runs/qwen.jsonl',
+      spellcheck: 'false'
+    }
+  });
+  input.value = model.transcript;
+  input.addEventListener('input', () => {
+    model.transcript = input.value;
+  });
+  return h(
+    'div',
+    {},
+    h('label', {
+      className: 'jp-CIBench-label',
+      text: 'Transcript (path under the server root)',
+      attrs: { for: TRANSCRIPT_ID }
+    }),
+    input
   );
 }
 

@@ -1,0 +1,28 @@
+"""The task kernel's environment: the server's secrets are not passed on."""
+
+from __future__ import annotations
+
+from cibench_lab.engine.kernel import kernelspec_dict
+from cibench_lab.engine.kernel_launch import HIDE_VAR, kernel_env
+
+
+def test_secret_looking_and_named_variables_are_dropped():
+    env = {
+        "PATH": "/usr/bin",
+        "OPENAI_API_KEY": "k1",
+        "ANTHROPIC_APIKEY": "k2",
+        "VLLM_KEY": "k3",
+        "JUPYTERHUB_API_TOKEN": "t",
+        "AWS_SECRET_ACCESS_KEY": "s",
+        "DB_PASSWORD": "p",
+        "MY_ENDPOINT_CREDENTIAL": "c",
+        "PLAIN_NAME": "kept unless listed",
+        "KEYBOARD_LAYOUT": "us",
+        HIDE_VAR: "PLAIN_NAME",
+    }
+    assert kernel_env(env) == {"PATH": "/usr/bin", "KEYBOARD_LAYOUT": "us"}
+
+
+def test_the_kernelspec_starts_kernels_through_the_launcher():
+    argv = kernelspec_dict("/py")["argv"]
+    assert argv == ["/py", "-m", "cibench_lab.engine.kernel_launch", "-f", "{connection_file}"]
