@@ -106,16 +106,31 @@ async def test_lab_model_play_sends_opencompass_messages(jp_serverapp, api, scri
     assert attempt["player"] == "openai:scripted" and attempt["status"] == "done"
     code, turns = await api("GET", f"attempts/{attempt['id']}/turns")
     assert code == 200
-    by_step = [
-        [(t["action"], t["error"]) for t in turns if t["step"] == i] for i in range(attempt["n_steps"])
-    ]
-    assert by_step == expected_actions(g["steps"])
+    assert actions(turns, attempt) == expected_actions(g["steps"])
     assert [t["prompt"] for t in turns] == [r["messages"] for r in g["requests"]]
     assert all(t["tokens"]["total"] and t["latency_s"] > 0 and "response" in t for t in turns)
     assert turns[0]["retries"] == 1
     db = (tmp_path / "results.sqlite").read_bytes().decode("utf-8", "replace")
     for text in (json.dumps(turns), caplog.text, db):
         assert KEY not in text
+
+
+@pytest.mark.parametrize("mode", ["e2e", "oracle"])
+async def test_lab_plays_the_tools_protocol_as_its_golden(jp_serverapp, api, scripted, mode):
+    g = golden(f"tools_{mode}")
+    script(scripted, exchanges_from_golden(g))
+    b = await start(jp_serverapp, api, {"model": "tooly"}, mode)
+    try:
+        attempt = await play_to_the_end(b, api)
+    finally:
+        b.close()
+    scripted.check()
+    _, turns = await api("GET", f"attempts/{attempt['id']}/turns")
+    assert [t["action"] for t in turns] == [
+        "code", "no_action", "code", "code", "invalid", "invalid", "code", "code", "code", "code",
+    ]  # fmt: skip
+    metrics = ("tool", "exec", "num", "text", "vis")
+    assert [attempt["summary"][m] for m in metrics] == [100.0] * 5  # as the headless run of the same replies
 
 
 async def test_stop_cancels_a_hanging_request_and_play_goes_on(jp_serverapp, api, scripted):

@@ -65,7 +65,8 @@ class Autoplay:
         self.call = call  # runs a synchronous engine call on the engine's worker thread
         self.sessions: dict[str, PlayerSession] = {}
         self.pending: dict[str, Pending] = {}
-        self.inflight: dict[str, asyncio.Task] = {}
+        self.inflight: dict[str, asyncio.Future] = {}  # model requests, cancelled by Stop
+        self.busy: set[str] = set()  # attempts with a proposal being made
         self.players: dict[str, Player] = {}
 
     # ---- choosing a player ---------------------------------------------------------
@@ -154,6 +155,15 @@ class Autoplay:
         """The next turn of the open step: code for the browser to run, or a turn recorded here."""
         if not isinstance(step, int) or isinstance(step, bool):
             raise BadInput("step: must be an integer (0-based)")
+        if attempt_id in self.busy:  # e.g. Play pressed in a second tab
+            raise Conflict("the player is already working on this step")
+        self.busy.add(attempt_id)
+        try:
+            return await self._propose(attempt_id, step, participant)
+        finally:
+            self.busy.discard(attempt_id)
+
+    async def _propose(self, attempt_id: str, step: int, participant: str) -> dict[str, Any]:
         row, task = await self.call(self.attempts.load, attempt_id, participant)
         if row.player == HUMAN:
             raise Conflict("this attempt is played by a person; start one with a model to use Play")
@@ -162,8 +172,6 @@ class Autoplay:
         pending = self.pending.get(attempt_id)
         if pending and (pending.step, pending.turn) == (step, turn):
             return _proposal_view(pending)  # asked again (Stop, a reload): same code, no new request
-        if attempt_id in self.inflight:
-            raise Conflict("the player is already working on this step")
         session = await self._session(attempt_id)
         if row.mode == "oracle" and step > 0:
             ref = await self.call(_ensure_reference, self.attempts, attempt_id, task, step - 1)

@@ -45,6 +45,10 @@ export class Autoplayer {
       } while (all && this.goesOn(session));
       this.status(session, this.stopped.has(id) ? 'Stopped.' : '');
     } catch (err) {
+      if (this.stopped.has(id)) {
+        this.status(session, 'Stopped.'); // the cancelled request's refusal
+        return;
+      }
       this.status(session, '');
       throw err;
     } finally {

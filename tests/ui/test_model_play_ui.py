@@ -106,3 +106,36 @@ def test_an_attached_model_plays_a_task_in_the_notebook(page: Page, model_lab, s
     page.get_by_role("menuitem", name="CIBench: Show This Step's Turns").click()
     expect(page.locator(".jp-Dialog .jp-CIBench-turn")).to_have_count(3)
     page.locator(".jp-Dialog").get_by_role("button", name="Close").click()
+
+
+def test_stop_then_play_on(page: Page, model_lab, scripted):
+    server, _ = scripted
+    server.exchanges[1]["faults"] = ["hang:60"]  # step 2's first request hangs
+    open_lab(page, model_lab.url)
+    open_panel(page)
+    page.locator(".jp-CIBench-filter").fill("react_probe")
+    page.locator(".jp-CIBench-task").first.click()
+    page.get_by_label("Player").select_option(label="scripted (cibench-react)")
+    page.locator(".jp-CIBench-start").click()
+    page.wait_for_selector(".jp-NotebookPanel .jp-CIBench-answer")
+    stop = page.locator(".jp-CIBench-stop")
+    expect(stop).to_be_disabled()
+
+    page.locator(".jp-CIBench-play-step").click()
+    expect(badge(page, 0)).to_have_text("ran without error", timeout=60_000)
+    expect(page.locator(".jp-CIBench-step-current")).to_contain_text("Step 2")
+    expect(page.locator(".jp-CIBench-play-step")).to_be_enabled()
+
+    page.locator(".jp-CIBench-play-step").click()
+    status = page.locator(".jp-CIBench-autoplay-status")
+    expect(status).to_have_text("Step 2: waiting for model scripted…")
+    expect(page.locator(".jp-CIBench-play-all")).to_be_disabled()
+    stop.click()
+    expect(status).to_have_text("Stopped.")
+    expect(page.locator(".jp-CIBench-error")).to_be_hidden()
+    assert server.hanging.is_set()
+
+    page.locator(".jp-CIBench-play-all").click()
+    expect(page.locator(".jp-CIBench-summary")).to_be_visible(timeout=120_000)
+    server.check()
+    expect(page.locator(".jp-CIBench-summary tr", has_text="Tool")).to_contain_text("83.3")
