@@ -64,10 +64,12 @@ async def start(jp_serverapp, api, player, mode="e2e", task=TASK) -> Browser:
     return Browser(jp_serverapp, api, body)
 
 
-async def play_to_the_end(b: Browser, api) -> dict:
+async def play_to_the_end(b: Browser, api, between_turns=None) -> dict:
     """What the panel's Play all does: propose, run the code in the cell, report, repeat."""
     attempt = b.attempt
     while attempt["status"] == "open":
+        if between_turns:
+            between_turns()
         step = attempt["current_step"]
         code, p = await api("POST", f"attempts/{attempt['id']}/propose", {"step": step})
         assert code == 200, p
@@ -131,6 +133,22 @@ async def test_lab_plays_the_tools_protocol_as_its_golden(jp_serverapp, api, scr
     ]  # fmt: skip
     metrics = ("tool", "exec", "num", "text", "vis")
     assert [attempt["summary"][m] for m in metrics] == [100.0] * 5  # as the headless run of the same replies
+
+
+async def test_a_restarted_server_rebuilds_the_conversation_from_the_database(jp_serverapp, api, scripted):
+    """The model's in-memory session is dropped before every turn (as a server restart
+    would): rebuilt from the recorded turns, references and settles, the messages are
+    still OpenCompass's, byte for byte (oracle: the hardest history)."""
+    g = golden("oracle")
+    script(scripted, exchanges_from_golden(g))
+    autoplay = jp_serverapp.web_app.settings["cibench_lab"].lab.autoplay
+    b = await start(jp_serverapp, api, {"model": "scripted"}, "oracle")
+    try:
+        attempt = await play_to_the_end(b, api, between_turns=autoplay.sessions.clear)
+    finally:
+        b.close()
+    scripted.check()
+    assert attempt["status"] == "done"
 
 
 async def test_stop_cancels_a_hanging_request_and_play_goes_on(jp_serverapp, api, scripted):
