@@ -214,6 +214,10 @@ async def test_attached_and_human_play_do_not_mix(jp_serverapp, api, scripted):
     assert code == 400 and "player" in body["error"]
     human = await start(jp_serverapp, api, None)
     model = await start(jp_serverapp, api, {"model": "scripted"})
+    root = Path(jp_serverapp.root_dir)
+    for b, says in ((human, "use the CIBench panel for Next step"), (model, "played by openai:scripted")):
+        title = json.loads((root / b.attempt["notebook_path"]).read_text())["cells"][0]["source"]
+        assert says in "".join(title)
     try:
         code, body = await api("POST", f"attempts/{human.attempt['id']}/propose", {"step": 0})
         assert code == 409 and "played by a person" in body["error"]

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from conftest import SECRET_CODE
 from sqlalchemy import select
 
 from cibench_lab.store.tables import Event
 
 
-def restores(serverapp, attempt_id: str) -> list[dict]:
+def restores(serverapp, attempt_id: str, kind: str = "restore") -> list[dict]:
     store = serverapp.web_app.settings["cibench_lab"].store
     with store.session() as s:
-        q = select(Event.detail).where(Event.attempt_id == attempt_id, Event.kind == "restore")
+        q = select(Event.detail).where(Event.attempt_id == attempt_id, Event.kind == kind)
         return list(s.scalars(q))
 
 
@@ -52,6 +53,11 @@ async def test_new_session_after_server_loss_restores_oracle_references(start_at
     code, bound = await api("POST", f"attempts/{b.attempt['id']}/kernel", {"kernel_id": new_id})
     assert code == 200
     assert [r["cells"] for r in restores(jp_serverapp, b.attempt["id"])] == [1]
+    # no oracle report came for step 0: the restore kept what the new kernel's reference run printed
+    refs = restores(jp_serverapp, b.attempt["id"], "oracle")
+    assert [(r["step"], r["source"], r["code"], r["error"]) for r in refs] == [
+        (0, "restore", f"probe = '{SECRET_CODE}'", False)
+    ]
     b.kernel_id = new_id
     b.kc = km.get_kernel(new_id).client()
     b.kc.start_channels()

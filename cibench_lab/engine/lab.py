@@ -26,7 +26,7 @@ from .errors import BadInput, Conflict
 from .executor import execute
 from .kernel import KERNEL_NAME, START_CODE
 from .players import record_reference
-from .restore import restore_code
+from .restore import missing_references, restore_code
 from .settings import PlaySettings
 from .workspace import copy_data, write_notebook
 
@@ -100,10 +100,11 @@ class LabPlay:
             await asyncio.sleep(0.05)
         return None
 
-    async def _run_hidden(self, kernel_id: str, codes: list[str]) -> None:
+    async def _run_hidden(self, kernel_id: str, codes: list[str]) -> list[TurnOutput]:
         kernel = self.app.kernel_manager.get_kernel(kernel_id)
         kc = kernel.client()
         kc.start_channels()
+        ran = []
         try:
             await kc.wait_for_ready(timeout=60)
             for code in codes:
@@ -111,8 +112,24 @@ class LabPlay:
                 if ex.error:
                     last = ex.outputs[-1:] if ex.outputs else ex.status
                     log.warning("cibench-lab: hidden code failed on kernel %s: %s", kernel_id, last)
+                ran.append(TurnOutput(code, ex.outputs, ex.error, ex.status))
         finally:
             kc.stop_channels()
+        return ran
+
+    async def _restore(self, attempt_id: str, kernel_id: str, mode: str) -> int:
+        """Run the start code and the attempt's state on a new kernel; oracle: record the
+        references no oracle report covered, from what this kernel printed."""
+        codes = await self.call(restore_code, self.attempts, attempt_id)
+        refs = await self.call(missing_references, self.attempts, attempt_id) if mode == "oracle" else {}
+        ran = await self._run_hidden(kernel_id, [START_CODE, *codes])
+        for index, out in zip(refs.get("settled", ()), ran[1:], strict=False):
+            if index in refs["missing"]:
+                await self.call(record_reference, self.attempts, attempt_id, index, out, "restore")
+        if codes:
+            detail = {"kernel_id": kernel_id, "cells": len(codes)}
+            await self.call(self.attempts.event, attempt_id, "restore", detail)
+        return len(codes)
 
     # ---- attempts --------------------------------------------------------------
     async def start(
@@ -137,7 +154,8 @@ class LabPlay:
         folder = self.config.root_dir / rel
         await asyncio.to_thread(copy_data, task, folder)
         nb_rel = (rel / f"{task.stem}.ipynb").as_posix()
-        await asyncio.to_thread(write_notebook, task, attempt_id, mode, self.config.root_dir / nb_rel)
+        nb_path = self.config.root_dir / nb_rel
+        await asyncio.to_thread(write_notebook, task, attempt_id, mode, nb_path, spec)
         await self.call(self.attempts.paths, attempt_id, str(folder), nb_rel)
         session = await self.app.session_manager.create_session(
             path=nb_rel, name=f"{task.stem}.ipynb", type="notebook", kernel_name=KERNEL_NAME
@@ -155,14 +173,9 @@ class LabPlay:
         restored = 0
         async with self.locks.setdefault(kernel_id, asyncio.Lock()):  # one restore per kernel
             if self.prepared.get(kernel_id) != attempt_id:
-                codes = await self.call(restore_code, self.attempts, attempt_id)
-                await self._run_hidden(kernel_id, [START_CODE, *codes])
-                restored = len(codes)
+                restored = await self._restore(attempt_id, kernel_id, row.mode)
                 self.prepared[kernel_id] = attempt_id
                 self.prepared_at[kernel_id] = time.time()
-                if codes:
-                    detail = {"kernel_id": kernel_id, "cells": len(codes)}
-                    await self.call(self.attempts.event, attempt_id, "restore", detail)
         if row.kernel_id != kernel_id:
             await self.call(self.attempts.set_kernel, attempt_id, kernel_id)
         return {"kernel_id": kernel_id, "restored_cells": restored}

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from ..store.tables import StepRow, Turn
+from ..store.tables import Event, StepRow, Turn
 from .attempt import Attempts
+from .players import ORACLE_EVENT
 
 
 def restore_code(attempts: Attempts, attempt_id: str) -> list[str]:
@@ -27,3 +28,19 @@ def restore_code(attempts: Attempts, attempt_id: str) -> list[str]:
             .order_by(Turn.step, Turn.number)
         ).all()
         return [t.code for t in turns if t.code.strip()]
+
+
+def missing_references(attempts: Attempts, attempt_id: str) -> dict[str, list[int]]:
+    """Oracle: the settled steps in restore order, and those (not last) whose reference run
+    was never recorded — a restore records them from what the kernel prints."""
+    row, _ = attempts.load(attempt_id)
+    with attempts.store.session() as s:
+        settled = sorted(
+            s.scalars(
+                select(StepRow.index).where(StepRow.attempt_id == attempt_id, StepRow.settled_at.is_not(None))
+            )
+        )
+        q = select(Event.detail).where(Event.attempt_id == attempt_id, Event.kind == ORACLE_EVENT)
+        have = {d["step"] for d in s.scalars(q)}
+    missing = [i for i in settled if i not in have and i + 1 < row.n_steps]
+    return {"settled": settled, "missing": missing}

@@ -27,14 +27,13 @@ from typing import Any
 from sqlalchemy import select
 
 from ..grading import TurnOutput
-from ..store.tables import Attempt, Event, Run, StepRow, utcnow
+from ..store.tables import Attempt, Event, Run, utcnow
 from ..tasks.model import Step, Task
 from .attempt import Attempts, NewAttempt
 from .environment import environment
 from .errors import BadInput
 from .executor import COMPAT_SILENCE, KernelExecutor
 from .players import (
-    ORACLE_EVENT,
     Player,
     PlayerError,
     PlayerSession,
@@ -43,7 +42,7 @@ from .players import (
     replay_history,
     unexecuted_turn,
 )
-from .restore import restore_code
+from .restore import missing_references, restore_code
 from .settings import PlaySettings
 from .workspace import copy_data
 
@@ -315,7 +314,7 @@ async def _restart(ctx: PlayContext, attempt_id: str, executor: KernelExecutor, 
 async def _restore(ctx: PlayContext, attempt_id: str, executor: KernelExecutor, why: str) -> int:
     """Re-run the attempt's accepted code (oracle: its references); record it; return the cells run."""
     codes = await ctx.db(restore_code, ctx.attempts, attempt_id)
-    refs = await ctx.db(_missing_references, ctx.attempts, attempt_id) if ctx.mode == "oracle" else {}
+    refs = await ctx.db(missing_references, ctx.attempts, attempt_id) if ctx.mode == "oracle" else {}
     indexes = refs["settled"] if refs else range(len(codes))
     failed = 0
     for index, code in zip(indexes, codes, strict=False):
@@ -347,19 +346,3 @@ def _settle_pending(attempts: Attempts, attempt_id: str, max_turn: int) -> None:
         attempts.settle(attempt_id, row.current_step, "passed")
     elif turns and len(turns) >= max(max_turn, 1):
         attempts.settle(attempt_id, row.current_step, "out_of_turns")
-
-
-def _missing_references(attempts: Attempts, attempt_id: str) -> dict[str, list[int]]:
-    """Oracle: the settled steps in restore order, and those (not last) whose reference run
-    was never recorded."""
-    row, _ = attempts.load(attempt_id)
-    with attempts.store.session() as s:
-        settled = sorted(
-            s.scalars(
-                select(StepRow.index).where(StepRow.attempt_id == attempt_id, StepRow.settled_at.is_not(None))
-            )
-        )
-        q = select(Event.detail).where(Event.attempt_id == attempt_id, Event.kind == ORACLE_EVENT)
-        have = {d["step"] for d in s.scalars(q)}
-    missing = [i for i in settled if i not in have and i + 1 < row.n_steps]
-    return {"settled": settled, "missing": missing}

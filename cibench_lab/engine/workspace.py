@@ -45,13 +45,17 @@ def step_cells(step: Step, n_steps: int) -> list:
     ]
 
 
-def write_notebook(task: Task, attempt_id: str, mode: str, path: Path) -> None:
+def write_notebook(task: Task, attempt_id: str, mode: str, path: Path, player: str = "human") -> None:
     """The attempt's notebook: title cell, the first instruction and an empty answer cell."""
     mode_name = "end-to-end" if mode == "e2e" else "oracle"
+    how = (
+        "run each step's cell to have it graded; use the CIBench panel for Next step"
+        if player == "human"
+        else f"played by {player}: press Play step or Play all in the CIBench panel"
+    )
     title = new_markdown_cell(
-        f"# {task.title}\n\n{task.intro}\n\n*CIBench attempt · {mode_name} mode · "
-        f"{len(task.steps)} steps · run each step's cell to have it graded; "
-        f"use the CIBench panel for Next step.*",
+        f"# {task.title}\n\n{task.intro}\n\n"
+        f"*CIBench attempt · {mode_name} mode · {len(task.steps)} steps · {how}.*",
         metadata={"deletable": False, "editable": False, CELL_KEY: {"role": "title"}},
     )
     nb = new_notebook(cells=[title, *step_cells(task.steps[0], len(task.steps))])
