@@ -162,7 +162,8 @@ def test_a_killed_run_resumes_where_it_stopped(env, capsys, tmp_path):
             if child.is_running():
                 child.kill()
         attempt, turns = turns_of(env, "killed")
-        assert attempt.status == "open" and len(turns) == 5, (attempt.status, [(t.step, t.number) for t in turns])
+        seen = (attempt.status, [(t.step, t.number) for t in turns])
+        assert attempt.status == "open" and len(turns) == 5, seen
         rc = main(run_args(env, server, "killed"))
     out = capsys.readouterr().out
     server.check()
