@@ -67,3 +67,18 @@ async def test_new_session_after_server_loss_restores_oracle_references(start_at
     await b.next(2)
     code, r = await b.turn(3, "print(len(probe))")  # 17 only with the reference's probe
     assert code == 200 and r["grade"]["detail"] == "number matched", r
+
+
+async def test_a_late_kernel_start_event_does_not_prepare_the_kernel_again(start_attempt, jp_serverapp):
+    """Start binds the new kernel itself; when the kernel-start event arrives after that, the
+    kernel is not restored again (a run made meanwhile would be refused as 'during restore')."""
+    import asyncio
+
+    b = await start_attempt()
+    lab = jp_serverapp.web_app.settings["cibench_lab"].lab
+    prepared = lab.prepared_at[b.kernel_id]
+    lab.on_kernel_action("start", b.kernel_id)
+    await asyncio.sleep(1.0)
+    assert lab.prepared_at[b.kernel_id] == prepared and not lab.background
+    code, r = await b.turn(0, "probe = 'p' * 17")
+    assert code == 200 and r["grade"]["exec"] == 1, r

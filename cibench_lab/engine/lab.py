@@ -67,14 +67,18 @@ class LabPlay:
         if not kernel_id:
             return
         if action in ("start", "restart"):
-            self.prepared.pop(kernel_id, None)
             km = self.app.kernel_manager
-            if kernel_id in km and getattr(km.get_kernel(kernel_id), "kernel_name", "") == KERNEL_NAME:
+            if kernel_id not in km or getattr(km.get_kernel(kernel_id), "kernel_name", "") != KERNEL_NAME:
+                return
+            if action == "restart":  # its state is gone: subscribe again and restore
+                self.prepared.pop(kernel_id, None)
                 self.captures.forget(kernel_id)
-                self.captures.watch(kernel_id)
-                job = asyncio.ensure_future(self._auto_bind(kernel_id))
-                self.background.add(job)
-                job.add_done_callback(self.background.discard)
+            elif kernel_id in self.prepared:
+                return  # a kernel `start` made and prepared before this event arrived
+            self.captures.watch(kernel_id)
+            job = asyncio.ensure_future(self._auto_bind(kernel_id))
+            self.background.add(job)
+            job.add_done_callback(self.background.discard)
         elif action == "shutdown":
             self.prepared.pop(kernel_id, None)
             self.locks.pop(kernel_id, None)

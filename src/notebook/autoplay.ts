@@ -63,9 +63,18 @@ export class Autoplayer {
       return;
     }
     this.stopped.add(session.id);
-    this.status(session, 'Stopping…');
+    const running = this.running.has(session.id);
+    this.status(
+      session,
+      running ? "Stopping: interrupting the player's code…" : 'Stopping…'
+    );
     try {
-      await this.host.api.stop(session.id);
+      if (running) {
+        // the run ends with KeyboardInterrupt and is recorded as a failed turn
+        await session.sessionContext.session?.kernel?.interrupt();
+      } else {
+        await this.host.api.stop(session.id);
+      }
     } catch (err) {
       console.warn('cibench-lab: stop failed', err);
     }
@@ -113,7 +122,10 @@ export class Autoplayer {
       session,
       `Step ${step + 1}, turn ${proposal.turn + 1}: running ${who}'s code…`
     );
-    const result = await runTurn(session, cell, this.host.api);
+    this.running.add(session.id);
+    const result = await runTurn(session, cell, this.host.api).finally(() =>
+      this.running.delete(session.id)
+    );
     if (!result) {
       throw new Error(`the run of step ${step + 1} could not be reported`);
     }
@@ -143,6 +155,7 @@ export class Autoplayer {
 
   private active = new Set<string>();
   private stopped = new Set<string>();
+  private running = new Set<string>(); // the player's code is running in the kernel
   private statusText = new Map<string, string>();
 }
 

@@ -139,3 +139,28 @@ def test_stop_then_play_on(page: Page, model_lab, scripted):
     expect(page.locator(".jp-CIBench-summary")).to_be_visible(timeout=120_000)
     server.check()
     expect(page.locator(".jp-CIBench-summary tr", has_text="Tool")).to_contain_text("83.3")
+
+
+def test_stop_interrupts_the_models_running_code(page: Page, model_lab, scripted):
+    server, _ = scripted
+    sleepy = (
+        "Thought: Take a while.\nAction: IPythonInterpreter\n"
+        "Action Input: ```python\nimport time\ntime.sleep(120)\n```"
+    )
+    server.exchanges[:] = [{"reply": sleepy, "served": 0, "done": False}]  # served in order
+    open_lab(page, model_lab.url)
+    open_panel(page)
+    page.locator(".jp-CIBench-filter").fill("react_probe")
+    page.locator(".jp-CIBench-task").first.click()
+    page.get_by_label("Player").select_option(label="scripted (cibench-react)")
+    page.locator(".jp-CIBench-start").click()
+    page.wait_for_selector(".jp-NotebookPanel .jp-CIBench-answer")
+    page.locator(".jp-CIBench-play-step").click()
+    status = page.locator(".jp-CIBench-autoplay-status")
+    expect(status).to_have_text("Step 1, turn 1: running model scripted's code…", timeout=30_000)
+    page.locator(".jp-CIBench-stop").click()
+    expect(status).to_have_text("Stopped.", timeout=30_000)  # long before the 120 s sleep ends
+    expect(badge(page, 0)).to_have_text(re.compile("raised an error"))
+    expect(answer_cell(page, 0).locator(".jp-OutputArea-output")).to_contain_text("KeyboardInterrupt")
+    expect(page.locator(".jp-CIBench-step-current")).to_contain_text("1 turn")  # the step goes on
+    server.check()
