@@ -196,6 +196,9 @@ export interface IProposal {
   /** `code`: run `code` in the step's cell; anything else ran nothing. */
   action: string;
   code: string | null;
+  /** The model's request: total tokens and seconds (null for replays). */
+  tokens: number | null;
+  latency_s: number | null;
   /** Whether the server recorded a turn itself (a reply that ran nothing). */
   recorded: boolean;
   grade: IGrade | null;

@@ -172,6 +172,7 @@ async def test_stop_cancels_a_hanging_request_and_play_goes_on(jp_serverapp, api
         assert code == 409 and "stopped" in body["error"]
         code, p = await api("POST", f"attempts/{aid}/propose", {"step": 0})
         assert code == 200 and p["action"] == "code" and p["turn"] == 0
+        assert p["tokens"] > 0 and p["latency_s"] >= 0
         code, again = await api("POST", f"attempts/{aid}/propose", {"step": 0})
         assert again["code"] == p["code"], "asking again hands out the same pending turn"
         code, r = await b.turn(0, p["code"])

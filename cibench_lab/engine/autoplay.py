@@ -270,6 +270,8 @@ def _proposal_view(pending: Pending) -> dict[str, Any]:
         "turn": pending.turn,
         "action": pending.proposal.action,
         "code": pending.proposal.code if runs else None,
+        "tokens": (pending.proposal.meta.get("tokens") or {}).get("total"),
+        "latency_s": pending.proposal.meta.get("latency_s"),
         "result": None,
         "settled": None,
     }

@@ -165,7 +165,7 @@ class ProposeHandler(Handler):
         view = await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
         show = _grades_visible(view)
         recorded = out["result"]  # a reply that ran nothing, recorded as a turn by the server
-        public = {k: out[k] for k in ("step", "turn", "action", "code")}
+        public = {k: out[k] for k in ("step", "turn", "action", "code", "tokens", "latency_s")}
         public["recorded"] = recorded is not None
         public["grade"] = recorded["grade"] if recorded and show else None
         public["settled"] = _public_settle(recorded["settled"] if recorded else out["settled"], show)

@@ -120,7 +120,7 @@ export class Autoplayer {
     cell.model.sharedModel.setSource(proposal.code ?? '');
     this.status(
       session,
-      `Step ${step + 1}, turn ${proposal.turn + 1}: running ${who}'s code…`
+      `Step ${step + 1}, turn ${proposal.turn + 1}: running ${who}'s code…${requestFacts(proposal)}`
     );
     this.running.add(session.id);
     const result = await runTurn(session, cell, this.host.api).finally(() =>
@@ -167,6 +167,18 @@ function answerCell(session: AttemptSession, step: number): CodeCell | null {
     cell = findCell(session.notebook, 'answer', step);
   }
   return cell instanceof CodeCell ? cell : null;
+}
+
+/** " (439 tokens, 0.84 s)" for a model's reply; '' for a replay. */
+export function requestFacts(p: IProposal): string {
+  const facts: string[] = [];
+  if (p.tokens) {
+    facts.push(`${p.tokens} tokens`);
+  }
+  if (typeof p.latency_s === 'number') {
+    facts.push(`${p.latency_s.toFixed(2)} s`);
+  }
+  return facts.length ? ` (${facts.join(', ')})` : '';
 }
 
 const RAN_NOTHING: { [action: string]: string } = {

@@ -157,7 +157,8 @@ def test_stop_interrupts_the_models_running_code(page: Page, model_lab, scripted
     page.wait_for_selector(".jp-NotebookPanel .jp-CIBench-answer")
     page.locator(".jp-CIBench-play-step").click()
     status = page.locator(".jp-CIBench-autoplay-status")
-    expect(status).to_have_text("Step 1, turn 1: running model scripted's code…", timeout=30_000)
+    running = re.compile(r"Step 1, turn 1: running model scripted's code… \(\d+ tokens, \d+\.\d\d s\)")
+    expect(status).to_have_text(running, timeout=30_000)
     page.locator(".jp-CIBench-stop").click()
     expect(status).to_have_text("Stopped.", timeout=30_000)  # long before the 120 s sleep ends
     expect(badge(page, 0)).to_have_text(re.compile("raised an error"))
