@@ -61,9 +61,9 @@ def model_lab(tmp_path, scripted, monkeypatch):
     lab.kill()
 
 
-def test_an_attached_model_plays_a_task_in_the_notebook(page: Page, model_lab, scripted):
-    server, golden = scripted
-    open_lab(page, model_lab.url)
+def start_with_the_model(page: Page, url: str) -> None:
+    """Open the lab, pick the probe task, attach the scripted model, start end-to-end."""
+    open_lab(page, url)
     open_panel(page)
     page.locator(".jp-CIBench-filter").fill("react_probe")
     page.locator(".jp-CIBench-task").first.click()
@@ -71,6 +71,11 @@ def test_an_attached_model_plays_a_task_in_the_notebook(page: Page, model_lab, s
     page.get_by_label("end-to-end", exact=True).check()
     page.locator(".jp-CIBench-start").click()
     page.wait_for_selector(".jp-NotebookPanel .jp-CIBench-answer")
+
+
+def test_an_attached_model_plays_a_task_in_the_notebook(page: Page, model_lab, scripted):
+    server, golden = scripted
+    start_with_the_model(page, model_lab.url)
     expect(page.locator(".jp-CIBench-attempt-meta")).to_contain_text("Player: model scripted")
 
     page.locator(".jp-CIBench-play-all").click()
@@ -111,13 +116,7 @@ def test_an_attached_model_plays_a_task_in_the_notebook(page: Page, model_lab, s
 def test_stop_then_play_on(page: Page, model_lab, scripted):
     server, _ = scripted
     server.exchanges[1]["faults"] = ["hang:60"]  # step 2's first request hangs
-    open_lab(page, model_lab.url)
-    open_panel(page)
-    page.locator(".jp-CIBench-filter").fill("react_probe")
-    page.locator(".jp-CIBench-task").first.click()
-    page.get_by_label("Player").select_option(label="scripted (cibench-react)")
-    page.locator(".jp-CIBench-start").click()
-    page.wait_for_selector(".jp-NotebookPanel .jp-CIBench-answer")
+    start_with_the_model(page, model_lab.url)
     stop = page.locator(".jp-CIBench-stop")
     expect(stop).to_be_disabled()
 
@@ -148,13 +147,7 @@ def test_stop_interrupts_the_models_running_code(page: Page, model_lab, scripted
         "Action Input: ```python\nimport time\ntime.sleep(120)\n```"
     )
     server.exchanges[:] = [{"reply": sleepy, "served": 0, "done": False}]  # served in order
-    open_lab(page, model_lab.url)
-    open_panel(page)
-    page.locator(".jp-CIBench-filter").fill("react_probe")
-    page.locator(".jp-CIBench-task").first.click()
-    page.get_by_label("Player").select_option(label="scripted (cibench-react)")
-    page.locator(".jp-CIBench-start").click()
-    page.wait_for_selector(".jp-NotebookPanel .jp-CIBench-answer")
+    start_with_the_model(page, model_lab.url)
     page.locator(".jp-CIBench-play-step").click()
     status = page.locator(".jp-CIBench-autoplay-status")
     running = re.compile(r"Step 1, turn 1: running model scripted's code… \(\d+ tokens, \d+\.\d\d s\)")
