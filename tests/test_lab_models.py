@@ -27,6 +27,8 @@ REACT_TASKS = Path(__file__).parent / "fixtures" / "react" / "tasks"
 @pytest.fixture
 def scripted(monkeypatch):
     monkeypatch.setenv("CIBENCH_LAB_TEST_KEY", KEY)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)  # a keyless model must stay keyless
+    monkeypatch.delenv("CIBENCH_LAB_UNSET_KEY", raising=False)
     server = ScriptedServer([], model="scripted", key=KEY).start()
     yield server
     server.stop()
@@ -45,7 +47,10 @@ def jp_server_config(tmp_path, scripted, task_root):
         "request_timeout": 1.5,
     }
     from_file = tmp_path / "models.toml"
-    from_file.write_text('[models.from-file]\nprotocol = "tools"\n[models.scripted]\nprotocol = "tools"\n')
+    from_file.write_text(
+        '[models.from-file]\nprotocol = "tools"\napi_key_env = "CIBENCH_LAB_UNSET_KEY"\n'
+        '[models.scripted]\nprotocol = "tools"\n'
+    )
     return {
         "ServerApp": {"jpserver_extensions": {"cibench_lab": True}, "allow_unauthenticated_access": False},
         "CIBenchLabApp": {
@@ -211,6 +216,9 @@ async def test_models_come_from_the_config_and_its_file(api):
 async def test_attached_and_human_play_do_not_mix(jp_serverapp, api, scripted):
     code, body = await api("POST", "attempts", {"task_id": TASK, "mode": "e2e", "player": {"model": "nope"}})
     assert code == 400 and "unknown model 'nope'" in body["error"] and "scripted" in body["error"]
+    keyless = {"task_id": TASK, "mode": "e2e", "player": {"model": "from-file"}}
+    code, body = await api("POST", "attempts", keyless)  # no key, no base URL: said at Start
+    assert code == 400 and "no API key: set CIBENCH_LAB_UNSET_KEY" in body["error"], body
     code, body = await api("POST", "attempts", {"task_id": TASK, "mode": "e2e", "player": "gpt"})
     assert code == 400 and "player" in body["error"]
     human = await start(jp_serverapp, api, None)

@@ -83,6 +83,10 @@ class Autoplay:
             if value not in self.registry.configs:
                 known = ", ".join(self.registry.configs) or "none configured"
                 raise BadInput(f"player.model: unknown model {value!r} (this server has: {known})")
+            try:
+                self.registry.get(value).key()  # fail at Start, not at the first Play
+            except ConfigError as err:
+                raise BadInput(f"player.model: {value}: {err}") from None
             return f"openai:{value}"
         if kind == "replay":
             ids = {r["id"] for r in replayable(self.attempts.store, task.id)}
