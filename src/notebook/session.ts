@@ -75,7 +75,8 @@ export class AttemptSession {
    */
   async reportOracle(step: number, msgId: string): Promise<void> {
     const kernelId = this.kernelId;
-    if (!kernelId || this.view.mode !== 'oracle' || step < 0) {
+    const open = this.view.status === 'open'; // after the last step no prompt follows
+    if (!kernelId || this.view.mode !== 'oracle' || step < 0 || !open) {
       return;
     }
     try {

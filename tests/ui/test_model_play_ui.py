@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -61,14 +62,14 @@ def model_lab(tmp_path, scripted, monkeypatch):
     lab.kill()
 
 
-def start_with_the_model(page: Page, url: str) -> None:
-    """Open the lab, pick the probe task, attach the scripted model, start end-to-end."""
+def start_with_the_model(page: Page, url: str, mode: str = "end-to-end") -> None:
+    """Open the lab, pick the probe task, attach the scripted model, start."""
     open_lab(page, url)
     open_panel(page)
     page.locator(".jp-CIBench-filter").fill("react_probe")
     page.locator(".jp-CIBench-task").first.click()
     page.get_by_label("Player").select_option(label="scripted (cibench-react)")
-    page.get_by_label("end-to-end", exact=True).check()
+    page.get_by_label(mode, exact=True).check()
     page.locator(".jp-CIBench-start").click()
     page.wait_for_selector(".jp-NotebookPanel .jp-CIBench-answer")
 
@@ -158,3 +159,20 @@ def test_stop_interrupts_the_models_running_code(page: Page, model_lab, scripted
     expect(answer_cell(page, 0).locator(".jp-OutputArea-output")).to_contain_text("KeyboardInterrupt")
     expect(page.locator(".jp-CIBench-step-current")).to_contain_text("1 turn")  # the step goes on
     server.check()
+
+
+def test_oracle_play_uses_the_references_the_notebook_ran(page: Page, model_lab, scripted, tmp_path):
+    server, _ = scripted
+    golden = json.loads((REACT / "golden_oracle.json").read_text())
+    server.exchanges[:] = [dict(e, served=0, done=False) for e in exchanges_from_golden(golden)]
+    start_with_the_model(page, model_lab.url, "oracle")
+    page.locator(".jp-CIBench-play-all").click()
+    expect(page.locator(".jp-CIBench-summary")).to_be_visible(timeout=120_000)
+    server.check()  # the prompts held the reference outputs, as OpenCompass's oracle mode
+    oracle = page.locator(".jp-NotebookPanel:visible .jp-CIBench-oracle")
+    expect(oracle).to_have_count(len(golden["steps"]))  # the last one shows after the end
+    # every reference the model saw was the one the notebook's kernel printed, reported by the browser
+    with sqlite3.connect(tmp_path / "results.sqlite") as db:
+        rows = db.execute("select detail from event where kind = 'oracle'").fetchall()
+    sources = [json.loads(d)["source"] for (d,) in rows]
+    assert sources == ["notebook"] * (len(golden["steps"]) - 1)
