@@ -226,6 +226,8 @@ export interface ITurnDetail {
   retries?: number;
   finish_reason?: string;
   edited?: boolean;
+  /** The messages the model was shown after the turn ran. */
+  observation?: unknown[];
   replay?: { source?: string; turn?: number };
 }
 

@@ -18,7 +18,8 @@ const MODEL_TURN: ITurnDetail = {
   response: 'Thought: count\nAction: IPythonInterpreter',
   tokens: { prompt: 380, completion: 32, total: 412 },
   latency_s: 0.8412,
-  retries: 1
+  retries: 1,
+  observation: [{ role: 'system', content: 'Response:4\n' }]
 };
 
 describe('turn details', () => {
@@ -56,6 +57,9 @@ describe('turn details', () => {
     expect(
       turns[0].querySelector('.jp-CIBench-turn-code pre')?.textContent
     ).toBe(MODEL_TURN.code);
+    expect(
+      turns[0].querySelector('.jp-CIBench-turn-observation pre')?.textContent
+    ).toBe('── system ──\nResponse:4\n');
     expect(turns[0].querySelector('.jp-CIBench-turn-grade')?.textContent).toBe(
       'number matched'
     );

@@ -80,7 +80,14 @@ export function turnNode(t: ITurnDetail): HTMLElement {
     t.response !== undefined
       ? block('Raw reply', t.response, 'jp-CIBench-turn-response')
       : null,
-    block('Code', t.code || '(none)', 'jp-CIBench-turn-code')
+    block('Code', t.code || '(none)', 'jp-CIBench-turn-code'),
+    t.observation?.length
+      ? block(
+          'What the model was shown next',
+          promptText(t.observation),
+          'jp-CIBench-turn-observation'
+        )
+      : null
   );
 }
 

@@ -103,6 +103,8 @@ def test_an_attached_model_plays_a_task_in_the_notebook(page: Page, model_lab, s
     expect(turns.nth(1).locator(".jp-CIBench-turn-response pre")).to_have_text(golden["requests"][2]["reply"])
     turns.nth(1).locator(".jp-CIBench-turn-prompt summary").click()
     expect(turns.nth(1).locator(".jp-CIBench-turn-prompt pre")).to_contain_text("── system ──")
+    turns.nth(1).locator(".jp-CIBench-turn-observation summary").click()
+    expect(turns.nth(1).locator(".jp-CIBench-turn-observation pre")).to_contain_text("NameError")
     assert KEY not in dialog.inner_text()
     dialog.get_by_role("button", name="Close").click()
     expect(dialog).to_have_count(0)
