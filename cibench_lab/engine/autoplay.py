@@ -20,18 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
-
 from ..grading import TurnOutput
 from ..models import ModelError, ModelRegistry, make_model_player
 from ..models.config import ConfigError
 from ..models.transcript import ReplayPlayer, TranscriptError, read_transcript, replay_steps, replayable
-from ..store.tables import Event
 from ..tasks.model import Task
 from .attempt import Attempts
 from .errors import BadInput, Conflict, Unavailable
 from .players import (
-    ORACLE_EVENT,
     Player,
     PlayerError,
     PlayerSession,
@@ -40,6 +36,7 @@ from .players import (
     replay_history,
     unexecuted_turn,
 )
+from .restore import referenced_steps
 
 log = logging.getLogger(__name__)
 
@@ -130,9 +127,8 @@ class Autoplay:
                     raise BadInput(f"model {spec[7:]!r}: {err}") from None
             elif spec.startswith(RECORDING):
                 source = spec[len(RECORDING) :]
-                player = ReplayPlayer.from_steps(
-                    replay_steps(self.attempts.store, source), f"attempt {source}"
-                )
+                steps = replay_steps(self.attempts.store, source)
+                player = ReplayPlayer(steps=steps, source=f"attempt {source}")
             elif spec.startswith(TRANSCRIPT) and self.root is not None:
                 rel = spec[len(TRANSCRIPT) :]
                 try:
@@ -217,17 +213,15 @@ class Autoplay:
         return job is not None
 
     # ---- hooks of the lab's turn and settle ---------------------------------------------
-    def observe(
-        self, attempt_id: str, task: Task, step: int, turn: int, result: TurnOutput
-    ) -> dict[str, Any]:
+    def observe(self, attempt_id: str, task: Task, step: int, result: TurnOutput) -> dict[str, Any]:
         """Meta for a reported run of an attached player's step (Conflict when nobody proposed it)."""
         pending = self.pending.get(attempt_id)
         session = self.sessions.get(attempt_id)
-        if pending is None or session is None or (pending.step, pending.turn) != (step, turn):
+        if pending is None or session is None or pending.step != step:
             raise Conflict("this step is played by the attached player: press Play step to run its turn")
         del self.pending[attempt_id]
         proposal = pending.proposal
-        meta = {**proposal.meta, **session.observe(task.steps[step], turn, proposal, result)}
+        meta = {**proposal.meta, **session.observe(task.steps[step], pending.turn, proposal, result)}
         if result.code.strip() != proposal.code.strip():
             meta["edited"] = True  # someone changed the proposed code before it ran
         return meta
@@ -242,7 +236,7 @@ class Autoplay:
         session = self.sessions.get(attempt_id)
         if session is not None:
             session.settle(task.steps[step], outcome)
-            if task.steps[step].index + 1 >= len(task.steps):
+            if step + 1 >= len(task.steps):
                 self.forget(attempt_id)
 
     def reference_ran(self, attempt_id: str, task: Task, step: int, result: TurnOutput) -> None:
@@ -281,18 +275,11 @@ def _proposal_view(pending: Pending) -> dict[str, Any]:
     }
 
 
-def has_reference(attempts: Attempts, attempt_id: str, step: int) -> bool:
-    """Whether step ``step``'s oracle reference run is recorded (synchronous: database)."""
-    with attempts.store.session() as s:
-        q = select(Event.detail).where(Event.attempt_id == attempt_id, Event.kind == ORACLE_EVENT)
-        return any(d.get("step") == step for d in s.scalars(q))
-
-
 def _ensure_reference(attempts: Attempts, attempt_id: str, task: Task, step: int) -> TurnOutput | None:
     """Oracle: the model's next prompt shows step ``step``'s reference output.  The browser
     reports the oracle cell's run; when that report never came (the page closed), record
     the task notebook's own output for it.  Returns what it recorded, if anything."""
-    if has_reference(attempts, attempt_id, step):
+    if step in referenced_steps(attempts, attempt_id):
         return None
     ref = task.steps[step]
     error = any(o.get("output_type") == "error" for o in ref.outputs)

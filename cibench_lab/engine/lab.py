@@ -19,14 +19,14 @@ from typing import Any
 from ..grading import TurnOutput
 from ..models.config import ModelRegistry
 from .attempt import Attempts, NewAttempt
-from .autoplay import HUMAN, Autoplay, has_reference
+from .autoplay import HUMAN, Autoplay
 from .capture import Captures
 from .environment import environment
 from .errors import BadInput, Conflict
 from .executor import execute
 from .kernel import KERNEL_NAME, START_CODE
 from .players import record_reference
-from .restore import missing_references, restore_code
+from .restore import missing_references, referenced_steps, restore_code
 from .settings import PlaySettings
 from .workspace import copy_data, write_notebook
 
@@ -188,9 +188,7 @@ class LabPlay:
         self, attempt_id: str, step: Any, kernel_id: Any, msg_id: Any, participant: str
     ) -> dict[str, Any]:
         """Grade one execution the browser says ran for ``step``: read from our capture."""
-        for name, value in (("kernel_id", kernel_id), ("msg_id", msg_id)):
-            if not isinstance(value, str) or not value:
-                raise BadInput(f"{name}: must be a non-empty string")
+        _check_ids(kernel_id, msg_id)
         if not isinstance(step, int) or isinstance(step, bool):
             raise BadInput("step: must be an integer (0-based)")
         lock = self.locks.get(kernel_id)
@@ -205,8 +203,7 @@ class LabPlay:
         meta: dict[str, Any] = {"kernel_id": kernel_id}
         task = self.attempts.task_of(row)
         if row.player != HUMAN:
-            number = len(await self.call(self.attempts.turns, attempt_id, step))
-            meta.update(self.autoplay.observe(attempt_id, task, step, number, turn))
+            meta.update(self.autoplay.observe(attempt_id, task, step, turn))
         try:
             result = await self.call(
                 self.attempts.record_turn,
@@ -252,15 +249,13 @@ class LabPlay:
     ) -> dict:
         """Oracle: the browser ran a settled step's reference cell; keep what the kernel printed
         (an attached model's next prompt shows it)."""
-        for name, value in (("kernel_id", kernel_id), ("msg_id", msg_id)):
-            if not isinstance(value, str) or not value:
-                raise BadInput(f"{name}: must be a non-empty string")
+        _check_ids(kernel_id, msg_id)
         row, task = await self.call(self.attempts.load, attempt_id, participant)
         if row.mode != "oracle" or not isinstance(step, int) or not 0 <= step < row.current_step:
             raise BadInput("step: must be a settled step of an oracle attempt")
         if kernel_id != row.kernel_id:
             raise Conflict(f"kernel {kernel_id} is not this attempt's kernel")
-        if await self.call(has_reference, self.attempts, attempt_id, step):
+        if step in await self.call(referenced_steps, self.attempts, attempt_id):
             return {"step": step, "recorded": False}
         ex = self.captures.watch(kernel_id).get(msg_id)
         if not await ex.wait(self.config.turn_timeout):
@@ -277,3 +272,9 @@ class LabPlay:
         for kid in list(self.captures.by_kernel):
             self.captures.forget(kid)
         self.pool.shutdown(wait=False)
+
+
+def _check_ids(kernel_id: Any, msg_id: Any) -> None:
+    for name, value in (("kernel_id", kernel_id), ("msg_id", msg_id)):
+        if not isinstance(value, str) or not value:
+            raise BadInput(f"{name}: must be a non-empty string")

@@ -40,7 +40,13 @@ def missing_references(attempts: Attempts, attempt_id: str) -> dict[str, list[in
                 select(StepRow.index).where(StepRow.attempt_id == attempt_id, StepRow.settled_at.is_not(None))
             )
         )
-        q = select(Event.detail).where(Event.attempt_id == attempt_id, Event.kind == ORACLE_EVENT)
-        have = {d["step"] for d in s.scalars(q)}
+    have = referenced_steps(attempts, attempt_id)
     missing = [i for i in settled if i not in have and i + 1 < row.n_steps]
     return {"settled": settled, "missing": missing}
+
+
+def referenced_steps(attempts: Attempts, attempt_id: str) -> set[int]:
+    """Oracle: the steps whose reference run (what it printed) is recorded."""
+    with attempts.store.session() as s:
+        q = select(Event.detail).where(Event.attempt_id == attempt_id, Event.kind == ORACLE_EVENT)
+        return {d["step"] for d in s.scalars(q)}

@@ -118,25 +118,20 @@ def _checked(path: str | Path, n: int, raw: str) -> dict[str, Any]:
 class ReplayPlayer:
     """``replay:FILE`` — plays a recorded transcript's code, re-executed."""
 
-    def __init__(self, path: str | Path):
-        self.path = Path(path)
-        self.turns = read_transcript(self.path)
-        self.name = f"replay:{self.path.name}"
-        self.source = self.path.name
-
-    @classmethod
-    def from_steps(cls, steps: dict[int, list[dict[str, Any]]], source: str) -> ReplayPlayer:
-        """A replay of one recorded attempt (``{step: [lines by turn]}``), for any task."""
-        player = cls.__new__(cls)
-        player.path, player.turns, player.source = None, {"*": steps}, source
-        player.name = f"replay:{source}"
-        return player
+    def __init__(self, path: str | Path | None = None, *, steps: dict | None = None, source: str = ""):
+        """From a transcript file, or (``steps``) from one recorded attempt's turns
+        (``{step: [lines by turn]}``), which it plays for the task it is given."""
+        self.path = Path(path) if path is not None else None
+        self.turns = read_transcript(self.path) if self.path else {}
+        self.steps = steps
+        self.source = self.path.name if self.path else source
+        self.name = f"replay:{self.source}"
 
     def task_ids(self) -> list[str]:
         return sorted(self.turns)
 
     def session(self, task: Task, mode: str, max_turn: int) -> ReplaySession:
-        return ReplaySession(self, self.turns.get(task.id) or self.turns.get("*", {}))
+        return ReplaySession(self, self.steps if self.steps is not None else self.turns.get(task.id, {}))
 
     def describe(self) -> dict[str, Any]:
         where = str(self.path.resolve()) if self.path else self.source
