@@ -76,7 +76,10 @@ class ModelConfig:
             return key
         if self.resolved_base_url():
             return "EMPTY"
-        raise ConfigError(f"no API key: set {self.api_key_env} (or give --base-url for a local server)")
+        raise ConfigError(
+            f"no API key: set {self.api_key_env} (or, for a local server, a base URL: "
+            "--base-url, or base_url in the model config)"
+        )
 
     def public(self) -> dict[str, Any]:
         """What a run records and a browser may see: everything but the key."""
