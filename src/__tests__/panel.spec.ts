@@ -180,6 +180,26 @@ describe('CIBenchPanel', () => {
     );
   });
 
+  it('keeps the player select (and its focus) while the choices change', () => {
+    const { model, panel, q } = setup();
+    document.body.appendChild(panel.node);
+    model.selected = DETAIL;
+    const select = q<HTMLSelectElement>('select.jp-CIBench-player')!;
+    select.focus();
+    model.models = [{ name: 'qwen', protocol: 'tools' }];
+    select.value = 'model:qwen';
+    select.dispatchEvent(new Event('change'));
+    model.recordings = [];
+    expect(q('select.jp-CIBench-player')).toBe(select);
+    expect(document.activeElement).toBe(select);
+    expect(select.value).toBe('model:qwen');
+    model.selected = { ...DETAIL, title: 'Another task' };
+    expect(q<HTMLSelectElement>('select.jp-CIBench-player')?.value).toBe(
+      'model:qwen'
+    );
+    panel.node.remove();
+  });
+
   it('replays a transcript file named by its path', () => {
     const { model, q } = setup();
     model.selected = DETAIL;

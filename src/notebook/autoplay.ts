@@ -26,11 +26,6 @@ export interface IAutoplayHost {
 export class Autoplayer {
   constructor(private host: IAutoplayHost) {}
 
-  /** Whether this attempt's player is at work. */
-  isPlaying(id: string): boolean {
-    return this.active.has(id);
-  }
-
   /** Play the open step to its end (`all`: every remaining step). */
   async play(session: AttemptSession, all: boolean): Promise<void> {
     const id = session.id;
@@ -43,17 +38,13 @@ export class Autoplayer {
       do {
         await this.playStep(session);
       } while (all && this.goesOn(session));
-      this.status(session, this.stopped.has(id) ? 'Stopped.' : '');
     } catch (err) {
-      if (this.stopped.has(id)) {
-        this.status(session, 'Stopped.'); // the cancelled request's refusal
-        return;
-      }
-      this.status(session, '');
-      throw err;
+      if (!this.stopped.has(id)) {
+        throw err;
+      } // else: the cancelled request's refusal
     } finally {
       this.active.delete(id);
-      this.publish(session);
+      this.status(session, this.stopped.has(id) ? 'Stopped.' : '');
     }
   }
 
@@ -138,17 +129,13 @@ export class Autoplayer {
     this.host.show(view);
   }
 
+  /** Tell the panel what the player does, if it shows this attempt. */
   private status(session: AttemptSession, text: string): void {
-    this.statusText.set(session.id, text);
-    this.publish(session);
-  }
-
-  private publish(session: AttemptSession): void {
     if (this.host.model.attempt?.id === session.id) {
       this.host.model.autoplay = {
         id: session.id,
         playing: this.active.has(session.id),
-        status: this.statusText.get(session.id) ?? ''
+        status: text
       };
     }
   }
@@ -156,7 +143,6 @@ export class Autoplayer {
   private active = new Set<string>();
   private stopped = new Set<string>();
   private running = new Set<string>(); // the player's code is running in the kernel
-  private statusText = new Map<string, string>();
 }
 
 /** The open step's answer cell (created if the notebook lacks it). */

@@ -102,11 +102,11 @@ export async function runTurn(
 /** Oracle mode: run a settled step's reference cell and tell the server. */
 async function runOracle(
   session: AttemptSession,
-  cell: CodeCell,
-  step: number
+  cell: CodeCell
 ): Promise<void> {
   const msgId = await runCell(cell, session.sessionContext);
-  if (msgId) {
+  const step = cellTag(cell)?.step;
+  if (msgId && step !== undefined) {
     await session.reportOracle(step, msgId);
   }
 }
@@ -123,7 +123,7 @@ export async function applySettled(
   const code = settled.oracle_code;
   if (typeof code === 'string' && !findCell(nb, 'oracle', settled.step)) {
     const cell = insertOracle(nb, settled.step, code);
-    await runOracle(session, cell, settled.step);
+    await runOracle(session, cell);
   }
   openCurrentStep(session);
   await session.panel.context.save();
@@ -166,7 +166,7 @@ export async function syncNotebook(session: AttemptSession): Promise<void> {
   const binding = await session.bind();
   if (binding && binding.restored_cells === 0) {
     for (const cell of fixed.oracle) {
-      await runOracle(session, cell, cellTag(cell)?.step ?? -1);
+      await runOracle(session, cell);
     }
   }
   if (fixed.changed) {

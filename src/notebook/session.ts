@@ -76,7 +76,7 @@ export class AttemptSession {
   async reportOracle(step: number, msgId: string): Promise<void> {
     const kernelId = this.kernelId;
     const open = this.view.status === 'open'; // after the last step no prompt follows
-    if (!kernelId || this.view.mode !== 'oracle' || step < 0 || !open) {
+    if (!kernelId || this.view.mode !== 'oracle' || !open) {
       return;
     }
     try {

@@ -80,26 +80,8 @@ export class AttemptView {
     this.renderAutoplay();
   }
 
-  /** Play step / Play all / Stop for an attempt an attached player plays. */
+  /** Play step / Play all / Stop (enabled by renderAutoplay) for an attached player. */
   private playerControls(): HTMLElement {
-    const playing = this.isPlaying();
-    const play = (label: string, cls: string, all: boolean, title: string) => {
-      const btn = button(
-        label,
-        cls,
-        () => void (all ? this.actions.playAll() : this.actions.playStep()),
-        title
-      );
-      btn.disabled = playing;
-      return btn;
-    };
-    const stop = button(
-      'Stop',
-      'jp-CIBench-stop',
-      () => void this.actions.stopPlayer(),
-      'Stop the player after the turn in flight'
-    );
-    stop.disabled = !playing;
     return h(
       'div',
       { className: 'jp-CIBench-actions jp-CIBench-playerActions' },
@@ -107,14 +89,24 @@ export class AttemptView {
         className: 'jp-CIBench-hint',
         text: "The player's code goes into each step's answer cell and runs in the notebook."
       }),
-      play('Play step', 'jp-CIBench-play-step', false, 'Play the open step'),
-      play(
+      button(
+        'Play step',
+        'jp-CIBench-play-step',
+        () => void this.actions.playStep(),
+        'Play the open step'
+      ),
+      button(
         'Play all',
         'jp-CIBench-play-all',
-        true,
+        () => void this.actions.playAll(),
         'Play every remaining step'
       ),
-      stop,
+      button(
+        'Stop',
+        'jp-CIBench-stop',
+        () => void this.actions.stopPlayer(),
+        'Stop the player after the turn in flight'
+      ),
       this.giveUpButton(),
       this.autoplayLine
     );

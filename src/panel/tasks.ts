@@ -50,8 +50,10 @@ export class TasksView {
     if (kind === 'tasks' || kind === 'filter' || kind === 'selected') {
       this.renderList();
     }
-    if (kind === 'selected' || kind === 'mode' || kind === 'players') {
+    if (kind === 'selected' || kind === 'mode') {
       this.renderDetail();
+    } else if (kind === 'players') {
+      this.renderPlayers();
     }
     if (kind === 'attempts' || kind === 'tasks') {
       this.renderAttempts();
@@ -125,12 +127,33 @@ export class TasksView {
       h('p', { className: 'jp-CIBench-intro', text: task.intro }),
       kindsLine(task),
       this.modeChoice(),
-      playerChoice(this.model),
+      this.playerRow,
       lockable(
         button('Start', 'jp-CIBench-start', () => void this.actions.start()),
         this.model
       )
     );
+    this.renderPlayers();
+  }
+
+  /**
+   * Refill the player choice in place: the select keeps its focus (a keyboard
+   * user stepping through the options) and a typed transcript path stays.
+   */
+  private renderPlayers(): void {
+    replaceChildren(this.playerSelect, ...playerOptions(this.model));
+    this.playerSelect.value = this.model.player;
+    if (this.playerSelect.selectedIndex < 0) {
+      this.playerSelect.selectedIndex = 0; // a choice not offered (yet): show "You"
+    }
+    const wantsPath = this.model.player === 'transcript';
+    if (wantsPath && !this.transcriptRow) {
+      this.transcriptRow = transcriptInput(this.model);
+      this.playerRow.append(this.transcriptRow);
+    } else if (!wantsPath && this.transcriptRow) {
+      this.transcriptRow.remove();
+      this.transcriptRow = null;
+    }
   }
 
   private modeChoice(): HTMLFieldSetElement {
@@ -219,6 +242,18 @@ export class TasksView {
     className: 'jp-CIBench-attempts',
     attrs: { 'aria-label': 'My attempts' }
   });
+  private playerSelect = playerSelect(this.model);
+  private playerRow = h(
+    'div',
+    { className: 'jp-CIBench-playerRow' },
+    h('label', {
+      className: 'jp-CIBench-label',
+      text: 'Player',
+      attrs: { for: PLAYER_ID }
+    }),
+    this.playerSelect
+  );
+  private transcriptRow: HTMLElement | null = null;
 }
 
 const PLAYER_ID = 'jp-CIBench-player-select';
@@ -227,13 +262,10 @@ const PLAYER_ID = 'jp-CIBench-player-select';
  * Who plays: you, an attached model (server-configured, by name) or a replay
  * of a recorded model run of this task.
  */
-function playerChoice(model: CIBenchModel): HTMLElement {
-  const option = (value: string, text: string) => {
-    const el = h('option', { text, attrs: { value } });
-    el.selected = model.player === value;
-    return el;
-  };
-  const groups: HTMLElement[] = [];
+function playerOptions(model: CIBenchModel): HTMLElement[] {
+  const option = (value: string, text: string) =>
+    h('option', { text, attrs: { value } });
+  const groups: HTMLElement[] = [option('', 'You')];
   if (model.models.length) {
     groups.push(
       h(
@@ -258,26 +290,18 @@ function playerChoice(model: CIBenchModel): HTMLElement {
       option('transcript', 'A transcript file (JSONL)…')
     )
   );
-  const select = h(
-    'select',
-    { className: 'jp-CIBench-player', attrs: { id: PLAYER_ID } },
-    option('', 'You'),
-    ...groups
-  );
+  return groups;
+}
+
+function playerSelect(model: CIBenchModel): HTMLSelectElement {
+  const select = h('select', {
+    className: 'jp-CIBench-player',
+    attrs: { id: PLAYER_ID }
+  });
   select.addEventListener('change', () => {
     model.player = select.value;
   });
-  return h(
-    'div',
-    { className: 'jp-CIBench-playerRow' },
-    h('label', {
-      className: 'jp-CIBench-label',
-      text: 'Player',
-      attrs: { for: PLAYER_ID }
-    }),
-    select,
-    model.player === 'transcript' ? transcriptInput(model) : null
-  );
+  return select;
 }
 
 const TRANSCRIPT_ID = 'jp-CIBench-transcript-input';
