@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..tasks.model import Step
 from . import num, text, vis
-from .exec import exec_detail, tool_and_exec
+from .exec import exec_detail, failure_detail, tool_and_exec
 from .images import TooLarge
 from .render import Rendered, render
 from .turn import Grade, TurnOutput
@@ -43,20 +43,24 @@ def error_name(turns: list[TurnOutput]) -> str:
 
 
 def none_detail(rendered: list[Rendered], what: str, turns: list[TurnOutput]) -> str:
-    if not any(r.tool for r in rendered):
-        return "no code run yet" if rendered else "not run yet"
-    if not any(r.succeed for r in rendered):
-        name = error_name(turns)
-        return f"raised an error ({name})" if name else "raised an error"
-    return f"expected {what}; your output had none"
+    if any(r.succeed for r in rendered):  # a successful turn is an interpreter turn
+        return f"expected {what}; your output had none"
+    return failure_detail(rendered, error_name(turns))
+
+
+def render_turns(turns: list[TurnOutput]) -> list[Rendered]:
+    """Every turn as the interpreter renders it: what all profiles start from."""
+    return [render(t.outputs, t.error, t.status) for t in turns]
 
 
 def step_basis(
-    profile: str, step: Step, turns: list[TurnOutput]
+    profile: str, step: Step, turns: list[TurnOutput], rendered: list[Rendered] | None = None
 ) -> tuple[list[Rendered], dict, Grade | None]:
-    """What every profile computes first: the rendered turns, the grade fields shared by all
-    kinds (tool and executable rates), and the whole grade of an ``exec`` step."""
-    rendered = [render(t.outputs, t.error, t.status) for t in turns]
+    """What every profile computes first: the rendered turns (``rendered`` when given,
+    from :func:`render_turns`), the grade fields shared by all kinds (tool and executable
+    rates), and the whole grade of an ``exec`` step."""
+    if rendered is None:
+        rendered = render_turns(turns)
     tool, exe = tool_and_exec(rendered)
     base = dict(profile=profile, kind=step.kind, tool=tool, exec=exe, metric=METRIC_OF_KIND[step.kind])
     if step.kind != "exec":
@@ -65,8 +69,8 @@ def step_basis(
     return rendered, base, Grade(**base, score=None, detail=detail, passed=exe == 1.0)
 
 
-def grade_cibench(step: Step, turns: list[TurnOutput]) -> Grade:
-    rendered, base, exec_grade = step_basis("cibench", step, turns)
+def grade_cibench(step: Step, turns: list[TurnOutput], rendered: list[Rendered] | None = None) -> Grade:
+    rendered, base, exec_grade = step_basis("cibench", step, turns, rendered)
     if exec_grade is not None:
         return exec_grade
     kind = step.kind

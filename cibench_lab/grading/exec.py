@@ -26,10 +26,15 @@ def tool_and_exec(rendered: list[Rendered]) -> tuple[float, float]:
     return 1.0, 1.0 if last.succeed else 0.0
 
 
+def failure_detail(rendered: list[Rendered], error_name: str) -> str:
+    """Why there is nothing to grade: no interpreter turn yet, or the code raised."""
+    if not any(r.tool for r in rendered):
+        return "no code run yet" if rendered else "not run yet"
+    return f"raised an error ({error_name})" if error_name else "raised an error"
+
+
 def exec_detail(rendered: list[Rendered], error_name: str) -> str:
     last = _last_action(rendered)
-    if last is None:
-        return "no code run yet" if rendered else "not run yet"
-    if last.succeed:
+    if last is not None and last.succeed:
         return "ran without error"
-    return f"raised an error ({error_name})" if error_name else "raised an error"
+    return failure_detail(rendered, error_name)

@@ -12,23 +12,21 @@ judge (:mod:`.judge`).  Outputs beyond ``MAX_CHARS`` are ungradable, not scored 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ..tasks.model import Step
 from . import judge
-from .cibench import error_name, step_basis
+from .cibench import PASS_SCORE, error_name, step_basis
 from .cjk import rouge1_cjk
+from .exec import failure_detail
 from .fair_vis import fair_ssim
 from .images import ImageError, TooLarge
-from .render import join_text
+from .render import ANSI, Rendered, join_text
 from .turn import Grade, TurnOutput
 from .values import asked_decimals, match
 
 #: Longest output the fair rules read (characters); beyond it the step is ungradable.
 MAX_CHARS = 1_000_000
-PASS_SCORE = {"text": 0.999, "vis": 0.99}
-_ANSI = re.compile(r"(?:\x1B[@-_]|[\x80-\x9F])[0-?]*[ -/]*[@-~]")
 
 
 class TooLong(ValueError):
@@ -68,7 +66,7 @@ def _bounded(parts: list[str]) -> str:
     size = sum(len(p) for p in parts)
     if size > MAX_CHARS:
         raise TooLong(f"output too large to compare ({size:,} characters; limit {MAX_CHARS:,})")
-    return _ANSI.sub("", "".join(parts))
+    return ANSI.sub("", "".join(parts))
 
 
 def first_image(outputs: list[dict[str, Any]]) -> str | None:
@@ -88,26 +86,19 @@ def _latest(turns: list[TurnOutput], pick) -> Any:
     return None
 
 
-def grade_fair(step: Step, turns: list[TurnOutput]) -> Grade:
-    _, base, exec_grade = step_basis("fair", step, turns)
+def grade_fair(step: Step, turns: list[TurnOutput], rendered: list[Rendered] | None = None) -> Grade:
+    rendered, base, exec_grade = step_basis("fair", step, turns, rendered)
     if exec_grade is not None:
         return exec_grade
     kind = step.kind
     if not any(_ok(t) for t in turns):
-        return Grade(**base, score=0.0, detail=_nothing(turns))
+        return Grade(**base, score=0.0, detail=failure_detail(rendered, error_name(turns)))
     try:
         if kind == "vis":
             return _vis(base, step, turns)
         return _textual(base, step, turns)
     except (TooLong, TooLarge) as err:
         return Grade(**base, score=0.0, detail=f"ungradable: {err}", ungradable=str(err))
-
-
-def _nothing(turns: list[TurnOutput]) -> str:
-    if not any(t.status != "no_action" for t in turns):
-        return "no code run yet" if turns else "not run yet"
-    name = error_name(turns)
-    return f"raised an error ({name})" if name else "raised an error"
 
 
 def _textual(base: dict, step: Step, turns: list[TurnOutput]) -> Grade:

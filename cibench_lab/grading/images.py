@@ -3,7 +3,7 @@
 A turn's PNG is untrusted.  ``png_size`` reads width and height from the IHDR
 chunk (bytes 16-24) without decompressing anything, so a 20,000×20,000 image is
 refused before a byte of pixel data is inflated.  Decoding happens only below
-``MAX_PIXELS`` and results are cached by content hash, because a step's grade is
+``MAX_PIXELS`` and results are cached by content, because a step's grade is
 recomputed for its whole turn history at every new turn.
 """
 
@@ -13,6 +13,7 @@ import base64
 import binascii
 import hashlib
 import io
+import re
 import struct
 from functools import lru_cache
 
@@ -23,6 +24,8 @@ MAX_PIXELS = 25_000_000
 #: PIL refuses (DecompressionBombError) above twice its MAX_IMAGE_PIXELS; so does the original.
 PIL_BOMB = 2 * 89_478_485
 _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+#: 32 base64 characters encode the first 24 bytes: magic, IHDR, width and height.
+_HEAD_B64 = re.compile(r"[A-Za-z0-9+/]{32}")
 
 
 class ImageError(ValueError):
@@ -58,11 +61,11 @@ def png_resavable(b64: str) -> bool:
     Images too large for us to check (between MAX_PIXELS and PIL's bomb limit)
     are assumed fine: the turn then stands, and a vis grade says it is ungradable.
     """
-    return _resavable(digest(b64), b64)
+    return _resavable(b64)
 
 
 @lru_cache(maxsize=512)
-def _resavable(_key: str, b64: str) -> bool:
+def _resavable(b64: str) -> bool:
     from PIL import Image
 
     try:
@@ -88,16 +91,29 @@ CACHE_PIXELS = 4_000_000
 
 def decode(b64: str) -> np.ndarray:
     """Pixels as PIL gives them (palette images expanded), within the bounds."""
-    if len(b64) < CACHE_PIXELS:  # base64 length bounds the compressed size, a cheap first test
-        key = digest(b64)
-        arr = _cached(key, b64)
+    # base64 length bounds the compressed size, the PNG header the pixels: cheap first tests
+    if len(b64) < CACHE_PIXELS and _head_pixels(b64) <= CACHE_PIXELS:
+        arr = _cached(b64)
         if arr is not None:
             return arr
     return _decode(b64)
 
 
+def _head_pixels(b64: str) -> int:
+    """Width x height from a PNG header, read off the first 32 base64 characters; 0 when
+    they are not plain base64 of a PNG (then decoding decides)."""
+    head = b64[:32]
+    if not _HEAD_B64.fullmatch(head):
+        return 0
+    try:
+        w, h = png_size(base64.b64decode(head))
+    except ImageError:
+        return 0
+    return w * h
+
+
 @lru_cache(maxsize=32)
-def _cached(_key: str, b64: str) -> np.ndarray | None:
+def _cached(b64: str) -> np.ndarray | None:
     arr = _decode(b64)
     return arr if arr.shape[0] * arr.shape[1] <= CACHE_PIXELS else None
 

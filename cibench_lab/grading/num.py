@@ -30,10 +30,3 @@ def answer_block(rendered: list[Rendered]) -> str | None:
 def compare(out: str, target: str) -> float:
     ok = out.strip() == target.strip() or target.strip() in out.strip()
     return 1.0 if ok else 0.0
-
-
-def correct(rendered: list[Rendered], target: str) -> tuple[float, str | None]:
-    out = answer_block(rendered)
-    if out is None:
-        return 0.0, None
-    return compare(out, target), out

@@ -8,7 +8,7 @@ measurements without the quirks (:mod:`.fair`).  Every turn stores both.
 from __future__ import annotations
 
 from ..tasks.model import Step
-from .cibench import METRIC_OF_KIND, PASS_SCORE, grade_cibench
+from .cibench import METRIC_OF_KIND, PASS_SCORE, grade_cibench, render_turns
 from .fair import grade_fair
 from .turn import Grade, TurnOutput
 
@@ -27,5 +27,6 @@ def grade(step: Step, turns: list[TurnOutput], profile: str = "cibench") -> Grad
 
 
 def grade_all(step: Step, turns: list[TurnOutput]) -> dict[str, dict]:
-    """Every profile's grade, as stored with each turn."""
-    return {p: grade(step, turns, p).as_dict() for p in PROFILES}
+    """Every profile's grade, as stored with each turn (the turns rendered once for all)."""
+    rendered = render_turns(turns)
+    return {p: _GRADERS[p](step, turns, rendered).as_dict() for p in PROFILES}

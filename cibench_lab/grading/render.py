@@ -33,7 +33,8 @@ ELLIPSIS = "......"
 NO_OUTPUT = "The code is succeed without any outputs."
 TIMEOUT_TEXT = "Timeout. No response after None seconds."
 UNEXPECTED = "The code interpreter encountered an unexpected error."
-_ANSI = re.compile(r"(?:\x1B[@-_]|[\x80-\x9F])[0-?]*[ -/]*[@-~]")
+#: An ANSI escape sequence (stripped from tracebacks here, from all text by the fair rules).
+ANSI = re.compile(r"(?:\x1B[@-_]|[\x80-\x9F])[0-?]*[ -/]*[@-~]")
 
 
 @dataclass
@@ -63,7 +64,7 @@ def _block(out: dict[str, Any]) -> tuple[str, str, str | None]:
     if kind == "display_data":
         return "display_data", "" if png else join_text(data.get("text/plain", "")), png
     if kind == "error":
-        text = _ANSI.sub("", "\n".join(str(t) for t in out.get("traceback") or []))
+        text = ANSI.sub("", "\n".join(str(t) for t in out.get("traceback") or []))
         return "error", TIMEOUT_TEXT if "M6_CODE_INTERPRETER_TIMEOUT" in text else text, None
     return "", "", None
 

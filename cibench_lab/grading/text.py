@@ -35,10 +35,3 @@ def first_block(rendered: list[Rendered]) -> str | None:
         if match:
             return match.group(1)
     return None
-
-
-def text_score(rendered: list[Rendered], target: str) -> tuple[float, str | None]:
-    out = first_block(rendered)
-    if out is None:
-        return 0.0, None
-    return rouge1(out, target), out

@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-STEP_KINDS = ("exec", "num", "text", "vis")
+from .model import METRIC_KINDS as STEP_KINDS
+
 TEXT_MAX_CHARS = 200
 GENERAL_MAX_CHARS = 900
 NUMBER_RE = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")

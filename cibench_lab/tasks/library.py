@@ -68,25 +68,30 @@ class TaskLibrary:
 
     def add_path(self, path: Path) -> None:
         """A task directory, an official zip, or a single notebook."""
+        notebooks = None
         try:
             if path.is_file() and path.suffix == ".zip":
                 path = cached_unpack(path, zip_cache_dir())
             elif path.is_file() and path.suffix == ".ipynb":
                 self.add_notebook(path)
                 return
-            elif path.is_dir() and not _looks_like_root(path) and any(path.iterdir()):
-                path = find_root(path)
+            elif path.is_dir():
+                # A plain task dir (any split names) is taken as is; otherwise look one level down.
+                notebooks = task_notebooks(path)
+                if not notebooks and not (path / DATASOURCES).is_dir() and any(path.iterdir()):
+                    path, notebooks = find_root(path), None
         except TaskError as err:
             self.problems.append(err)
             return
-        self.add_dir(path)
+        self.add_dir(path, notebooks)
 
-    def add_dir(self, root: Path) -> None:
+    def add_dir(self, root: Path, notebooks: list[Path] | None = None) -> None:
+        """The tasks under ``root`` (``notebooks``: its :func:`task_notebooks`, when known)."""
         if not root.is_dir():
             self.problems.append(TaskError(str(root), "task directory does not exist"))
             return
         datasources = root / DATASOURCES
-        for nb in task_notebooks(root):
+        for nb in task_notebooks(root) if notebooks is None else notebooks:
             rel = nb.relative_to(root)
             task_id = f"{rel.parts[0]}/{rel.parts[1]}/{nb.stem}"
             self.add_file(nb, task_id, datasources if datasources.is_dir() else None)
@@ -132,11 +137,6 @@ class TaskLibrary:
         if patterns:
             ids = [i for i in ids if any(i == p or fnmatchcase(i, p) for p in patterns)]
         return [self.tasks[i] for i in ids]
-
-
-def _looks_like_root(path: Path) -> bool:
-    # A plain task dir (any split names) is taken as is; otherwise look one level down.
-    return any(task_notebooks(path)) or (path / DATASOURCES).is_dir()
 
 
 def _check_data(task: Task) -> None:

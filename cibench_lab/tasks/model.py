@@ -8,8 +8,6 @@ from typing import Any
 
 #: Step kinds a `step_types` entry may name.
 METRIC_KINDS = ("exec", "num", "text", "vis")
-#: Kinds detected from reference outputs (the generation split's rules).
-DETECTED_KINDS = ("exec", "general", "vis")
 
 
 @dataclass(frozen=True)

@@ -61,21 +61,18 @@ def substitute(text: str, params: dict[str, Any], path: str, cell: int | None, u
     return PLACEHOLDER.sub(repl, text)
 
 
-def instantiate(
-    template: Path, instance: dict[str, Any], used: set[str] | None = None
-) -> nbformat.NotebookNode:
+def instantiate(template: Path, instance: dict[str, Any], used: set[str]) -> nbformat.NotebookNode:
     """One instance of a template notebook, outputs cleared.
 
-    Parameters the template does not use are an error, unless ``used`` is given:
-    then the names it used are added to it (a table checks them over all its splits).
+    The parameter names it uses are added to ``used``: a parameter unused by one split may
+    be used by another, so the table checks them over all its splits (``build_table``).
     """
     name = str(template)
     try:
         nb = nbformat.read(str(template), as_version=4)
     except (OSError, ValueError) as err:
         raise TaskError(name, f"not a readable template notebook ({err})") from None
-    check_unused = used is None
-    params, used = dict(instance.get("params") or {}), set() if used is None else used
+    params = dict(instance.get("params") or {})
     for i, cell in enumerate(nb.cells):
         cell.source = substitute(cell.source, params, name, i, used)
         if cell.cell_type == "code":
@@ -87,9 +84,6 @@ def instantiate(
             meta[key] = substitute(value, params, name, None, used)
         elif isinstance(value, list):
             meta[key] = [substitute(v, params, name, None, used) if isinstance(v, str) else v for v in value]
-    unused = set(params) - used
-    if check_unused and unused:
-        raise TaskError(name, f"datasets table gives unused parameter(s): {', '.join(sorted(unused))}")
     meta["schema_version"] = 1
     meta["template"] = {"name": template.stem.split(".")[0], "params": params}
     nb.metadata["cibench_lab"] = meta
