@@ -11,6 +11,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from ..engine.attempt import turn_output
 from ..grading import TurnOutput
 from ..grading import opencompass as oc
 from ..store import Store
@@ -23,7 +24,7 @@ def step_turns(s, attempt_id: str, n_steps: int) -> list[list[TurnOutput]]:
     rows = s.scalars(select(Turn).where(Turn.attempt_id == attempt_id).order_by(Turn.step, Turn.number))
     steps: list[list[TurnOutput]] = [[] for _ in range(n_steps)]
     for t in rows:
-        steps[t.step].append(TurnOutput(t.code, t.outputs, t.error, (t.meta or {}).get("status", "ok")))
+        steps[t.step].append(turn_output(t))
     return steps
 
 

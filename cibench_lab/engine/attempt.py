@@ -40,6 +40,11 @@ class NewAttempt:
     run_id: int | None = None
 
 
+def turn_output(turn: Turn) -> TurnOutput:
+    """A recorded turn as the graders (and players) see it."""
+    return TurnOutput(turn.code, turn.outputs, turn.error, (turn.meta or {}).get("status", "ok"))
+
+
 def _participant(s, name: str) -> Participant:
     row = s.scalar(select(Participant).where(Participant.name == name))
     if row is None:
@@ -173,7 +178,7 @@ class Attempts:
         row, task = self.load(attempt_id)
         self.check_open(row, step)
         previous = self.turns(attempt_id, step)
-        history = [TurnOutput(t.code, t.outputs, t.error, t.meta.get("status", "ok")) for t in previous]
+        history = [turn_output(t) for t in previous]
         grades = grade_all(task.steps[step], history + [turn])
         with self.store.session() as s:
             if msg_id and s.scalar(
@@ -195,12 +200,14 @@ class Attempts:
                 )
             )
         result = {"step": step, "turn": len(previous), "grade": grades[PROFILE], "settled": None}
-        outcome = self._auto_settle(row, turn, len(previous) + 1)
+        outcome = self.auto_settle(row, turn, len(previous) + 1)
         if outcome:
             result["settled"] = self.settle(attempt_id, step, outcome)
         return result
 
-    def _auto_settle(self, row: Attempt, turn: TurnOutput, n_turns: int) -> str | None:
+    @staticmethod
+    def auto_settle(row: Attempt, turn: TurnOutput, n_turns: int) -> str | None:
+        """The outcome the rules settle the open step with after ``turn``, its ``n_turns``-th."""
         settings = PlaySettings(**row.settings)
         if row.player == "human":
             return "turn_cap" if settings.turn_cap and n_turns >= settings.turn_cap else None

@@ -23,7 +23,8 @@ from typing import Any
 from ..grading import TurnOutput
 from ..models import ModelError, ModelRegistry, make_model_player
 from ..models.config import ConfigError
-from ..models.transcript import ReplayPlayer, TranscriptError, read_transcript, replay_steps, replayable
+from ..models.transcript import ReplayPlayer, TranscriptError, replay_steps, replayable
+from ..store.tables import Attempt
 from ..tasks.model import Task
 from .attempt import Attempts
 from .errors import BadInput, Conflict, Unavailable
@@ -37,6 +38,7 @@ from .players import (
     unexecuted_turn,
 )
 from .restore import referenced_steps
+from .settings import PlaySettings
 
 log = logging.getLogger(__name__)
 
@@ -104,12 +106,14 @@ class Autoplay:
         if not path.is_file():
             raise BadInput(f"player.transcript: no file {value!r} under the server root")
         try:
-            turns = read_transcript(path)
+            player = ReplayPlayer(path)
         except TranscriptError as err:
             raise BadInput(f"player.transcript: {err}".replace(str(path), value)) from None
-        if task.id not in turns:
+        if task.id not in player.turns:
             raise BadInput(f"player.transcript: {value!r} has no turns of task {task.id}")
-        return path.relative_to(self.root.resolve()).as_posix()
+        rel = path.relative_to(self.root.resolve()).as_posix()
+        self.players[TRANSCRIPT + rel] = player  # the attempt plays what was checked here
+        return rel
 
     def recordings(self, task_id: str) -> list[dict[str, Any]]:
         """Recorded model runs of a task the lab can replay (synchronous: database)."""
@@ -140,11 +144,10 @@ class Autoplay:
             self.players[spec] = player
         return player
 
-    async def _session(self, attempt_id: str) -> PlayerSession:
+    async def _session(self, attempt_id: str, row: Attempt, task: Task) -> PlayerSession:
         session = self.sessions.get(attempt_id)
         if session is None:
-            row, task = await self.call(self.attempts.load, attempt_id)
-            max_turn = (row.settings or {}).get("max_turn", 3)
+            max_turn = PlaySettings(**row.settings).max_turn
             session = self._player(row.player).session(task, row.mode, max_turn)
             await self.call(replay_history, session, self.attempts, attempt_id)
             self.sessions[attempt_id] = session
@@ -172,7 +175,7 @@ class Autoplay:
         pending = self.pending.get(attempt_id)
         if pending and (pending.step, pending.turn) == (step, turn):
             return _proposal_view(pending)  # asked again (Stop, a reload): same code, no new request
-        session = await self._session(attempt_id)
+        session = await self._session(attempt_id, row, task)
         if row.mode == "oracle" and step > 0:
             ref = await self.call(_ensure_reference, self.attempts, attempt_id, task, step - 1)
             if ref is not None:

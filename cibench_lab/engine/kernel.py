@@ -54,7 +54,7 @@ def kernelspec_dict(python: str | None = None) -> dict:
         "argv": [
             python or sys.executable,
             "-m",
-            "cibench_lab.engine.kernel_launch",
+            LAUNCHER,
             "-f",
             "{connection_file}",
         ],

@@ -26,7 +26,7 @@ from .errors import BadInput, Conflict
 from .executor import execute
 from .kernel import KERNEL_NAME, START_CODE
 from .players import record_reference
-from .restore import missing_references, referenced_steps, restore_code
+from .restore import record_restore, referenced_steps, restore_plan
 from .settings import PlaySettings
 from .workspace import copy_data, write_notebook
 
@@ -121,19 +121,14 @@ class LabPlay:
             kc.stop_channels()
         return ran
 
-    async def _restore(self, attempt_id: str, kernel_id: str, mode: str) -> int:
+    async def _restore(self, attempt_id: str, kernel_id: str) -> int:
         """Run the start code and the attempt's state on a new kernel; oracle: record the
         references no oracle report covered, from what this kernel printed."""
-        codes = await self.call(restore_code, self.attempts, attempt_id)
-        refs = await self.call(missing_references, self.attempts, attempt_id) if mode == "oracle" else {}
-        ran = await self._run_hidden(kernel_id, [START_CODE, *codes])
-        for index, out in zip(refs.get("settled", ()), ran[1:], strict=False):
-            if index in refs["missing"]:
-                await self.call(record_reference, self.attempts, attempt_id, index, out, "restore")
-        if codes:
-            detail = {"kernel_id": kernel_id, "cells": len(codes)}
-            await self.call(self.attempts.event, attempt_id, "restore", detail)
-        return len(codes)
+        plan = await self.call(restore_plan, self.attempts, attempt_id)
+        ran = await self._run_hidden(kernel_id, [START_CODE, *(code for _, code, _ in plan)])
+        detail = {"kernel_id": kernel_id, "cells": len(plan)} if plan else None
+        await self.call(record_restore, self.attempts, attempt_id, plan, ran[1:], detail, "restore")
+        return len(plan)
 
     # ---- attempts --------------------------------------------------------------
     async def start(
@@ -169,7 +164,7 @@ class LabPlay:
 
     async def bind(self, attempt_id: str, kernel_id: str, participant: str | None) -> dict[str, Any]:
         """Make ``kernel_id`` the attempt's kernel; restore its state if it is new."""
-        row, task = await self.call(self.attempts.load, attempt_id, participant)
+        row, _ = await self.call(self.attempts.load, attempt_id, participant)
         km = self.app.kernel_manager
         if kernel_id not in km:
             raise BadInput(f"kernel_id: no running kernel {kernel_id!r}")
@@ -177,7 +172,7 @@ class LabPlay:
         restored = 0
         async with self.locks.setdefault(kernel_id, asyncio.Lock()):  # one restore per kernel
             if self.prepared.get(kernel_id) != attempt_id:
-                restored = await self._restore(attempt_id, kernel_id, row.mode)
+                restored = await self._restore(attempt_id, kernel_id)
                 self.prepared[kernel_id] = attempt_id
                 self.prepared_at[kernel_id] = time.time()
         if row.kernel_id != kernel_id:
@@ -195,13 +190,12 @@ class LabPlay:
         if lock is not None and lock.locked():  # a restore is running: judge the run after it
             async with lock:
                 pass
-        row, _ = await self.call(self.attempts.load, attempt_id, participant)
+        row, task = await self.call(self.attempts.load, attempt_id, participant)
         if kernel_id != row.kernel_id or self.prepared.get(kernel_id) != attempt_id:
             raise Conflict(f"kernel {kernel_id} is not this attempt's kernel")
         Attempts.check_open(row, step)
         turn, started = await self._captured(attempt_id, step, kernel_id, msg_id)
         meta: dict[str, Any] = {"kernel_id": kernel_id}
-        task = self.attempts.task_of(row)
         if row.player != HUMAN:
             meta.update(self.autoplay.observe(attempt_id, task, step, turn))
         try:

@@ -31,6 +31,7 @@ from sqlalchemy import select
 from ..grading import TurnOutput
 from ..store.tables import Event, StepRow
 from ..tasks.model import Step, Task
+from .attempt import turn_output
 
 #: Proposal actions.  ``code`` runs; the others record a turn without running anything:
 #: ``empty`` (an interpreter call with no code: a failed tool turn), ``no_action`` and
@@ -145,7 +146,7 @@ def replay_history(session: PlayerSession, attempts: Any, attempt_id: str) -> in
     for index in sorted(steps):
         step = task.steps[index]
         for t in attempts.turns(attempt_id, index):
-            result = TurnOutput(t.code, t.outputs, t.error, t.meta.get("status", "ok"))
+            result = turn_output(t)
             proposal = Proposal(t.code, dict(t.meta), t.meta.get("action", "code"))
             session.observe(step, t.number, proposal, result)
             fed += 1

@@ -29,7 +29,7 @@ from sqlalchemy import select
 from ..grading import TurnOutput
 from ..store.tables import Attempt, Event, Run, utcnow
 from ..tasks.model import Step, Task
-from .attempt import Attempts, NewAttempt
+from .attempt import Attempts, NewAttempt, turn_output
 from .environment import environment
 from .errors import BadInput
 from .executor import COMPAT_SILENCE, KernelExecutor
@@ -42,7 +42,7 @@ from .players import (
     replay_history,
     unexecuted_turn,
 )
-from .restore import missing_references, restore_code
+from .restore import record_restore, restore_plan
 from .settings import PlaySettings
 from .workspace import copy_data
 
@@ -57,15 +57,6 @@ class RunObserver:
     def step_settled(self, task: Task, step: int, outcome: str) -> None: ...
 
     def task_finished(self, task: Task, status: str, detail: str = "") -> None: ...
-
-
-class _CallbackObserver(RunObserver):
-    def __init__(self, progress: Callable[[Task, str], None]):
-        self.progress = progress
-
-    def task_finished(self, task: Task, status: str, detail: str = "") -> None:
-        what = "skipped (already settled in this run)" if status == "skipped" else status
-        self.progress(task, f"{what}: {detail}" if detail else what)
 
 
 @dataclass
@@ -119,10 +110,6 @@ def run_state(attempts: Attempts, run_id: int) -> dict[str, tuple[str, str]]:
         return {t: (i, st) for t, i, st in s.execute(q.order_by(Attempt.created_at)).all()}
 
 
-def settled_tasks(attempts: Attempts, run_id: int) -> set[str]:
-    return {t for t, (_, status) in run_state(attempts, run_id).items() if status == "done"}
-
-
 def detach(attempts: Attempts, attempt_id: str, why: str) -> None:
     """Take an unfinishable attempt out of its run (kept, with the reason, for the record)."""
     with attempts.store.session() as s:
@@ -137,7 +124,6 @@ async def run_tasks(
     mode: str,
     run_name: str,
     timeout: float = 120.0,
-    progress: Callable[[Task, str], None] | None = None,
     *,
     jobs: int = 1,
     compat_timeout: bool = False,
@@ -152,7 +138,7 @@ async def run_tasks(
         "timeout": timeout,
         "compat_timeout": compat_timeout,
     }
-    observer = observer or (_CallbackObserver(progress) if progress else RunObserver())
+    observer = observer or RunObserver()
     with tempfile.TemporaryDirectory(prefix="cibench-run-") as tmp:
         ctx = PlayContext(attempts, player, mode, None, Path(tmp), timeout, None, observer, settings)
         ctx.silence = COMPAT_SILENCE if compat_timeout else None
@@ -196,23 +182,6 @@ async def _play_one(ctx: PlayContext, task: Task, attempt_id: str | None) -> Non
 
 
 # ---- attempts ---------------------------------------------------------------------------
-async def play_task(
-    attempts: Attempts,
-    task: Task,
-    player: Player,
-    mode: str,
-    run_id: int | None,
-    workroot: Path,
-    timeout: float,
-) -> str:
-    """Play one task to the end in a new attempt; return the attempt id."""
-    ctx = PlayContext(attempts, player, mode, run_id, Path(workroot), timeout)
-    try:
-        return await _play(ctx, task, None)
-    finally:
-        ctx.pool.shutdown(wait=False)
-
-
 async def _open_attempt(ctx: PlayContext, task: Task, attempt_id: str | None) -> tuple[str, bool]:
     """(attempt id, resumed): the run's open attempt if it can go on, else a new one."""
     if attempt_id is not None:
@@ -243,7 +212,7 @@ async def _play(ctx: PlayContext, task: Task, attempt_id: str | None) -> str:
     try:
         await executor.start()
         if resumed:
-            await _resume(ctx, attempt_id, row.settings, session, executor)
+            await _resume(ctx, attempt_id, session, executor)
             row, _ = await ctx.db(ctx.attempts.load, attempt_id)
         ctx.observer.task_started(task, attempt_id, row.current_step if resumed else None)
         if row.status == "open":
@@ -313,36 +282,30 @@ async def _restart(ctx: PlayContext, attempt_id: str, executor: KernelExecutor, 
 
 async def _restore(ctx: PlayContext, attempt_id: str, executor: KernelExecutor, why: str) -> int:
     """Re-run the attempt's accepted code (oracle: its references); record it; return the cells run."""
-    codes = await ctx.db(restore_code, ctx.attempts, attempt_id)
-    refs = await ctx.db(missing_references, ctx.attempts, attempt_id) if ctx.mode == "oracle" else {}
-    indexes = refs["settled"] if refs else range(len(codes))
-    failed = 0
-    for index, code in zip(indexes, codes, strict=False):
+    plan = await ctx.db(restore_plan, ctx.attempts, attempt_id)
+    ran = []
+    for _, code, _ in plan:
         ex = await executor.run(code)
-        failed += bool(ex.error)
-        if index in refs.get("missing", ()):
-            ref = TurnOutput(code, ex.outputs, ex.error, ex.status)
-            await ctx.db(record_reference, ctx.attempts, attempt_id, index, ref)
-    detail = {"reason": why, "cells": len(codes), "failed": failed}
-    await ctx.db(ctx.attempts.event, attempt_id, "restore", detail)
-    return len(codes)
+        ran.append(TurnOutput(code, ex.outputs, ex.error, ex.status))
+    detail = {"reason": why, "cells": len(plan), "failed": sum(bool(r.error) for r in ran)}
+    await ctx.db(record_restore, ctx.attempts, attempt_id, plan, ran, detail)
+    return len(plan)
 
 
 async def _resume(
-    ctx: PlayContext, attempt_id: str, settings: dict, session: PlayerSession, executor: KernelExecutor
+    ctx: PlayContext, attempt_id: str, session: PlayerSession, executor: KernelExecutor
 ) -> None:
-    await ctx.db(_settle_pending, ctx.attempts, attempt_id, PlaySettings(**settings).max_turn)
+    await ctx.db(_settle_pending, ctx.attempts, attempt_id)
     await _restore(ctx, attempt_id, executor, "resumed run")
     await ctx.db(replay_history, session, ctx.attempts, attempt_id)
 
 
-def _settle_pending(attempts: Attempts, attempt_id: str, max_turn: int) -> None:
+def _settle_pending(attempts: Attempts, attempt_id: str) -> None:
     """Settle the open step if its turns already decide it (a kill between turn and settle)."""
     row, _ = attempts.load(attempt_id)
     if row.status != "open" or row.player == "human":
         return
     turns = attempts.turns(attempt_id, row.current_step)
-    if turns and not turns[-1].error:
-        attempts.settle(attempt_id, row.current_step, "passed")
-    elif turns and len(turns) >= max(max_turn, 1):
-        attempts.settle(attempt_id, row.current_step, "out_of_turns")
+    outcome = attempts.auto_settle(row, turn_output(turns[-1]), len(turns)) if turns else None
+    if outcome:
+        attempts.settle(attempt_id, row.current_step, outcome)

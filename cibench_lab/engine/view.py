@@ -17,6 +17,11 @@ from .attempt import PROFILE, Attempts
 from .settings import PlaySettings
 
 
+def grades_visible(status: str, show_grades: bool) -> bool:
+    """Grades are shown before a step settles when live grades are on, and once the attempt is done."""
+    return show_grades or status == "done"
+
+
 def _revealed(row: Attempt, settings: PlaySettings, settled: bool) -> bool:
     if not settled:
         return False
@@ -44,7 +49,7 @@ def _step_view(row: Attempt, task: Task, srow: StepRow, n_turns: int, last_grade
     if settled:
         view["seconds"] = round((srow.settled_at - srow.opened_at).total_seconds(), 1)
     grade = (srow.grade or {}).get(PROFILE) if settled else last_grade
-    if grade is not None and (settings.show_grades or row.status == "done"):
+    if grade is not None and grades_visible(row.status, settings.show_grades):
         view["grade"] = grade
     if _revealed(row, settings, settled):
         view["reference"] = {"code": step.code, "thought": step.thought, "output": step.reference.summary()}
@@ -118,7 +123,7 @@ def turns_view(attempts: Attempts, attempt_id: str, participant: str | None) -> 
     prompt, raw reply, tokens and latency (the debugging view of a model's play)."""
     row, _ = attempts.load(attempt_id, participant)
     settings = PlaySettings(**row.settings)
-    show = settings.show_grades or row.status == "done"
+    show = grades_visible(row.status, settings.show_grades)
     with attempts.store.session() as s:
         turns = s.scalars(
             select(Turn).where(Turn.attempt_id == row.id).order_by(Turn.step, Turn.number)

@@ -6,7 +6,7 @@ from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from ..engine.errors import NotFound
-from ..engine.view import attempt_view, turns_view
+from ..engine.view import attempt_view, grades_visible, turns_view
 from .base import Handler
 
 API = "/cibench-lab/api"
@@ -126,7 +126,7 @@ class SettingsHandler(Handler):
 
 
 def _grades_visible(view: dict) -> bool:
-    return view["settings"]["show_grades"] or view["status"] == "done"
+    return grades_visible(view["status"], view["settings"]["show_grades"])
 
 
 def _public_settle(settled: dict | None, show_grade: bool) -> dict | None:

@@ -118,12 +118,14 @@ def compare_step(v: Verdict, step: Step, outputs: list[dict], error: bool, statu
 
 def peak_rss(executor) -> int | None:
     """The kernel process's peak resident memory (Linux /proc), in bytes."""
+    pid = executor.pid()
+    if pid is None:
+        return None
     try:
-        pid = executor.km.provisioner.process.pid
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) * 1024
-    except (AttributeError, OSError, ValueError, IndexError):
+    except (OSError, ValueError, IndexError):
         return None
     return None
 
