@@ -20,7 +20,8 @@ from pathlib import Path
 from cibench_lab.engine.executor import KernelExecutor
 from cibench_lab.grading import PROFILES, TurnOutput, grade
 from cibench_lab.grading import images as images_mod
-from cibench_lab.tasks.model import ReferenceOutput, Step
+from cibench_lab.tasks.format import reference_output
+from cibench_lab.tasks.model import Step
 
 PLOT = """import matplotlib.pyplot as plt
 import numpy as np
@@ -35,18 +36,6 @@ CASES = {
     "text": "print('The model reached an accuracy of 0.93 on the held-out test set after tuning.')",
     "vis": PLOT,
 }
-
-
-def reference(kind: str, outputs: list[dict]) -> ReferenceOutput:
-    for out in outputs:
-        if "image/png" in out.get("data", {}):
-            return ReferenceOutput("vis", out["data"]["image/png"])
-    for out in reversed(outputs):
-        if out["output_type"] == "stream":
-            return ReferenceOutput("general", out["text"])
-        if out["output_type"] == "execute_result":
-            return ReferenceOutput("general", out["data"]["text/plain"])
-    return ReferenceOutput("exec", None)
 
 
 def clear_caches() -> None:
@@ -84,7 +73,7 @@ async def measure(repeat: int) -> list[tuple[str, str, float, float, float]]:
     rows = []
     for kind in CASES:
         turn = TurnOutput(CASES[kind], runs[kind].outputs)
-        ref = reference(kind, runs["vis_ref" if kind == "vis" else kind].outputs)
+        ref = reference_output(runs["vis_ref" if kind == "vis" else kind].outputs, "bench", 0)
         step = Step(0, "Do it, rounded to 4 decimal places.", " ", CASES[kind], (), ref, kind, (), "Do it.\n")
         grade(step, [turn], "cibench")  # imports and scorer construction out of the way
         for profile in PROFILES:

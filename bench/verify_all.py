@@ -11,50 +11,41 @@ Exits non-zero when any task drifted.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import time
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-from cibench_lab.tasks.library import TaskLibrary, default_task_dirs
-from cibench_lab.tasks.verify import Verdict, verify_tasks
+from cibench_lab.cli.common import library
+from cibench_lab.cli.tasks import run_with_progress, summary_line, verdict_lines
+from cibench_lab.tasks.verify import Verdict
 
 BUDGET_SECONDS = 15 * 60
 
 
 def run(patterns: list[str], jobs: int) -> tuple[list[Verdict], float]:
-    lib = TaskLibrary.load(default_task_dirs())
-    for problem in lib.problems:
-        print(f"warning: skipped {problem}", file=sys.stderr)
-    tasks = lib.select(patterns or None)
-    columns = (TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    """``cibench-lab tasks verify`` with its defaults: verdicts and the wall time."""
+    args = argparse.Namespace(
+        task_dir=None, jobs=jobs, timeout=120.0, exact=False, json=False, no_progress=False
+    )
+    tasks = library(args).select(patterns or None)
     started = time.perf_counter()
-    with Progress(*columns, console=Console(stderr=True)) as progress:
-        bar = progress.add_task("verify", total=len(tasks))
-        verdicts = asyncio.run(verify_tasks(tasks, jobs=jobs, on_done=lambda v: progress.advance(bar)))
+    verdicts = run_with_progress(tasks, args)
     return verdicts, time.perf_counter() - started
 
 
 def report(verdicts: list[Verdict], seconds: float, jobs: int) -> int:
-    bad = [v for v in verdicts if not v.ok]
-    for v in bad:
-        print(f"DRIFT {v.task_id}: {v.error or ''}")
-        for d in v.drifts:
-            print(f"      step {d.step + 1} [{d.kind}]: {d.detail}")
-    steps = sum(v.steps for v in verdicts)
-    peak = max(verdicts, key=lambda v: v.peak_rss or 0, default=None)
-    print(f"tasks: {len(verdicts)}  steps: {steps}  drifted tasks: {len(bad)}  jobs: {jobs}")
+    for v in verdicts:
+        if not v.ok or v.changed:
+            print("\n".join(verdict_lines(v)))
+    print(f"{summary_line(verdicts, seconds)}; jobs: {jobs}")
     budget = "within" if seconds <= BUDGET_SECONDS else "OVER"
-    print(f"total time: {seconds:.1f} s ({budget} the {BUDGET_SECONDS // 60}-minute budget)")
-    if peak is not None and peak.peak_rss:
-        print(f"peak kernel memory: {peak.peak_rss / 2**20:.0f} MiB ({peak.task_id})")
+    peak = max(verdicts, key=lambda v: v.peak_rss or 0, default=None)
+    peak_task = f"; peak kernel memory in {peak.task_id}" if peak is not None and peak.peak_rss else ""
+    print(f"total time: {seconds:.1f} s ({budget} the {BUDGET_SECONDS // 60}-minute budget){peak_task}")
     print(
         "slowest tasks: "
         + ", ".join(f"{v.task_id} {v.seconds:.1f} s" for v in sorted(verdicts, key=lambda v: -v.seconds)[:5])
     )
-    return 1 if bad else 0
+    return 0 if all(v.ok for v in verdicts) else 1
 
 
 def main() -> int:

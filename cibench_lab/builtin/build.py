@@ -27,6 +27,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -211,6 +212,26 @@ def report(result: BuildResult, state: str) -> None:
         print(f"  warning: task took over {TASK_SECONDS:.0f} s")
 
 
+def build_all(
+    paths: list[Path], timeout: int, *, write: bool, state: Callable[[BuildResult], str]
+) -> tuple[int, int]:
+    """Build ``paths`` in one kernelspec, a :func:`report` line each (labelled ``state(result)``);
+    failures go to stderr.  Returns (failed, changed) counts."""
+    spec_dir = ensure_kernelspec()
+    _warm_matplotlib()
+    failed = changed = 0
+    for path in paths:
+        try:
+            result = build(path, spec_dir, timeout, write=write)
+        except BuildError as exc:
+            failed += 1
+            print(f"FAILED {exc}", file=sys.stderr)
+            continue
+        changed += result.changed
+        report(result, state(result))
+    return failed, changed
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m cibench_lab.builtin.build", description=__doc__.split("\n\n")[0]
@@ -225,18 +246,10 @@ def main(argv: list[str] | None = None) -> int:
     if not paths:
         print("no task notebooks found", file=sys.stderr)
         return 1
-    spec_dir = ensure_kernelspec()
-    _warm_matplotlib()
-    failed = changed = 0
-    for path in paths:
-        try:
-            result = build(path, spec_dir, args.timeout, write=not args.check)
-        except BuildError as exc:
-            failed += 1
-            print(f"FAILED {exc}", file=sys.stderr)
-            continue
-        changed += result.changed
-        report(result, ("would change" if args.check else "updated") if result.changed else "unchanged")
+    changed_state = "would change" if args.check else "updated"
+    failed, changed = build_all(
+        paths, args.timeout, write=not args.check, state=lambda r: changed_state if r.changed else "unchanged"
+    )
     return 1 if failed or (args.check and changed) else 0
 
 

@@ -43,15 +43,23 @@ def find_runs(s, selectors: list[str] | None) -> list[Run]:
 def load_records(store: Store, selectors: list[str] | None, profile: str) -> list[Record]:
     """Finished attempts of the chosen runs, with their settled steps' grades under ``profile``."""
     with store.session() as s:
-        records = []
-        for run in find_runs(s, selectors):
-            q = select(Attempt).where(Attempt.run_id == run.id, Attempt.status == "done")
-            for att in s.scalars(q.order_by(Attempt.task_id)):
-                split, lib, _ = (att.task_id.split("/") + ["", ""])[:3]
-                rows = s.scalars(select(StepRow).where(StepRow.attempt_id == att.id).order_by(StepRow.index))
-                grades = [r.grade[profile] for r in rows if r.grade and profile in r.grade]
-                records.append(Record(run.name, att.player, att.mode, att.task_id, split, lib, grades))
-        return records
+        runs = find_runs(s, selectors)
+        rows = s.execute(
+            select(Attempt.run_id, Attempt.id, Attempt.player, Attempt.mode, Attempt.task_id, StepRow.grade)
+            .outerjoin(StepRow, StepRow.attempt_id == Attempt.id)
+            .where(Attempt.run_id.in_([run.id for run in runs]), Attempt.status == "done")
+            .order_by(Attempt.task_id, Attempt.created_at, Attempt.id, StepRow.index)
+        ).all()
+    by_run: dict[int, dict[str, Record]] = {run.id: {} for run in runs}
+    names = {run.id: run.name for run in runs}
+    for run_id, attempt_id, player, mode, task_id, grade in rows:
+        record = by_run[run_id].get(attempt_id)
+        if record is None:
+            split, lib, _ = (task_id.split("/") + ["", ""])[:3]
+            record = by_run[run_id][attempt_id] = Record(names[run_id], player, mode, task_id, split, lib, [])
+        if grade and profile in grade:
+            record.grades.append(grade[profile])
+    return [record for attempts in by_run.values() for record in attempts.values()]
 
 
 def build(records: list[Record], profile: str) -> dict[str, Any]:

@@ -13,7 +13,6 @@ left open (a model endpoint that kept failing: run again to resume), 2 on bad in
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from typing import Any
 
@@ -29,21 +28,17 @@ from .common import library
 
 def cmd_run(args) -> int:
     from ..engine.errors import BadInput
+    from ..engine.kernel import hide_from_kernels
     from ..engine.players import make_player
-    from ..models import ConfigError
-    from ..models.transcript import TranscriptError
+    from ..grading import judge
 
     try:
         player = make_player(args.player, **_model_options(args))
-    except (ValueError, ConfigError, TranscriptError) as err:
+    except ValueError as err:  # ConfigError and TranscriptError are ValueErrors
         print(f"error: --player: {err}", file=sys.stderr)
         return 2
-    from ..engine.kernel import hide_from_kernels
-
-    config = getattr(player, "config", None)
-    hide_from_kernels(
-        config.api_key_env if config else "", os.environ.get("CIBENCH_LAB_JUDGE_API_KEY_ENV", "")
-    )
+    config, judge_config = getattr(player, "config", None), judge.active()
+    hide_from_kernels(config.api_key_env if config else "", judge_config.api_key_env if judge_config else "")
     lib = library(args)
     patterns = args.tasks or (player.task_ids() if hasattr(player, "task_ids") else None)
     tasks = lib.select(patterns)
@@ -142,14 +137,11 @@ class ProgressObserver:  # a RunObserver (engine.run)
     def __init__(self, tasks: list[Task], live: bool = True):
         self.n_tasks = len(tasks)
         self.total = sum(len(t.steps) for t in tasks)
-        try:
-            from rich.console import Console
+        from rich.console import Console
 
-            self.console = Console(stderr=True)
-        except ImportError:  # no rich: plain lines
-            self.console = None
-        self.live = live and self.console is not None and self.console.is_terminal
-        self.finished: dict[str, tuple[str, str]] = {}
+        self.console = Console(stderr=True)
+        self.live = live and self.console.is_terminal
+        self.finished: dict[str, str] = {}  # task id -> status
         self.progress = None
 
     def __enter__(self) -> ProgressObserver:
@@ -169,10 +161,7 @@ class ProgressObserver:  # a RunObserver (engine.run)
             self.progress.stop()
 
     def _say(self, text: str) -> None:
-        if self.console is None:
-            print(text, file=sys.stderr, flush=True)
-        else:
-            self.console.print(text, markup=False, highlight=False, soft_wrap=True)
+        self.console.print(text, markup=False, highlight=False, soft_wrap=True)
 
     def _advance(self, n: int, what: str | None = None) -> None:
         if self.progress is not None:
@@ -187,7 +176,7 @@ class ProgressObserver:  # a RunObserver (engine.run)
         self._advance(1, f"{task.id} · step {step + 1}/{len(task.steps)}")
 
     def task_finished(self, task: Task, status: str, detail: str = "") -> None:
-        self.finished[task.id] = (status, detail)
+        self.finished[task.id] = status
         if status == "skipped":
             self._advance(len(task.steps))
         what = "skipped (already settled in this run)" if status == "skipped" else status
@@ -195,7 +184,7 @@ class ProgressObserver:  # a RunObserver (engine.run)
 
     def report(self, run_name: str) -> int:
         """Say what is left open; the exit status (0: all finished)."""
-        left = [t for t, (status, _) in self.finished.items() if status in ("incomplete", "failed")]
+        left = [t for t, status in self.finished.items() if status in ("incomplete", "failed")]
         if left:
             self._say(f"{len(left)} attempt(s) not finished: {', '.join(left)}")
             self._say(f"run the same command again (--run {run_name}) to resume them")

@@ -100,7 +100,7 @@ def cmd_import(args) -> int:
     return 0 if report.imported or report.updated or report.unchanged or not report.rejected else 1
 
 
-def _verdict_lines(v) -> list[str]:
+def verdict_lines(v) -> list[str]:
     mem = f", kernel {v.peak_rss / 2**20:.0f} MiB" if v.peak_rss else ""
     state = "ok" if v.ok else "ERROR" if v.error else "DRIFT"
     lines = [f"{state:5} {v.task_id}  {v.steps} steps, {v.seconds:.1f} s{mem}"]
@@ -111,7 +111,7 @@ def _verdict_lines(v) -> list[str]:
     return lines
 
 
-def _run_with_progress(tasks: list[Task], args) -> list:
+def run_with_progress(tasks: list[Task], args) -> list:
     import asyncio
 
     from rich.console import Console
@@ -127,7 +127,7 @@ def _run_with_progress(tasks: list[Task], args) -> list:
         def done(verdict) -> None:
             if not args.json:
                 progress.console.print(
-                    "\n".join(_verdict_lines(verdict)), markup=False, highlight=False, soft_wrap=True
+                    "\n".join(verdict_lines(verdict)), markup=False, highlight=False, soft_wrap=True
                 )
             progress.advance(bar)
 
@@ -157,21 +157,20 @@ def cmd_verify(args) -> int:
         print(f"error: no task matches {' '.join(args.patterns)}", file=sys.stderr)
         return 2
     started = time.perf_counter()
-    verdicts = _run_with_progress(tasks, args)
+    verdicts = run_with_progress(tasks, args)
     seconds = time.perf_counter() - started
     if args.json:
         print(json.dumps([dataclasses.asdict(v) for v in verdicts], indent=2))
     else:
         for v in verdicts:
             if not v.ok or v.changed:
-                print("\n".join(_verdict_lines(v)))
+                print("\n".join(verdict_lines(v)))
         print(summary_line(verdicts, seconds))
     return 0 if all(v.ok for v in verdicts) else 1
 
 
 def cmd_build(args) -> int:
-    from ..builtin.build import BuildError, _warm_matplotlib, build, report
-    from ..engine.kernel import ensure_kernelspec
+    from ..builtin.build import build_all
     from ..tasks.library import user_tasks_dir
     from ..tasks.template import build_table
 
@@ -184,16 +183,7 @@ def cmd_build(args) -> int:
     if args.no_execute:
         print("\n".join(f"written   {p}" for p in paths))
         return 0
-    spec_dir, failed = ensure_kernelspec(), 0
-    _warm_matplotlib()
-    for path in paths:
-        try:
-            result = build(path, spec_dir, args.timeout, write=True)
-        except BuildError as err:
-            failed += 1
-            print(f"FAILED {err}", file=sys.stderr)
-            continue
-        report(result, "built")
+    failed, _ = build_all(paths, args.timeout, write=True, state=lambda result: "built")
     return 1 if failed else 0
 
 

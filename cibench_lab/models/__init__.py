@@ -2,15 +2,30 @@
 
 ``make_model_player(name, ...)`` builds the ``openai:NAME`` player from a
 config file / registry entry, the environment and explicit overrides.
+
+The names that need the ``openai`` package (the client, the session and the
+player) are imported on first use, so ``cibench_lab.models.config`` and
+``cibench_lab.models.transcript`` stay cheap to import.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from .client import ChatClient, Completion, ModelError
 from .config import PROTOCOLS, ConfigError, ModelConfig, ModelRegistry, read_config_file
-from .session import ModelSession, OpenAIPlayer
+
+if TYPE_CHECKING:
+    from .client import ChatClient, Completion, ModelError
+    from .session import ModelSession, OpenAIPlayer
+
+_LAZY = {
+    "ChatClient": ".client",
+    "Completion": ".client",
+    "ModelError": ".client",
+    "ModelSession": ".session",
+    "OpenAIPlayer": ".session",
+}
 
 __all__ = [
     "PROTOCOLS",
@@ -27,6 +42,18 @@ __all__ = [
 ]
 
 
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
 def make_model_player(
     name: str,
     *,
@@ -35,6 +62,8 @@ def make_model_player(
     **overrides: Any,
 ) -> OpenAIPlayer:
     """The ``openai:NAME`` player; ``overrides`` (None values ignored) win over the config."""
+    from .session import OpenAIPlayer
+
     if registry is None:
         registry = ModelRegistry(read_config_file(config_file) if config_file else None)
     return OpenAIPlayer(registry.get(name).with_overrides(**overrides))

@@ -101,16 +101,18 @@ GAVE_UP = "对不起，我无法回答你的问题"
 NO_ACTION_NAME, FINISH_NAME = "NoAction", "FinishAction"
 
 
+SYSTEM_PROMPT = FEWSHOT_INSTRUCTION.format(
+    tool_description=str({TOOL_NAME: TOOL_DESCRIPTION}),
+    action_names=str([TOOL_NAME]),
+    thought=THOUGHT,
+    action=ACTION,
+    action_input=ACTION_INPUT,
+    response=RESPONSE,
+)
+
+
 def system_prompt() -> str:
-    return FEWSHOT_INSTRUCTION.format(
-        tool_description=str({TOOL_NAME: TOOL_DESCRIPTION}),
-        action_names=str([TOOL_NAME]),
-        thought=THOUGHT,
-        action=ACTION,
-        action_input=ACTION_INPUT,
-        response=RESPONSE,
-        finish=FINISH,
-    )
+    return SYSTEM_PROMPT
 
 
 def extract_code(text: Any) -> Any:

@@ -30,12 +30,10 @@ def make_protocol(config: ModelConfig) -> ReactProtocol | ToolsProtocol:
 
 
 class ModelSession:
-    def __init__(self, player: OpenAIPlayer, task: Task, mode: str, max_turn: int):
+    def __init__(self, player: OpenAIPlayer, mode: str):
         self.player = player
         self.protocol = player.protocol
-        self.task = task
         self.mode = mode
-        self.max_turn = max_turn
         self.history: list[dict[str, Any]] = []  # session history (after the system prompt)
         self.references: list[dict[str, Any]] = []  # oracle: u1, A1, S1, u2, ...
         self.inner: list[dict[str, Any]] = []  # this step's failed turns
@@ -112,7 +110,7 @@ class OpenAIPlayer:
         self.client = ChatClient(config)
 
     def session(self, task: Task, mode: str, max_turn: int) -> ModelSession:
-        return ModelSession(self, task, mode, max_turn)
+        return ModelSession(self, mode)  # the engine settles steps at max_turn
 
     def describe(self) -> dict[str, Any]:
         return {"player": self.name, "model": self.config.public()}

@@ -28,6 +28,8 @@ from ..store.tables import Attempt, Run, Turn
 from ..tasks.model import Step, Task
 
 REQUIRED = ("task_id", "step", "turn", "code")
+#: the actions a transcript line may record (``give_up`` is the player running out of lines)
+RECORDABLE = tuple(a for a in ACTIONS if a != "give_up")
 
 
 class TranscriptError(ValueError):
@@ -110,8 +112,8 @@ def _checked(path: str | Path, n: int, raw: str) -> dict[str, Any]:
     for key in ("step", "turn"):
         if not isinstance(line[key], int) or isinstance(line[key], bool) or line[key] < 0:
             raise TranscriptError(f"{path}:{n}: {key} must be a whole number >= 0")
-    if line.get("action", "code") not in ACTIONS[:-1]:
-        raise TranscriptError(f"{path}:{n}: action must be one of {', '.join(ACTIONS[:-1])}")
+    if line.get("action", "code") not in RECORDABLE:
+        raise TranscriptError(f"{path}:{n}: action must be one of {', '.join(RECORDABLE)}")
     return line
 
 
