@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -296,3 +297,41 @@ def test_an_open_attempt_of_a_changed_task_is_restarted(tmp_path):
         assert s.get(Attempt, first).run_id is None
         assert s.scalar(select(Event.detail).where(Event.attempt_id == first, Event.kind == "abandoned"))
     ctx.pool.shutdown()
+
+
+def test_oracle_reference_that_kills_the_kernel_is_recorded_once_from_the_new_kernel(env, tmp_path):
+    tasks = tmp_path / "tasks"
+    shutil.copytree(REACT / "tasks", tasks)
+    notebook = tasks / f"{TASK}.ipynb"
+    nb = json.loads(notebook.read_text())
+    kill_once = (
+        "import os\nif not os.path.exists('died_once'):\n"
+        "    open('died_once', 'w').close()\n    os._exit(3)\n"
+    )
+    nb["cells"][3]["source"] = kill_once + "print(len(df))"  # step 2's reference
+    notebook.write_text(json.dumps(nb))
+    transcript = tmp_path / "t.jsonl"
+    write_transcript(
+        transcript, [["import pandas as pd\ndf = pd.read_csv('data/react_probe.csv')"], ["print(len(df))"]]
+    )
+    argv = [
+        "--task-dir", str(tasks), "--db", env["db"], "run", "--player", f"replay:{transcript}",
+        "--mode", "oracle", "--run", "oracle-death", "--no-progress",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    attempt, _ = turns_of(env, "oracle-death")
+    store = Store(env["db"])
+    with store.session() as s:
+        refs = [
+            e.detail
+            for e in s.scalars(select(Event).where(Event.attempt_id == attempt.id, Event.kind == "oracle"))
+        ]
+        restores = [
+            e.detail
+            for e in s.scalars(select(Event).where(Event.attempt_id == attempt.id, Event.kind == "restore"))
+        ]
+    store.dispose()
+    step2 = [r for r in refs if r["step"] == 1]
+    assert len(step2) == 1 and step2[0]["status"] != "dead", step2
+    assert step2[0]["outputs"][0]["text"] == "4\n"  # what the new kernel printed: len(df)
+    assert any("kernel died" in r["reason"] for r in restores)

@@ -172,5 +172,13 @@ def record_reference(attempts: Any, attempt_id: str, step: int, ref: TurnOutput,
     attempts.event(attempt_id, ORACLE_EVENT, detail)
 
 
+def recorded_reference(attempts: Any, attempt_id: str, step: int) -> TurnOutput | None:
+    """Oracle: the latest recorded run of step ``step``'s reference.  Synchronous (database)."""
+    with attempts.store.session() as s:
+        q = select(Event.detail).where(Event.attempt_id == attempt_id, Event.kind == ORACLE_EVENT)
+        found = [d for d in s.scalars(q.order_by(Event.id)) if d["step"] == step]
+    return reference_output(found[-1]) if found else None
+
+
 def reference_output(detail: dict[str, Any]) -> TurnOutput:
     return TurnOutput(detail.get("code", ""), detail["outputs"], detail["error"], detail["status"])

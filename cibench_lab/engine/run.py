@@ -39,6 +39,7 @@ from .players import (
     PlayerSession,
     Proposal,
     record_reference,
+    recorded_reference,
     replay_history,
     unexecuted_turn,
 )
@@ -250,10 +251,12 @@ async def _play_step(
     ctx.observer.step_settled(task, step.index, settled["outcome"])
     if settled["oracle_code"] is not None and settled["next_step"] is not None:
         ex = await executor.run(settled["oracle_code"])
-        if ex.status == "dead":
-            await _restart(ctx, attempt_id, executor, await executor.death_reason())
         ref = TurnOutput(settled["oracle_code"], ex.outputs, ex.error, ex.status)
-        await ctx.db(record_reference, ctx.attempts, attempt_id, step.index, ref)
+        if ex.status == "dead":  # the restore re-runs this reference on the new kernel and records it
+            await _restart(ctx, attempt_id, executor, await executor.death_reason())
+            ref = await ctx.db(recorded_reference, ctx.attempts, attempt_id, step.index) or ref
+        else:
+            await ctx.db(record_reference, ctx.attempts, attempt_id, step.index, ref)
         session.observe_reference(step, ref)
 
 
