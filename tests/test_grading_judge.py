@@ -128,3 +128,11 @@ def test_no_judge_unless_configured(monkeypatch):
     judge.configure(None)
     assert grade_all(step_of(VIS), turns_of(VIS))["fair"]["judge"] is None
     assert grade_all(step_of(VIS), turns_of(VIS))["cibench"]["judge"] is None
+
+
+def test_tasks_verify_asks_no_judge(server, capsys):
+    from cibench_lab.cli import main
+
+    argv = ["tasks", "verify", "--no-progress", "cibench_template/matplotlib/mpg_figure_anatomy"]
+    assert main(argv) == 0, capsys.readouterr()
+    assert server.requests == []  # the references' grades read pass/score only: no paid calls
