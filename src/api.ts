@@ -98,6 +98,19 @@ export interface ISummary {
   counts?: { [metric: string]: number };
 }
 
+/**
+ * What happens next in an attempt, as the server's step driver decides it:
+ * `propose` (ask the attached player for step `step`'s turn), `run` (run the
+ * player's `code` as that turn), `reference` (oracle mode: run settled step
+ * `step`'s reference `code`), `wait` (a person plays step `step`), `done`.
+ */
+export interface INextAction {
+  do: 'propose' | 'run' | 'reference' | 'wait' | 'done';
+  step?: number;
+  turn?: number;
+  code?: string;
+}
+
 /** `GET attempts/{id}`. */
 export interface IAttemptView {
   id: string;
@@ -116,6 +129,7 @@ export interface IAttemptView {
   profile: string;
   steps: IStepView[];
   summary: ISummary | null;
+  next: INextAction;
   created_at?: string;
 }
 
@@ -152,13 +166,22 @@ export interface ITurnResult {
   turn: number;
   grade: IGrade | null;
   settled: ISettled | null;
+  next: INextAction;
   attempt: IAttemptView;
 }
 
 /** `POST attempts/{id}/next` and `give-up`. */
 export interface ISettleResult {
   settled: ISettled;
+  next: INextAction;
   attempt: IAttemptView;
+}
+
+/** `POST attempts/{id}/oracle`. */
+export interface IReferenceResult {
+  step: number;
+  recorded: boolean;
+  next: INextAction;
 }
 
 /** Who plays a new attempt: a person (null), a configured model, or a recorded run. */
@@ -203,6 +226,7 @@ export interface IProposal {
   recorded: boolean;
   grade: IGrade | null;
   settled: ISettled | null;
+  next: INextAction;
   attempt: IAttemptView;
 }
 
@@ -345,7 +369,7 @@ export class CIBenchApi {
     step: number,
     kernelId: string,
     msgId: string
-  ): Promise<{ step: number; recorded: boolean }> {
+  ): Promise<IReferenceResult> {
     return this.request(`attempts/${encodeURIComponent(id)}/oracle`, {
       step,
       kernel_id: kernelId,

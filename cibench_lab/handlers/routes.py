@@ -111,7 +111,11 @@ class SettleHandler(Handler):
         lab = self.services.lab
         settled = await lab.settle(attempt_id, body["step"], self.outcome, self.participant)
         view = await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
-        return {"settled": _public_settle(settled, _grades_visible(view)), "attempt": view}
+        return {
+            "settled": _public_settle(settled, _grades_visible(view)),
+            "next": settled["next"],
+            "attempt": view,
+        }
 
 
 class GiveUpHandler(SettleHandler):
@@ -146,6 +150,7 @@ def public_turn(attempts, attempt_id: str, result: dict) -> dict:
         "turn": result["turn"],
         "grade": result["grade"] if show else None,
         "settled": _public_settle(result["settled"], show),
+        "next": result["next"],
         "attempt": view,
     }
 
@@ -161,7 +166,7 @@ class ProposeHandler(Handler):
     async def _propose(self, attempt_id: str):
         body = self.body("step")
         lab = self.services.lab
-        out = await lab.autoplay.propose(attempt_id, body["step"], self.participant)
+        out = await lab.propose(attempt_id, body["step"], self.participant)
         view = await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
         show = _grades_visible(view)
         recorded = out["result"]  # a reply that ran nothing, recorded as a turn by the server
@@ -169,7 +174,7 @@ class ProposeHandler(Handler):
         public["recorded"] = recorded is not None
         public["grade"] = recorded["grade"] if recorded and show else None
         public["settled"] = _public_settle(recorded["settled"] if recorded else out["settled"], show)
-        return {**public, "attempt": view}
+        return {**public, "next": out["next"], "attempt": view}
 
 
 class StopHandler(Handler):
@@ -181,8 +186,7 @@ class StopHandler(Handler):
         await self.respond(self._stop(attempt_id))
 
     async def _stop(self, attempt_id: str):
-        await self.services.lab.call(self.services.attempts.load, attempt_id, self.participant)
-        return {"stopped": self.services.lab.autoplay.stop(attempt_id)}
+        return {"stopped": await self.services.lab.stop(attempt_id, self.participant)}
 
 
 class OracleHandler(Handler):
@@ -209,7 +213,7 @@ class RecordingsHandler(Handler):
     async def get(self):
         task_id = self.get_query_argument("task", "")
         lab = self.services.lab
-        await self.respond(lab.call(lab.autoplay.recordings, task_id))
+        await self.respond(lab.call(lab.recordings, task_id))
 
 
 class ModelsHandler(Handler):

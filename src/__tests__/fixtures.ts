@@ -99,6 +99,7 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
       }
     ],
     summary: null,
+    next: { do: 'wait', step: 1 },
     ...over
   };
 }
