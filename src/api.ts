@@ -102,13 +102,15 @@ export interface ISummary {
  * What happens next in an attempt, as the server's step driver decides it:
  * `propose` (ask the attached player for step `step`'s turn), `run` (run the
  * player's `code` as that turn), `reference` (oracle mode: run settled step
- * `step`'s reference `code`), `wait` (a person plays step `step`), `done`.
+ * `step`'s reference `code`), `wait` (a person plays step `step`), `done`
+ * (oracle mode: with the last step's reference to `show`, nothing recorded).
  */
 export interface INextAction {
   do: 'propose' | 'run' | 'reference' | 'wait' | 'done';
   step?: number;
   turn?: number;
   code?: string;
+  show?: { step: number; code: string };
 }
 
 /** `GET attempts/{id}`. */

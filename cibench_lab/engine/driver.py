@@ -16,7 +16,7 @@ Every answer carries ``next``, the only thing an executor acts on::
     {"do": "run", "step": s, "turn": t, "code": c}   # run the player's code as step s's turn t
     {"do": "reference", "step": s, "code": c}        # oracle: run settled step s's reference
     {"do": "wait", "step": s}                        # a person plays step s in the notebook
-    {"do": "done"}
+    {"do": "done"}                                   # oracle mode adds "show": the last reference
 
 The headless executor follows it in :meth:`StepDriver.play`; the browser follows
 the same answers through the REST API.  When a step settles is decided by
@@ -92,6 +92,8 @@ class StepDriver:
             session.settle(task.steps[settled["step"]], settled["outcome"])
         if settled["next_step"] is None:
             self.forget(attempt_id)
+            if settled["oracle_code"] is not None:  # shown in the notebook, not run for the record
+                return {"do": "done", "show": {"step": settled["step"], "code": settled["oracle_code"]}}
             return {"do": "done"}
         if settled["oracle_code"] is not None:
             return {"do": "reference", "step": settled["step"], "code": settled["oracle_code"]}

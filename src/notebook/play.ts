@@ -115,8 +115,9 @@ async function runOracle(
 }
 
 /**
- * After a step settled: do what the server's answer said next — `reference`:
- * run the settled step's reference as a read-only oracle cell (once) — then
+ * After a step settled: do what the server's answer said next — `reference`
+ * (or the final `show`): run the settled step's reference as a read-only
+ * oracle cell (once) — then
  * open the step the attempt is at, and save. Resolves to the action after it.
  */
 export async function applyNext(
@@ -124,11 +125,15 @@ export async function applyNext(
   next: INextAction
 ): Promise<INextAction> {
   let after = next;
-  if (next.do === 'reference' && next.step !== undefined) {
+  const ref =
+    next.do === 'reference' && next.step !== undefined
+      ? { step: next.step, code: next.code ?? '' }
+      : next.show;
+  if (ref) {
     after = session.view.next;
     const nb = session.notebook;
-    if (!findCell(nb, 'oracle', next.step)) {
-      const cell = insertOracle(nb, next.step, next.code ?? '');
+    if (!findCell(nb, 'oracle', ref.step)) {
+      const cell = insertOracle(nb, ref.step, ref.code);
       after = (await runOracle(session, cell)) ?? after;
     }
   }
