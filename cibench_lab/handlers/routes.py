@@ -332,4 +332,4 @@ def handlers() -> list[tuple[str, type]]:
     seen: dict[str, type] = {}
     for route in ROUTES:
         seen.setdefault(pattern(route.path), route.handler)
-    return [*seen.items(), (rf"{API}/.*", NotFoundHandler)]
+    return [*seen.items(), (rf"{API}(?:/.*)?", NotFoundHandler)]
