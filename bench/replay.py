@@ -34,9 +34,9 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from cibench_lab.engine.attempt import Attempts
 from cibench_lab.engine.kernel import KERNEL_NAME, START_CODE, ensure_kernelspec
-from cibench_lab.engine.players import ReferencePlayer
 from cibench_lab.engine.run import run_tasks
 from cibench_lab.engine.workspace import copy_data
+from cibench_lab.players import ReferencePlayer
 from cibench_lab.store import Store
 from cibench_lab.tasks.library import TaskLibrary, default_task_dirs
 from cibench_lab.tasks.model import Task

@@ -16,7 +16,7 @@ import time
 
 from cibench_lab.cli.common import library
 from cibench_lab.cli.tasks import run_with_progress, summary_line, verdict_lines
-from cibench_lab.tasks.verify import Verdict
+from cibench_lab.engine.verify import Verdict
 
 BUDGET_SECONDS = 15 * 60
 

@@ -39,6 +39,13 @@ export type IReference = Schemas['Reference'];
 export type IStepView = Schemas['StepView'];
 /** Per-metric means x100 (null when no step of that kind). */
 export type ISummary = Schemas['Summary'];
+/**
+ * What happens next in an attempt, as the server's step driver decides it:
+ * `propose` (ask the attached player for step `step`'s turn), `run` (run the
+ * player's `code` as that turn), `reference` (oracle mode: run settled step
+ * `step`'s reference `code`), `wait` (a person plays step `step`), `done`.
+ */
+export type INextAction = Schemas['NextAction'];
 /** `GET attempts/{id}`. */
 export type IAttemptView = Schemas['AttemptView'];
 /** A row of `GET attempts`. */
@@ -64,7 +71,7 @@ export type IProposal = Schemas['Proposal'];
 /** `POST attempts/{id}/stop`. */
 export type IStopped = Schemas['Stopped'];
 /** `POST attempts/{id}/oracle`. */
-export type IOracleResult = Schemas['OracleResult'];
+export type IReferenceResult = Schemas['ReferenceResult'];
 /** A row of `GET attempts/{id}/turns`. */
 export type ITurnDetail = Schemas['TurnDetail'];
 /** The body of every error response. */
@@ -184,7 +191,7 @@ export class CIBenchApi {
     step: number,
     kernelId: string,
     msgId: string
-  ): Promise<IOracleResult> {
+  ): Promise<IReferenceResult> {
     const body: Schemas['RunReport'] = {
       step,
       kernel_id: kernelId,

@@ -301,6 +301,7 @@ export type components = {
       profile: string;
       steps: components['schemas']['StepView'][];
       summary: components['schemas']['Summary'] | null;
+      next: components['schemas']['NextAction'];
       created_at: string;
     };
     /** @description Every error, of every route (also unknown routes under the API). */
@@ -342,9 +343,19 @@ export type components = {
       name: string;
       protocol: string;
     };
-    OracleResult: {
-      step: number;
-      recorded: boolean;
+    /** @enum {string} */
+    Next: 'propose' | 'run' | 'reference' | 'wait' | 'done';
+    /**
+     * @description What happens next, as the server's step driver decides it: ``propose`` (ask the attached
+     *     player for step ``step``'s turn), ``run`` (run the player's ``code`` as that turn),
+     *     ``reference`` (oracle mode: run settled step ``step``'s reference ``code``), ``wait``
+     *     (a person plays step ``step``), ``done``.
+     */
+    NextAction: {
+      do: components['schemas']['Next'];
+      step?: number;
+      turn?: number;
+      code?: string;
     };
     PlaySettings: {
       show_grades: boolean;
@@ -374,6 +385,7 @@ export type components = {
       recorded: boolean;
       grade: components['schemas']['Grade'] | null;
       settled: components['schemas']['Settled'] | null;
+      next: components['schemas']['NextAction'];
       attempt: components['schemas']['AttemptView'];
     };
     Recording: {
@@ -395,6 +407,11 @@ export type components = {
       code: string;
       thought: string;
       output: string;
+    };
+    ReferenceResult: {
+      step: number;
+      recorded: boolean;
+      next: components['schemas']['NextAction'];
     };
     /** @enum {string} */
     Reveal: 'after-step' | 'after-task' | 'never';
@@ -425,6 +442,7 @@ export type components = {
     };
     SettleResult: {
       settled: components['schemas']['Settled'];
+      next: components['schemas']['NextAction'];
       attempt: components['schemas']['AttemptView'];
     };
     /** @description How a step settled. */
@@ -565,6 +583,7 @@ export type components = {
       grade: components['schemas']['Grade'] | null;
       /** @description set when a turn cap settled the step */
       settled: components['schemas']['Settled'] | null;
+      next: components['schemas']['NextAction'];
       attempt: components['schemas']['AttemptView'];
     };
   };
@@ -1122,7 +1141,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['OracleResult'];
+          'application/json': components['schemas']['ReferenceResult'];
         };
       };
       /** @description an error */

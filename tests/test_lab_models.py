@@ -146,10 +146,10 @@ async def test_a_restarted_server_rebuilds_the_conversation_from_the_database(jp
     still OpenCompass's, byte for byte (oracle: the hardest history)."""
     g = golden("oracle")
     script(scripted, exchanges_from_golden(g))
-    autoplay = jp_serverapp.web_app.settings["cibench_lab"].lab.autoplay
+    driver = jp_serverapp.web_app.settings["cibench_lab"].lab.driver
     b = await start(jp_serverapp, api, {"model": "scripted"}, "oracle")
     try:
-        attempt = await play_to_the_end(b, api, between_turns=autoplay.sessions.clear)
+        attempt = await play_to_the_end(b, api, between_turns=driver.sessions.clear)
     finally:
         b.close()
     scripted.check()

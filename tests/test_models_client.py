@@ -9,8 +9,9 @@ import logging
 import pytest
 from openai_server import ScriptedServer
 
-from cibench_lab.models import ConfigError, ModelConfig, ModelError, ModelRegistry, make_model_player
+from cibench_lab.models import ConfigError, ModelConfig, ModelError, ModelRegistry
 from cibench_lab.models.client import ChatClient
+from cibench_lab.players.model import make_model_player
 
 MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
 KEY = "sk-test-NEVER-LOGGED-1234"

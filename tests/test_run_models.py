@@ -278,8 +278,8 @@ def test_an_open_attempt_of_a_changed_task_is_restarted(tmp_path):
     import dataclasses
 
     from cibench_lab.engine.attempt import Attempts
-    from cibench_lab.engine.players import ReferencePlayer
     from cibench_lab.engine.run import PlayContext, _open_attempt, ensure_run
+    from cibench_lab.players import ReferencePlayer
     from cibench_lab.tasks.library import TaskLibrary
 
     lib = TaskLibrary.load([REACT / "tasks"])

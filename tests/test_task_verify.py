@@ -11,8 +11,8 @@ import nbformat
 import pytest
 
 from cibench_lab.cli import main
+from cibench_lab.engine.verify import verify_tasks
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
-from cibench_lab.tasks.verify import verify_tasks
 
 #: One built-in task per library this suite's owner wrote (the fastest of each).
 ONE_PER_LIBRARY = [

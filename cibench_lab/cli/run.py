@@ -29,13 +29,17 @@ from .common import library
 def cmd_run(args) -> int:
     from ..engine.errors import BadInput
     from ..engine.kernel import hide_from_kernels
-    from ..engine.players import make_player
     from ..grading import judge
+    from ..players import PlayerContext, make_player
 
+    store = Store(args.db)
     try:
-        player = make_player(args.player, **_model_options(args))
-    except ValueError as err:  # ConfigError and TranscriptError are ValueErrors
-        print(f"error: --player: {err}", file=sys.stderr)
+        options = _model_options(args)
+        config_file = options.pop("config_file", None)
+        ctx = PlayerContext(store=store, model_options=options, config_file=config_file)
+        player = make_player(args.player, ctx)
+    except ValueError as err:  # SpecError, ConfigError and TranscriptError are ValueErrors
+        print(f"error: --player: {str(err).removeprefix('player: ')}", file=sys.stderr)
         return 2
     config, judge_config = getattr(player, "config", None), judge.active()
     hide_from_kernels(config.api_key_env if config else "", judge_config.api_key_env if judge_config else "")
@@ -45,7 +49,6 @@ def cmd_run(args) -> int:
     if not tasks:
         print(f"error: no task matches {' '.join(patterns or [])}", file=sys.stderr)
         return 2
-    store = Store(args.db)
     attempts = Attempts(store, lib)
     run_name = args.run or default_run_name(player, args.mode)
     observer = ProgressObserver(tasks, live=not args.no_progress)
@@ -56,7 +59,7 @@ def cmd_run(args) -> int:
         return 2
     print_table(store, ids, f"run {run_name} · {player.name} · {args.mode} · profile {PROFILE}")
     if args.export_transcript:
-        from ..models.transcript import export_transcript
+        from ..players.transcript import export_transcript
 
         n = export_transcript(store, run_name, args.export_transcript)
         print(f"transcript: {n} turns -> {args.export_transcript}", file=sys.stderr)
@@ -193,7 +196,11 @@ class ProgressObserver:  # a RunObserver (engine.run)
 
 def register(sub) -> None:
     r = sub.add_parser("run", help="play tasks headlessly and print CIBench's metrics")
-    r.add_argument("--player", default="reference", help="reference (default) | openai:MODEL | replay:FILE")
+    r.add_argument(
+        "--player",
+        default="reference",
+        help="reference (default) | openai:MODEL | replay:FILE | replay:attempt:ID",
+    )
     r.add_argument("--mode", choices=("e2e", "oracle"), default="e2e", help="end-to-end or oracle")
     r.add_argument("--tasks", nargs="+", metavar="ID", help="task ids or glob patterns (default: all)")
     r.add_argument("--run", help="run name; the same name again skips finished attempts, resumes open ones")

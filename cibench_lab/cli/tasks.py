@@ -117,7 +117,7 @@ def run_with_progress(tasks: list[Task], args) -> list:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from ..tasks.verify import verify_tasks
+    from ..engine.verify import verify_tasks
 
     console = Console(stderr=True)
     columns = (TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -173,7 +173,7 @@ def cmd_verify(args) -> int:
 
 
 def cmd_build(args) -> int:
-    from ..builtin.build import build_all
+    from ..engine.build import build_all
     from ..tasks.library import user_tasks_dir
     from ..tasks.template import build_table
 

@@ -22,6 +22,7 @@ from ..tasks.library import TaskLibrary
 from ..tasks.model import Task
 from .errors import BadInput, Conflict, Forbidden, NotFound
 from .settings import PlaySettings
+from .step import settle_rule
 
 PROFILE = "cibench"  # what badges and summaries show until the fair profile lands
 MODES = ("e2e", "oracle")
@@ -200,20 +201,10 @@ class Attempts:
                 )
             )
         result = {"step": step, "turn": len(previous), "grade": grades[PROFILE], "settled": None}
-        outcome = self.auto_settle(row, turn, len(previous) + 1)
+        outcome = settle_rule(row.player, PlaySettings(**row.settings), turn, len(previous) + 1)
         if outcome:
             result["settled"] = self.settle(attempt_id, step, outcome)
         return result
-
-    @staticmethod
-    def auto_settle(row: Attempt, turn: TurnOutput, n_turns: int) -> str | None:
-        """The outcome the rules settle the open step with after ``turn``, its ``n_turns``-th."""
-        settings = PlaySettings(**row.settings)
-        if row.player == "human":
-            return "turn_cap" if settings.turn_cap and n_turns >= settings.turn_cap else None
-        if not turn.error:
-            return "passed"
-        return "out_of_turns" if n_turns >= max(settings.max_turn, 1) else None
 
     @staticmethod
     def check_open(row: Attempt, step: int) -> None:

@@ -1,8 +1,10 @@
 """Lab executor: attempts played in the browser on kernels jupyter_server manages.
 
-The browser runs every visible cell; the server starts the attempt's session,
-runs hidden work itself (start code, restoring state after a restart) and
-grades each turn from its own IOPub capture (:mod:`.capture`).
+The browser runs every visible cell — a person's, an attached player's, the
+oracle's — as the step driver's answers say (``next``); the server starts the
+attempt's session, runs hidden work itself (start code, restoring state after a
+restart) and hands the driver each turn as its own IOPub capture read it
+(:mod:`.capture`), never what the browser says the outputs were.
 """
 
 from __future__ import annotations
@@ -18,15 +20,16 @@ from typing import Any
 
 from ..grading import TurnOutput
 from ..models.config import ModelRegistry
+from ..players import Player, PlayerContext, PlayerError, SpecError, make_player, spec_of_choice
+from ..players.transcript import replayable
 from .attempt import Attempts, NewAttempt
-from .autoplay import HUMAN, Autoplay
 from .capture import Captures
+from .driver import StepDriver
 from .environment import environment
-from .errors import BadInput, Conflict
+from .errors import BadInput, Conflict, Unavailable
 from .executor import execute
 from .kernel import KERNEL_NAME, START_CODE
-from .players import record_reference
-from .restore import record_restore, referenced_steps, restore_plan
+from .oracle import referenced_steps
 from .settings import PlaySettings
 from .workspace import copy_data, write_notebook
 
@@ -55,7 +58,9 @@ class LabPlay:
         self.prepared_at: dict[str, float] = {}  # when the kernel's state was last restored
         self.background: set[asyncio.Future] = set()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cibench-engine")
-        self.autoplay = Autoplay(attempts, registry or ModelRegistry(), self.call, config.root_dir)
+        self.player_context = PlayerContext(registry or ModelRegistry(), attempts.store, config.root_dir)
+        self.players: dict[str, Player] = {}  # by spec, built once
+        self.driver = StepDriver(attempts, self.player, self.call)
 
     async def call(self, fn, *args, **kwargs):
         """Run an engine transition (DB + grading) off the event loop, one at a time."""
@@ -124,11 +129,27 @@ class LabPlay:
     async def _restore(self, attempt_id: str, kernel_id: str) -> int:
         """Run the start code and the attempt's state on a new kernel; oracle: record the
         references no oracle report covered, from what this kernel printed."""
-        plan = await self.call(restore_plan, self.attempts, attempt_id)
-        ran = await self._run_hidden(kernel_id, [START_CODE, *(code for _, code, _ in plan)])
-        detail = {"kernel_id": kernel_id, "cells": len(plan)} if plan else None
-        await self.call(record_restore, self.attempts, attempt_id, plan, ran[1:], detail, "restore")
-        return len(plan)
+
+        async def run(codes: list[str]) -> list[TurnOutput]:
+            return (await self._run_hidden(kernel_id, [START_CODE, *codes]))[1:]
+
+        return await self.driver.restore(attempt_id, run, source="restore", kernel_id=kernel_id)
+
+    # ---- players -------------------------------------------------------------------
+    def player(self, spec: str) -> Player:
+        """The attempt's player from its recorded spec (built once per spec)."""
+        if spec not in self.players:
+            try:
+                self.players[spec] = make_player(spec, self.player_context)
+            except SpecError as err:
+                raise Conflict(f"this attempt's player {spec!r} cannot be built: {err}") from None
+        return self.players[spec]
+
+    def recordings(self, task_id: str) -> list[dict[str, Any]]:
+        """Recorded model runs of a task the lab can replay (synchronous: database)."""
+        if task_id not in self.attempts.library.tasks:
+            raise BadInput(f"unknown task {task_id!r}")
+        return replayable(self.attempts.store, task_id)
 
     # ---- attempts --------------------------------------------------------------
     async def start(
@@ -139,7 +160,10 @@ class LabPlay:
         except KeyError as err:
             raise BadInput(str(err.args[0])) from None
         settings = PlaySettings.merge(self.config.settings, None if self.config.lock_settings else overrides)
-        spec = await self.call(self.autoplay.player_spec, player, task)
+        try:
+            spec = await self.call(spec_of_choice, player, task.id, self.player_context)
+        except SpecError as err:
+            raise BadInput(str(err)) from None
         new = NewAttempt(
             task=task,
             mode=mode,
@@ -184,35 +208,18 @@ class LabPlay:
     ) -> dict[str, Any]:
         """Grade one execution the browser says ran for ``step``: read from our capture."""
         _check_ids(kernel_id, msg_id)
-        if not isinstance(step, int) or isinstance(step, bool):
-            raise BadInput("step: must be an integer (0-based)")
+        _check_step(step)
         lock = self.locks.get(kernel_id)
         if lock is not None and lock.locked():  # a restore is running: judge the run after it
             async with lock:
                 pass
-        row, task = await self.call(self.attempts.load, attempt_id, participant)
+        row, _ = await self.call(self.attempts.load, attempt_id, participant)
         if kernel_id != row.kernel_id or self.prepared.get(kernel_id) != attempt_id:
             raise Conflict(f"kernel {kernel_id} is not this attempt's kernel")
         Attempts.check_open(row, step)
         turn, started = await self._captured(attempt_id, step, kernel_id, msg_id)
-        meta: dict[str, Any] = {"kernel_id": kernel_id}
-        if row.player != HUMAN:
-            meta.update(self.autoplay.observe(attempt_id, task, step, turn))
-        try:
-            result = await self.call(
-                self.attempts.record_turn,
-                attempt_id,
-                step,
-                turn,
-                msg_id=msg_id,
-                started_at=started,
-                meta=meta,
-            )
-        except Exception:
-            self.autoplay.forget(attempt_id)  # the session saw a turn the database did not keep
-            raise
-        self.autoplay.recorded(attempt_id, task, result)
-        return result
+        meta = {"kernel_id": kernel_id}
+        return await self.driver.record(attempt_id, step, turn, msg_id=msg_id, started_at=started, meta=meta)
 
     async def _captured(self, attempt_id: str, step: int, kernel_id: str, msg_id: str):
         """What our capture read for ``msg_id``, if it ran after step ``step`` opened."""
@@ -231,18 +238,26 @@ class LabPlay:
         return turn, started
 
     async def settle(self, attempt_id: str, step: Any, outcome: str, participant: str) -> dict:
-        if not isinstance(step, int) or isinstance(step, bool):
-            raise BadInput("step: must be an integer (0-based)")
-        _, task = await self.call(self.attempts.load, attempt_id, participant)
-        settled = await self.call(self.attempts.settle, attempt_id, step, outcome)
-        self.autoplay.settled(attempt_id, task, step, outcome)
-        return settled
+        _check_step(step)
+        return await self.driver.settle(attempt_id, step, outcome, participant)
+
+    async def propose(self, attempt_id: str, step: Any, participant: str) -> dict[str, Any]:
+        """Play step: the attached player's next turn, for the browser to run in the cell."""
+        _check_step(step)
+        try:
+            return await self.driver.propose(attempt_id, step, participant)
+        except PlayerError as err:
+            raise Unavailable(f"the model endpoint failed: {err}") from None
+
+    async def stop(self, attempt_id: str, participant: str) -> bool:
+        await self.call(self.attempts.load, attempt_id, participant)
+        return self.driver.stop(attempt_id)
 
     async def reference(
         self, attempt_id: str, step: Any, kernel_id: Any, msg_id: Any, participant: str
     ) -> dict:
-        """Oracle: the browser ran a settled step's reference cell; keep what the kernel printed
-        (an attached model's next prompt shows it)."""
+        """Oracle: the browser ran a settled step's reference cell; the driver keeps what
+        the kernel printed (an attached model's next prompt shows it)."""
         _check_ids(kernel_id, msg_id)
         row, task = await self.call(self.attempts.load, attempt_id, participant)
         if row.mode != "oracle" or not isinstance(step, int) or not 0 <= step < row.current_step:
@@ -250,22 +265,32 @@ class LabPlay:
         if kernel_id != row.kernel_id:
             raise Conflict(f"kernel {kernel_id} is not this attempt's kernel")
         if step in await self.call(referenced_steps, self.attempts, attempt_id):
-            return {"step": step, "recorded": False}
+            return await self.driver.reference(attempt_id, step, TurnOutput("", [], False))
         ex = self.captures.watch(kernel_id).get(msg_id)
         if not await ex.wait(self.config.turn_timeout):
             raise BadInput(f"msg_id: kernel {kernel_id} did not finish {msg_id}")
         if (ex.code or "").strip() != task.steps[step].code.strip():
             raise BadInput(f"msg_id: {msg_id} did not run step {step}'s reference")
         ref = TurnOutput(ex.code or "", ex.outputs, ex.error, ex.status)
-        await self.call(record_reference, self.attempts, attempt_id, step, ref, "notebook")
-        self.autoplay.reference_ran(attempt_id, task, step, ref)
-        return {"step": step, "recorded": True}
+        return await self.driver.reference(attempt_id, step, ref, "notebook")
 
     async def close(self) -> None:
-        await self.autoplay.close()
+        await self.driver.close()
+        for player in self.players.values():
+            closer = getattr(player, "aclose", None)
+            if closer is not None:
+                try:
+                    await closer()
+                except Exception:
+                    log.debug("cibench-lab: closing player failed", exc_info=True)
         for kid in list(self.captures.by_kernel):
             self.captures.forget(kid)
         self.pool.shutdown(wait=False)
+
+
+def _check_step(step: Any) -> None:
+    if not isinstance(step, int) or isinstance(step, bool):
+        raise BadInput("step: must be an integer (0-based)")
 
 
 def _check_ids(kernel_id: Any, msg_id: Any) -> None:

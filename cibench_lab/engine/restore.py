@@ -1,12 +1,12 @@
-"""Resume: the code that rebuilds an attempt's kernel state after a restart (DESIGN §3).
+"""Resume: the code that rebuilds an attempt's kernel state after a restart.
 
 End-to-end: every error-free turn of the steps so far, in order (the state the
 player built).  Oracle: the references of the settled steps (what the kernel held
 before each next step opened); those (not last) whose reference run was never
 recorded are recorded from what the kernel prints on the restore.
 
-Each executor runs the plan on its own kernel, then hands what ran to
-:func:`record_restore`.
+The step driver (:meth:`.driver.StepDriver.restore`) asks for the plan, has the
+executor run it on its kernel and records what ran with :func:`record_restore`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any
 from sqlalchemy import select
 
 from ..grading import TurnOutput
-from ..store.tables import Event, StepRow, Turn
+from ..store.tables import StepRow, Turn
 from .attempt import Attempts
-from .players import ORACLE_EVENT, record_reference
+from .oracle import record_reference, referenced_steps
 
 #: ``(step index, code, needs_reference_record)`` per cell, in restore order.
 RestorePlan = list[tuple[int, str, bool]]
@@ -40,7 +40,7 @@ def restore_plan(attempts: Attempts, attempt_id: str) -> RestorePlan:
                 select(StepRow.index).where(StepRow.attempt_id == attempt_id, StepRow.settled_at.is_not(None))
             )
         )
-        have = _referenced(s, attempt_id)
+    have = referenced_steps(attempts, attempt_id)
     return [(i, task.steps[i].code, i not in have and i + 1 < row.n_steps) for i in settled]
 
 
@@ -59,14 +59,3 @@ def record_restore(
             record_reference(attempts, attempt_id, index, out, source)
     if detail is not None:
         attempts.event(attempt_id, "restore", detail)
-
-
-def referenced_steps(attempts: Attempts, attempt_id: str) -> set[int]:
-    """Oracle: the steps whose reference run (what it printed) is recorded."""
-    with attempts.store.session() as s:
-        return _referenced(s, attempt_id)
-
-
-def _referenced(s, attempt_id: str) -> set[int]:
-    q = select(Event.detail).where(Event.attempt_id == attempt_id, Event.kind == ORACLE_EVENT)
-    return {d["step"] for d in s.scalars(q)}

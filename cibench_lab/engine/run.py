@@ -1,14 +1,14 @@
-"""Headless runs: the same attempt state machine, on kernels this process owns.
+"""Headless runs: attempts played through the step driver, on kernels this process owns.
 
 A run is named; its attempts are played by ``jobs`` workers at once, each
 attempt on its own kernel (asyncio; the engine's synchronous database calls go
 through one worker thread, so SQLite sees one writer).  Playing the same run
-again skips its finished attempts and resumes its open ones: the kernel state
-is restored as on a lab resume (``restore.py``), the player's conversation is
-rebuilt from the recorded turns, and play goes on from the open step — so a
-``kill -9`` loses at most the turns in flight.  A kernel that dies mid-turn
-fails that turn (the reason in its meta), is replaced, gets the attempt's
-state back, and the attempt goes on.
+again skips its finished attempts and resumes its open ones: the driver restores
+the kernel state as on a lab resume and rebuilds the player's conversation from
+the recorded turns, and play goes on from the open step — so a ``kill -9`` loses
+at most the turns in flight.  A kernel that dies mid-turn fails that turn (the
+reason in its meta), is replaced, gets the attempt's state back, and the attempt
+goes on.
 """
 
 from __future__ import annotations
@@ -27,23 +27,14 @@ from typing import Any
 from sqlalchemy import select
 
 from ..grading import TurnOutput
-from ..store.tables import Attempt, Event, Run, utcnow
-from ..tasks.model import Step, Task
-from .attempt import Attempts, NewAttempt, turn_output
+from ..players import Player, PlayerError
+from ..store.tables import Attempt, Event, Run
+from ..tasks.model import Task
+from .attempt import Attempts, NewAttempt
+from .driver import StepDriver
 from .environment import environment
 from .errors import BadInput
 from .executor import COMPAT_SILENCE, KernelExecutor
-from .players import (
-    Player,
-    PlayerError,
-    PlayerSession,
-    Proposal,
-    record_reference,
-    recorded_reference,
-    replay_history,
-    unexecuted_turn,
-)
-from .restore import record_restore, restore_plan
 from .settings import PlaySettings
 from .workspace import copy_data
 
@@ -72,6 +63,10 @@ class PlayContext:
     observer: RunObserver = field(default_factory=RunObserver)
     settings: PlaySettings = field(default_factory=PlaySettings)
     pool: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, "cibench-db"))
+    driver: StepDriver = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.driver = StepDriver(self.attempts, lambda spec: self.player, self.db)
 
     async def db(self, fn: Callable, *args: Any, **kwargs: Any) -> Any:
         """An engine call (database + grading) on the run's one database thread."""
@@ -207,108 +202,61 @@ async def _play(ctx: PlayContext, task: Task, attempt_id: str | None) -> str:
     folder = ctx.workroot / f"{task.stem}-{attempt_id[:8]}"
     await asyncio.to_thread(copy_data, task, folder)
     await ctx.db(ctx.attempts.paths, attempt_id, str(folder), "")
-    row, _ = await ctx.db(ctx.attempts.load, attempt_id)
-    session = ctx.player.session(task, ctx.mode, PlaySettings(**row.settings).max_turn)
-    executor = KernelExecutor(folder, timeout=ctx.timeout, silence=ctx.silence)
+    kernel = HeadlessKernel(
+        ctx.driver, attempt_id, KernelExecutor(folder, timeout=ctx.timeout, silence=ctx.silence)
+    )
     try:
-        await executor.start()
+        await kernel.executor.start()
         if resumed:
-            await _resume(ctx, attempt_id, session, executor)
-            row, _ = await ctx.db(ctx.attempts.load, attempt_id)
+            await ctx.driver.restore(attempt_id, kernel.run_cells, "resumed run")
+        row, _ = await ctx.db(ctx.attempts.load, attempt_id)
         ctx.observer.task_started(task, attempt_id, row.current_step if resumed else None)
-        if row.status == "open":
-            for step in task.steps[row.current_step :]:
-                await _play_step(ctx, attempt_id, task, step, session, executor)
+        settled = functools.partial(_settled, ctx.observer, task)
+        await ctx.driver.play(attempt_id, kernel, settled)
     finally:
-        await executor.shutdown()
+        await kernel.executor.shutdown()
         shutil.rmtree(folder, ignore_errors=True)
     return attempt_id
 
 
-async def _play_step(
-    ctx: PlayContext,
-    attempt_id: str,
-    task: Task,
-    step: Step,
-    session: PlayerSession,
-    executor: KernelExecutor,
-) -> None:
-    turn_no = len(await ctx.db(ctx.attempts.turns, attempt_id, step.index))
-    settled = None
-    while settled is None:
-        proposal = await session.propose(step, turn_no)
-        if proposal.action == "give_up":
-            settled = await ctx.db(ctx.attempts.settle, attempt_id, step.index, "gave_up")
-            break
-        started = utcnow()
-        turn, extra = await _execute(ctx, attempt_id, proposal, executor)
-        meta = {**proposal.meta, **extra, **session.observe(step, turn_no, proposal, turn)}
-        record = ctx.attempts.record_turn
-        result = await ctx.db(record, attempt_id, step.index, turn, started_at=started, meta=meta)
-        turn_no += 1
-        settled = result["settled"]
-    session.settle(step, settled["outcome"])
-    ctx.observer.step_settled(task, step.index, settled["outcome"])
-    if settled["oracle_code"] is not None and settled["next_step"] is not None:
-        ex = await executor.run(settled["oracle_code"])
-        ref = TurnOutput(settled["oracle_code"], ex.outputs, ex.error, ex.status)
-        if ex.status == "dead":  # the restore re-runs this reference on the new kernel and records it
-            await _restart(ctx, attempt_id, executor, await executor.death_reason())
-            ref = await ctx.db(recorded_reference, ctx.attempts, attempt_id, step.index) or ref
-        else:
-            await ctx.db(record_reference, ctx.attempts, attempt_id, step.index, ref)
-        session.observe_reference(step, ref)
+def _settled(observer: RunObserver, task: Task, settled: dict) -> None:
+    observer.step_settled(task, settled["step"], settled["outcome"])
 
 
-async def _execute(
-    ctx: PlayContext, attempt_id: str, proposal: Proposal, executor: KernelExecutor
-) -> tuple[TurnOutput, dict[str, Any]]:
-    """Run a proposal's code; a dead kernel fails the turn and is replaced, state restored."""
-    idle = unexecuted_turn(proposal)
-    if idle is not None:
-        return idle, {}
-    ex = await executor.run(proposal.code)
-    extra: dict[str, Any] = {"seconds": round((ex.finished or ex.first_seen) - ex.first_seen, 4)}
-    if ex.status == "dead":
-        reason = await executor.death_reason()
-        restored = await _restart(ctx, attempt_id, executor, reason)
-        extra["kernel"] = {"died": reason, "restarted": True, "restored_cells": restored}
-    return TurnOutput(proposal.code, ex.outputs, ex.error, ex.status), extra
+class HeadlessKernel:
+    """The headless executor of one attempt: runs what the driver says on its own kernel;
+    a kernel that dies is replaced and given the attempt's state back (through the driver)."""
 
+    def __init__(self, driver: StepDriver, attempt_id: str, executor: KernelExecutor):
+        self.driver, self.attempt_id, self.executor = driver, attempt_id, executor
 
-# ---- restoring ----------------------------------------------------------------------------
-async def _restart(ctx: PlayContext, attempt_id: str, executor: KernelExecutor, reason: str) -> int:
-    log.warning("cibench-lab: attempt %s: %s; restarting the kernel and restoring state", attempt_id, reason)
-    await executor.restart()
-    return await _restore(ctx, attempt_id, executor, f"kernel died: {reason}")
+    async def turn(self, code: str) -> tuple[TurnOutput, dict[str, Any]]:
+        ex = await self.executor.run(code)
+        extra: dict[str, Any] = {"seconds": round((ex.finished or ex.first_seen) - ex.first_seen, 4)}
+        if ex.status == "dead":
+            reason = await self.executor.death_reason()
+            restored = await self._restart(reason)
+            extra["kernel"] = {"died": reason, "restarted": True, "restored_cells": restored}
+        return TurnOutput(code, ex.outputs, ex.error, ex.status), extra
 
+    async def reference(self, code: str) -> TurnOutput:
+        """Oracle: a reference run that kills the kernel is recorded once, by the restore
+        that re-runs it on the new kernel."""
+        ex = await self.executor.run(code)
+        if ex.status == "dead":
+            await self._restart(await self.executor.death_reason())
+        return TurnOutput(code, ex.outputs, ex.error, ex.status)
 
-async def _restore(ctx: PlayContext, attempt_id: str, executor: KernelExecutor, why: str) -> int:
-    """Re-run the attempt's accepted code (oracle: its references); record it; return the cells run."""
-    plan = await ctx.db(restore_plan, ctx.attempts, attempt_id)
-    ran = []
-    for _, code, _ in plan:
-        ex = await executor.run(code)
-        ran.append(TurnOutput(code, ex.outputs, ex.error, ex.status))
-    detail = {"reason": why, "cells": len(plan), "failed": sum(bool(r.error) for r in ran)}
-    await ctx.db(record_restore, ctx.attempts, attempt_id, plan, ran, detail)
-    return len(plan)
+    async def run_cells(self, codes: list[str]) -> list[TurnOutput]:
+        ran = []
+        for code in codes:
+            ex = await self.executor.run(code)
+            ran.append(TurnOutput(code, ex.outputs, ex.error, ex.status))
+        return ran
 
-
-async def _resume(
-    ctx: PlayContext, attempt_id: str, session: PlayerSession, executor: KernelExecutor
-) -> None:
-    await ctx.db(_settle_pending, ctx.attempts, attempt_id)
-    await _restore(ctx, attempt_id, executor, "resumed run")
-    await ctx.db(replay_history, session, ctx.attempts, attempt_id)
-
-
-def _settle_pending(attempts: Attempts, attempt_id: str) -> None:
-    """Settle the open step if its turns already decide it (a kill between turn and settle)."""
-    row, _ = attempts.load(attempt_id)
-    if row.status != "open" or row.player == "human":
-        return
-    turns = attempts.turns(attempt_id, row.current_step)
-    outcome = attempts.auto_settle(row, turn_output(turns[-1]), len(turns)) if turns else None
-    if outcome:
-        attempts.settle(attempt_id, row.current_step, outcome)
+    async def _restart(self, reason: str) -> int:
+        log.warning(
+            "cibench-lab: attempt %s: %s; restarting the kernel and restoring state", self.attempt_id, reason
+        )
+        await self.executor.restart()
+        return await self.driver.restore(self.attempt_id, self.run_cells, f"kernel died: {reason}")

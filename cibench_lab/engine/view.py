@@ -15,6 +15,7 @@ from ..store.tables import Attempt, StepRow, Turn
 from ..tasks.model import Task
 from .attempt import PROFILE, Attempts
 from .settings import PlaySettings
+from .step import next_action
 
 
 def grades_visible(status: str, show_grades: bool) -> bool:
@@ -91,6 +92,7 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
         "profile": PROFILE,
         "steps": steps,
         "summary": (row.summary or {}).get(PROFILE) if row.status == "done" else None,
+        "next": next_action(row),
         "created_at": row.created_at.isoformat() + "Z",
     }
 

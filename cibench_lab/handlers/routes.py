@@ -112,7 +112,11 @@ class SettleHandler(Handler):
         lab = self.services.lab
         settled = await lab.settle(attempt_id, body.step, self.outcome, self.participant)
         view = await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
-        return {"settled": _public_settle(settled, _grades_visible(view)), "attempt": view}
+        return {
+            "settled": _public_settle(settled, _grades_visible(view)),
+            "next": settled["next"],
+            "attempt": view,
+        }
 
 
 class GiveUpHandler(SettleHandler):
@@ -147,6 +151,7 @@ def public_turn(attempts, attempt_id: str, result: dict) -> dict:
         "turn": result["turn"],
         "grade": result["grade"] if show else None,
         "settled": _public_settle(result["settled"], show),
+        "next": result["next"],
         "attempt": view,
     }
 
@@ -162,7 +167,7 @@ class ProposeHandler(Handler):
     async def _propose(self, attempt_id: str):
         body = self.parse(s.StepRequest)
         lab = self.services.lab
-        out = await lab.autoplay.propose(attempt_id, body.step, self.participant)
+        out = await lab.propose(attempt_id, body.step, self.participant)
         view = await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
         show = _grades_visible(view)
         recorded = out["result"]  # a reply that ran nothing, recorded as a turn by the server
@@ -170,7 +175,7 @@ class ProposeHandler(Handler):
         public["recorded"] = recorded is not None
         public["grade"] = recorded["grade"] if recorded and show else None
         public["settled"] = _public_settle(recorded["settled"] if recorded else out["settled"], show)
-        return {**public, "attempt": view}
+        return {**public, "next": out["next"], "attempt": view}
 
 
 class StopHandler(Handler):
@@ -183,8 +188,7 @@ class StopHandler(Handler):
 
     async def _stop(self, attempt_id: str):
         self.parse(s.StopRequest)
-        await self.services.lab.call(self.services.attempts.load, attempt_id, self.participant)
-        return {"stopped": self.services.lab.autoplay.stop(attempt_id)}
+        return {"stopped": await self.services.lab.stop(attempt_id, self.participant)}
 
 
 class OracleHandler(Handler):
@@ -212,7 +216,7 @@ class RecordingsHandler(Handler):
     async def _recordings(self):
         query = self.parse_query(s.RecordingsQuery)
         lab = self.services.lab
-        return await lab.call(lab.autoplay.recordings, query.task)
+        return await lab.call(lab.recordings, query.task)
 
 
 class ModelsHandler(Handler):
@@ -305,7 +309,7 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         f"{AID}/oracle",
         OracleHandler,
-        s.OracleResult,
+        s.ReferenceResult,
         "Oracle mode: report the run of a settled step's reference cell",
         body=s.RunReport,
     ),

@@ -20,6 +20,7 @@ Mode = TypeAliasType("Mode", Literal["e2e", "oracle"])
 StepKind = TypeAliasType("StepKind", Literal["exec", "num", "text", "vis", "general"])
 Reveal = TypeAliasType("Reveal", Literal["after-step", "after-task", "never"])
 AttemptStatus = TypeAliasType("AttemptStatus", Literal["open", "done"])
+Next = TypeAliasType("Next", Literal["propose", "run", "reference", "wait", "done"])
 Action = TypeAliasType("Action", Literal["code", "empty", "no_action", "invalid", "finish", "give_up"])
 
 
@@ -260,6 +261,18 @@ class Summary(Record):
     judge_failed: int = absent()
 
 
+class NextAction(Closed):
+    """What happens next, as the server's step driver decides it: ``propose`` (ask the attached
+    player for step ``step``'s turn), ``run`` (run the player's ``code`` as that turn),
+    ``reference`` (oracle mode: run settled step ``step``'s reference ``code``), ``wait``
+    (a person plays step ``step``), ``done``."""
+
+    do: Next
+    step: int = absent()
+    turn: int = absent()
+    code: str = absent()
+
+
 class AttemptView(Closed):
     """An attempt as its player may see it; ``steps`` holds the steps opened so far."""
 
@@ -279,6 +292,7 @@ class AttemptView(Closed):
     profile: str
     steps: list[StepView]
     summary: Summary | None
+    next: NextAction
     created_at: str
 
 
@@ -302,11 +316,13 @@ class TurnResult(Closed):
     turn: int
     grade: Grade | None
     settled: Settled | None = Field(description="set when a turn cap settled the step")
+    next: NextAction
     attempt: AttemptView
 
 
 class SettleResult(Closed):
     settled: Settled
+    next: NextAction
     attempt: AttemptView
 
 
@@ -322,6 +338,7 @@ class Proposal(Closed):
     recorded: bool = Field(description="the server recorded a turn that ran nothing")
     grade: Grade | None
     settled: Settled | None
+    next: NextAction
     attempt: AttemptView
 
 
@@ -329,9 +346,10 @@ class Stopped(Closed):
     stopped: bool = Field(description="a request was in flight and is cancelled")
 
 
-class OracleResult(Closed):
+class ReferenceResult(Closed):
     step: int
     recorded: bool
+    next: NextAction
 
 
 class Tokens(Record):

@@ -1,11 +1,8 @@
-"""Model players: OpenAI-compatible endpoints, CIBench's ReAct protocol and native tool calling.
+"""OpenAI-compatible endpoints: model configuration, the chat client, CIBench's ReAct protocol
+and native tool calling.  The players built on them live in :mod:`cibench_lab.players`.
 
-``make_model_player(name, ...)`` builds the ``openai:NAME`` player from a
-config file / registry entry, the environment and explicit overrides.
-
-The names that need the ``openai`` package (the client, the session and the
-player) are imported on first use, so ``cibench_lab.models.config`` and
-``cibench_lab.models.transcript`` stay cheap to import.
+The client needs the ``openai`` package; it is imported on first use, so
+``cibench_lab.models.config`` stays cheap to import.
 """
 
 from __future__ import annotations
@@ -17,15 +14,8 @@ from .config import PROTOCOLS, ConfigError, ModelConfig, ModelRegistry, read_con
 
 if TYPE_CHECKING:
     from .client import ChatClient, Completion, ModelError
-    from .session import ModelSession, OpenAIPlayer
 
-_LAZY = {
-    "ChatClient": ".client",
-    "Completion": ".client",
-    "ModelError": ".client",
-    "ModelSession": ".session",
-    "OpenAIPlayer": ".session",
-}
+_LAZY = {"ChatClient": ".client", "Completion": ".client", "ModelError": ".client"}
 
 __all__ = [
     "PROTOCOLS",
@@ -35,9 +25,6 @@ __all__ = [
     "ModelConfig",
     "ModelError",
     "ModelRegistry",
-    "ModelSession",
-    "OpenAIPlayer",
-    "make_model_player",
     "read_config_file",
 ]
 
@@ -52,18 +39,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
-
-
-def make_model_player(
-    name: str,
-    *,
-    config_file: str | None = None,
-    registry: ModelRegistry | None = None,
-    **overrides: Any,
-) -> OpenAIPlayer:
-    """The ``openai:NAME`` player; ``overrides`` (None values ignored) win over the config."""
-    from .session import OpenAIPlayer
-
-    if registry is None:
-        registry = ModelRegistry(read_config_file(config_file) if config_file else None)
-    return OpenAIPlayer(registry.get(name).with_overrides(**overrides))

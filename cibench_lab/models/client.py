@@ -21,14 +21,13 @@ from typing import Any
 
 import openai
 
-from ..engine.players import PlayerError
 from .config import ModelConfig
 
 log = logging.getLogger(__name__)
 RETRY_STATUS = {408, 409, 429}
 
 
-class ModelError(PlayerError):
+class ModelError(RuntimeError):
     """The model endpoint failed for good (after retries, or with a non-retryable error)."""
 
 

@@ -16,7 +16,7 @@ Instantiation substitutes the parameters (``{{name}}`` -> ``str(value)``), merge
 ``meta`` into ``metadata.cibench_lab``, records ``template = {name, params}``,
 clears outputs and writes ``<into>/<split>/<lib>/<stem>.ipynb`` for the template
 (split ``cibench_template``) and for each translation.  References are then
-recorded by executing the notebooks (``python -m cibench_lab.builtin.build PATH...``,
+recorded by executing the notebooks (``python -m cibench_lab.engine.build PATH...``,
 or ``cibench-lab tasks build TABLE...`` for both at once).
 An unknown or unused placeholder is an error naming the file and the cell.
 

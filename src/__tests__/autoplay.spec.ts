@@ -13,6 +13,7 @@ function proposal(over: Partial<IProposal>): IProposal {
     recorded: false,
     grade: null,
     settled: null,
+    next: { do: 'run', step: 0, turn: 0, code: 'x = 1' },
     attempt: attemptView(),
     ...over
   };

@@ -1,16 +1,19 @@
 /**
  * An attached player (a model, or a replay of a recorded model run) playing
- * in the live notebook: the server proposes each turn's code, which is put in
- * the step's answer cell and run on the notebook's kernel; the run is graded
- * by the server like a person's. Play step / Play all / Stop.
+ * in the live notebook: a thin "ask what next → do it → report" cycle over the
+ * server's step driver. `propose`: ask for the player's turn; `run`: put its
+ * code in the step's answer cell, run it on the notebook's kernel and report
+ * the run (graded by the server like a person's); after a settle, whatever the
+ * answer says next (the oracle's reference). Every decision — another turn,
+ * settling, turn limits — is in the server's answers. Play step / Play all / Stop.
  */
 import { CodeCell } from '@jupyterlab/cells';
 
-import { CIBenchApi, IAttemptView, IProposal, ISettled } from '../api';
+import { CIBenchApi, IAttemptView, INextAction, IProposal } from '../api';
 import { CIBenchModel, playerLabel } from '../model';
 import { BadgeState, showBadge } from './badge';
 import { findCell } from './cells';
-import { applySettled, openCurrentStep, runTurn } from './play';
+import { applyNext, openCurrentStep, runTurn } from './play';
 import { AttemptSession } from './session';
 
 /** What the autoplayer needs of the attempt controller. */
@@ -26,7 +29,7 @@ export interface IAutoplayHost {
 export class Autoplayer {
   constructor(private host: IAutoplayHost) {}
 
-  /** Play the open step to its end (`all`: every remaining step). */
+  /** Play until the open step settles (`all`: until the server says done). */
   async play(session: AttemptSession, all: boolean): Promise<void> {
     const id = session.id;
     if (this.active.has(id)) {
@@ -35,9 +38,7 @@ export class Autoplayer {
     this.active.add(id);
     this.stopped.delete(id);
     try {
-      do {
-        await this.playStep(session);
-      } while (all && this.goesOn(session));
+      await this.follow(session, session.view.next, all);
     } catch (err) {
       if (!this.stopped.has(id)) {
         throw err;
@@ -71,47 +72,75 @@ export class Autoplayer {
     }
   }
 
-  private goesOn(session: AttemptSession): boolean {
-    return session.view.status === 'open' && !this.stopped.has(session.id);
-  }
-
-  private async playStep(session: AttemptSession): Promise<void> {
-    const step = session.view.current_step;
-    while (this.goesOn(session) && session.view.current_step === step) {
-      const settled = await this.turn(session);
-      if (settled) {
-        await applySettled(session, settled);
-        this.host.afterSettle(session.view);
+  /** Do what the server says next until it waits for a person, is done, or we stop. */
+  private async follow(
+    session: AttemptSession,
+    first: INextAction,
+    all: boolean
+  ): Promise<void> {
+    let next = first;
+    while (!this.stopped.has(session.id)) {
+      const answer =
+        next.do === 'propose'
+          ? await this.propose(session, next)
+          : next.do === 'run'
+            ? await this.run(session, next)
+            : null; // wait, done (a reference comes with the settle below)
+      if (!answer) {
         return;
+      }
+      next = answer.next;
+      if (answer.settled) {
+        next = await applyNext(session, next);
+        this.host.afterSettle(session.view);
+        if (!all) {
+          return;
+        }
       }
     }
   }
 
-  /** One turn: ask the player, run its code in the cell; the step's settle, if any. */
-  private async turn(session: AttemptSession): Promise<ISettled | null> {
-    const view = session.view;
-    const step = view.current_step;
-    const who = playerLabel(view.player);
-    this.status(session, `Step ${step + 1}: waiting for ${who}…`);
-    const proposal = await this.host.api.propose(view.id, step);
+  /** Ask the player for its turn; a reply that ran nothing gets a note badge. */
+  private async propose(
+    session: AttemptSession,
+    next: INextAction
+  ): Promise<IProposal | null> {
+    const step = next.step ?? session.view.current_step;
+    this.status(
+      session,
+      `Step ${step + 1}: waiting for ${playerLabel(session.view.player)}…`
+    );
+    const proposal = await this.host.api.propose(session.id, step);
     this.update(session, proposal.attempt);
-    if (this.stopped.has(session.id) && proposal.action === 'code') {
+    if (this.stopped.has(session.id) && proposal.next.do === 'run') {
       return null; // asked again later, the server hands out the same code
     }
-    const cell = answerCell(session, step);
-    if (proposal.action !== 'code') {
+    if (proposal.next.do !== 'run') {
+      const cell = answerCell(session, step);
       if (cell) {
         showBadge(cell, ranNothing(proposal), step);
       }
-      return proposal.settled;
     }
+    this.facts = requestFacts(proposal);
+    return proposal;
+  }
+
+  /** Run the player's code as the step's turn and report it. */
+  private async run(
+    session: AttemptSession,
+    next: INextAction
+  ): Promise<{ next: INextAction; settled: unknown } | null> {
+    const step = next.step ?? session.view.current_step;
+    const cell = answerCell(session, step);
     if (!cell) {
       throw new Error(`step ${step + 1} has no answer cell`);
     }
-    cell.model.sharedModel.setSource(proposal.code ?? '');
+    cell.model.sharedModel.setSource(next.code ?? '');
+    const who = playerLabel(session.view.player);
+    const turn = (next.turn ?? 0) + 1;
     this.status(
       session,
-      `Step ${step + 1}, turn ${proposal.turn + 1}: running ${who}'s code…${requestFacts(proposal)}`
+      `Step ${step + 1}, turn ${turn}: running ${who}'s code…${this.facts}`
     );
     this.running.add(session.id);
     const result = await runTurn(session, cell, this.host.api).finally(() =>
@@ -121,7 +150,7 @@ export class Autoplayer {
       throw new Error(`the run of step ${step + 1} could not be reported`);
     }
     this.update(session, result.attempt);
-    return result.settled;
+    return result;
   }
 
   private update(session: AttemptSession, view: IAttemptView): void {
@@ -140,6 +169,7 @@ export class Autoplayer {
     }
   }
 
+  private facts = ''; // the last proposal's tokens and seconds, for the status line
   private active = new Set<string>();
   private stopped = new Set<string>();
   private running = new Set<string>(); // the player's code is running in the kernel

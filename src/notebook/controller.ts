@@ -25,7 +25,7 @@ import { IPanelActions } from '../panel/actions';
 import { showTurns } from '../panel/turns';
 import { Autoplayer } from './autoplay';
 import { attemptMeta, cellTag, NB_KEY } from './cells';
-import { applySettled, isTurnCell, reportTurn, syncNotebook } from './play';
+import { applyNext, isTurnCell, reportTurn, syncNotebook } from './play';
 import { AttemptSession } from './session';
 
 export type SettleKind = 'next' | 'give-up';
@@ -299,7 +299,7 @@ export class AttemptController implements IPanelActions {
       this.model.error = null;
       this.show(result.attempt);
       if (result.settled) {
-        await applySettled(session, result.settled);
+        await applyNext(session, result.next);
         this.afterSettle(result.attempt);
       }
     } catch (err) {
@@ -325,7 +325,7 @@ export class AttemptController implements IPanelActions {
     session.view = result.attempt;
     this.show(result.attempt);
     this.options.shell.activateById(session.panel.id);
-    await applySettled(session, result.settled);
+    await applyNext(session, result.next);
     this.afterSettle(result.attempt);
   }
 

@@ -1,12 +1,14 @@
 /**
  * What happens in an attempt's notebook during play: report a run of the open
- * step's answer cell as a turn, and after a step settles run its oracle cell
- * (oracle mode) and open the next step's cells.
+ * step's answer cell as a turn, and after a step settles do what the server's
+ * answer says next (oracle mode: run the reference as a read-only cell) and
+ * open the step the attempt is at. The rules — when a step settles, what comes
+ * next — are the server's step driver's; this only carries them out.
  */
 import { Cell, CodeCell } from '@jupyterlab/cells';
 import { ISessionContext } from '@jupyterlab/apputils';
 
-import { CIBenchApi, ISettled, ITurnResult } from '../api';
+import { CIBenchApi, INextAction, ITurnResult } from '../api';
 import { messageOf } from '../model';
 import { showBadge } from './badge';
 import {
@@ -99,34 +101,40 @@ export async function runTurn(
   return result;
 }
 
-/** Oracle mode: run a settled step's reference cell and tell the server. */
+/** Oracle mode: run a settled step's reference cell and tell the server; its next action. */
 async function runOracle(
   session: AttemptSession,
   cell: CodeCell
-): Promise<void> {
+): Promise<INextAction | undefined> {
   const msgId = await runCell(cell, session.sessionContext);
   const step = cellTag(cell)?.step;
   if (msgId && step !== undefined) {
-    await session.reportOracle(step, msgId);
+    return session.reportOracle(step, msgId);
   }
+  return undefined;
 }
 
 /**
- * After a step settled: run its reference as a read-only oracle cell (oracle
- * mode), open the next step's cells unless the attempt is done, and save.
+ * After a step settled: do what the server's answer said next — `reference`:
+ * run the settled step's reference as a read-only oracle cell (once) — then
+ * open the step the attempt is at, and save. Resolves to the action after it.
  */
-export async function applySettled(
+export async function applyNext(
   session: AttemptSession,
-  settled: ISettled
-): Promise<void> {
-  const nb = session.notebook;
-  const code = settled.oracle_code;
-  if (typeof code === 'string' && !findCell(nb, 'oracle', settled.step)) {
-    const cell = insertOracle(nb, settled.step, code);
-    await runOracle(session, cell);
+  next: INextAction
+): Promise<INextAction> {
+  let after = next;
+  if (next.do === 'reference' && next.step !== undefined) {
+    after = session.view.next;
+    const nb = session.notebook;
+    if (!findCell(nb, 'oracle', next.step)) {
+      const cell = insertOracle(nb, next.step, next.code ?? '');
+      after = (await runOracle(session, cell)) ?? after;
+    }
   }
   openCurrentStep(session);
   await session.panel.context.save();
+  return after;
 }
 
 /** Make sure the open step has its cells and put the cursor in its answer. */

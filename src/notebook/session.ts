@@ -8,7 +8,7 @@ import { Notebook, NotebookPanel } from '@jupyterlab/notebook';
 import { IChangedArgs } from '@jupyterlab/coreutils';
 import { Kernel } from '@jupyterlab/services';
 
-import { CIBenchApi, IAttemptView, IKernelBinding } from '../api';
+import { CIBenchApi, IAttemptView, IKernelBinding, INextAction } from '../api';
 
 export class AttemptSession {
   constructor(
@@ -73,16 +73,20 @@ export class AttemptSession {
    * Oracle mode: tell the server the kernel ran step `step`'s reference (an
    * attached model's next prompt shows its output). Failures are logged only.
    */
-  async reportOracle(step: number, msgId: string): Promise<void> {
+  async reportOracle(
+    step: number,
+    msgId: string
+  ): Promise<INextAction | undefined> {
     const kernelId = this.kernelId;
     const open = this.view.status === 'open'; // after the last step no prompt follows
     if (!kernelId || this.view.mode !== 'oracle' || !open) {
-      return;
+      return undefined;
     }
     try {
-      await this.api.oracle(this.id, step, kernelId, msgId);
+      return (await this.api.oracle(this.id, step, kernelId, msgId)).next;
     } catch (err) {
       console.warn('cibench-lab: the oracle run was not recorded', err);
+      return undefined;
     }
   }
 

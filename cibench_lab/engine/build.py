@@ -1,6 +1,6 @@
 """Record the reference outputs of task notebooks.
 
-    python -m cibench_lab.builtin.build [--check] [--timeout SECONDS] [NOTEBOOK ...]
+    python -m cibench_lab.engine.build [--check] [--timeout SECONDS] [NOTEBOOK ...]
 
 Each task notebook (default: every ``cibench_*/<lib>/*.ipynb`` next to this file) is run top to
 bottom in ONE fresh ``cibench-lab`` kernel whose working directory is a temporary copy of its task
@@ -137,8 +137,8 @@ def _split(path: Path) -> str:
 
 def check_loaded(path: Path, text: str, datasources: Path) -> list[str]:
     """The built notebook must load as a task, with every reference passing itself."""
+    from cibench_lab.engine.verify import self_grade_problems
     from cibench_lab.tasks.format import parse_notebook
-    from cibench_lab.tasks.verify import self_grade_problems
 
     resolved = path.resolve()
     task_id = f"{_split(path)}/{resolved.parent.name}/{resolved.stem}"
@@ -237,7 +237,7 @@ def build_all(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m cibench_lab.builtin.build", description=__doc__.split("\n\n")[0]
+        prog="python -m cibench_lab.engine.build", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("paths", nargs="*", type=Path, help="task notebooks (default: all built-in tasks)")
     parser.add_argument(

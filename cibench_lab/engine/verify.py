@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .checks import known_exception
-from .model import Step, Task
+from ..tasks.checks import known_exception
+from ..tasks.model import Step, Task
 
 
 @dataclass
@@ -89,7 +89,7 @@ def signature(outputs: list[dict[str, Any]]) -> list[tuple[str, str]]:
 
 def compare_step(v: Verdict, step: Step, outputs: list[dict], error: bool, status: str, exact: bool) -> None:
     """Add one step's drifts, changes and exceptions to the task's verdict ``v``."""
-    from .format import reference_output
+    from ..tasks.format import reference_output
 
     if error or status != "ok":
         ename = next((o.get("ename") for o in outputs if o.get("output_type") == "error"), status)
@@ -131,8 +131,8 @@ def peak_rss(executor) -> int | None:
 
 
 async def verify_task(task: Task, workroot: Path, timeout: float = 120.0, exact: bool = False) -> Verdict:
-    from ..engine.executor import KernelExecutor
-    from ..engine.workspace import copy_data
+    from .executor import KernelExecutor
+    from .workspace import copy_data
 
     verdict = Verdict(task.id, len(task.steps))
     folder = workroot / f"{task.stem}-{uuid.uuid4().hex[:8]}"

@@ -22,10 +22,10 @@ from typing import Any
 
 from sqlalchemy import select
 
-from ..engine.players import ACTIONS, Proposal, StatelessSession
 from ..store import Store
 from ..store.tables import Attempt, Run, Turn
 from ..tasks.model import Step, Task
+from .base import ACTIONS, Proposal, StatelessSession
 
 REQUIRED = ("task_id", "step", "turn", "code")
 #: the actions a transcript line may record (``give_up`` is the player running out of lines)

@@ -1,4 +1,4 @@
-"""Model players: a conversation per attempt, driven through the engine's player API.
+"""``openai:NAME`` players: a conversation per attempt with an OpenAI-compatible endpoint.
 
 :class:`ModelSession` keeps the three histories CIBench's agent keeps — the
 session history (what earlier steps left), the inner history (this step's failed
@@ -7,20 +7,22 @@ history at every step — and asks its protocol (``cibench-react`` or ``tools``)
 for the exact messages.  Everything a turn adds to the conversation is derived
 from what the database records (the reply in ``Turn.meta``, the outputs, the
 settle outcome, the oracle reference's outputs), so
-:func:`cibench_lab.engine.players.replay_history` rebuilds a session exactly.
+:func:`cibench_lab.engine.history.replay_history` rebuilds a session exactly.
+The session never judges a turn itself: the driver's settle rule decides, and
+``settle(step, "passed")`` says the last observed turn is the accepted one.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..engine.players import Proposal
 from ..grading import TurnOutput
+from ..models.client import ChatClient, ModelError
+from ..models.config import ModelConfig, ModelRegistry, read_config_file
+from ..models.react import ReactProtocol
+from ..models.tools import ToolsProtocol
 from ..tasks.model import Step, Task
-from .client import ChatClient
-from .config import ModelConfig
-from .react import ReactProtocol
-from .tools import ToolsProtocol
+from .base import PlayerError, Proposal
 
 
 def make_protocol(config: ModelConfig) -> ReactProtocol | ToolsProtocol:
@@ -36,15 +38,14 @@ class ModelSession:
         self.mode = mode
         self.history: list[dict[str, Any]] = []  # session history (after the system prompt)
         self.references: list[dict[str, Any]] = []  # oracle: u1, A1, S1, u2, ...
-        self.inner: list[dict[str, Any]] = []  # this step's failed turns
-        self.accepted: list[dict[str, Any]] | None = None  # this step's successful turn
+        self.exchanges: list[list[dict[str, Any]]] = []  # this step's turns (reply + observation)
         self.step: int | None = None
         self._user: dict[str, Any] = {}
 
     def _enter(self, step: Step) -> None:
         if self.step == step.index:
             return
-        self.step, self.inner, self.accepted = step.index, [], None
+        self.step, self.exchanges = step.index, []
         self._user = self.protocol.user(step)
         if self.mode == "oracle":
             self.history = [*self.references, self._user]
@@ -53,12 +54,16 @@ class ModelSession:
 
     def messages(self) -> list[dict[str, Any]]:
         """The conversation the next request sends (before the protocol's request shaping)."""
-        return [*self.protocol.system(), *self.history, *self.inner]
+        inner = [m for exchange in self.exchanges for m in exchange]
+        return [*self.protocol.system(), *self.history, *inner]
 
     async def propose(self, step: Step, turn: int) -> Proposal:
         self._enter(step)
         sent, tools = self.protocol.request(self.messages())
-        completion = await self.player.client.complete(sent, tools)
+        try:
+            completion = await self.player.client.complete(sent, tools)
+        except ModelError as err:
+            raise PlayerError(str(err)) from err
         parsed = self.protocol.parse(completion)
         meta = {
             "protocol": self.protocol.name,
@@ -79,22 +84,18 @@ class ModelSession:
     def observe(self, step: Step, turn: int, proposal: Proposal, result: TurnOutput) -> dict[str, Any]:
         self._enter(step)
         observation = self.protocol.observation(proposal.meta, result)
-        exchange = [proposal.meta["reply"], *observation]
-        if result.error:
-            self.inner.extend(exchange)
-        else:
-            self.accepted = exchange
+        self.exchanges.append([proposal.meta["reply"], *observation])
         return {"observation": observation}
 
     def settle(self, step: Step, outcome: str) -> None:
         self._enter(step)
         if self.mode == "oracle":
             self.references.append(self._user)
-        elif self.accepted is not None:
-            self.history.extend(self.accepted)
+        elif outcome == "passed" and self.exchanges:
+            self.history.extend(self.exchanges[-1])
         else:
             self.history.extend(self.protocol.gave_up())
-        self.inner, self.accepted = [], None
+        self.exchanges = []
 
     def observe_reference(self, step: Step, result: TurnOutput) -> None:
         self.references.extend(self.protocol.reference(step, result))
@@ -117,3 +118,16 @@ class OpenAIPlayer:
 
     async def aclose(self) -> None:
         await self.client.aclose()
+
+
+def make_model_player(
+    name: str,
+    *,
+    config_file: str | None = None,
+    registry: ModelRegistry | None = None,
+    **overrides: Any,
+) -> OpenAIPlayer:
+    """The ``openai:NAME`` player; ``overrides`` (None values ignored) win over the config."""
+    if registry is None:
+        registry = ModelRegistry(read_config_file(config_file) if config_file else None)
+    return OpenAIPlayer(registry.get(name).with_overrides(**overrides))
