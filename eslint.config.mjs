@@ -17,7 +17,8 @@ export default tseslint.config(
       'tests',
       'ui-tests',
       'bench',
-      'docs'
+      'docs',
+      'src/schema.ts'
     ]
   },
   js.configs.recommended,
@@ -48,6 +49,10 @@ export default tseslint.config(
       eqeqeq: 'error',
       'prefer-arrow-callback': 'error'
     }
+  },
+  {
+    files: ['scripts/**/*.mjs'],
+    languageOptions: { globals: { ...globals.node } }
   },
   {
     files: ['src/__tests__/**/*.ts'],

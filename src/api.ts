@@ -1,103 +1,44 @@
 /**
  * Typed client for the cibench-lab REST API (docs/api.md).
  *
+ * The payload types come from `./schema`, generated from the server's OpenAPI
+ * document (docs/openapi.json) by `scripts/gen-api`: never edit them by hand.
+ *
  * Every route lives under `<base_url>/cibench-lab/api/`. Errors come back as
  * `{error, status}`; the client throws an `ApiError` carrying that message.
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
-export type Mode = 'e2e' | 'oracle';
-export type StepKind = 'exec' | 'num' | 'text' | 'vis' | 'general';
-export type Reveal = 'after-step' | 'after-task' | 'never';
-export type AttemptStatus = 'open' | 'done';
+import type { components } from './schema';
+
+type Schemas = components['schemas'];
+
+export type Mode = Schemas['Mode'];
+export type StepKind = Schemas['StepKind'];
+export type Reveal = Schemas['Reveal'];
+export type AttemptStatus = Schemas['AttemptStatus'];
+/** What an attached player's proposal does (`code`: run it in the step's cell). */
+export type ProposalAction = Schemas['Action'];
 
 /** A row of `GET tasks`. */
-export interface ITaskSummary {
-  id: string;
-  title: string;
-  split: string;
-  lib: string;
-  language: string;
-  libraries: string[];
-  steps: number;
-  kinds: StepKind[];
-}
-
+export type ITaskSummary = Schemas['TaskSummary'];
 /** One step as `GET tasks/{id}` describes it (no reference material). */
-export interface ITaskInstruction {
-  index: number;
-  kind: StepKind;
-  instruction?: string;
-  modules?: string[];
-}
-
+export type ITaskInstruction = Schemas['TaskInstruction'];
 /** `GET tasks/{id}`. */
-export interface ITaskDetail extends ITaskSummary {
-  intro: string;
-  instructions: ITaskInstruction[];
-}
-
+export type ITaskDetail = Schemas['TaskDetail'];
 /** Play settings recorded with each attempt. */
-export interface IPlaySettings {
-  show_grades: boolean;
-  turn_cap: number;
-  reveal: Reveal;
-  max_turn?: number;
-}
-
+export type IPlaySettings = Schemas['PlaySettings'];
 /** `GET settings`. */
-export interface IServerSettings {
-  defaults: IPlaySettings;
-  locked: boolean;
-  turn_timeout: number;
-  profile: string;
-}
-
+export type IServerSettings = Schemas['ServerSettings'];
 /** A step's grade under one profile. */
-export interface IGrade {
-  profile: string;
-  kind: StepKind;
-  tool: number;
-  exec: number;
-  score: number | null;
-  metric: string;
-  detail: string;
-  passed: boolean;
-  ungradable: string | null;
-}
-
+export type IGrade = Schemas['Grade'];
 /** Reference material, present only for settled steps the policy reveals. */
-export interface IReference {
-  code: string;
-  thought: string;
-  output: string;
-}
-
+export type IReference = Schemas['Reference'];
 /** One opened step of an attempt view. */
-export interface IStepView {
-  index: number;
-  kind: StepKind;
-  instruction: string;
-  modules: string[];
-  turns: number;
-  outcome: string | null;
-  settled: boolean;
-  seconds: number | null;
-  grade: IGrade | null;
-  reference?: IReference;
-}
-
-/** Per-metric means ×100 (null when no step of that kind). */
-export interface ISummary {
-  tool: number | null;
-  exec: number | null;
-  num: number | null;
-  text: number | null;
-  vis: number | null;
-  counts?: { [metric: string]: number };
-}
-
+export type IStepView = Schemas['StepView'];
+/** Per-metric means x100 (null when no step of that kind). */
+export type ISummary = Schemas['Summary'];
 /**
  * What happens next in an attempt, as the server's step driver decides it:
  * `propose` (ask the attached player for step `step`'s turn), `run` (run the
@@ -105,157 +46,37 @@ export interface ISummary {
  * `step`'s reference `code`), `wait` (a person plays step `step`), `done`
  * (oracle mode: with the last step's reference to `show`, nothing recorded).
  */
-export interface INextAction {
-  do: 'propose' | 'run' | 'reference' | 'wait' | 'done';
-  step?: number;
-  turn?: number;
-  code?: string;
-  show?: { step: number; code: string };
-}
-
+export type INextAction = Schemas['NextAction'];
 /** `GET attempts/{id}`. */
-export interface IAttemptView {
-  id: string;
-  task_id: string;
-  title: string;
-  intro: string;
-  mode: Mode;
-  player: string;
-  status: AttemptStatus;
-  current_step: number;
-  n_steps: number;
-  kinds: StepKind[];
-  settings: IPlaySettings;
-  notebook_path: string;
-  kernel_id: string | null;
-  profile: string;
-  steps: IStepView[];
-  summary: ISummary | null;
-  next: INextAction;
-  created_at?: string;
-}
-
+export type IAttemptView = Schemas['AttemptView'];
 /** A row of `GET attempts`. */
-export interface IAttemptSummary {
-  id: string;
-  task_id: string;
-  mode: Mode;
-  status: AttemptStatus;
-  current_step: number;
-  n_steps: number;
-  notebook_path: string;
-  created_at: string;
-}
-
+export type IAttemptSummary = Schemas['AttemptRow'];
 /** `POST attempts/{id}/kernel`. */
-export interface IKernelBinding {
-  kernel_id: string;
-  restored_cells: number;
-}
-
+export type IKernelBinding = Schemas['KernelBinding'];
 /** How a step settled. */
-export interface ISettled {
-  step: number;
-  outcome: string;
-  grade: IGrade | null;
-  next_step: number | null;
-  oracle_code: string | null;
-}
-
+export type ISettled = Schemas['Settled'];
 /** `POST attempts/{id}/turns`. */
-export interface ITurnResult {
-  step: number;
-  turn: number;
-  grade: IGrade | null;
-  settled: ISettled | null;
-  next: INextAction;
-  attempt: IAttemptView;
-}
-
+export type ITurnResult = Schemas['TurnResult'];
 /** `POST attempts/{id}/next` and `give-up`. */
-export interface ISettleResult {
-  settled: ISettled;
-  next: INextAction;
-  attempt: IAttemptView;
-}
-
-/** `POST attempts/{id}/oracle`. */
-export interface IReferenceResult {
-  step: number;
-  recorded: boolean;
-  next: INextAction;
-}
-
+export type ISettleResult = Schemas['SettleResult'];
 /** Who plays a new attempt: a person (null), a configured model, or a recorded run. */
-export type PlayerChoice =
-  null | { model: string } | { replay: string } | { transcript: string };
-
+export type PlayerChoice = Schemas['PlayerChoice'] | null;
 /** Body of `POST attempts`. */
-export interface IStartRequest {
-  task_id: string;
-  mode: Mode;
-  settings?: Partial<IPlaySettings>;
-  player?: PlayerChoice;
-}
-
+export type IStartRequest = Schemas['StartAttempt'];
 /** A row of `GET models`: a model the server lets the lab attach. */
-export interface IModelInfo {
-  name: string;
-  protocol: string;
-}
-
+export type IModelInfo = Schemas['ModelInfo'];
 /** A row of `GET recordings?task=ID`: a recorded model run of the task. */
-export interface IRecording {
-  id: string;
-  run: string;
-  player: string;
-  mode: Mode;
-  status: AttemptStatus;
-  created_at: string;
-}
-
+export type IRecording = Schemas['Recording'];
 /** `POST attempts/{id}/propose`: the attached player's next turn. */
-export interface IProposal {
-  step: number;
-  turn: number;
-  /** `code`: run `code` in the step's cell; anything else ran nothing. */
-  action: string;
-  code: string | null;
-  /** The model's request: total tokens and seconds (null for replays). */
-  tokens: number | null;
-  latency_s: number | null;
-  /** Whether the server recorded a turn itself (a reply that ran nothing). */
-  recorded: boolean;
-  grade: IGrade | null;
-  settled: ISettled | null;
-  next: INextAction;
-  attempt: IAttemptView;
-}
-
+export type IProposal = Schemas['Proposal'];
+/** `POST attempts/{id}/stop`. */
+export type IStopped = Schemas['Stopped'];
+/** `POST attempts/{id}/oracle`. */
+export type IReferenceResult = Schemas['ReferenceResult'];
 /** A row of `GET attempts/{id}/turns`. */
-export interface ITurnDetail {
-  step: number;
-  turn: number;
-  code: string;
-  error: boolean;
-  started_at: string;
-  grade: IGrade | null;
-  status?: string;
-  action?: string;
-  protocol?: string;
-  model?: string;
-  prompt?: unknown[];
-  response?: string;
-  thought?: string;
-  tokens?: { prompt?: number; completion?: number; total?: number };
-  latency_s?: number;
-  retries?: number;
-  finish_reason?: string;
-  edited?: boolean;
-  /** The messages the model was shown after the turn ran. */
-  observation?: unknown[];
-  replay?: { source?: string; turn?: number };
-}
+export type ITurnDetail = Schemas['TurnDetail'];
+/** The body of every error response. */
+export type IErrorBody = Schemas['Error'];
 
 /** An API failure, with the server's message and HTTP status. */
 export class ApiError extends Error {
@@ -320,9 +141,8 @@ export class CIBenchApi {
   }
 
   bindKernel(id: string, kernelId: string): Promise<IKernelBinding> {
-    return this.request(`attempts/${encodeURIComponent(id)}/kernel`, {
-      kernel_id: kernelId
-    });
+    const body: Schemas['KernelReport'] = { kernel_id: kernelId };
+    return this.request(`attempts/${encodeURIComponent(id)}/kernel`, body);
   }
 
   turn(
@@ -331,11 +151,12 @@ export class CIBenchApi {
     kernelId: string,
     msgId: string
   ): Promise<ITurnResult> {
-    return this.request(`attempts/${encodeURIComponent(id)}/turns`, {
+    const body: Schemas['RunReport'] = {
       step,
       kernel_id: kernelId,
       msg_id: msgId
-    });
+    };
+    return this.request(`attempts/${encodeURIComponent(id)}/turns`, body);
   }
 
   next(id: string, step: number): Promise<ISettleResult> {
@@ -362,7 +183,7 @@ export class CIBenchApi {
     });
   }
 
-  stop(id: string): Promise<{ stopped: boolean }> {
+  stop(id: string): Promise<IStopped> {
     return this.request(`attempts/${encodeURIComponent(id)}/stop`, {});
   }
 
@@ -372,11 +193,12 @@ export class CIBenchApi {
     kernelId: string,
     msgId: string
   ): Promise<IReferenceResult> {
-    return this.request(`attempts/${encodeURIComponent(id)}/oracle`, {
+    const body: Schemas['RunReport'] = {
       step,
       kernel_id: kernelId,
       msg_id: msgId
-    });
+    };
+    return this.request(`attempts/${encodeURIComponent(id)}/oracle`, body);
   }
 
   turns(id: string): Promise<ITurnDetail[]> {

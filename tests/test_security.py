@@ -27,33 +27,37 @@ def cibench_routes(serverapp) -> list[tuple[str, type]]:
     return found
 
 
-def concrete(pattern: str) -> str:
-    path = re.sub(r"\([^)]*\)", "0" * 32, pattern)
-    return path.rstrip("$")
+#: A value for each path parameter of the OpenAPI document that its route's pattern matches.
+EXAMPLES = {"attempt_id": "0" * 32, "task_id": "cibench_template/pandas/leak_probe"}
 
 
-async def test_every_route_needs_auth(jp_serverapp, http_server_client):
-    routes = cibench_routes(jp_serverapp)
-    assert len(routes) >= 9, routes
-    checked = 0
-    for pattern, handler in routes:
-        for method in ("GET", "POST", "PUT", "PATCH", "DELETE"):
-            if method.lower() not in handler.__dict__ and not any(
-                method.lower() in base.__dict__
-                for base in handler.__mro__[1:]
-                if base.__module__.startswith("cibench_lab")
-            ):
-                continue
-            resp = await http_server_client.fetch(
-                concrete(pattern),
-                method=method,
-                body="{}" if method != "GET" else None,
-                headers={"Cookie": "_xsrf=probe", "X-XSRFToken": "probe"},
-                raise_error=False,
-            )
-            assert resp.code == 403, (method, pattern, resp.code)
-            checked += 1
-    assert checked >= 9
+def concrete(path: str) -> str:
+    return re.sub(r"{(\w+)}", lambda m: EXAMPLES[m.group(1)], path)
+
+
+async def test_every_route_needs_auth(jp_serverapp, http_server_client, api):
+    """Every operation of the served OpenAPI document refuses an unauthenticated caller, and
+    the document lists every route the server registered for cibench-lab."""
+    code, doc = await api("GET", "openapi.json")
+    assert code == 200
+    operations = [(path, method, op) for path, item in doc["paths"].items() for method, op in item.items()]
+    assert len(operations) >= 15, operations
+    base = jp_serverapp.base_url.rstrip("/")
+    registered = [p for p, h in cibench_routes(jp_serverapp) if h.__name__ != "NotFoundHandler"]
+    assert len(registered) >= 14, registered
+    for pattern in registered:
+        assert any(re.fullmatch(pattern, base + concrete(path)) for path in doc["paths"]), pattern
+    for path, method, op in [*operations, ("/cibench-lab/api/no-such-route", "post", {})]:
+        assert op.get("x-permission", {"resource": "cibench-lab"})["resource"] == "cibench-lab", path
+        resp = await http_server_client.fetch(
+            base + concrete(path),
+            method=method.upper(),
+            body="{}" if method != "get" else None,
+            headers={"Cookie": "_xsrf=probe", "X-XSRFToken": "probe"},
+            raise_error=False,
+        )
+        assert resp.code == 403, (method, path, resp.code)
+        assert json.loads(resp.body)["status"] == 403, (method, path, resp.body)
 
 
 async def _scan_routes(api, attempt_id: str) -> list[str]:

@@ -3,22 +3,61 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from dataclasses import dataclass, field
+from functools import cached_property
+from http.client import responses
+from typing import Any, ClassVar, TypeVar
 
-from jupyter_server.auth.decorator import authorized  # noqa: F401  (re-exported for handlers)
+from jupyter_server.auth.decorator import authorized
+from jupyter_server.auth.utils import HTTP_METHOD_TO_AUTH_ACTION
 from jupyter_server.base.handlers import APIHandler
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from tornado import web
 
 from ..engine.errors import BadInput, EngineError
 from ..tasks.errors import TaskError
+from .schemas import describe
 
 AUTH_RESOURCE = "cibench-lab"
+API = "/cibench-lab/api"
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Route:
+    """One operation of the API: what tornado serves and what the OpenAPI document says."""
+
+    method: str  # GET | POST
+    path: str  # under API, with {attempt_id} / {task_id} parameters
+    handler: type[Handler]
+    response: Any  # a response model, or list[model]
+    summary: str
+    body: type[BaseModel] | None = None
+    query: type[BaseModel] | None = None
+    status: int = 200
+    adapter: TypeAdapter = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "adapter", TypeAdapter(self.response))
+
+    @property
+    def permission(self) -> dict[str, str]:
+        """What jupyter_server's ``@authorized`` checks for this operation."""
+        return {"resource": self.handler.auth_resource, "action": HTTP_METHOD_TO_AUTH_ACTION[self.method]}
+
+
+def bind(routes: tuple[Route, ...]) -> None:
+    """Give each handler class its operations, by HTTP method."""
+    for route in routes:
+        route.handler.operations = {**route.handler.__dict__.get("operations", {}), route.method: route}
 
 
 class Handler(APIHandler):
-    """JSON in, JSON out; engine errors become 400/403/404/409, anything else a logged 500."""
+    """JSON in, JSON out; engine errors become 400/403/404/409/502, anything else a logged 500."""
 
     auth_resource = AUTH_RESOURCE
+    operations: ClassVar[dict[str, Route]] = {}
 
     @property
     def services(self):
@@ -33,33 +72,70 @@ class Handler(APIHandler):
         """
         return self.services.participant
 
-    def body(self, *required: str) -> dict[str, Any]:
-        try:
-            data = json.loads(self.request.body or b"{}")
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise BadInput(f"request body is not JSON ({err})") from None
-        if not isinstance(data, dict):
-            raise BadInput("request body must be a JSON object")
-        missing = [k for k in required if k not in data]
-        if missing:
-            raise BadInput(f"missing field(s): {', '.join(missing)}")
-        return data
+    @cached_property
+    def operation(self) -> Route:
+        return self.operations[self.request.method]
 
-    async def respond(self, work, status: int = 200) -> None:
-        """Await ``work`` (a coroutine or value) and write it, mapping errors in one place."""
+    def parse(self, model: type[M]) -> M:
+        """The request body as ``model``; a 400 naming the field when it does not fit."""
+        try:
+            return model.model_validate_json(self.request.body or b"{}")
+        except ValidationError as err:
+            raise BadInput(describe(err)) from None
+
+    def parse_query(self, model: type[M]) -> M:
+        """The query arguments (last value of each) as ``model``."""
+        args = {k: self.get_query_argument(k) for k in self.request.query_arguments}
+        try:
+            return model.model_validate(args)
+        except ValidationError as err:
+            raise BadInput(describe(err)) from None
+
+    async def respond(self, work) -> None:
+        """Await ``work`` (a coroutine or value), check it against the operation's response
+        model and write it with the operation's status, mapping errors in one place."""
         try:
             result = await work if hasattr(work, "__await__") else work
+            self.operation.adapter.validate_python(result)
         except (EngineError, TaskError) as err:
-            code = err.status if isinstance(err, EngineError) else 400
-            self.set_status(code)
-            self.finish(json.dumps({"error": str(err), "status": code}))
+            self.error(err.status if isinstance(err, EngineError) else 400, str(err))
             return
         except web.HTTPError:
             raise
         except Exception:
             self.log.exception("cibench-lab: %s %s failed", self.request.method, self.request.path)
-            self.set_status(500)
-            self.finish(json.dumps({"error": "internal error (logged on the server)", "status": 500}))
+            self.error(500, "internal error (logged on the server)")
             return
-        self.set_status(status)
+        self.set_status(self.operation.status)
         self.finish(json.dumps(result))
+
+    def error(self, status: int, message: str) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps({"error": message, "status": status}))
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """Tornado's own errors (403 unauthenticated, 405, XSRF) in the same ``{error, status}`` shape."""
+        exc = (kwargs.get("exc_info") or (None, None))[1]
+        message = responses.get(status_code, "unknown HTTP error")
+        if isinstance(exc, web.HTTPError) and exc.log_message:
+            message = exc.log_message % exc.args if exc.args else exc.log_message
+        self.log.warning("cibench-lab: %s %s: %s", self.request.method, self.request.path, message)
+        self.error(status_code, message)
+
+
+def _not_found():
+    """A fresh method per HTTP verb: a bare ``@authorized`` fixes its action at its first call."""
+
+    @web.authenticated
+    @authorized
+    async def method(self, *args: Any) -> None:
+        self.error(404, f"no such route: {self.request.method} {self.request.path}")
+
+    return method
+
+
+class NotFoundHandler(Handler):
+    """Registered last under the API: any other path is a JSON 404, not Jupyter's page."""
+
+    get, post, put, patch, delete = (_not_found() for _ in range(5))

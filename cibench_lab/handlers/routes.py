@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from ..engine.errors import NotFound
 from ..engine.view import attempt_view, grades_visible, turns_view
-from .base import Handler
-
-API = "/cibench-lab/api"
+from . import schemas as s
+from .base import API, Handler, NotFoundHandler, Route, bind
 
 
 class TasksHandler(Handler):
@@ -41,14 +42,14 @@ class AttemptsHandler(Handler):
     @web.authenticated
     @authorized
     async def post(self):
-        await self.respond(self._start(), status=201)
+        await self.respond(self._start())
 
     async def _start(self):
-        body = self.body("task_id", "mode")
+        body = self.parse(s.StartAttempt)
+        settings = None if body.settings is None else body.settings.model_dump(exclude_unset=True)
+        player = None if body.player is None else body.player.choice()
         lab = self.services.lab
-        attempt_id = await lab.start(
-            body["task_id"], body["mode"], self.participant, body.get("settings"), body.get("player")
-        )
+        attempt_id = await lab.start(body.task_id, body.mode, self.participant, settings, player)
         return await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
 
 
@@ -70,8 +71,8 @@ class KernelHandler(Handler):
         await self.respond(self._bind(attempt_id))
 
     async def _bind(self, attempt_id: str):
-        body = self.body("kernel_id")
-        return await self.services.lab.bind(attempt_id, body["kernel_id"], self.participant)
+        body = self.parse(s.KernelReport)
+        return await self.services.lab.bind(attempt_id, body.kernel_id, self.participant)
 
 
 class TurnsHandler(Handler):
@@ -90,9 +91,9 @@ class TurnsHandler(Handler):
         await self.respond(self._turn(attempt_id))
 
     async def _turn(self, attempt_id: str):
-        body = self.body("step", "kernel_id", "msg_id")  # any "outputs" field is ignored
+        body = self.parse(s.RunReport)  # any "outputs" field is ignored
         lab = self.services.lab
-        result = await lab.turn(attempt_id, body["step"], body["kernel_id"], body["msg_id"], self.participant)
+        result = await lab.turn(attempt_id, body.step, body.kernel_id, body.msg_id, self.participant)
         return await lab.call(public_turn, self.services.attempts, attempt_id, result)
 
 
@@ -107,9 +108,9 @@ class SettleHandler(Handler):
         await self.respond(self._settle(attempt_id))
 
     async def _settle(self, attempt_id: str):
-        body = self.body("step")
+        body = self.parse(s.StepRequest)
         lab = self.services.lab
-        settled = await lab.settle(attempt_id, body["step"], self.outcome, self.participant)
+        settled = await lab.settle(attempt_id, body.step, self.outcome, self.participant)
         view = await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
         return {
             "settled": _public_settle(settled, _grades_visible(view)),
@@ -164,9 +165,9 @@ class ProposeHandler(Handler):
         await self.respond(self._propose(attempt_id))
 
     async def _propose(self, attempt_id: str):
-        body = self.body("step")
+        body = self.parse(s.StepRequest)
         lab = self.services.lab
-        out = await lab.propose(attempt_id, body["step"], self.participant)
+        out = await lab.propose(attempt_id, body.step, self.participant)
         view = await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
         show = _grades_visible(view)
         recorded = out["result"]  # a reply that ran nothing, recorded as a turn by the server
@@ -186,6 +187,7 @@ class StopHandler(Handler):
         await self.respond(self._stop(attempt_id))
 
     async def _stop(self, attempt_id: str):
+        self.parse(s.StopRequest)
         return {"stopped": await self.services.lab.stop(attempt_id, self.participant)}
 
 
@@ -198,11 +200,9 @@ class OracleHandler(Handler):
         await self.respond(self._oracle(attempt_id))
 
     async def _oracle(self, attempt_id: str):
-        body = self.body("step", "kernel_id", "msg_id")
+        body = self.parse(s.RunReport)
         lab = self.services.lab
-        return await lab.reference(
-            attempt_id, body["step"], body["kernel_id"], body["msg_id"], self.participant
-        )
+        return await lab.reference(attempt_id, body.step, body.kernel_id, body.msg_id, self.participant)
 
 
 class RecordingsHandler(Handler):
@@ -211,9 +211,12 @@ class RecordingsHandler(Handler):
     @web.authenticated
     @authorized
     async def get(self):
-        task_id = self.get_query_argument("task", "")
+        await self.respond(self._recordings())
+
+    async def _recordings(self):
+        query = self.parse_query(s.RecordingsQuery)
         lab = self.services.lab
-        await self.respond(lab.call(lab.recordings, task_id))
+        return await lab.call(lab.recordings, query.task)
 
 
 class ModelsHandler(Handler):
@@ -225,21 +228,112 @@ class ModelsHandler(Handler):
         await self.respond(self.services.models.public())
 
 
+class OpenAPIHandler(Handler):
+    """This API's OpenAPI document (docs/openapi.json is its committed copy)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self):
+        from .openapi import document  # built from ROUTES below
+
+        await self.respond(document())
+
+
+AID = "/attempts/{attempt_id}"
+
+#: Every operation of the API, in the order of docs/api.md: tornado's handlers and the
+#: OpenAPI document (docs/openapi.json) are both built from this table.
+ROUTES: tuple[Route, ...] = (
+    Route("GET", "/openapi.json", OpenAPIHandler, dict[str, Any], "This document"),
+    Route("GET", "/tasks", TasksHandler, list[s.TaskSummary], "The task library"),
+    Route("GET", "/tasks/{task_id}", TaskHandler, s.TaskDetail, "One task, without its reference material"),
+    Route("GET", "/settings", SettingsHandler, s.ServerSettings, "The server's play settings"),
+    Route("GET", "/models", ModelsHandler, list[s.ModelInfo], "Models the lab may attach"),
+    Route(
+        "GET",
+        "/recordings",
+        RecordingsHandler,
+        list[s.Recording],
+        "Recorded model runs of a task, newest first",
+        query=s.RecordingsQuery,
+    ),
+    Route("GET", "/attempts", AttemptsHandler, list[s.AttemptRow], "The caller's attempts, newest first"),
+    Route(
+        "POST",
+        "/attempts",
+        AttemptsHandler,
+        s.AttemptView,
+        "Start an attempt",
+        body=s.StartAttempt,
+        status=201,
+    ),
+    Route("GET", AID, AttemptHandler, s.AttemptView, "The attempt view"),
+    Route(
+        "POST",
+        f"{AID}/kernel",
+        KernelHandler,
+        s.KernelBinding,
+        "Bind the kernel that runs the attempt's notebook (restored when new)",
+        body=s.KernelReport,
+    ),
+    Route("GET", f"{AID}/turns", TurnsHandler, list[s.TurnDetail], "Every recorded turn"),
+    Route(
+        "POST",
+        f"{AID}/turns",
+        TurnsHandler,
+        s.TurnResult,
+        "Report a run of the open step's cell: graded from the kernel's own output",
+        body=s.RunReport,
+    ),
+    Route("POST", f"{AID}/next", SettleHandler, s.SettleResult, "Settle the open step", body=s.StepRequest),
+    Route(
+        "POST", f"{AID}/give-up", GiveUpHandler, s.SettleResult, "Give up the open step", body=s.StepRequest
+    ),
+    Route(
+        "POST",
+        f"{AID}/propose",
+        ProposeHandler,
+        s.Proposal,
+        "The attached player's next turn of the open step",
+        body=s.StepRequest,
+    ),
+    Route(
+        "POST",
+        f"{AID}/stop",
+        StopHandler,
+        s.Stopped,
+        "Cancel the attached player's request",
+        body=s.StopRequest,
+    ),
+    Route(
+        "POST",
+        f"{AID}/oracle",
+        OracleHandler,
+        s.ReferenceResult,
+        "Oracle mode: report the run of a settled step's reference cell",
+        body=s.RunReport,
+    ),
+)
+bind(ROUTES)
+
+#: Path parameters: the regex tornado matches, and what the document says of them.
+PARAMS = {
+    "attempt_id": (r"[0-9a-f]{32}", "an attempt id (32 hex digits)"),
+    "task_id": (r".+", "a task id, <split>/<lib>/<stem>"),
+}
+
+
+def pattern(path: str) -> str:
+    """A route's tornado pattern: ``{name}`` becomes its capturing regex."""
+    out = path
+    for name, (regex, _) in PARAMS.items():
+        out = out.replace(f"{{{name}}}", f"({regex})")
+    return API + out
+
+
 def handlers() -> list[tuple[str, type]]:
-    aid = r"([0-9a-f]{32})"
-    return [
-        (rf"{API}/tasks", TasksHandler),
-        (rf"{API}/tasks/(.+)", TaskHandler),
-        (rf"{API}/settings", SettingsHandler),
-        (rf"{API}/models", ModelsHandler),
-        (rf"{API}/recordings", RecordingsHandler),
-        (rf"{API}/attempts", AttemptsHandler),
-        (rf"{API}/attempts/{aid}", AttemptHandler),
-        (rf"{API}/attempts/{aid}/kernel", KernelHandler),
-        (rf"{API}/attempts/{aid}/turns", TurnsHandler),
-        (rf"{API}/attempts/{aid}/next", SettleHandler),
-        (rf"{API}/attempts/{aid}/give-up", GiveUpHandler),
-        (rf"{API}/attempts/{aid}/propose", ProposeHandler),
-        (rf"{API}/attempts/{aid}/stop", StopHandler),
-        (rf"{API}/attempts/{aid}/oracle", OracleHandler),
-    ]
+    """Tornado's handler list: one entry per path, then the JSON 404 for any other path under the API."""
+    seen: dict[str, type] = {}
+    for route in ROUTES:
+        seen.setdefault(pattern(route.path), route.handler)
+    return [*seen.items(), (rf"{API}(?:/.*)?", NotFoundHandler)]

@@ -70,7 +70,12 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
     current_step: 1,
     n_steps: 3,
     kinds: ['exec', 'num', 'vis'],
-    settings: { show_grades: true, turn_cap: 0, reveal: 'after-task' },
+    settings: {
+      show_grades: true,
+      turn_cap: 0,
+      reveal: 'after-task',
+      max_turn: 3
+    },
     notebook_path: 'cibench-attempts/wine_quality-aaaaaaaa/wine_quality.ipynb',
     kernel_id: null,
     profile: 'cibench',
@@ -100,6 +105,7 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
     ],
     summary: null,
     next: { do: 'wait', step: 1 },
+    created_at: '2024-01-01T00:00:00Z',
     ...over
   };
 }

@@ -99,6 +99,7 @@ describe('CIBenchPanel', () => {
     const row: IAttemptSummary = {
       id: 'x1',
       task_id: TASKS[0].id,
+      title: TASKS[0].title,
       mode: 'e2e',
       status: 'open',
       current_step: 1,
@@ -136,7 +137,14 @@ describe('CIBenchPanel', () => {
     model.showAttempt(
       attemptView({
         status: 'done',
-        summary: { tool: 100, exec: 50, num: 0, text: null, vis: null }
+        summary: {
+          tool: 100,
+          exec: 50,
+          num: 0,
+          text: null,
+          vis: null,
+          counts: { tool: 3, exec: 3, num: 1, text: 0, vis: 0, general: 0 }
+        }
       })
     );
     expect(q('.jp-CIBench-next')).toBeNull();
