@@ -64,7 +64,13 @@ class Cluster:
             for path in (self.root, sockets):
                 os.chown(path, self.user.pw_uid, self.user.pw_gid)
         initdb = [str(self.bin / "initdb"), "-D", str(data), "-U", SUPERUSER, "--auth=trust"]
-        subprocess.run([*initdb, "-E", "UTF8", "--no-sync"], check=True, capture_output=True, timeout=120, **self._run_as())
+        subprocess.run(
+            [*initdb, "-E", "UTF8", "--no-sync"],
+            check=True,
+            capture_output=True,
+            timeout=120,
+            **self._run_as(),
+        )
         server = [str(self.bin / "postgres"), "-D", str(data), "-p", str(self.port), "-k", str(sockets)]
         options = ["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=50"]
         log = open(self.root / "server.log", "wb")  # noqa: SIM115 - closed with the cluster
