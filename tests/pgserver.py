@@ -73,9 +73,8 @@ class Cluster:
         )
         server = [str(self.bin / "postgres"), "-D", str(data), "-p", str(self.port), "-k", str(sockets)]
         options = ["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=50"]
-        log = open(self.root / "server.log", "wb")  # noqa: SIM115 - closed with the cluster
-        self.proc = subprocess.Popen([*server, *options], stdout=log, stderr=log, **self._run_as())
-        log.close()
+        with open(self.root / "server.log", "wb") as log:
+            self.proc = subprocess.Popen([*server, *options], stdout=log, stderr=log, **self._run_as())
         self._wait_ready()
         return self
 
