@@ -18,7 +18,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, inspect
 from sqlalchemy.exc import DBAPIError
 
-from .errors import NeedsUpgrade, StoreError, first_line, shown
+from .errors import NeedsUpgrade, StoreError, first_line
 from .locks import upgrade_lock
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
@@ -66,7 +66,7 @@ def _our_tables(conn: Connection) -> frozenset[str]:
 
 def where(engine: Engine) -> str:
     """The engine's URL as messages show it (no password)."""
-    return shown(engine.url.render_as_string(hide_password=False))
+    return engine.url.render_as_string(hide_password=True)
 
 
 def _newer(engine: Engine, rev: str) -> StoreError:
