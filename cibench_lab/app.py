@@ -18,7 +18,7 @@ from .engine.settings import REVEAL, PlaySettings
 from .grading.judge import configure_from_traits as configure_judge
 from .handlers.routes import handlers
 from .models.config import ModelRegistry, read_config_file
-from .store import Store
+from .store import NeedsUpgrade, Store, StoreError
 from .tasks.library import TaskLibrary, default_task_dirs
 
 KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
@@ -63,6 +63,15 @@ class CIBenchLabApp(ExtensionApp):
             "SQLAlchemy URL of the results store. Empty (default): a SQLite file at "
             "<jupyter data dir>/cibench_lab/results.sqlite. Any SQLAlchemy URL works, e.g. "
             "postgresql+psycopg://user@host/cibench for a shared class database."
+        ),
+    ).tag(config=True)
+    db_auto_upgrade = Bool(
+        False,
+        help=(
+            "Upgrade a non-SQLite results database (e.g. a class's PostgreSQL) to this version's "
+            "schema when the server starts. Off (default): the server refuses to start on a database "
+            "that needs an upgrade and names the command that does it (`cibench-lab db upgrade`). "
+            "A SQLite database is always upgraded."
         ),
     ).tag(config=True)
     attempts_dir = Unicode(
@@ -154,7 +163,7 @@ class CIBenchLabApp(ExtensionApp):
         ensure_kernelspec(self.serverapp.kernel_spec_manager)
         configure_judge(self.judge_model, self.judge_base_url, self.judge_api_key_env)
         library = TaskLibrary.load([Path(d) for d in self.task_dirs] or default_task_dirs())
-        store = Store(self.database_url or None)
+        store = self._open_store()
         attempts = Attempts(store, library)
         config = LabConfig(
             root_dir=Path(self.serverapp.root_dir).resolve(),
@@ -171,7 +180,20 @@ class CIBenchLabApp(ExtensionApp):
         self.services = Services(library, store, attempts, lab, participant, models)
         self.settings.update({"cibench_lab": self.services})
         self.serverapp.event_logger.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel)
-        self.log.info("cibench-lab: %d tasks, results in %s", len(library.tasks), store.url)
+        self.log.info("cibench-lab: %d tasks, results in %s", len(library.tasks), store.shown_url)
+
+    def _open_store(self) -> Store:
+        """The results store at this version's schema, or the server exits with one line.
+
+        Without its database the extension can record nothing; a server that kept running
+        would show a panel whose every call fails, with the reason far back in the log."""
+        try:
+            return Store(self.database_url or None, auto_upgrade=self.db_auto_upgrade)
+        except StoreError as err:
+            hint = " (or start with --CIBenchLabApp.db_auto_upgrade=True)"
+            hint = hint if isinstance(err, NeedsUpgrade) else ""
+            self.log.critical("cibench-lab: %s%s", err, hint)
+            raise SystemExit(1) from None
 
     def _model_configs(self) -> dict:
         configs = read_config_file(self.model_config_file) if self.model_config_file else {}

@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 
 from ..engine.errors import EngineError
+from ..store.errors import StoreError
 
-COMMANDS = ("tasks", "run", "report", "export")
+COMMANDS = ("tasks", "run", "report", "export", "db")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.fn(args)
-    except EngineError as err:
+    except (EngineError, StoreError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
 

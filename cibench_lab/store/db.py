@@ -6,10 +6,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import create_engine, event
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
-from .tables import Base
+from .errors import StoreError, shown
+from .migrate import ensure_schema
 
 
 def default_url() -> str:
@@ -17,29 +19,56 @@ def default_url() -> str:
     from jupyter_core.paths import jupyter_data_dir
 
     folder = Path(jupyter_data_dir()) / "cibench_lab"
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise StoreError(f"cannot create the results folder {folder}: {err.strerror or err}") from None
     return f"sqlite:///{folder / 'results.sqlite'}"
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:
     cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA busy_timeout=10000")  # first: the others wait for a lock held elsewhere
     cur.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
     cur.execute("PRAGMA synchronous=FULL")  # a committed turn survives kill -9
     cur.execute("PRAGMA foreign_keys=ON")
-    cur.execute("PRAGMA busy_timeout=10000")
     cur.close()
 
 
-class Store:
-    """Owns the engine; ``with store.session() as s:`` is one transaction."""
+def open_engine(url: str) -> Engine:
+    """The engine for ``url`` (SQLite: WAL, full sync, foreign keys, a busy timeout)."""
+    try:
+        engine = create_engine(url)
+    except ArgumentError as err:
+        raise StoreError(f"cannot use the results database URL {shown(url)}: {err}") from None
+    except ImportError as err:  # the URL's driver is not installed
+        hint = " (pip install 'cibench_lab[postgresql]')" if url.startswith("postgresql+psycopg") else ""
+        raise StoreError(f"cannot use the results database URL {shown(url)}: {err}{hint}") from None
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
 
-    def __init__(self, url: str | None = None):
+
+class Store:
+    """Owns the engine; ``with store.session() as s:`` is one transaction.
+
+    Opening brings the schema to head (see :func:`.migrate.ensure_schema`): a SQLite
+    database always, another only with ``auto_upgrade``; else StoreError."""
+
+    def __init__(self, url: str | None = None, *, auto_upgrade: bool = False):
         self.url = url or default_url()
-        self.engine = create_engine(self.url, future=True)
-        if self.engine.dialect.name == "sqlite":
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-        Base.metadata.create_all(self.engine)
+        self.engine = open_engine(self.url)
+        try:
+            ensure_schema(self.engine, auto_upgrade)
+        except BaseException:
+            self.engine.dispose()
+            raise
         self._factory = sessionmaker(self.engine, expire_on_commit=False)
+
+    @property
+    def shown_url(self) -> str:
+        """The URL as logs and messages show it (no password)."""
+        return shown(self.url)
 
     @contextmanager
     def session(self) -> Iterator[Session]:
