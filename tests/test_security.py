@@ -6,6 +6,7 @@ import asyncio
 import json
 import re
 
+import pytest
 from conftest import SECRET_CODE, SECRET_OUT, SECRET_THOUGHT
 
 SECRETS = (SECRET_CODE, SECRET_OUT, SECRET_THOUGHT)
@@ -32,6 +33,7 @@ def concrete(pattern: str) -> str:
     return path.rstrip("$")
 
 
+@pytest.mark.fast
 async def test_every_route_needs_auth(jp_serverapp, http_server_client):
     routes = cibench_routes(jp_serverapp)
     assert len(routes) >= 9, routes
