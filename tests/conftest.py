@@ -170,3 +170,24 @@ def pytest_runtest_makereport(item, call):
     if os.environ.get("CIBENCH_LAB_STRICT") and report.skipped:
         report.outcome = "failed"
         report.longrepr = f"skipped under CIBENCH_LAB_STRICT: {report.longrepr}"
+
+
+@pytest.fixture(autouse=True)
+def _fast_tests_start_no_kernel_and_no_browser(request, monkeypatch):
+    """A test marked ``fast`` (``pytest -m fast``) starts no kernel and no browser: launching one fails it.
+
+    An in-process Jupyter server is allowed (pytest-jupyter's ``jp_serverapp`` starts in under a second).
+    """
+    if request.node.get_closest_marker("fast") is None:
+        return
+    import subprocess
+
+    popen_init = subprocess.Popen.__init__
+
+    def guarded(self, args, *rest, **kwargs):
+        argv = [str(a) for a in args] if isinstance(args, list | tuple) else [str(args)]
+        if any(word in a for a in argv for word in ("ipykernel", "kernel_launch", "chrom", "playwright")):
+            raise RuntimeError(f"{request.node.nodeid} is marked fast but starts a kernel or browser: {argv}")
+        popen_init(self, args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", guarded)

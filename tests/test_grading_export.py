@@ -26,6 +26,8 @@ from cibench_lab.grading import opencompass as oc
 from cibench_lab.store import Store
 from cibench_lab.tasks.library import TaskLibrary
 
+pytestmark = pytest.mark.fast
+
 RUN = "golden"
 
 

@@ -17,6 +17,8 @@ from cibench_lab.grading.fair_vis import fair_ssim
 from cibench_lab.grading.values import asked_decimals, match
 from cibench_lab.tasks.model import ReferenceOutput, Step
 
+pytestmark = pytest.mark.fast
+
 CASE = {c["id"]: c for c in CORPUS}
 
 

@@ -18,6 +18,8 @@ from cibench_lab.grading import TurnOutput, grade
 from cibench_lab.grading.render import render
 from cibench_lab.tasks.model import ReferenceOutput, Step
 
+pytestmark = pytest.mark.fast
+
 GOLDEN = Path(__file__).parent / "fixtures" / "golden"
 CORPUS = json.loads((GOLDEN / "corpus.json").read_text())["cases"]
 EXPECTED = json.loads((GOLDEN / "expected.json").read_text())["cases"]

@@ -89,6 +89,7 @@ def server(monkeypatch):
     assert not srv.problems, srv.problems
 
 
+@pytest.mark.fast
 def test_judge_scores_and_caches_by_image(server):
     server.replies = [(200, "8"), (200, "Score: 3")]
     fair = grade_all(step_of(VIS), turns_of(VIS))["fair"]
@@ -104,6 +105,7 @@ def test_judge_scores_and_caches_by_image(server):
     "reply, error",
     [((200, "I cannot rate this."), "no number"), ((200, "11"), "outside 1..10"), ((500, "boom"), "Error")],
 )
+@pytest.mark.fast
 def test_judge_failure_is_recorded_never_zero(server, reply, error):
     server.replies = [reply, (200, "7")]
     grades = grade_all(step_of(VIS), turns_of(VIS))
@@ -115,6 +117,7 @@ def test_judge_failure_is_recorded_never_zero(server, reply, error):
     assert retry["score"] == 0.7
 
 
+@pytest.mark.fast
 def test_judge_prompt_language_and_parse():
     assert judge.judge_prompt("画一个柱状图").startswith("你是一个擅长评价可视化能力的助手")
     assert judge.judge_prompt("Draw a bar chart").endswith("[Visualization Problem]:Draw a bar chart\n")
@@ -123,6 +126,7 @@ def test_judge_prompt_language_and_parse():
         judge.parse_score("Question: 5")
 
 
+@pytest.mark.fast
 def test_no_judge_unless_configured(monkeypatch):
     monkeypatch.delenv("CIBENCH_LAB_JUDGE_MODEL", raising=False)
     judge.configure(None)

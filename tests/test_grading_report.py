@@ -23,6 +23,8 @@ from cibench_lab.grading.leaderboard import (
 )
 from cibench_lab.grading.summary import summarize
 
+pytestmark = pytest.mark.fast
+
 
 def g(kind: str, score: float | None, tool: float = 1.0, exe: float = 1.0, **extra) -> dict:
     return {"kind": kind, "tool": tool, "exec": exe, "score": score, **extra}

@@ -23,6 +23,8 @@ from cibench_lab.grading.cjk import rouge1_cjk
 from cibench_lab.grading.render import NO_OUTPUT, TRIM, _trim_pieces, render, trim
 from cibench_lab.grading.values import match
 
+pytestmark = pytest.mark.fast
+
 BUDGET_S = 5.0
 
 

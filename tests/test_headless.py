@@ -68,6 +68,7 @@ def test_cli_run_prints_the_table(tmp_path, capsys):
     assert line.split()[1:] == ["100.0"] * 5
 
 
+@pytest.mark.fast
 def test_cli_tasks_show_has_reference_and_prompt(capsys):
     import json
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from cibench_lab.engine.kernel import kernelspec_dict
 from cibench_lab.engine.kernel_launch import HIDE_VAR, kernel_env
+
+pytestmark = pytest.mark.fast
 
 
 def test_secret_looking_and_named_variables_are_dropped():

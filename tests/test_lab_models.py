@@ -203,6 +203,7 @@ async def test_task_kernels_never_see_the_servers_keys(jp_serverapp, api, monkey
     assert status == 200 and r["grade"]["exec"] == 1, r
 
 
+@pytest.mark.fast
 async def test_models_come_from_the_config_and_its_file(api):
     code, models = await api("GET", "models")
     assert code == 200

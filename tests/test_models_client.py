@@ -13,6 +13,8 @@ from cibench_lab.models import ConfigError, ModelConfig, ModelError, ModelRegist
 from cibench_lab.models.client import ChatClient
 from cibench_lab.players.model import make_model_player
 
+pytestmark = pytest.mark.fast
+
 MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
 KEY = "sk-test-NEVER-LOGGED-1234"
 

@@ -25,6 +25,8 @@ from cibench_lab.models.react import (
     system_prompt,
 )
 
+pytestmark = pytest.mark.fast
+
 GOLDEN = Path(__file__).parent / "fixtures" / "react"
 
 

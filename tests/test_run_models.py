@@ -273,6 +273,7 @@ def test_reference_runs_in_parallel_and_resumes(tmp_path, capsys):
     assert main(["--db", db, "run", "--tasks", *tasks, "--run", "par", "--mode", "oracle"]) == 2
 
 
+@pytest.mark.fast
 def test_an_open_attempt_of_a_changed_task_is_restarted(tmp_path):
     import asyncio
     import dataclasses

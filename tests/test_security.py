@@ -6,6 +6,7 @@ import asyncio
 import json
 import re
 
+import pytest
 from conftest import SECRET_CODE, SECRET_OUT, SECRET_THOUGHT
 
 SECRETS = (SECRET_CODE, SECRET_OUT, SECRET_THOUGHT)
@@ -35,6 +36,7 @@ def concrete(path: str) -> str:
     return re.sub(r"{(\w+)}", lambda m: EXAMPLES[m.group(1)], path)
 
 
+@pytest.mark.fast
 async def test_every_route_needs_auth(jp_serverapp, http_server_client, api):
     """Every operation of the served OpenAPI document refuses an unauthenticated caller, and
     the document lists every route the server registered for cibench-lab."""

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import PROBE_ID, SECRET_OUT
 
 
+@pytest.mark.fast
 async def test_tasks_listed_without_references(api):
     code, tasks = await api("GET", "tasks")
     assert code == 200
@@ -116,6 +118,7 @@ async def test_oracle_mode_reveals_the_settled_reference(start_attempt):
     assert r["attempt"]["steps"][0]["reference"]["code"] == r["settled"]["oracle_code"]
 
 
+@pytest.mark.fast
 async def test_models_listed_by_name_only(api, monkeypatch):
     monkeypatch.setenv("CIBENCH_PROBE_KEY", "sk-secret-probe")
     code, models = await api("GET", "models")

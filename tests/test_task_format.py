@@ -12,6 +12,8 @@ from cibench_lab.tasks.errors import TaskError
 from cibench_lab.tasks.format import parse_notebook, split_thought, user_prompt
 from cibench_lab.tasks.library import TaskLibrary
 
+pytestmark = pytest.mark.fast
+
 
 def nb(cells, **meta) -> bytes:
     return json.dumps({"cells": cells, "metadata": meta, "nbformat": 4, "nbformat_minor": 5}).encode()

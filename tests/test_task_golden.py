@@ -19,6 +19,8 @@ import pytest
 
 from cibench_lab.tasks.format import parse_notebook
 
+pytestmark = pytest.mark.fast
+
 ROOT = Path(__file__).parent / "fixtures" / "loader"
 GOLDEN = json.loads((ROOT / "golden.json").read_text(encoding="utf-8"))["notebooks"]
 

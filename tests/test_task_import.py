@@ -12,6 +12,8 @@ from test_task_loader import GOOD, official_folder, write
 from cibench_lab.cli import main
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
 
+pytestmark = pytest.mark.fast
+
 
 @pytest.fixture(autouse=True)
 def jupyter_data(tmp_path, monkeypatch):

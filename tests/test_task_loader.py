@@ -15,6 +15,8 @@ from cibench_lab.tasks.errors import TaskError
 from cibench_lab.tasks.format import parse_notebook
 from cibench_lab.tasks.library import TaskLibrary
 
+pytestmark = pytest.mark.fast
+
 
 def nb(cells, **meta) -> dict:
     return {"cells": cells, "metadata": meta, "nbformat": 4, "nbformat_minor": 5}

@@ -12,6 +12,8 @@ import pytest
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
 from cibench_lab.tasks.template import build_table
 
+pytestmark = pytest.mark.fast
+
 BUILTIN = builtin_dir()
 TABLES = sorted((BUILTIN / "templates").glob("*/*.datasets.json"))
 MINE = ("pandas", "matplotlib", "seaborn", "scipy", "sklearn")

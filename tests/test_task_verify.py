@@ -101,6 +101,7 @@ def test_build_instantiates_and_records_references(tmp_path, capsys):
     ] and "step_types" not in generation.metadata
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("bad", [{"column": "a", "extra": 1}, {"file": "data/n.csv"}])
 def test_build_refuses_unused_or_missing_parameters(tmp_path, capsys, bad):
     tdir = tmp_path / "t"

@@ -31,7 +31,7 @@ def find_runs(s, selectors: list[str] | None) -> list[Run]:
     runs = list(s.scalars(select(Run).order_by(Run.id)))
     if not selectors:
         return runs
-    chosen = []
+    chosen: list[Run] = []
     for sel in selectors:
         hit = [r for r in runs if r.name == sel or str(r.id) == sel]
         if not hit:

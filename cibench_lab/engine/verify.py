@@ -6,9 +6,10 @@ it.  Every step's fresh output is graded against the stored reference under
 every profile :func:`cibench_lab.grading.grade_all` returns, and so is the
 stored output itself: a step *drifts* when the fresh run fails a profile the
 stored reference passes (or raises, or changes its kind of output).  Steps the
-stored reference itself cannot pass (DESIGN §6's documented exceptions) are
-counted, not failed.  Outputs whose bytes changed but still pass every profile
-are reported as *changed* (drift with ``exact``).
+stored reference itself cannot pass (:func:`~cibench_lab.tasks.checks.known_exception`:
+under ``cibench``, a text answer with no ASCII letter or digit) are counted, not failed.
+Outputs whose bytes changed but still pass every profile are reported as *changed*
+(drift with ``exact``).
 """
 
 from __future__ import annotations

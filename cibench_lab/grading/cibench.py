@@ -11,6 +11,8 @@ reference without a printed output (``None``) makes the original raise and score
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..tasks.model import Step
 from . import num, text, vis
 from .exec import exec_detail, failure_detail, tool_and_exec
@@ -62,7 +64,9 @@ def step_basis(
     if rendered is None:
         rendered = render_turns(turns)
     tool, exe = tool_and_exec(rendered)
-    base = dict(profile=profile, kind=step.kind, tool=tool, exec=exe, metric=METRIC_OF_KIND[step.kind])
+    base: dict[str, Any] = dict(
+        profile=profile, kind=step.kind, tool=tool, exec=exe, metric=METRIC_OF_KIND[step.kind]
+    )
     if step.kind != "exec":
         return rendered, base, None
     detail = exec_detail(rendered, error_name(turns))

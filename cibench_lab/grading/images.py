@@ -129,7 +129,7 @@ def _decode(b64: str) -> np.ndarray:
     if w * h > MAX_PIXELS:
         raise TooLarge(f"image too large ({w}x{h} pixels; limit {MAX_PIXELS:,})")
     try:
-        img = Image.open(io.BytesIO(raw))
+        img: Image.Image = Image.open(io.BytesIO(raw))
         if img.size[0] * img.size[1] > MAX_PIXELS:
             raise TooLarge(f"image too large ({img.size[0]}x{img.size[1]} pixels)")
         if img.mode == "P":

@@ -89,7 +89,7 @@ def bootstrap(sums: np.ndarray, counts: np.ndarray, seed: int = 0, b: int = B) -
 
 def interval(samples: np.ndarray) -> list[list[float | None]]:
     """[lo, hi] per column (2.5th/97.5th percentiles), None where undefined."""
-    out = []
+    out: list[list[float | None]] = []
     for col in samples.T:
         col = col[~np.isnan(col)]
         out.append(

@@ -2,7 +2,8 @@
 
 rouge-score's default tokenizer, no stemmer — as OpenCompass's Hugging Face
 ``rouge`` metric calls it.  That tokenizer keeps only ``[a-z0-9]`` runs, so
-Chinese text scores 0 under this profile (a documented limit, DESIGN §6).
+Chinese text scores 0 under this profile, even against itself (a known limit of the
+official metric, kept on purpose; docs/grading.md).
 """
 
 from __future__ import annotations

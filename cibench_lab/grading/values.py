@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 _NUM = re.compile(
@@ -107,7 +108,7 @@ def _same(p: Token, r: Token, asked: int | None) -> bool:
     return p == r
 
 
-def contains(pred: list[Token], ref: list[Token], asked: int | None = None) -> bool:
+def contains(pred: Sequence[Token], ref: Sequence[Token], asked: int | None = None) -> bool:
     """``ref`` appears as a contiguous run of ``pred`` (numbers compared with tolerance)."""
     if not ref:
         return True
