@@ -553,9 +553,14 @@ export type components = {
       code: string;
       error: boolean;
       started_at: string;
+      finished_at: string;
       grade: components['schemas']['Grade'] | null;
       /** @description how the kernel ran it: ok | error | timeout | no_action | ... */
       status?: string;
+      /** @description the outputs were cut: the kernel printed more than the server keeps */
+      truncated?: boolean;
+      /** @description how long a headless run took */
+      seconds?: number;
       action?: components['schemas']['Action'];
       protocol?: string;
       model?: string;

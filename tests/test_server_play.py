@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 from conftest import PROBE_ID, SECRET_OUT
+from sqlalchemy import select
+
+from cibench_lab.store.tables import Turn
 
 
 @pytest.mark.fast
@@ -124,3 +127,22 @@ async def test_models_listed_by_name_only(api, monkeypatch):
     code, models = await api("GET", "models")
     assert code == 200 and models == [{"name": "probe-model", "protocol": "cibench-react"}]
     assert "sk-secret" not in str(models) and "127.0.0.1:9" not in str(models)
+
+
+async def test_a_turn_records_its_finish_and_cut_outputs(start_attempt, api, jp_serverapp):
+    b = await start_attempt()
+    code, r = await b.turn(0, "import time; time.sleep(0.3); print('x' * (5 * 1024 * 1024))")
+    assert code == 200, r
+    code, r = await b.turn(0, "print('short')")
+    assert code == 200, r
+    code, turns = await api("GET", f"attempts/{b.attempt['id']}/turns")
+    assert code == 200 and [t["turn"] for t in turns] == [0, 1]
+    big, small = turns
+    assert big["truncated"] is True and "truncated" not in small
+    assert big["finished_at"] > big["started_at"] and small["finished_at"] >= small["started_at"]
+    store = jp_serverapp.web_app.settings["cibench_lab"].store
+    with store.session() as s:
+        rows = s.scalars(select(Turn).where(Turn.attempt_id == b.attempt["id"]).order_by(Turn.number)).all()
+        kept = sum(len(o.get("text", "")) for o in rows[0].outputs)
+        assert rows[0].meta["truncated"] is True and kept <= 4 * 1024 * 1024
+        assert (rows[0].finished_at - rows[0].started_at).total_seconds() >= 0.3

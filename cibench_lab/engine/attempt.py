@@ -173,6 +173,7 @@ class Attempts:
         *,
         msg_id: str | None = None,
         started_at: dt.datetime | None = None,
+        finished_at: dt.datetime | None = None,
         meta: dict | None = None,
     ) -> dict[str, Any]:
         """Store one turn with the step's grade as of it; settle when the rules say so."""
@@ -196,6 +197,7 @@ class Attempts:
                     outputs=turn.outputs,
                     error=turn.error,
                     started_at=started_at or utcnow(),
+                    finished_at=finished_at or utcnow(),
                     grade=grades,
                     meta={**(meta or {}), "status": turn.status},
                 )

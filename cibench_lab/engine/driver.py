@@ -58,10 +58,21 @@ class Pending:
     proposal: Proposal
 
 
+@dataclass
+class Executed:
+    """A turn an executor ran: what the kernel published, when, and facts for its record
+    (``truncated`` when outputs were cut, a kernel that died, ...)."""
+
+    turn: TurnOutput
+    started_at: dt.datetime
+    finished_at: dt.datetime
+    meta: dict[str, Any]
+
+
 class Executor(Protocol):
     """What :meth:`StepDriver.play` needs of an executor that runs code itself."""
 
-    async def turn(self, code: str) -> tuple[TurnOutput, dict[str, Any]]: ...
+    async def turn(self, code: str) -> Executed: ...
 
     async def reference(self, code: str) -> TurnOutput: ...
 
@@ -171,6 +182,7 @@ class StepDriver:
         *,
         msg_id: str | None = None,
         started_at: dt.datetime | None = None,
+        finished_at: dt.datetime | None = None,
         meta: dict[str, Any] | None = None,
         participant: str | None = None,
     ) -> dict[str, Any]:
@@ -188,6 +200,7 @@ class StepDriver:
                 turn,
                 msg_id=msg_id,
                 started_at=started_at,
+                finished_at=finished_at,
                 meta=meta,
             )
         except Exception:
@@ -204,7 +217,7 @@ class StepDriver:
         session = await self._session(attempt_id, row, task)
         del self.pending[attempt_id]
         proposal = pending.proposal
-        meta = {**proposal.meta, **session.observe(task.steps[step], pending.turn, proposal, turn)}
+        meta = {**proposal.meta, **session.observe(task.steps[step], proposal, turn)}
         if proposal.action == "code" and turn.code.strip() != proposal.code.strip():
             meta["edited"] = True  # someone changed the proposed code before it ran
         return meta
@@ -259,9 +272,15 @@ class StepDriver:
             if nxt["do"] == "propose":
                 answer = await self.propose(attempt_id, nxt["step"])
             elif nxt["do"] == "run":
-                started = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
-                turn, extra = await executor.turn(nxt["code"])
-                answer = await self.record(attempt_id, nxt["step"], turn, started_at=started, meta=extra)
+                ran = await executor.turn(nxt["code"])
+                answer = await self.record(
+                    attempt_id,
+                    nxt["step"],
+                    ran.turn,
+                    started_at=ran.started_at,
+                    finished_at=ran.finished_at,
+                    meta=ran.meta,
+                )
             elif nxt["do"] == "reference":
                 ref = await executor.reference(nxt["code"])
                 answer = await self.reference(attempt_id, nxt["step"], ref)
@@ -276,8 +295,7 @@ class StepDriver:
     async def _session(self, attempt_id: str, row: Attempt, task: Task) -> PlayerSession:
         session = self.sessions.get(attempt_id)
         if session is None:
-            max_turn = PlaySettings(**row.settings).max_turn
-            session = self.players(row.player).session(task, row.mode, max_turn)
+            session = self.players(row.player).session(task, row.mode)
             await self.call(replay_history, session, self.attempts, attempt_id)
             self.sessions[attempt_id] = session
         return session

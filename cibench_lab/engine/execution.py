@@ -9,6 +9,7 @@ the kernel itself published — never what a browser reports.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,6 +68,16 @@ class Execution:
         # message as its own block, as CIBench's interpreter does.
         self.outputs.append(dict(output_from_msg(msg)))
 
+    def times(self) -> tuple[dt.datetime, dt.datetime]:
+        """When it started and finished, in naive UTC as the database keeps times."""
+        finished = self.finished if self.finished is not None else time.time()
+        return _utc(self.first_seen), _utc(finished)
+
+    def facts(self) -> dict[str, Any]:
+        """What its turn's record says of it beyond the outputs: ``truncated`` when the
+        outputs were cut at ``MAX_TEXT``."""
+        return {"truncated": True} if self.truncated else {}
+
     def finish(self, status: str | None = None) -> None:
         if status:
             self.status = status
@@ -88,14 +99,9 @@ class Execution:
             return False
         return True
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "code": self.code or "",
-            "outputs": self.outputs,
-            "error": self.error,
-            "status": self.status,
-            "truncated": self.truncated,
-        }
+
+def _utc(stamp: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(stamp, dt.timezone.utc).replace(tzinfo=None)
 
 
 def _size_of(content: dict[str, Any]) -> int:

@@ -27,7 +27,7 @@ def replay_history(session: PlayerSession, attempts: Attempts, attempt_id: str) 
         step = task.steps[index]
         for t in attempts.turns(attempt_id, index):
             proposal = Proposal(t.code, dict(t.meta), t.meta.get("action", "code"))
-            session.observe(step, t.number, proposal, turn_output(t))
+            session.observe(step, proposal, turn_output(t))
             fed += 1
         if steps[index].settled_at is not None:
             session.settle(step, steps[index].outcome or "")

@@ -27,6 +27,7 @@ from .capture import Captures
 from .driver import StepDriver
 from .environment import environment
 from .errors import BadInput, Conflict, Unavailable
+from .execution import Execution
 from .executor import execute
 from .kernel import KERNEL_NAME, START_CODE
 from .oracle import referenced_steps
@@ -217,11 +218,15 @@ class LabPlay:
         if kernel_id != row.kernel_id or self.prepared.get(kernel_id) != attempt_id:
             raise Conflict(f"kernel {kernel_id} is not this attempt's kernel")
         Attempts.check_open(row, step)
-        turn, started = await self._captured(attempt_id, step, kernel_id, msg_id)
-        meta = {"kernel_id": kernel_id}
-        return await self.driver.record(attempt_id, step, turn, msg_id=msg_id, started_at=started, meta=meta)
+        ex = await self._captured(attempt_id, step, kernel_id, msg_id)
+        started, finished = ex.times()
+        turn = TurnOutput(ex.code or "", ex.outputs, ex.error, ex.status)
+        meta = {"kernel_id": kernel_id, **ex.facts()}
+        return await self.driver.record(
+            attempt_id, step, turn, msg_id=msg_id, started_at=started, finished_at=finished, meta=meta
+        )
 
-    async def _captured(self, attempt_id: str, step: int, kernel_id: str, msg_id: str):
+    async def _captured(self, attempt_id: str, step: int, kernel_id: str, msg_id: str) -> Execution:
         """What our capture read for ``msg_id``, if it ran after step ``step`` opened."""
         opened = await self.call(self.attempts.opened_at, attempt_id, step)
         ex = self.captures.watch(kernel_id).get(msg_id)
@@ -233,9 +238,7 @@ class LabPlay:
             if ex.code is None and not ex.outputs:
                 raise BadInput(f"msg_id: kernel {kernel_id} published nothing for {msg_id}")
             ex.finish("timeout")
-        turn = TurnOutput(ex.code or "", ex.outputs, ex.error, ex.status)
-        started = dt.datetime.fromtimestamp(ex.first_seen, dt.timezone.utc).replace(tzinfo=None)
-        return turn, started
+        return ex
 
     async def settle(self, attempt_id: str, step: Any, outcome: str, participant: str) -> dict:
         _check_step(step)

@@ -31,7 +31,7 @@ from ..players import Player, PlayerError
 from ..store.tables import Attempt, Event, Run
 from ..tasks.model import Task
 from .attempt import Attempts, NewAttempt
-from .driver import StepDriver
+from .driver import Executed, StepDriver
 from .environment import environment
 from .errors import BadInput
 from .executor import COMPAT_SILENCE, KernelExecutor
@@ -230,14 +230,18 @@ class HeadlessKernel:
     def __init__(self, driver: StepDriver, attempt_id: str, executor: KernelExecutor):
         self.driver, self.attempt_id, self.executor = driver, attempt_id, executor
 
-    async def turn(self, code: str) -> tuple[TurnOutput, dict[str, Any]]:
+    async def turn(self, code: str) -> Executed:
         ex = await self.executor.run(code)
-        extra: dict[str, Any] = {"seconds": round((ex.finished or ex.first_seen) - ex.first_seen, 4)}
+        started, finished = ex.times()
+        meta: dict[str, Any] = {
+            "seconds": round((ex.finished or ex.first_seen) - ex.first_seen, 4),
+            **ex.facts(),
+        }
         if ex.status == "dead":
             reason = await self.executor.death_reason()
             restored = await self._restart(reason)
-            extra["kernel"] = {"died": reason, "restarted": True, "restored_cells": restored}
-        return TurnOutput(code, ex.outputs, ex.error, ex.status), extra
+            meta["kernel"] = {"died": reason, "restarted": True, "restored_cells": restored}
+        return Executed(TurnOutput(code, ex.outputs, ex.error, ex.status), started, finished, meta)
 
     async def reference(self, code: str) -> TurnOutput:
         """Oracle: a reference run that kills the kernel is recorded once, by the restore

@@ -117,6 +117,8 @@ TURN_META = (
     "replay",
     "edited",
     "status",
+    "truncated",
+    "seconds",
 )
 
 
@@ -137,6 +139,7 @@ def turns_view(attempts: Attempts, attempt_id: str, participant: str | None) -> 
                 "code": t.code,
                 "error": t.error,
                 "started_at": t.started_at.isoformat() + "Z",
+                "finished_at": t.finished_at.isoformat() + "Z",
                 "grade": (t.grade or {}).get(PROFILE) if show else None,
                 **{k: t.meta[k] for k in TURN_META if k in (t.meta or {})},
             }

@@ -375,8 +375,11 @@ class TurnDetail(Closed):
     code: str
     error: bool
     started_at: str
+    finished_at: str
     grade: Grade | None
     status: str = absent("how the kernel ran it: ok | error | timeout | no_action | ...")
+    truncated: bool = absent("the outputs were cut: the kernel printed more than the server keeps")
+    seconds: float = absent("how long a headless run took")
     action: Action = absent()
     protocol: str = absent()
     model: str = absent()

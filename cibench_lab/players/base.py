@@ -2,9 +2,9 @@
 
 The step driver (:mod:`cibench_lab.engine.driver`) is the only caller::
 
-    session = player.session(task, mode, max_turn)      # one per attempt
+    session = player.session(task, mode)                 # one per attempt
     proposal = await session.propose(step, turn)          # may call a model
-    session.observe(step, turn, proposal, result)        # -> more Turn.meta
+    session.observe(step, proposal, result)              # -> more Turn.meta
     session.settle(step, outcome)                        # the driver's settle rule decided
     session.observe_reference(step, reference_result)    # oracle mode
 
@@ -45,7 +45,7 @@ class PlayerSession(Protocol):
 
     async def propose(self, step: Step, turn: int) -> Proposal: ...
 
-    def observe(self, step: Step, turn: int, proposal: Proposal, result: TurnOutput) -> dict[str, Any]: ...
+    def observe(self, step: Step, proposal: Proposal, result: TurnOutput) -> dict[str, Any]: ...
 
     def settle(self, step: Step, outcome: str) -> None: ...
 
@@ -55,7 +55,7 @@ class PlayerSession(Protocol):
 class Player(Protocol):
     name: str  # recorded as the attempt's player: reference | openai:<model> | replay:<source>
 
-    def session(self, task: Task, mode: str, max_turn: int) -> PlayerSession: ...
+    def session(self, task: Task, mode: str) -> PlayerSession: ...
 
     def describe(self) -> dict[str, Any]: ...  # recorded with the run (never a key)
 
@@ -76,7 +76,7 @@ def unexecuted_turn(proposal: Proposal) -> TurnOutput | None:
 class StatelessSession:
     """Sessions of players that keep no conversation (reference, replay)."""
 
-    def observe(self, step: Step, turn: int, proposal: Proposal, result: TurnOutput) -> dict[str, Any]:
+    def observe(self, step: Step, proposal: Proposal, result: TurnOutput) -> dict[str, Any]:
         return {}
 
     def settle(self, step: Step, outcome: str) -> None:
@@ -92,7 +92,7 @@ class ReferencePlayer(StatelessSession):
 
     name = "reference"
 
-    def session(self, task: Task, mode: str, max_turn: int) -> ReferencePlayer:
+    def session(self, task: Task, mode: str) -> ReferencePlayer:
         return self
 
     def describe(self) -> dict[str, Any]:

@@ -81,7 +81,7 @@ class ModelSession:
                 meta[key] = parsed[key]
         return Proposal(parsed["code"], meta, parsed["action"])
 
-    def observe(self, step: Step, turn: int, proposal: Proposal, result: TurnOutput) -> dict[str, Any]:
+    def observe(self, step: Step, proposal: Proposal, result: TurnOutput) -> dict[str, Any]:
         self._enter(step)
         observation = self.protocol.observation(proposal.meta, result)
         self.exchanges.append([proposal.meta["reply"], *observation])
@@ -110,8 +110,8 @@ class OpenAIPlayer:
         self.protocol = make_protocol(config)
         self.client = ChatClient(config)
 
-    def session(self, task: Task, mode: str, max_turn: int) -> ModelSession:
-        return ModelSession(self, mode)  # the engine settles steps at max_turn
+    def session(self, task: Task, mode: str) -> ModelSession:
+        return ModelSession(self, mode)  # the driver settles steps at max_turn
 
     def describe(self) -> dict[str, Any]:
         return {"player": self.name, "model": self.config.public()}

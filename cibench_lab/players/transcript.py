@@ -132,7 +132,7 @@ class ReplayPlayer:
     def task_ids(self) -> list[str]:
         return sorted(self.turns)
 
-    def session(self, task: Task, mode: str, max_turn: int) -> ReplaySession:
+    def session(self, task: Task, mode: str) -> ReplaySession:
         return ReplaySession(self, self.steps if self.steps is not None else self.turns.get(task.id, {}))
 
     def describe(self) -> dict[str, Any]:

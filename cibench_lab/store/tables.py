@@ -10,7 +10,7 @@ import datetime as dt
 from typing import Any
 
 from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
 def utcnow() -> dt.datetime:
@@ -58,7 +58,6 @@ class Attempt(Base):
     summary: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column()
-    steps: Mapped[list[StepRow]] = relationship(order_by="StepRow.index", lazy="selectin")
 
 
 class StepRow(Base):

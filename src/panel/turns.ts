@@ -14,7 +14,8 @@ export function turnFacts(t: ITurnDetail): string {
   const facts: string[] = [];
   if (t.tokens?.total) {
     const parts =
-      t.tokens.prompt !== undefined && t.tokens.completion !== undefined
+      typeof t.tokens.prompt === 'number' &&
+      typeof t.tokens.completion === 'number'
         ? ` (${t.tokens.prompt} prompt + ${t.tokens.completion} reply)`
         : '';
     facts.push(`${t.tokens.total} tokens${parts}`);
@@ -30,6 +31,9 @@ export function turnFacts(t: ITurnDetail): string {
   }
   if (t.edited) {
     facts.push('code edited before it ran');
+  }
+  if (t.truncated) {
+    facts.push('outputs cut: the kernel printed more than the server keeps');
   }
   return facts.join(' · ');
 }
