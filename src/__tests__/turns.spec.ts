@@ -8,6 +8,7 @@ const MODEL_TURN: ITurnDetail = {
   code: 'print(df.shape[0])',
   error: false,
   started_at: '2026-11-29T21:00:00Z',
+  finished_at: '2026-11-29T21:00:01Z',
   grade: grade({ kind: 'num', detail: 'number matched' }),
   action: 'code',
   model: 'qwen',
@@ -36,6 +37,19 @@ describe('turn details', () => {
       })
     ).toBe(
       '412 tokens (380 prompt + 32 reply) · 0.84 s · 2 retries · ran nothing (no_action) · code edited before it ran'
+    );
+  });
+
+  it('says when outputs were cut, and reads token counts the server left null', () => {
+    expect(
+      turnFacts({
+        ...MODEL_TURN,
+        tokens: { prompt: null, completion: null, total: 412 },
+        retries: 0,
+        truncated: true
+      })
+    ).toBe(
+      '412 tokens · 0.84 s · outputs cut: the kernel printed more than the server keeps'
     );
   });
 
@@ -75,6 +89,7 @@ describe('turn details', () => {
       code: 'x = 1',
       error: false,
       started_at: '',
+      finished_at: '',
       grade: null
     };
     const node = turnsNode([person], 0);
