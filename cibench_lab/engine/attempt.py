@@ -1,6 +1,6 @@
 """The attempt state machine: open_step -> record_turn -> settle, persisted.
 
-One code path for every player and executor (DESIGN §3).  The database is the
+One code path for every player and executor, driven by the step driver.  The database is the
 truth: each transition is one transaction, so a kill -9 loses at most the turn
 in flight.  Methods are synchronous (SQLAlchemy + grading); the server and the
 headless runner call them from a worker thread.

@@ -2,7 +2,7 @@
 
 The `cibench-lab` kernelspec fixes thread counts and quietens noisy libraries so
 that the same code gives the same numbers and the same PNGs everywhere
-(NOTES-kernel-env.md, "Determinism").  The start code mirrors what CIBench's
+(the variables are in ``KERNEL_ENV``).  The start code mirrors what CIBench's
 interpreter runs before a task (no ``input()``, no shell escapes) and is run by
 the server (lab) or the executor (headless) before the first step.
 """

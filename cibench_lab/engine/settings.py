@@ -1,4 +1,5 @@
-"""Per-attempt play settings, recorded with each attempt (DESIGN §3 comparability)."""
+"""Per-attempt play settings, recorded with each attempt: two attempts are comparable only
+when they were played under the same settings (docs/architecture.md, "Comparability")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""What a browser may see of an attempt (the trust boundary, DESIGN §4).
+"""What a browser may see of an attempt (the trust boundary: anything sent to the browser
+counts as shown to the participant; docs/architecture.md).
 
 Reference code, reference outputs and Thought text appear only for settled
 steps and only when the reveal policy (or oracle mode) allows; instructions only

@@ -1,7 +1,7 @@
 """Tables of the results store (SQLAlchemy 2 declarative).
 
 participant 1─* attempt 1─* step 1─* turn; attempt *─1 run; attempt 1─* event.
-Steps and turns are 0-based (DESIGN §3 numbering).
+Steps and turns are 0-based, as in the engine and the API (the UI shows step n+1).
 """
 
 from __future__ import annotations
