@@ -19,7 +19,7 @@ from ..grading import TurnOutput, grade_all, summarize
 from ..store import Store
 from ..store.tables import Attempt, Event, Participant, StepRow, Turn, utcnow
 from ..tasks.library import TaskLibrary
-from ..tasks.model import Task
+from ..tasks.model import Step, Task
 from .errors import BadInput, Conflict, Forbidden, NotFound
 from .settings import PlaySettings
 
@@ -43,6 +43,14 @@ class NewAttempt:
 def turn_output(turn: Turn) -> TurnOutput:
     """A recorded turn as the graders (and players) see it."""
     return TurnOutput(turn.code, turn.outputs, turn.error, (turn.meta or {}).get("status", "ok"))
+
+
+async def graded(call, attempts: Attempts, grader, attempt_id: str, step: Step, turn: TurnOutput) -> dict:
+    """``record_turn``'s ``grades`` and ``graded_with`` for ``turn``: the step's recorded
+    turns read through ``call`` (the engine thread), graded by ``grader`` off it."""
+    previous = await call(attempts.turns, attempt_id, step.index)
+    grades = await grader.grade(step, [turn_output(t) for t in previous] + [turn])
+    return {"grades": grades, "graded_with": len(previous)}
 
 
 def _participant(s, name: str) -> Participant:
@@ -173,13 +181,18 @@ class Attempts:
         msg_id: str | None = None,
         started_at: dt.datetime | None = None,
         meta: dict | None = None,
+        grades: dict[str, dict] | None = None,
+        graded_with: int | None = None,
     ) -> dict[str, Any]:
-        """Store one turn with the step's grade as of it; settle when the rules say so."""
+        """Store one turn with the step's grade as of it; settle when the rules say so.
+
+        ``grades``: computed off this thread from the step's first ``graded_with`` turns
+        plus this one (:func:`graded`); graded here when absent or a turn came in since."""
         row, task = self.load(attempt_id)
         self.check_open(row, step)
         previous = self.turns(attempt_id, step)
-        history = [turn_output(t) for t in previous]
-        grades = grade_all(task.steps[step], history + [turn])
+        if grades is None or graded_with != len(previous):
+            grades = grade_all(task.steps[step], [turn_output(t) for t in previous] + [turn])
         with self.store.session() as s:
             if msg_id and s.scalar(
                 select(Turn.id).where(Turn.attempt_id == attempt_id, Turn.msg_id == msg_id)

@@ -26,7 +26,7 @@ from ..models.config import ConfigError
 from ..models.transcript import ReplayPlayer, TranscriptError, replay_steps, replayable
 from ..store.tables import Attempt
 from ..tasks.model import Task
-from .attempt import Attempts
+from .attempt import Attempts, graded
 from .errors import BadInput, Conflict, Unavailable
 from .players import (
     Player,
@@ -57,8 +57,11 @@ class Pending:
 
 
 class Autoplay:
-    def __init__(self, attempts: Attempts, registry: ModelRegistry, call, root: Path | None = None):
+    def __init__(
+        self, attempts: Attempts, registry: ModelRegistry, call, root: Path | None = None, grader=None
+    ):
         self.attempts = attempts
+        self.grader = grader  # grades an unexecuted turn off the engine thread (None: on it)
         self.root = root  # transcripts are read from under the server root only
         self.registry = registry
         self.call = call  # runs a synchronous engine call on the engine's worker thread
@@ -204,7 +207,10 @@ class Autoplay:
             return _proposal_view(pending)
         session = self.sessions[attempt_id]
         meta = {**proposal.meta, **session.observe(step, pending.turn, proposal, idle)}
-        result = await self.call(self.attempts.record_turn, attempt_id, step.index, idle, meta=meta)
+        grades = (
+            await graded(self.call, self.attempts, self.grader, attempt_id, step, idle) if self.grader else {}
+        )
+        result = await self.call(self.attempts.record_turn, attempt_id, step.index, idle, meta=meta, **grades)
         self.recorded(attempt_id, task, result)
         return {**_proposal_view(pending), "result": result}
 

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ..grading import TurnOutput
+from ..grading.pool import Grader
 from ..models.config import ModelRegistry
-from .attempt import Attempts, NewAttempt
+from .attempt import Attempts, NewAttempt, graded
 from .autoplay import HUMAN, Autoplay
 from .capture import Captures
 from .environment import environment
@@ -44,9 +45,15 @@ class LabConfig:
 
 class LabPlay:
     def __init__(
-        self, attempts: Attempts, serverapp: Any, config: LabConfig, registry: ModelRegistry | None = None
+        self,
+        attempts: Attempts,
+        serverapp: Any,
+        config: LabConfig,
+        registry: ModelRegistry | None = None,
+        grader: Grader | None = None,
     ):
         self.attempts = attempts
+        self.grader = grader or Grader()  # grades turns off the engine thread
         self.app = serverapp
         self.config = config
         self.captures = Captures(serverapp.kernel_manager)
@@ -55,7 +62,9 @@ class LabPlay:
         self.prepared_at: dict[str, float] = {}  # when the kernel's state was last restored
         self.background: set[asyncio.Future] = set()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cibench-engine")
-        self.autoplay = Autoplay(attempts, registry or ModelRegistry(), self.call, config.root_dir)
+        self.autoplay = Autoplay(
+            attempts, registry or ModelRegistry(), self.call, config.root_dir, self.grader
+        )
 
     async def call(self, fn, *args, **kwargs):
         """Run an engine transition (DB + grading) off the event loop, one at a time."""
@@ -199,6 +208,7 @@ class LabPlay:
         if row.player != HUMAN:
             meta.update(self.autoplay.observe(attempt_id, task, step, turn))
         try:
+            grades = await graded(self.call, self.attempts, self.grader, attempt_id, task.steps[step], turn)
             result = await self.call(
                 self.attempts.record_turn,
                 attempt_id,
@@ -207,6 +217,7 @@ class LabPlay:
                 msg_id=msg_id,
                 started_at=started,
                 meta=meta,
+                **grades,
             )
         except Exception:
             self.autoplay.forget(attempt_id)  # the session saw a turn the database did not keep
@@ -266,6 +277,7 @@ class LabPlay:
         for kid in list(self.captures.by_kernel):
             self.captures.forget(kid)
         self.pool.shutdown(wait=False)
+        self.grader.close()
 
 
 def _check_ids(kernel_id: Any, msg_id: Any) -> None:

@@ -27,9 +27,10 @@ from typing import Any
 from sqlalchemy import select
 
 from ..grading import TurnOutput
+from ..grading.pool import Grader
 from ..store.tables import Attempt, Event, Run, utcnow
 from ..tasks.model import Step, Task
-from .attempt import Attempts, NewAttempt, turn_output
+from .attempt import Attempts, NewAttempt, graded, turn_output
 from .environment import environment
 from .errors import BadInput
 from .executor import COMPAT_SILENCE, KernelExecutor
@@ -72,9 +73,10 @@ class PlayContext:
     observer: RunObserver = field(default_factory=RunObserver)
     settings: PlaySettings = field(default_factory=PlaySettings)
     pool: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, "cibench-db"))
+    grader: Grader = field(default_factory=Grader)  # grades turns off the database thread
 
     async def db(self, fn: Callable, *args: Any, **kwargs: Any) -> Any:
-        """An engine call (database + grading) on the run's one database thread."""
+        """An engine call (the database) on the run's one database thread."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.pool, functools.partial(fn, *args, **kwargs))
 
@@ -130,8 +132,12 @@ async def run_tasks(
     compat_timeout: bool = False,
     observer: RunObserver | None = None,
     settings: PlaySettings | None = None,
+    grader: Grader | None = None,
 ) -> list[str]:
-    """Play every task not yet finished in ``run_name``; return the run's finished attempt ids."""
+    """Play every task not yet finished in ``run_name``; return the run's finished attempt ids.
+
+    ``grader`` (with the run's judge, if any) is the caller's to close; without one the
+    run grades with a judge-less grader of its own."""
     settings = settings or PlaySettings()
     config = {
         **player.describe(),
@@ -143,6 +149,7 @@ async def run_tasks(
     with tempfile.TemporaryDirectory(prefix="cibench-run-") as tmp:
         ctx = PlayContext(attempts, player, mode, None, Path(tmp), timeout, None, observer, settings)
         ctx.silence = COMPAT_SILENCE if compat_timeout else None
+        ctx.grader = grader or ctx.grader
         try:
             ctx.run_id = await ctx.db(ensure_run, attempts, run_name, player.name, mode, config)
             state = await ctx.db(run_state, attempts, ctx.run_id)
@@ -150,6 +157,8 @@ async def run_tasks(
             state = await ctx.db(run_state, attempts, ctx.run_id)
         finally:
             ctx.pool.shutdown(wait=True)
+            if grader is None:
+                ctx.grader.close()
     return [i for i, status in state.values() if status == "done"]
 
 
@@ -243,8 +252,9 @@ async def _play_step(
         started = utcnow()
         turn, extra = await _execute(ctx, attempt_id, proposal, executor)
         meta = {**proposal.meta, **extra, **session.observe(step, turn_no, proposal, turn)}
+        grades = await graded(ctx.db, ctx.attempts, ctx.grader, attempt_id, step, turn)
         record = ctx.attempts.record_turn
-        result = await ctx.db(record, attempt_id, step.index, turn, started_at=started, meta=meta)
+        result = await ctx.db(record, attempt_id, step.index, turn, started_at=started, meta=meta, **grades)
         turn_no += 1
         settled = result["settled"]
     session.settle(step, settled["outcome"])
