@@ -48,6 +48,7 @@ class Services:
 
 class CIBenchLabApp(ExtensionApp):
     name = "cibench_lab"
+    judge: VisionJudge | None = None  # built from the judge_* traits, injected into the grader
 
     task_dirs = List(
         Unicode(),
@@ -173,7 +174,8 @@ class CIBenchLabApp(ExtensionApp):
         config.settings.validate()
         models = ModelRegistry(self._model_configs())
         hide_from_kernels(self.judge_api_key_env, *(c.api_key_env for c in models.configs.values()))
-        lab = LabPlay(attempts, self.serverapp, config, models, Grader(self._judge(), self.grading_workers))
+        self.judge = self._judge()
+        lab = LabPlay(attempts, self.serverapp, config, models, Grader(self.judge, self.grading_workers))
         participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
         self.services = Services(library, store, attempts, lab, participant, models)
         self.settings.update({"cibench_lab": self.services})
@@ -211,4 +213,6 @@ class CIBenchLabApp(ExtensionApp):
 
     async def stop_extension(self) -> None:
         await self.services.lab.close()
+        if self.judge is not None:
+            await self.judge.aclose()
         self.services.store.dispose()

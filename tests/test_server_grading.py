@@ -1,5 +1,6 @@
-"""A plot turn through the real server: graded in the Grader's worker processes, judged by the
-VisionJudge the app built from its traits (against the scripted server), recorded as grade_all says."""
+"""A plot turn through the real server (and the CLI): graded in the Grader's worker processes,
+judged by the VisionJudge the app (the CLI) built from its traits (flags), against the scripted
+server, recorded as grade_all says."""
 
 from __future__ import annotations
 
@@ -22,9 +23,7 @@ PLOT = "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.title('mine')\
 def task_root(tmp_path_factory):
     root = tmp_path_factory.mktemp("vis-tasks")
     ref = new_output("display_data", data={"image/png": plot_png("the reference"), "text/plain": "<Figure>"})
-    nb = new_notebook(
-        cells=[new_markdown_cell("Plot the series."), new_code_cell("plt.show()", outputs=[ref])]
-    )
+    nb = new_notebook(cells=[new_markdown_cell("Plot the series."), new_code_cell(PLOT, outputs=[ref])])
     nb.metadata["step_types"] = ["vis"]
     nb.metadata["cibench_lab"] = {"schema_version": 1, "title": "One plot", "language": "en"}
     path = root / "cibench_template" / "matplotlib" / "one_plot.ipynb"
@@ -73,4 +72,22 @@ async def test_plot_turn_graded_off_the_engine_thread_and_judged(start_attempt, 
     assert recorded.grade == grade_all(step, [turn_output(recorded)], verdict)
     sent = judge_server.requests[0]["body"]["messages"][0]["content"][1]["image_url"]["url"]
     assert sent == "data:image/png;base64," + recorded.outputs[0]["data"]["image/png"]
+    judge_server.check()
+
+
+def test_cli_run_injects_the_judge_from_its_flags(task_root, judge_server, tmp_path, capsys):
+    from cibench_lab.cli import main
+    from cibench_lab.store import Store
+    from cibench_lab.store.tables import Turn
+
+    db = f"sqlite:///{tmp_path / 'cli.sqlite'}"
+    judge = ["--judge-model", "judge-vl", "--judge-base-url", judge_server.base_url]
+    argv = ["--task-dir", str(task_root), "--db", db, "run", "--no-progress", "--grading-workers", "1"]
+    argv += [*judge, "--judge-api-key-env", "JUDGE_KEY_FOR_TEST", "--tasks", VIS_ID]
+    assert main(argv) == 0, capsys.readouterr()
+    store = Store(db)
+    with store.session() as s:
+        (grade,) = [t.grade for t in s.query(Turn)]
+    store.dispose()
+    assert grade["fair"]["judge"]["score"] == 0.6 and len(judge_server.requests) == 1
     judge_server.check()
