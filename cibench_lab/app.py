@@ -15,9 +15,10 @@ from .engine.attempt import Attempts
 from .engine.kernel import ensure_kernelspec, hide_from_kernels
 from .engine.lab import LabConfig, LabPlay
 from .engine.settings import REVEAL, PlaySettings
-from .grading.judge import configure_from_traits as configure_judge
+from .grading.pool import WORKERS, Grader
 from .handlers.routes import handlers
 from .models.config import ModelRegistry, read_config_file
+from .models.judge import VisionJudge
 from .store import NeedsUpgrade, Store, StoreError
 from .tasks.library import TaskLibrary, default_task_dirs
 
@@ -47,6 +48,7 @@ class Services:
 
 class CIBenchLabApp(ExtensionApp):
     name = "cibench_lab"
+    judge: VisionJudge | None = None  # built from the judge_* traits, injected into the grader
 
     task_dirs = List(
         Unicode(),
@@ -158,10 +160,16 @@ class CIBenchLabApp(ExtensionApp):
     judge_api_key_env = Unicode(
         "OPENAI_API_KEY", help="Name of the environment variable that holds the judge's API key."
     ).tag(config=True)
+    grading_workers = Int(
+        WORKERS,
+        help=(
+            "Processes that grade turns with images or long outputs (SSIM, decoding), at a lower "
+            "CPU priority than the server; each may need ~2 GB for a 25-megapixel plot."
+        ),
+    ).tag(config=True)
 
     def initialize_settings(self) -> None:
         ensure_kernelspec(self.serverapp.kernel_spec_manager)
-        configure_judge(self.judge_model, self.judge_base_url, self.judge_api_key_env)
         library = TaskLibrary.load([Path(d) for d in self.task_dirs] or default_task_dirs())
         store = self._open_store()
         attempts = Attempts(store, library)
@@ -175,7 +183,8 @@ class CIBenchLabApp(ExtensionApp):
         config.settings.validate()
         models = ModelRegistry(self._model_configs())
         hide_from_kernels(self.judge_api_key_env, *(c.api_key_env for c in models.configs.values()))
-        lab = LabPlay(attempts, self.serverapp, config, models)
+        self.judge = self._judge()
+        lab = LabPlay(attempts, self.serverapp, config, models, Grader(self.judge, self.grading_workers))
         participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
         self.services = Services(library, store, attempts, lab, participant, models)
         self.settings.update({"cibench_lab": self.services})
@@ -194,6 +203,17 @@ class CIBenchLabApp(ExtensionApp):
             hint = hint if isinstance(err, NeedsUpgrade) else ""
             self.log.critical("cibench-lab: %s%s", err, hint)
             raise SystemExit(1) from None
+
+    def _judge(self) -> VisionJudge | None:
+        """The VLM judge the ``judge_*`` traits (and any ``VisionJudge`` config) describe."""
+        if not self.judge_model:
+            return None
+        return VisionJudge(
+            parent=self,
+            model=self.judge_model,
+            base_url=self.judge_base_url,
+            api_key_env=self.judge_api_key_env or "OPENAI_API_KEY",
+        )
 
     def _model_configs(self) -> dict:
         configs = read_config_file(self.model_config_file) if self.model_config_file else {}
@@ -215,4 +235,6 @@ class CIBenchLabApp(ExtensionApp):
 
     async def stop_extension(self) -> None:
         await self.services.lab.close()
+        if self.judge is not None:
+            await self.judge.aclose()
         self.services.store.dispose()

@@ -1,120 +1,105 @@
-"""The optional VLM judge, against a tiny OpenAI-compatible HTTP server on 127.0.0.1.
+"""The optional VLM judge: the models' VisionJudge injected into a Grader, against the
+scripted OpenAI-compatible server (tests/openai_server.py) on 127.0.0.1.
 
-The server is real HTTP (http.server in a thread); it replies from a script and
-asserts every request it receives: the path, the bearer key, the model, the
-judge prompt with the step's question, and the image as a PNG data URL.
+The server asserts every request it receives: the bearer key, the model, the
+judge's max_tokens and temperature, and the exact message — the judge prompt with
+the step's question and the graded figure as a PNG data URL.
 """
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import asyncio
 
 import pytest
+from openai_server import ScriptedServer
 from test_grading_golden import CORPUS, step_of, turns_of
 
 from cibench_lab.grading import grade_all, judge
+from cibench_lab.grading.fair import judged_image
+from cibench_lab.grading.pool import Grader
+from cibench_lab.models.judge import VisionJudge
 
 KEY = "sk-test-judge"
 VIS = next(c for c in CORPUS if c["id"] == "vis_same")
 OTHER = next(c for c in CORPUS if c["id"] == "vis_different")
 
 
-class Judge(ThreadingHTTPServer):
-    def __init__(self):
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.replies: list[tuple[int, str]] = []
-        self.requests: list[dict] = []
-        self.problems: list[str] = []
-
-
-class Handler(BaseHTTPRequestHandler):
-    server: Judge
-
-    def log_message(self, *args):  # keep pytest output clean
-        pass
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append(body)
-        self._check(body)
-        status, text = self.server.replies.pop(0) if self.server.replies else (500, "no reply scripted")
-        if status != 200:
-            self._send(status, {"error": {"message": text, "type": "server_error"}})
-            return
-        message = {"role": "assistant", "content": text}
-        choice = {"index": 0, "message": message, "finish_reason": "stop"}
-        self._send(200, {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                         "choices": [choice]})  # fmt: skip
-
-    def _check(self, body):
-        def need(ok, what):
-            if not ok:
-                self.server.problems.append(what)
-
-        need(self.path == "/v1/chat/completions", f"path {self.path}")
-        need(self.headers.get("Authorization") == f"Bearer {KEY}", "api key")
-        need(body.get("model") == "judge-vl", "model")
-        content = body["messages"][0]["content"]
-        need(
-            content[0]["type"] == "text" and "[Visualization Problem]:golden case" in content[0]["text"],
-            "prompt",
-        )
-        url = content[1]["image_url"]["url"]
-        need(url.startswith("data:image/png;base64,iVBOR"), "image data URL")
-
-    def _send(self, status, payload):
-        raw = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(raw)))
-        self.end_headers()
-        self.wfile.write(raw)
+def asks(case: dict, reply: str, faults: list[str] | None = None) -> dict:
+    """The one exchange the judge of ``case``'s figure must have with the server."""
+    step, image = step_of(case), judged_image(step_of(case), turns_of(case))
+    content = [
+        {"type": "text", "text": judge.judge_prompt(step.prompt)},
+        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{image}"}},
+    ]
+    return {"messages": [{"role": "user", "content": content}], "reply": reply, "faults": faults or []}
 
 
 @pytest.fixture
-def server(monkeypatch):
-    srv = Judge()
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
+def serve(monkeypatch):
+    """Start the scripted server with the exchanges the judge must have."""
     monkeypatch.setenv("JUDGE_KEY_FOR_TEST", KEY)
-    judge.configure_from_traits(
-        "judge-vl", f"http://127.0.0.1:{srv.server_address[1]}/v1", "JUDGE_KEY_FOR_TEST"
-    )
-    yield srv
-    judge.configure(None)
-    srv.shutdown()
-    srv.server_close()
-    assert not srv.problems, srv.problems
+    started: list[ScriptedServer] = []
+
+    def start(exchanges: list[dict]) -> ScriptedServer:
+        srv = ScriptedServer(exchanges, model="judge-vl", key=KEY, max_tokens=32, temperature=0.0)
+        started.append(srv.start())
+        return srv
+
+    yield start
+    for srv in started:
+        srv.stop()
 
 
-@pytest.mark.fast
-def test_judge_scores_and_caches_by_image(server):
-    server.replies = [(200, "8"), (200, "Score: 3")]
-    fair = grade_all(step_of(VIS), turns_of(VIS))["fair"]
-    assert fair["judge"]["score"] == 0.8 and fair["judge"]["error"] is None and not fair["judge"]["cached"]
-    assert fair["score"] == 1.0 and "judge 0.8" in fair["detail"]
-    again = grade_all(step_of(VIS), turns_of(VIS))["fair"]["judge"]
-    assert again["score"] == 0.8 and again["cached"] and len(server.requests) == 1
-    other = grade_all(step_of(OTHER), turns_of(OTHER))["fair"]["judge"]
-    assert other["score"] == 0.3 and len(server.requests) == 2
+def grader_for(server: ScriptedServer) -> Grader:
+    vlm = VisionJudge(model="judge-vl", base_url=server.base_url, api_key_env="JUDGE_KEY_FOR_TEST")
+    return Grader(vlm, workers=1)
+
+
+def fair_of(grader: Grader, case: dict) -> dict:
+    return asyncio.run(grader.grade(step_of(case), turns_of(case)))["fair"]
+
+
+def test_judge_scores_and_caches_by_image(serve):
+    server = serve([asks(VIS, "8"), asks(OTHER, "Score: 3")])
+    grader = grader_for(server)
+    try:
+        fair = fair_of(grader, VIS)
+        assert fair["judge"] == {
+            "model": "judge-vl",
+            "score": 0.8,
+            "reply": "8",
+            "error": None,
+            "cached": False,
+        }
+        assert fair["score"] == 1.0 and "judge 0.8" in fair["detail"]
+        again = fair_of(grader, VIS)["judge"]
+        assert again["score"] == 0.8 and again["cached"] and len(server.requests) == 1
+        assert fair_of(grader, OTHER)["judge"]["score"] == 0.3 and len(server.requests) == 2
+    finally:
+        grader.close()
+    server.check()
 
 
 @pytest.mark.parametrize(
-    "reply, error",
-    [((200, "I cannot rate this."), "no number"), ((200, "11"), "outside 1..10"), ((500, "boom"), "Error")],
+    "first, error",
+    [
+        (asks(VIS, "I cannot rate this."), "no number"),
+        (asks(VIS, "11"), "outside 1..10"),
+        (asks(VIS, "7", faults=["500"]), "ModelError"),  # the 500 is served, then "7"
+    ],
 )
-@pytest.mark.fast
-def test_judge_failure_is_recorded_never_zero(server, reply, error):
-    server.replies = [reply, (200, "7")]
-    grades = grade_all(step_of(VIS), turns_of(VIS))
-    verdict = grades["fair"]["judge"]
-    assert verdict["score"] is None and error in verdict["error"]
-    assert grades["fair"]["score"] == 1.0  # SSIM stands; the failure is not a 0
-    assert "judge" not in grades["fair"]["detail"]
-    retry = grade_all(step_of(VIS), turns_of(VIS))["fair"]["judge"]  # failures are not cached
-    assert retry["score"] == 0.7
+def test_judge_failure_is_recorded_never_zero(serve, first, error):
+    server = serve([first] if first["faults"] else [first, asks(VIS, "7")])
+    grader = grader_for(server)
+    try:
+        fair = fair_of(grader, VIS)
+        assert fair["judge"]["score"] is None and error in fair["judge"]["error"]
+        assert fair["score"] == 1.0  # SSIM stands; the failure is not a 0
+        assert "judge" not in fair["detail"]
+        assert fair_of(grader, VIS)["judge"]["score"] == 0.7  # failures are not cached
+    finally:
+        grader.close()
+    server.check()
 
 
 @pytest.mark.fast
@@ -126,15 +111,37 @@ def test_judge_prompt_language_and_parse():
         judge.parse_score("Question: 5")
 
 
-@pytest.mark.fast
-def test_no_judge_unless_configured(monkeypatch):
-    monkeypatch.delenv("CIBENCH_LAB_JUDGE_MODEL", raising=False)
-    judge.configure(None)
+def test_no_judge_unless_given(monkeypatch):
+    monkeypatch.setenv("CIBENCH_LAB_JUDGE_MODEL", "judge-vl")  # read by the CLI only
     assert grade_all(step_of(VIS), turns_of(VIS))["fair"]["judge"] is None
-    assert grade_all(step_of(VIS), turns_of(VIS))["cibench"]["judge"] is None
+    grader = Grader()
+    try:
+        grades = asyncio.run(grader.grade(step_of(VIS), turns_of(VIS)))
+    finally:
+        grader.close()
+    assert grades["fair"]["judge"] is None and grades["cibench"]["judge"] is None
 
 
-def test_tasks_verify_asks_no_judge(server, capsys):
+def test_judge_from_the_environment_and_flags():
+    env = {"CIBENCH_LAB_JUDGE_MODEL": "vl", "CIBENCH_LAB_JUDGE_BASE_URL": "http://h/v1"}
+    vlm = VisionJudge.from_env(env, api_key_env="MY_KEY")
+    assert (vlm.model, vlm.base_url, vlm.api_key_env) == ("vl", "http://h/v1", "MY_KEY")
+    assert (
+        VisionJudge.from_env({}) is None
+        and VisionJudge.from_env({}, model="m").api_key_env == "OPENAI_API_KEY"
+    )
+    config = VisionJudge(model="vl", timeout=5.0).model_config()
+    assert (config.retries, config.max_tokens, config.request_timeout) == (0, 32, 5.0)
+
+
+def test_tasks_verify_asks_no_judge(serve, capsys, monkeypatch):
+    server = serve([])
+    for name, value in [
+        ("MODEL", "judge-vl"),
+        ("BASE_URL", server.base_url),
+        ("API_KEY_ENV", "JUDGE_KEY_FOR_TEST"),
+    ]:
+        monkeypatch.setenv(f"CIBENCH_LAB_JUDGE_{name}", value)
     from cibench_lab.cli import main
 
     argv = ["tasks", "verify", "--no-progress", "cibench_template/matplotlib/mpg_figure_anatomy"]

@@ -3,7 +3,8 @@
     cibench-lab run --player openai:MODEL|reference|replay:FILE [--base-url URL]
         [--protocol cibench-react|tools] [--merge-roles] [--mode e2e|oracle]
         [--tasks ID|PATTERN ...] [--jobs N] [--run NAME] [--timeout S] [--compat-timeout]
-        [--export-transcript FILE]
+        [--export-transcript FILE] [--judge-model M [--judge-base-url URL] [--judge-api-key-env VAR]]
+        [--grading-workers N]
 
 Results go to the database; the same ``--run`` again skips finished attempts and
 resumes open ones.  Exit status: 0 when every attempt finished, 1 when some are
@@ -19,6 +20,7 @@ from typing import Any
 from sqlalchemy import select
 
 from ..engine.attempt import PROFILE, Attempts
+from ..grading.pool import WORKERS
 from ..grading.summary import METRICS, format_row, summarize
 from ..store import Store
 from ..store.tables import Attempt, StepRow
@@ -29,7 +31,7 @@ from .common import library
 def cmd_run(args) -> int:
     from ..engine.errors import BadInput
     from ..engine.kernel import hide_from_kernels
-    from ..grading import judge
+    from ..models.judge import VisionJudge
     from ..players import PlayerContext, make_player
 
     store = Store(args.db)
@@ -41,8 +43,14 @@ def cmd_run(args) -> int:
     except ValueError as err:  # SpecError, ConfigError and TranscriptError are ValueErrors
         print(f"error: --player: {str(err).removeprefix('player: ')}", file=sys.stderr)
         return 2
-    config, judge_config = getattr(player, "config", None), judge.active()
-    hide_from_kernels(config.api_key_env if config else "", judge_config.api_key_env if judge_config else "")
+    if args.grading_workers < 1:
+        print("error: --grading-workers: must be at least 1", file=sys.stderr)
+        return 2
+    judge = VisionJudge.from_env(
+        model=args.judge_model, base_url=args.judge_base_url, api_key_env=args.judge_api_key_env
+    )
+    config = getattr(player, "config", None)
+    hide_from_kernels(config.api_key_env if config else "", judge.api_key_env if judge else "")
     lib = library(args)
     patterns = args.tasks or (player.task_ids() if hasattr(player, "task_ids") else None)
     tasks = lib.select(patterns)
@@ -53,7 +61,7 @@ def cmd_run(args) -> int:
     run_name = args.run or default_run_name(player, args.mode)
     observer = ProgressObserver(tasks, live=not args.no_progress)
     try:
-        ids = asyncio.run(_run(attempts, tasks, player, args, run_name, observer))
+        ids = asyncio.run(_run(attempts, tasks, player, args, run_name, observer, judge))
     except BadInput as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -67,9 +75,11 @@ def cmd_run(args) -> int:
     return observer.report(run_name)
 
 
-async def _run(attempts, tasks, player, args, run_name: str, observer) -> list[str]:
+async def _run(attempts, tasks, player, args, run_name: str, observer, judge) -> list[str]:
     from ..engine.run import run_tasks
+    from ..grading.pool import Grader
 
+    grader = Grader(judge, args.grading_workers)
     try:
         with observer:
             return await run_tasks(
@@ -82,8 +92,12 @@ async def _run(attempts, tasks, player, args, run_name: str, observer) -> list[s
                 jobs=args.jobs,
                 compat_timeout=args.compat_timeout,
                 observer=observer,
+                grader=grader,
             )
     finally:
+        grader.close()
+        if judge is not None:
+            await judge.aclose()
         close = getattr(player, "aclose", None)
         if close is not None:
             await close()
@@ -227,4 +241,16 @@ def register(sub) -> None:
     m.add_argument("--max-tokens", type=int, help="new tokens per reply (default 512, as CIBench)")
     m.add_argument("--request-timeout", type=float, help="seconds per model request (default 120)")
     m.add_argument("--retries", type=int, help="retries on 429/5xx/timeouts/malformed replies (default 6)")
+    g = r.add_argument_group("grading")
+    g.add_argument(
+        "--grading-workers",
+        type=int,
+        default=WORKERS,
+        help=f"processes grading image turns (default {WORKERS})",
+    )
+    g.add_argument("--judge-model", help="VLM judge of vis steps (default: $CIBENCH_LAB_JUDGE_MODEL; none)")
+    g.add_argument("--judge-base-url", help="the judge's endpoint, up to /v1 ($CIBENCH_LAB_JUDGE_BASE_URL)")
+    g.add_argument(
+        "--judge-api-key-env", help="variable holding the judge's key ($CIBENCH_LAB_JUDGE_API_KEY_ENV)"
+    )
     r.set_defaults(fn=cmd_run)

@@ -152,9 +152,6 @@ def cmd_verify(args) -> int:
     import dataclasses
     import time
 
-    from ..grading import judge
-
-    judge.configure(None)  # drift is read from pass/score: no (paid) judge calls
     tasks = library(args).select(args.patterns or None)
     if not tasks:
         print(f"error: no task matches {' '.join(args.patterns)}", file=sys.stderr)

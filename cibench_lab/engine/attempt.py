@@ -175,13 +175,18 @@ class Attempts:
         started_at: dt.datetime | None = None,
         finished_at: dt.datetime | None = None,
         meta: dict | None = None,
+        grades: dict[str, dict] | None = None,
+        graded_with: int | None = None,
     ) -> dict[str, Any]:
-        """Store one turn with the step's grade as of it; settle when the rules say so."""
+        """Store one turn with the step's grade as of it; settle when the rules say so.
+
+        ``grades``: computed off this thread from the step's first ``graded_with`` turns
+        plus this one (:func:`graded`); graded here when absent or a turn came in since."""
         row, task = self.load(attempt_id)
         self.check_open(row, step)
         previous = self.turns(attempt_id, step)
-        history = [turn_output(t) for t in previous]
-        grades = grade_all(task.steps[step], history + [turn])
+        if grades is None or graded_with != len(previous):
+            grades = grade_all(task.steps[step], [turn_output(t) for t in previous] + [turn])
         with self.store.session() as s:
             if msg_id and s.scalar(
                 select(Turn.id).where(Turn.attempt_id == attempt_id, Turn.msg_id == msg_id)

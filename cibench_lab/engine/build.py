@@ -218,9 +218,6 @@ def build_all(
 ) -> tuple[int, int]:
     """Build ``paths`` in one kernelspec, a :func:`report` line each (labelled ``state(result)``);
     failures go to stderr.  Returns (failed, changed) counts."""
-    from cibench_lab.grading import judge
-
-    judge.configure(None)  # self-grading reads pass/score only: no (paid) judge calls
     spec_dir = ensure_kernelspec()
     _warm_matplotlib()
     failed = changed = 0

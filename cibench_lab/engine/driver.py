@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..grading import TurnOutput
+from ..grading.pool import Grader
 from ..players import Player, PlayerSession, Proposal, unexecuted_turn
 from ..store.tables import Attempt
 from ..tasks.model import Task
@@ -78,10 +79,12 @@ class Executor(Protocol):
 
 
 class StepDriver:
-    def __init__(self, attempts: Attempts, players: Callable[[str], Player], call: Call):
+    def __init__(self, attempts: Attempts, players: Callable[[str], Player], call: Call, grader: Grader):
         self.attempts = attempts
         self.players = players  # the attempt's recorded player spec -> its Player
         self.call = call
+        self.grader = grader  # grades off the engine thread (image work in worker processes)
+        self.recording: dict[str, asyncio.Lock] = {}  # one turn of an attempt graded + recorded at a time
         self.sessions: dict[str, PlayerSession] = {}
         self.pending: dict[str, Pending] = {}
         self.inflight: dict[str, asyncio.Future] = {}  # player requests, cancelled by stop()
@@ -193,21 +196,32 @@ class StepDriver:
         if row.player != HUMAN:
             meta = {**await self._observe(attempt_id, row, task, step, turn), **meta}
         try:
-            result = await self.call(
-                self.attempts.record_turn,
-                attempt_id,
-                step,
-                turn,
-                msg_id=msg_id,
-                started_at=started_at,
-                finished_at=finished_at,
-                meta=meta,
-            )
+            async with self.recording.setdefault(attempt_id, asyncio.Lock()):
+                result = await self._record(
+                    attempt_id, task, step, turn, msg_id, started_at, finished_at, meta
+                )
         except Exception:
             self.forget(attempt_id)  # the session saw a turn the database did not keep
             raise
         result["next"] = self._after(attempt_id, row, task, result["settled"])
         return result
+
+    async def _record(self, attempt_id, task, step, turn, msg_id, started_at, finished_at, meta) -> dict:
+        """Grade the turn with the step's earlier turns (off the engine thread), then record it."""
+        previous = await self.call(self.attempts.turns, attempt_id, step)
+        grades = await self.grader.grade(task.steps[step], [turn_output(t) for t in previous] + [turn])
+        return await self.call(
+            self.attempts.record_turn,
+            attempt_id,
+            step,
+            turn,
+            msg_id=msg_id,
+            started_at=started_at,
+            finished_at=finished_at,
+            meta=meta,
+            grades=grades,
+            graded_with=len(previous),
+        )
 
     async def _observe(self, attempt_id: str, row: Attempt, task: Task, step: int, turn: TurnOutput) -> dict:
         """The turn's meta from the proposal it ran (Conflict when the player proposed none)."""
@@ -304,6 +318,7 @@ class StepDriver:
         """Drop the attempt's in-memory state (rebuilt from the database when needed)."""
         self.sessions.pop(attempt_id, None)
         self.pending.pop(attempt_id, None)
+        self.recording.pop(attempt_id, None)
 
     async def close(self) -> None:
         for job in list(self.inflight.values()):

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..grading import TurnOutput
+from ..grading.pool import Grader
 from ..models.config import ModelRegistry
 from ..players import Player, PlayerContext, PlayerError, SpecError, make_player, spec_of_choice
 from ..players.transcript import replayable
@@ -48,9 +49,15 @@ class LabConfig:
 
 class LabPlay:
     def __init__(
-        self, attempts: Attempts, serverapp: Any, config: LabConfig, registry: ModelRegistry | None = None
+        self,
+        attempts: Attempts,
+        serverapp: Any,
+        config: LabConfig,
+        registry: ModelRegistry | None = None,
+        grader: Grader | None = None,
     ):
         self.attempts = attempts
+        self.grader = grader or Grader()  # grades turns off the engine thread
         self.app = serverapp
         self.config = config
         self.captures = Captures(serverapp.kernel_manager)
@@ -61,7 +68,7 @@ class LabPlay:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cibench-engine")
         self.player_context = PlayerContext(registry or ModelRegistry(), attempts.store, config.root_dir)
         self.players: dict[str, Player] = {}  # by spec, built once
-        self.driver = StepDriver(attempts, self.player, self.call)
+        self.driver = StepDriver(attempts, self.player, self.call, self.grader)
 
     async def call(self, fn, *args, **kwargs):
         """Run an engine transition (DB + grading) off the event loop, one at a time."""
@@ -289,6 +296,7 @@ class LabPlay:
         for kid in list(self.captures.by_kernel):
             self.captures.forget(kid)
         self.pool.shutdown(wait=False)
+        self.grader.close()
 
 
 def _check_step(step: Any) -> None:

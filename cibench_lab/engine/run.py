@@ -27,6 +27,7 @@ from typing import Any
 from sqlalchemy import select
 
 from ..grading import TurnOutput
+from ..grading.pool import Grader
 from ..players import Player, PlayerError
 from ..store.tables import Attempt, Event, Run
 from ..tasks.model import Task
@@ -63,13 +64,14 @@ class PlayContext:
     observer: RunObserver = field(default_factory=RunObserver)
     settings: PlaySettings = field(default_factory=PlaySettings)
     pool: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, "cibench-db"))
+    grader: Grader = field(default_factory=Grader)  # grades turns off the database thread
     driver: StepDriver = field(init=False)
 
     def __post_init__(self) -> None:
-        self.driver = StepDriver(self.attempts, lambda spec: self.player, self.db)
+        self.driver = StepDriver(self.attempts, lambda spec: self.player, self.db, self.grader)
 
     async def db(self, fn: Callable, *args: Any, **kwargs: Any) -> Any:
-        """An engine call (database + grading) on the run's one database thread."""
+        """An engine call (the database) on the run's one database thread."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.pool, functools.partial(fn, *args, **kwargs))
 
@@ -125,8 +127,12 @@ async def run_tasks(
     compat_timeout: bool = False,
     observer: RunObserver | None = None,
     settings: PlaySettings | None = None,
+    grader: Grader | None = None,
 ) -> list[str]:
-    """Play every task not yet finished in ``run_name``; return the run's finished attempt ids."""
+    """Play every task not yet finished in ``run_name``; return the run's finished attempt ids.
+
+    ``grader`` (with the run's judge, if any) is the caller's to close; without one the
+    run grades with a judge-less grader of its own."""
     settings = settings or PlaySettings()
     config = {
         **player.describe(),
@@ -136,8 +142,10 @@ async def run_tasks(
     }
     observer = observer or RunObserver()
     with tempfile.TemporaryDirectory(prefix="cibench-run-") as tmp:
-        ctx = PlayContext(attempts, player, mode, None, Path(tmp), timeout, None, observer, settings)
-        ctx.silence = COMPAT_SILENCE if compat_timeout else None
+        silence = COMPAT_SILENCE if compat_timeout else None
+        ctx = PlayContext(attempts, player, mode, None, Path(tmp), timeout, silence, observer, settings)
+        if grader is not None:
+            ctx.grader = ctx.driver.grader = grader
         try:
             ctx.run_id = await ctx.db(ensure_run, attempts, run_name, player.name, mode, config)
             state = await ctx.db(run_state, attempts, ctx.run_id)
@@ -145,6 +153,8 @@ async def run_tasks(
             state = await ctx.db(run_state, attempts, ctx.run_id)
         finally:
             ctx.pool.shutdown(wait=True)
+            if grader is None:
+                ctx.grader.close()
     return [i for i, status in state.values() if status == "done"]
 
 

@@ -7,7 +7,8 @@ exactly how the reference output is chosen — untrimmed, ANSI stripped.  Then:
 num/general by :mod:`.values` (numbers on token boundaries, precision-fitted
 tolerance, tables as values), text by CJK-aware ROUGE-1 (:mod:`.cjk`), vis by
 SSIM on RGB with the aspect ratio kept (:mod:`.fair_vis`), plus the optional VLM
-judge (:mod:`.judge`).  Outputs beyond ``MAX_CHARS`` are ungradable, not scored 0.
+judge's verdict when one is given (:mod:`.judge` asks for it before grading).
+Outputs beyond ``MAX_CHARS`` are ungradable, not scored 0.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..tasks.model import Step
-from . import judge
 from .cibench import PASS_SCORE, error_name, step_basis
 from .cjk import rouge1_cjk
 from .exec import failure_detail
@@ -86,7 +86,18 @@ def _latest(turns: list[TurnOutput], pick) -> Any:
     return None
 
 
-def grade_fair(step: Step, turns: list[TurnOutput], rendered: list[Rendered] | None = None) -> Grade:
+def judged_image(step: Step, turns: list[TurnOutput]) -> str | None:
+    """The figure a VLM judge rates for a vis step: the one the fair SSIM reads."""
+    return _latest(turns, first_image) if step.kind == "vis" else None
+
+
+def grade_fair(
+    step: Step,
+    turns: list[TurnOutput],
+    rendered: list[Rendered] | None = None,
+    verdict: dict[str, Any] | None = None,
+) -> Grade:
+    """``verdict``: the judge's on :func:`judged_image`, recorded with a vis grade."""
     rendered, base, exec_grade = step_basis("fair", step, turns, rendered)
     if exec_grade is not None:
         return exec_grade
@@ -95,7 +106,7 @@ def grade_fair(step: Step, turns: list[TurnOutput], rendered: list[Rendered] | N
         return Grade(**base, score=0.0, detail=failure_detail(rendered, error_name(turns)))
     try:
         if kind == "vis":
-            return _vis(base, step, turns)
+            return _vis(base, step, turns, verdict)
         return _textual(base, step, turns)
     except (TooLong, TooLarge) as err:
         return Grade(**base, score=0.0, detail=f"ungradable: {err}", ungradable=str(err))
@@ -128,11 +139,10 @@ def _textual(base: dict, step: Step, turns: list[TurnOutput]) -> Grade:
     return Grade(**base, score=1.0 if ok else 0.0, detail=detail, passed=ok)
 
 
-def _vis(base: dict, step: Step, turns: list[TurnOutput]) -> Grade:
+def _vis(base: dict, step: Step, turns: list[TurnOutput], verdict: dict[str, Any] | None) -> Grade:
     img = _latest(turns, first_image)
     if img is None:
         return Grade(**base, score=0.0, detail="expected a figure; your output had none")
-    verdict = judge.judge_step(step, img)
     if step.reference.kind != "vis" or not step.reference.value:
         why = "the reference has no figure"
         return Grade(**base, score=0.0, detail=f"ungradable: {why}", ungradable=why, judge=verdict)

@@ -6,25 +6,28 @@ score (OpenCompass ``vl_model_score`` with ``gsm8k_postprocess``).  The prompts
 below are CIBench's own text (OpenCompass, Apache-2.0), reproduced so scores are
 comparable; the code is ours.
 
-Configured server-side only: ``configure(JudgeConfig(...))`` (the server's
-``CIBenchLabApp.judge_*`` traits) or, for the CLI, the environment variables
-``CIBENCH_LAB_JUDGE_MODEL``, ``CIBENCH_LAB_JUDGE_BASE_URL`` and
-``CIBENCH_LAB_JUDGE_API_KEY_ENV`` (the *name* of the variable holding the key).
-Verdicts are cached by (model, prompt, image hash); a failure is recorded as
-``{"score": None, "error": ...}`` — never as 0 — and not cached.
+Grading defines what a judge is (:class:`Judge`: images + prompt -> verdict and
+raw reply) and never builds one: the server and the CLI construct the model
+client (``cibench_lab.models.judge``) and hand it to the :class:`~.pool.Grader`,
+whose :class:`Verdicts` asks it and caches verdicts by (prompt, image hash).  A
+failure is recorded as ``{"score": None, "error": ...}`` — never as 0 — and not
+cached.  Without a judge (``tasks verify``, ``tasks build``, plain
+:func:`~.profile.grade_all`) no verdict is asked for.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from ..tasks.model import Step
+from .fair import judged_image
 from .images import digest
+from .turn import TurnOutput
 
 JUDGE_PROMPT = """You are an assistant skilled in assessing visualization capabilities.
 In the capacity of a fair judge, you will evaluate the quality of images drawn by an AI model generating code for visualization-related problems. We will provide you with a code visualization problem and an image drawn by the code created by the AI model you need to assess. When you start your assessment, you must adhere to the following process:
@@ -61,44 +64,20 @@ CACHE_SIZE = 4096
 
 
 @dataclass(frozen=True)
-class JudgeConfig:
-    model: str
-    base_url: str = ""
-    api_key_env: str = "OPENAI_API_KEY"
-    timeout: float = 60.0
+class Verdict:
+    """What a judge said: its score (``parse_score``), its raw reply, or why it failed."""
+
+    score: float | None
+    reply: str | None = None
+    error: str | None = None
 
 
-_config: JudgeConfig | None = None
-_from_env = True
-_cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
-_lock = threading.Lock()
+class Judge(Protocol):
+    """A vision model that rates base64 PNGs against a prompt."""
 
+    model: str  # recorded with each verdict
 
-def configure(config: JudgeConfig | None) -> None:
-    """Set (or, with None, turn off) the judge for this process; overrides the environment."""
-    global _config, _from_env
-    with _lock:
-        _config, _from_env = config, False
-        _cache.clear()
-
-
-def configure_from_traits(model: str, base_url: str, api_key_env: str) -> None:
-    """The server's hook: its ``judge_*`` traits; an empty model leaves the environment's choice."""
-    if model:
-        configure(JudgeConfig(model=model, base_url=base_url, api_key_env=api_key_env or "OPENAI_API_KEY"))
-
-
-def active() -> JudgeConfig | None:
-    if _from_env:
-        model = os.environ.get("CIBENCH_LAB_JUDGE_MODEL", "")
-        if not model:
-            return None
-        return JudgeConfig(
-            model=model,
-            base_url=os.environ.get("CIBENCH_LAB_JUDGE_BASE_URL", ""),
-            api_key_env=os.environ.get("CIBENCH_LAB_JUDGE_API_KEY_ENV", "OPENAI_API_KEY"),
-        )
-    return _config
+    async def judge(self, images: Sequence[str], prompt: str) -> Verdict: ...
 
 
 def judge_prompt(question: str) -> str:
@@ -117,48 +96,39 @@ def parse_score(reply: str) -> float:
     return value / 10
 
 
-def judge_step(step, image_b64: str) -> dict[str, Any] | None:
-    """The judge's verdict on a step's image, or None when no judge is configured."""
-    config = active()
-    if config is None:
-        return None
-    prompt = judge_prompt(step.prompt or step.instruction)
-    key = hashlib.sha256(
-        f"{config.model}\0{config.base_url}\0{prompt}\0{digest(image_b64)}".encode()
-    ).hexdigest()
-    with _lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return {**_cache[key], "cached": True}
-    verdict = _ask(config, prompt, image_b64)
-    if verdict["error"] is None:
-        with _lock:
-            _cache[key] = verdict
-            while len(_cache) > CACHE_SIZE:
-                _cache.popitem(last=False)
-    return {**verdict, "cached": False}
+def failure(err: BaseException) -> str:
+    """How a failed verdict names its cause."""
+    return f"{err.__class__.__name__}: {str(err)[:200]}"
 
 
-def _ask(config: JudgeConfig, prompt: str, image_b64: str) -> dict[str, Any]:
-    verdict: dict[str, Any] = {"model": config.model, "score": None, "reply": None, "error": None}
-    try:
-        from openai import OpenAI
+class Verdicts:
+    """One judge's verdicts on steps' figures, cached by (prompt, image)."""
 
-        client = OpenAI(
-            base_url=config.base_url or None,
-            api_key=os.environ.get(config.api_key_env) or "none",
-            timeout=config.timeout,
-            max_retries=0,  # a failure is recorded; the next grading of the step asks again
-        )
-        content = [
-            {"type": "text", "text": prompt},
-            {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{image_b64}"}},
-        ]
-        reply = client.chat.completions.create(
-            model=config.model, messages=[{"role": "user", "content": content}], max_tokens=32, temperature=0
-        )
-        verdict["reply"] = (reply.choices[0].message.content or "")[:200]
-        verdict["score"] = parse_score(verdict["reply"])
-    except Exception as err:  # any failure is recorded as such, never as a 0
-        verdict["error"] = f"{err.__class__.__name__}: {str(err)[:200]}"
-    return verdict
+    def __init__(self, judge: Judge | None, size: int = CACHE_SIZE):
+        self.judge = judge
+        self.size = size
+        self._cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
+
+    async def for_step(self, step: Step, turns: list[TurnOutput]) -> dict[str, Any] | None:
+        """The verdict ``grade_all`` records for the step's turns; None without a judge or figure."""
+        image = judged_image(step, turns) if self.judge is not None else None
+        if image is None:
+            return None
+        prompt = judge_prompt(step.prompt or step.instruction)
+        key = hashlib.sha256(f"{prompt}\0{digest(image)}".encode()).hexdigest()
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return {**self._cache[key], "cached": True}
+        verdict = await self._ask(prompt, image)
+        if verdict["error"] is None:
+            self._cache[key] = verdict
+            while len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+        return {**verdict, "cached": False}
+
+    async def _ask(self, prompt: str, image: str) -> dict[str, Any]:
+        try:
+            said = await self.judge.judge([image], prompt)
+        except Exception as err:  # a judge that raises fails this verdict, never the turn
+            said = Verdict(None, None, failure(err))
+        return {"model": self.judge.model, "score": said.score, "reply": said.reply, "error": said.error}

@@ -7,6 +7,8 @@ measurements without the quirks (:mod:`.fair`).  Every turn stores both.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..tasks.model import Step
 from .cibench import METRIC_OF_KIND, PASS_SCORE, grade_cibench, render_turns
 from .fair import grade_fair
@@ -26,7 +28,11 @@ def grade(step: Step, turns: list[TurnOutput], profile: str = "cibench") -> Grad
     return grader(step, turns)
 
 
-def grade_all(step: Step, turns: list[TurnOutput]) -> dict[str, dict]:
-    """Every profile's grade, as stored with each turn (the turns rendered once for all)."""
+def grade_all(step: Step, turns: list[TurnOutput], verdict: dict[str, Any] | None = None) -> dict[str, dict]:
+    """Every profile's grade, as stored with each turn (the turns rendered once for all);
+    ``verdict``: a VLM judge's on the step's figure (``judge.Verdicts``), for the fair grade."""
     rendered = render_turns(turns)
-    return {p: _GRADERS[p](step, turns, rendered).as_dict() for p in PROFILES}
+    return {
+        "cibench": grade_cibench(step, turns, rendered).as_dict(),
+        "fair": grade_fair(step, turns, rendered, verdict).as_dict(),
+    }
