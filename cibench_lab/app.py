@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jupyter_server.extension.application import ExtensionApp
+from jupyter_server.serverapp import ServerApp
 from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 
 from .engine.attempt import Attempts
@@ -168,13 +169,19 @@ class CIBenchLabApp(ExtensionApp):
         ),
     ).tag(config=True)
 
+    @property
+    def _server(self) -> ServerApp:
+        """``serverapp``, which is set once the extension is linked (before initialize_settings)."""
+        assert self.serverapp is not None, "the extension is not linked to a server"
+        return self.serverapp
+
     def initialize_settings(self) -> None:
-        ensure_kernelspec(self.serverapp.kernel_spec_manager)
+        ensure_kernelspec(self._server.kernel_spec_manager)
         library = TaskLibrary.load([Path(d) for d in self.task_dirs] or default_task_dirs())
         store = self._open_store()
         attempts = Attempts(store, library)
         config = LabConfig(
-            root_dir=Path(self.serverapp.root_dir).resolve(),
+            root_dir=Path(self._server.root_dir).resolve(),
             attempts_dir=self.attempts_dir,
             turn_timeout=self.turn_timeout,
             lock_settings=self.lock_settings,
@@ -184,11 +191,13 @@ class CIBenchLabApp(ExtensionApp):
         models = ModelRegistry(self._model_configs())
         hide_from_kernels(self.judge_api_key_env, *(c.api_key_env for c in models.configs.values()))
         self.judge = self._judge()
-        lab = LabPlay(attempts, self.serverapp, config, models, Grader(self.judge, self.grading_workers))
+        lab = LabPlay(attempts, self._server, config, models, Grader(self.judge, self.grading_workers))
         participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
         self.services = Services(library, store, attempts, lab, participant, models)
         self.settings.update({"cibench_lab": self.services})
-        self.serverapp.event_logger.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel)
+        events = self._server.event_logger
+        assert events is not None  # ServerApp makes one when it initializes
+        events.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel)
         self.log.info("cibench-lab: %d tasks, results in %s", len(library.tasks), store.shown_url)
 
     def _open_store(self) -> Store:
@@ -223,7 +232,7 @@ class CIBenchLabApp(ExtensionApp):
         kernel_id = data.get("kernel_id")
         if data.get("status") != "success" or not kernel_id:
             return
-        km = self.serverapp.kernel_manager
+        km = self._server.kernel_manager
         for _ in range(50):  # the manager registers a started kernel just after the event
             if kernel_id in km or data.get("action") == "shutdown":
                 break

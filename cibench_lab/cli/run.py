@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
@@ -26,6 +26,9 @@ from ..store import Store
 from ..store.tables import Attempt, StepRow
 from ..tasks.model import Task
 from .common import library
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 def cmd_run(args) -> int:
@@ -159,7 +162,7 @@ class ProgressObserver:  # a RunObserver (engine.run)
         self.console = Console(stderr=True)
         self.live = live and self.console.is_terminal
         self.finished: dict[str, str] = {}  # task id -> status
-        self.progress = None
+        self.progress: Progress | None = None
 
     def __enter__(self) -> ProgressObserver:
         if self.live:
@@ -182,7 +185,7 @@ class ProgressObserver:  # a RunObserver (engine.run)
 
     def _advance(self, n: int, what: str | None = None) -> None:
         if self.progress is not None:
-            self.progress.update(self.bar, advance=n, **({"description": what} if what else {}))
+            self.progress.update(self.bar, advance=n, description=what or None)
 
     def task_started(self, task: Task, attempt_id: str, resumed_at: int | None) -> None:
         if resumed_at is not None:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from ..grading import TurnOutput, grade_all, summarize
 from ..store import Store
-from ..store.tables import Attempt, Event, Participant, StepRow, Turn, utcnow
+from ..store.tables import Attempt, Base, Event, Participant, StepRow, Turn, utcnow
 from ..tasks.library import TaskLibrary
 from ..tasks.model import Task
 from .errors import BadInput, Conflict, Forbidden, NotFound
@@ -26,6 +27,8 @@ from .step import settle_rule
 
 PROFILE = "cibench"  # what badges and summaries show until the fair profile lands
 MODES = ("e2e", "oracle")
+
+_Row = TypeVar("_Row", bound=Base)
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,14 @@ class NewAttempt:
 def turn_output(turn: Turn) -> TurnOutput:
     """A recorded turn as the graders (and players) see it."""
     return TurnOutput(turn.code, turn.outputs, turn.error, (turn.meta or {}).get("status", "ok"))
+
+
+def _get(s: Session, table: type[_Row], key: Any) -> _Row:
+    """``s.get(table, key)``, NotFound when there is no such row."""
+    row = s.get(table, key)
+    if row is None:
+        raise NotFound(f"unknown {table.__tablename__} {key!r}")
+    return row
 
 
 def _participant(s, name: str) -> Participant:
@@ -142,18 +153,21 @@ class Attempts:
 
     def paths(self, attempt_id: str, workdir: str, notebook_path: str) -> None:
         with self.store.session() as s:
-            row = s.get(Attempt, attempt_id)
+            row = _get(s, Attempt, attempt_id)
             row.workdir, row.notebook_path = workdir, notebook_path
 
     def opened_at(self, attempt_id: str, step: int) -> dt.datetime:
         with self.store.session() as s:
-            return s.scalar(
+            opened = s.scalar(
                 select(StepRow.opened_at).where(StepRow.attempt_id == attempt_id, StepRow.index == step)
             )
+            if opened is None:
+                raise NotFound(f"attempt {attempt_id} has no step {step}")
+            return opened
 
     def set_kernel(self, attempt_id: str, kernel_id: str | None) -> None:
         with self.store.session() as s:
-            s.get(Attempt, attempt_id).kernel_id = kernel_id
+            _get(s, Attempt, attempt_id).kernel_id = kernel_id
 
     def event(self, attempt_id: str, kind: str, detail: dict[str, Any]) -> None:
         with self.store.session() as s:
@@ -232,8 +246,9 @@ class Attempts:
         now = utcnow()
         with self.store.session() as s:
             srow = s.scalar(select(StepRow).where(StepRow.attempt_id == attempt_id, StepRow.index == step))
+            assert srow is not None, "check_open: the open step has its row"
             srow.settled_at, srow.outcome, srow.grade = now, outcome, grades
-            att = s.get(Attempt, attempt_id)
+            att = _get(s, Attempt, attempt_id)
             if step + 1 < att.n_steps:
                 att.current_step = step + 1
                 s.add(StepRow(attempt_id=attempt_id, index=step + 1, kind=task.steps[step + 1].kind))
@@ -252,9 +267,11 @@ class Attempts:
 
     def _finish(self, attempt_id: str) -> None:
         with self.store.session() as s:
-            att = s.get(Attempt, attempt_id)
+            att = _get(s, Attempt, attempt_id)
             rows = s.scalars(select(StepRow).where(StepRow.attempt_id == attempt_id)).all()
-            profiles = set.intersection(
-                *(set(r.grade) for r in rows)
-            )  # steps graded before a profile existed
-            att.summary = {p: summarize(r.grade[p] for r in rows) for p in sorted(profiles)}
+            grades: list[dict[str, Any]] = []
+            for r in rows:
+                assert r.grade is not None, "every step is settled (graded) when the attempt finishes"
+                grades.append(r.grade)
+            profiles = set.intersection(*(set(g) for g in grades))  # steps graded before a profile existed
+            att.summary = {p: summarize(g[p] for g in grades) for p in sorted(profiles)}

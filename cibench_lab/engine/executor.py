@@ -7,6 +7,7 @@ import logging
 import queue
 from pathlib import Path
 
+from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 
 from .execution import Execution
@@ -36,7 +37,7 @@ async def execute(kc, km, code: str, timeout: float, silence: float | None = Non
         left = deadline - now
         quiet_left = silence - (now - heard) if silence else left
         if left <= 0 or quiet_left <= 0:
-            await _interrupt(kc, km, ex, timeout if left <= 0 else silence)
+            await _interrupt(kc, km, ex, timeout if left <= 0 or silence is None else silence)
             break
         try:
             msg = await kc.get_iopub_msg(timeout=min(left, quiet_left, 1.0))
@@ -84,7 +85,7 @@ class KernelExecutor:
         self.silence = silence
         self.kernel_name = kernel_name
         self.km: AsyncKernelManager | None = None
-        self.kc = None
+        self.kc: AsyncKernelClient | None = None
 
     async def start(self) -> None:
         ensure_kernelspec()
@@ -104,7 +105,8 @@ class KernelExecutor:
         """Why the kernel is gone, as far as its process tells ("exit code -9", ...)."""
         code = None
         try:
-            code = await self.km.provisioner.poll()
+            if self.km is not None and self.km.provisioner is not None:
+                code = await self.km.provisioner.poll()
         except Exception:  # no provisioner / process: say what we know
             pass
         return f"the kernel process exited (exit code {code})" if code is not None else "the kernel died"
@@ -115,10 +117,9 @@ class KernelExecutor:
         await self.start()
 
     def pid(self) -> int | None:
-        try:
-            return self.km.provisioner.process.pid
-        except AttributeError:
-            return None
+        provisioner = self.km.provisioner if self.km is not None else None
+        process = getattr(provisioner, "process", None)  # LocalProvisioner's Popen, None when gone
+        return getattr(process, "pid", None)
 
     async def shutdown(self) -> None:
         if self.kc is not None:

@@ -31,7 +31,7 @@ from ..grading.pool import Grader
 from ..players import Player, PlayerError
 from ..store.tables import Attempt, Event, Run
 from ..tasks.model import Task
-from .attempt import Attempts, NewAttempt
+from .attempt import Attempts, NewAttempt, _get
 from .driver import Executed, StepDriver
 from .environment import environment
 from .errors import BadInput
@@ -111,7 +111,7 @@ def run_state(attempts: Attempts, run_id: int) -> dict[str, tuple[str, str]]:
 def detach(attempts: Attempts, attempt_id: str, why: str) -> None:
     """Take an unfinishable attempt out of its run (kept, with the reason, for the record)."""
     with attempts.store.session() as s:
-        s.get(Attempt, attempt_id).run_id = None
+        _get(s, Attempt, attempt_id).run_id = None
         s.add(Event(attempt_id=attempt_id, kind="abandoned", detail={"reason": why}))
 
 

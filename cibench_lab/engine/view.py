@@ -48,7 +48,7 @@ def _step_view(row: Attempt, task: Task, srow: StepRow, n_turns: int, last_grade
         "grade": None,
         "seconds": None,
     }
-    if settled:
+    if srow.settled_at is not None:
         view["seconds"] = round((srow.settled_at - srow.opened_at).total_seconds(), 1)
     grade = (srow.grade or {}).get(PROFILE) if settled else last_grade
     if grade is not None and grades_visible(row.status, settings.show_grades):

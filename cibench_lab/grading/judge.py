@@ -111,24 +111,26 @@ class Verdicts:
 
     async def for_step(self, step: Step, turns: list[TurnOutput]) -> dict[str, Any] | None:
         """The verdict ``grade_all`` records for the step's turns; None without a judge or figure."""
-        image = judged_image(step, turns) if self.judge is not None else None
-        if image is None:
+        judge = self.judge
+        image = judged_image(step, turns) if judge is not None else None
+        if judge is None or image is None:
             return None
         prompt = judge_prompt(step.prompt or step.instruction)
         key = hashlib.sha256(f"{prompt}\0{digest(image)}".encode()).hexdigest()
         if key in self._cache:
             self._cache.move_to_end(key)
             return {**self._cache[key], "cached": True}
-        verdict = await self._ask(prompt, image)
+        verdict = await self._ask(judge, prompt, image)
         if verdict["error"] is None:
             self._cache[key] = verdict
             while len(self._cache) > self.size:
                 self._cache.popitem(last=False)
         return {**verdict, "cached": False}
 
-    async def _ask(self, prompt: str, image: str) -> dict[str, Any]:
+    @staticmethod
+    async def _ask(judge: Judge, prompt: str, image: str) -> dict[str, Any]:
         try:
-            said = await self.judge.judge([image], prompt)
+            said = await judge.judge([image], prompt)
         except Exception as err:  # a judge that raises fails this verdict, never the turn
             said = Verdict(None, None, failure(err))
-        return {"model": self.judge.model, "score": said.score, "reply": said.reply, "error": said.error}
+        return {"model": judge.model, "score": said.score, "reply": said.reply, "error": said.error}

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from pydantic import TypeAdapter
-from pydantic.json_schema import GenerateJsonSchema
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode
 
 from .base import API, Route
 from .routes import PARAMS, ROUTES
@@ -31,7 +31,9 @@ class _Schema(GenerateJsonSchema):
 
 
 def _schemas(routes: tuple[Route, ...]) -> tuple[dict, dict[str, Any]]:
-    inputs = [(("error", "response"), "validation", TypeAdapter(Error))]
+    inputs: list[tuple[tuple[str, ...], JsonSchemaMode, TypeAdapter[Any]]] = [
+        (("error", "response"), "validation", TypeAdapter(Error))
+    ]
     for r in routes:
         inputs.append(((r.method, r.path, "response"), "validation", r.adapter))
         for part in ("body", "query"):
@@ -76,13 +78,13 @@ def _operation(route: Route, refs: dict, defs: dict) -> dict:
         "summary": route.summary,
         "x-permission": route.permission,
     }
-    params = _parameters(route, refs.get((*key, "query")), defs)
+    params = _parameters(route, refs.get(key + ("query",)), defs)
     if params:
         op["parameters"] = params
     if route.body is not None:
-        op["requestBody"] = {"required": True, "content": _json(refs[(*key, "body")])}
+        op["requestBody"] = {"required": True, "content": _json(refs[key + ("body",)])}
     op["responses"] = {
-        str(route.status): {"description": route.summary, "content": _json(refs[(*key, "response")])},
+        str(route.status): {"description": route.summary, "content": _json(refs[key + ("response",)])},
         "default": {"description": "an error", "content": _json(refs[("error", "response")])},
     }
     return op

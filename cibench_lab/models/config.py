@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -89,7 +90,7 @@ class ModelConfig:
 
 
 def read_config_file(path: str | Path) -> dict[str, dict[str, Any]]:
-    """``{"models": {NAME: {...settings}}}`` from a JSON or (Python 3.11+) TOML file."""
+    """``{"models": {NAME: {...settings}}}`` from a JSON or TOML file."""
     p = Path(path)
     try:
         text = p.read_text()
@@ -97,7 +98,10 @@ def read_config_file(path: str | Path) -> dict[str, dict[str, Any]]:
         raise ConfigError(f"{p}: {err.strerror}") from None
     try:
         if p.suffix == ".toml":
-            import tomllib
+            if sys.version_info >= (3, 11):
+                import tomllib
+            else:  # the same parser, from PyPI (a dependency on 3.10)
+                import tomli as tomllib
 
             data = tomllib.loads(text)
         else:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import re
+import types
 from typing import Any
 
 from ..grading import TurnOutput
@@ -39,6 +40,7 @@ from ..grading.render import render
 from ..tasks.model import Step
 from .client import Completion
 
+_json5: types.ModuleType
 try:
     import json5 as _json5
 except ImportError:  # pragma: no cover - json5 ships with jupyterlab

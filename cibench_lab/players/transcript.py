@@ -194,6 +194,7 @@ def replay_steps(store: Store, attempt_id: str) -> dict[int, list[dict[str, Any]
         if attempt is None or not attempt.player.startswith(REPLAYABLE_PREFIX):
             raise TranscriptError(f"no recorded model attempt {attempt_id!r}")
         run = s.get(Run, attempt.run_id) if attempt.run_id else Run(name="")
+        assert run is not None  # attempt.run_id is a foreign key
         turns = s.scalars(select(Turn).where(Turn.attempt_id == attempt_id).order_by(Turn.step, Turn.number))
         steps: dict[int, list[dict[str, Any]]] = defaultdict(list)
         for t in turns:

@@ -40,7 +40,9 @@ def scripts() -> ScriptDirectory:
 
 
 def head() -> str:
-    return scripts().get_current_head()
+    revision = scripts().get_current_head()
+    assert revision is not None, "cibench_lab/migrations has no revisions"
+    return revision
 
 
 def known(revision: str) -> bool:
