@@ -7,15 +7,25 @@ measurements without the quirks (:mod:`.fair`).  Every turn stores both.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..tasks.model import Step
 from .cibench import METRIC_OF_KIND, PASS_SCORE, grade_cibench, render_turns
 from .fair import grade_fair
+from .render import Rendered
 from .turn import Grade, TurnOutput
 
-PROFILES = ("cibench", "fair")
-_GRADERS = {"cibench": grade_cibench, "fair": grade_fair}
+#: How a profile grades a step: (step, its turns, the turns rendered once for all
+#: profiles, a VLM judge's verdict on the step's figure or None) -> Grade.
+Grader = Callable[[Step, list[TurnOutput], list[Rendered], "dict[str, Any] | None"], Grade]
+
+#: The profiles, in the order reports list them: adding one is one entry here.
+_GRADERS: dict[str, Grader] = {
+    "cibench": lambda step, turns, rendered, verdict: grade_cibench(step, turns, rendered),
+    "fair": grade_fair,
+}
+PROFILES = tuple(_GRADERS)
 
 __all__ = ["METRIC_OF_KIND", "PASS_SCORE", "PROFILES", "grade", "grade_all"]
 
@@ -25,14 +35,11 @@ def grade(step: Step, turns: list[TurnOutput], profile: str = "cibench") -> Grad
         grader = _GRADERS[profile]
     except KeyError:
         raise ValueError(f"unknown grading profile {profile!r} (known: {', '.join(PROFILES)})") from None
-    return grader(step, turns)
+    return grader(step, turns, render_turns(turns), None)
 
 
 def grade_all(step: Step, turns: list[TurnOutput], verdict: dict[str, Any] | None = None) -> dict[str, dict]:
     """Every profile's grade, as stored with each turn (the turns rendered once for all);
     ``verdict``: a VLM judge's on the step's figure (``judge.Verdicts``), for the fair grade."""
     rendered = render_turns(turns)
-    return {
-        "cibench": grade_cibench(step, turns, rendered).as_dict(),
-        "fair": grade_fair(step, turns, rendered, verdict).as_dict(),
-    }
+    return {name: grader(step, turns, rendered, verdict).as_dict() for name, grader in _GRADERS.items()}
