@@ -146,3 +146,23 @@ async def test_a_turn_records_its_finish_and_cut_outputs(start_attempt, api, jp_
         kept = sum(len(o.get("text", "")) for o in rows[0].outputs)
         assert rows[0].meta["truncated"] is True and kept <= 4 * 1024 * 1024
         assert (rows[0].finished_at - rows[0].started_at).total_seconds() >= 0.3
+
+
+async def test_a_large_plot_is_kept_whole(start_attempt, api, jp_serverapp):
+    """A figure bigger than the text bound (a 1400x1400 noise PNG, ~8 MB in base64) still
+    reaches the record and the graders."""
+    b = await start_attempt()
+    code = (
+        "import io, numpy as np\nfrom PIL import Image\nfrom IPython.display import Image as Png, display\n"
+        "buf = io.BytesIO()\n"
+        "noise = np.random.default_rng(0).integers(0, 255, (1400, 1400, 3), dtype='uint8')\n"
+        "Image.fromarray(noise).save(buf, 'PNG')\n"
+        "display(Png(data=buf.getvalue()))"
+    )
+    status, r = await b.turn(0, code)
+    assert status == 200, r
+    store = jp_serverapp.web_app.settings["cibench_lab"].store
+    with store.session() as s:
+        turn = s.scalars(select(Turn).where(Turn.attempt_id == b.attempt["id"])).one()
+        pngs = [o["data"]["image/png"] for o in turn.outputs if "image/png" in o.get("data", {})]
+        assert len(pngs) == 1 and len(pngs[0]) > 4 * 1024 * 1024 and "truncated" not in turn.meta

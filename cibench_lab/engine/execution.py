@@ -18,8 +18,12 @@ from nbformat.v4 import output_from_msg
 
 #: Output kinds kept from IOPub (everything else — status, comm, … — is ignored).
 OUTPUT_TYPES = {"stream", "display_data", "execute_result", "error"}
-#: Bound on the text kept per execution, so a runaway print cannot exhaust memory.
+#: Bounds on what is kept per execution, so a runaway print cannot exhaust memory: text
+#: (streams, tracebacks, text reprs) and, separately, images (a large plot's PNG can be tens
+#: of MB in base64 and must still reach the graders).  What is over is dropped and the
+#: turn records ``truncated``.
 MAX_TEXT = 4 * 1024 * 1024
+MAX_IMAGES = 64 * 1024 * 1024
 
 
 @dataclass
@@ -35,6 +39,7 @@ class Execution:
     finished: float | None = None
     truncated: bool = False
     _size: int = 0
+    _image_size: int = 0
     _done: asyncio.Event | None = None
 
     @property
@@ -49,7 +54,7 @@ class Execution:
             self.code = content.get("code", "")
         elif kind == "clear_output":
             self.outputs.clear()
-            self._size = 0
+            self._size = self._image_size = 0
         elif kind in OUTPUT_TYPES:
             self._add_output(kind, msg)
         elif kind == "status" and content.get("execution_state") == "idle":
@@ -59,11 +64,12 @@ class Execution:
         if kind == "error":
             self.error = True
             self.status = "error"
-        size = _size_of(msg.get("content", {}))
-        if self._size + size > MAX_TEXT:
+        size, image_size = _size_of(msg.get("content", {}))
+        if self._size + size > MAX_TEXT or self._image_size + image_size > MAX_IMAGES:
             self.truncated = True
             return
         self._size += size
+        self._image_size += image_size
         # One output per message, unmerged: the cibench profile renders each
         # message as its own block, as CIBench's interpreter does.
         self.outputs.append(dict(output_from_msg(msg)))
@@ -75,7 +81,7 @@ class Execution:
 
     def facts(self) -> dict[str, Any]:
         """What its turn's record says of it beyond the outputs: ``truncated`` when the
-        outputs were cut at ``MAX_TEXT``."""
+        outputs were cut at ``MAX_TEXT`` or ``MAX_IMAGES``."""
         return {"truncated": True} if self.truncated else {}
 
     def finish(self, status: str | None = None) -> None:
@@ -104,10 +110,16 @@ def _utc(stamp: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(stamp, dt.timezone.utc).replace(tzinfo=None)
 
 
-def _size_of(content: dict[str, Any]) -> int:
+def _size_of(content: dict[str, Any]) -> tuple[int, int]:
+    """(text size, image size) of an output message's content."""
     if "text" in content:
-        return len(content["text"])
-    data = content.get("data") or {}
-    return sum(len(v) if isinstance(v, str) else 64 for v in data.values()) + len(
-        str(content.get("traceback", ""))
-    )
+        return len(content["text"]), 0
+    text = len(str(content.get("traceback", "")))
+    image = 0
+    for mime, value in (content.get("data") or {}).items():
+        size = len(value) if isinstance(value, str) else 64
+        if mime.startswith("image/"):
+            image += size
+        else:
+            text += size
+    return text, image
