@@ -152,14 +152,15 @@ def test_a_database_made_before_migrations_is_upgraded_with_every_result(tmp_pat
 
 def test_the_app_reads_upgraded_results(tmp_path):
     from cibench_lab.engine.attempt import Attempts
+    from cibench_lab.engine.view import attempt_view
     from cibench_lab.tasks.library import TaskLibrary, default_task_dirs
 
     path = tmp_path / "class.sqlite"
     shutil.copy(FIXTURES / "results-v0.sqlite", path)
     attempts = Attempts(Store(f"sqlite:///{path}"), TaskLibrary.load(default_task_dirs()))
     (alice,) = attempts.list_for("alice")
-    row, task = attempts.load(alice["id"], "alice")
-    assert [s.outcome for s in row.steps] == ["next", "gave_up", None]
+    view = attempt_view(attempts, alice["id"], "alice")
+    assert [s["outcome"] for s in view["steps"]] == ["next", "gave_up", None]
     assert [t.error for t in attempts.turns(alice["id"], 1)] == [True]
     assert attempts.list_for("bob")[0]["mode"] == "oracle"
     attempts.store.dispose()
