@@ -195,12 +195,31 @@ class Attempts:
         """Store one turn with the step's grade as of it; settle when the rules say so.
 
         ``grades``: computed off this thread from the step's first ``graded_with`` turns
-        plus this one (:func:`graded`); graded here when absent or a turn came in since."""
+        plus this one (by the step driver); graded here when absent or a turn came in since."""
         row, task = self.load(attempt_id)
         self.check_open(row, step)
         previous = self.turns(attempt_id, step)
         if grades is None or graded_with != len(previous):
             grades = grade_all(task.steps[step], [turn_output(t) for t in previous] + [turn])
+        times = (started_at or utcnow(), finished_at or utcnow())
+        self._add_turn(attempt_id, step, len(previous), turn, msg_id, times, meta or {}, grades)
+        result = {"step": step, "turn": len(previous), "grade": grades[PROFILE], "settled": None}
+        outcome = settle_rule(row.player, PlaySettings(**row.settings), turn, len(previous) + 1)
+        if outcome:
+            result["settled"] = self.settle(attempt_id, step, outcome)
+        return result
+
+    def _add_turn(
+        self,
+        attempt_id: str,
+        step: int,
+        number: int,
+        turn: TurnOutput,
+        msg_id: str | None,
+        times: tuple[dt.datetime, dt.datetime],
+        meta: dict,
+        grades: dict[str, dict],
+    ) -> None:
         with self.store.session() as s:
             if msg_id and s.scalar(
                 select(Turn.id).where(Turn.attempt_id == attempt_id, Turn.msg_id == msg_id)
@@ -210,22 +229,17 @@ class Attempts:
                 Turn(
                     attempt_id=attempt_id,
                     step=step,
-                    number=len(previous),
+                    number=number,
                     msg_id=msg_id,
                     code=turn.code,
                     outputs=turn.outputs,
                     error=turn.error,
-                    started_at=started_at or utcnow(),
-                    finished_at=finished_at or utcnow(),
+                    started_at=times[0],
+                    finished_at=times[1],
                     grade=grades,
-                    meta={**(meta or {}), "status": turn.status},
+                    meta={**meta, "status": turn.status},
                 )
             )
-        result = {"step": step, "turn": len(previous), "grade": grades[PROFILE], "settled": None}
-        outcome = settle_rule(row.player, PlaySettings(**row.settings), turn, len(previous) + 1)
-        if outcome:
-            result["settled"] = self.settle(attempt_id, step, outcome)
-        return result
 
     @staticmethod
     def check_open(row: Attempt, step: int) -> None:
