@@ -305,3 +305,53 @@ def test_a_database_in_a_missing_folder_is_one_line(tmp_path, capsys):
         f"error: the results database at {url} cannot be opened: its folder {tmp_path / 'nowhere'} does not "
         "exist; create it or choose another database"
     )
+
+
+RECORD_ON_A_FULL_DISK = """
+import os, sys
+from pathlib import Path
+from sqlalchemy.exc import DBAPIError
+from cibench_lab.engine.attempt import Attempts, NewAttempt
+from cibench_lab.engine.settings import PlaySettings
+from cibench_lab.grading import TurnOutput
+from cibench_lab.store import Store
+from cibench_lab.store.errors import write_fault
+from cibench_lab.tasks.library import TaskLibrary
+
+db, url = Path(sys.argv[1]), sys.argv[2]
+attempts = Attempts(Store(url), TaskLibrary.load([sys.argv[3]]))
+new = NewAttempt(attempts.library.get(sys.argv[4]), "e2e", "human", "p", PlaySettings(), {})
+attempt = attempts.create(new)
+with open(db / "filler", "wb") as fh:
+    try:
+        while True:
+            fh.write(bytes(65536))
+            fh.flush()
+    except OSError:
+        pass
+try:
+    attempts.record_turn(attempt, 0, TurnOutput("x = 1"), msg_id="m1")
+except DBAPIError as err:
+    print(write_fault(err, url))
+os.remove(db / "filler")
+print(len(attempts.turns(attempt, 0)), attempts.load(attempt)[0].status)
+"""
+
+
+def test_a_turn_recorded_on_a_full_disk_fails_in_one_line_and_writes_nothing(tmp_path):
+    db = tmp_path / "db"
+    db.mkdir()
+    url = f"sqlite:///{db / 'results.sqlite'}"
+    argv = [sys.executable, "-c", RECORD_ON_A_FULL_DISK, str(db), url, str(a_task(tmp_path)), PROBE_ID]
+    proc = subprocess.run(
+        in_namespace(tmpfs(db, "4m"), argv),
+        capture_output=True,
+        text=True,
+        timeout=CHILD_TIMEOUT,
+        env=env_for(tmp_path),
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines() == [
+        f"the results database at {url} cannot be written: database or disk is full; free space on its disk",
+        "0 open",  # the failed transaction left no turn behind, and the attempt as it was
+    ]
