@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,10 +17,12 @@ from .engine.attempt import Attempts
 from .engine.kernel import ensure_kernelspec, hide_from_kernels
 from .engine.lab import LabConfig, LabPlay
 from .engine.settings import REVEAL, PlaySettings
+from .engine.workspace import check_writable, unwritable
 from .grading.pool import WORKERS, Grader
 from .handlers.routes import handlers
 from .models.config import ModelRegistry, read_config_file
 from .models.judge import VisionJudge
+from .models.redact import redact_logs
 from .store import NeedsUpgrade, Store, StoreError
 from .tasks.library import TaskLibrary, default_task_dirs
 
@@ -178,10 +181,12 @@ class CIBenchLabApp(ExtensionApp):
     def initialize_settings(self) -> None:
         ensure_kernelspec(self._server.kernel_spec_manager)
         library = TaskLibrary.load([Path(d) for d in self.task_dirs] or default_task_dirs())
+        root = Path(self._server.root_dir).resolve()
+        self._check_attempts_dir(root)
         store = self._open_store()
         attempts = Attempts(store, library)
         config = LabConfig(
-            root_dir=Path(self._server.root_dir).resolve(),
+            root_dir=root,
             attempts_dir=self.attempts_dir,
             turn_timeout=self.turn_timeout,
             lock_settings=self.lock_settings,
@@ -198,6 +203,7 @@ class CIBenchLabApp(ExtensionApp):
         events = self._server.event_logger
         assert events is not None  # ServerApp makes one when it initializes
         events.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel)
+        redact_logs(logging.getLogger(), self.log, self._server.log)
         self.log.info("cibench-lab: %d tasks, results in %s", len(library.tasks), store.shown_url)
 
     def _open_store(self) -> Store:
@@ -205,12 +211,28 @@ class CIBenchLabApp(ExtensionApp):
 
         Without its database the extension can record nothing; a server that kept running
         would show a panel whose every call fails, with the reason far back in the log."""
+        store = None
         try:
-            return Store(self.database_url or None, auto_upgrade=self.db_auto_upgrade)
+            store = Store(self.database_url or None, auto_upgrade=self.db_auto_upgrade)
+            store.check_writable()  # every Start and turn writes: say so now, not as a 500 later
+            return store
         except StoreError as err:
+            if store is not None:
+                store.dispose()
             hint = " (or start with --CIBenchLabApp.db_auto_upgrade=True)"
             hint = hint if isinstance(err, NeedsUpgrade) else ""
             self.log.critical("cibench-lab: %s%s", err, hint)
+            raise SystemExit(1) from None
+
+    def _check_attempts_dir(self, root: Path) -> None:
+        """Each Start writes a folder under ``attempts_dir``: a server that cannot would answer
+        every Start with an error, so it exits with one line instead (as for its database)."""
+        folder = root / self.attempts_dir
+        try:
+            check_writable(folder)
+        except OSError as err:
+            what = f"the attempts folder {folder}"
+            self.log.critical("cibench-lab: %s", unwritable(err, what, "CIBenchLabApp.attempts_dir"))
             raise SystemExit(1) from None
 
     def _judge(self) -> VisionJudge | None:

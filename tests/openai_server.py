@@ -9,7 +9,8 @@ a diff against the closest expectation (so a test fails with a readable message
 through ``check()``).  Exchanges without ``messages`` are served in order.
 
 Before its reply an exchange can serve *faults*, one per request: ``"429"``
-(with ``Retry-After: 0``), ``"500"``, ``"malformed"`` (HTTP 200 with broken
+(with ``Retry-After: 0``), ``"500"``, ``"401-echo"`` (HTTP 401 whose body quotes the
+request's ``Authorization`` header and key, as some endpoints do), ``"malformed"`` (HTTP 200 with broken
 JSON), ``"drop"`` (the connection closes without a reply) and ``"hang"`` /
 ``"hang:SECONDS"`` (no answer for that long, default 5 s; ``hanging`` is set
 while one waits, and ``stop()`` ends it).
@@ -254,6 +255,10 @@ class _Handler(BaseHTTPRequestHandler):
         elif kind == "429":
             err = {"error": {"message": "rate limited", "type": "rate_limit", "code": "rate_limit_exceeded"}}
             self._send(429, err, {"Retry-After": "0"})
+        elif kind == "401-echo":
+            auth = self.headers.get("Authorization") or ""
+            message = f"Incorrect API key provided: {auth.removeprefix('Bearer ')} (header: {auth})"
+            self._send(401, {"error": {"message": message, "type": "invalid_request_error"}})
         elif kind == "500":
             self._send(500, {"error": {"message": "scripted server error", "type": "server_error"}})
         elif kind == "malformed":

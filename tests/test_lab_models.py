@@ -283,3 +283,16 @@ async def test_replay_a_recorded_run_in_the_lab(jp_serverapp, jp_fetch, api, scr
         "POST", "attempts", {"task_id": TASK, "mode": "e2e", "player": {"replay": "0" * 32}}
     )
     assert code == 400 and "no recorded model run" in body["error"]
+
+
+async def test_an_endpoint_echoing_the_key_answers_a_502_without_it(jp_serverapp, api, scripted, caplog):
+    caplog.set_level(logging.DEBUG)
+    script(scripted, [{"reply": "x", "faults": ["401-echo"]}])
+    b = await start(jp_serverapp, api, {"model": "scripted"})
+    try:
+        code, body = await api("POST", f"attempts/{b.attempt['id']}/propose", {"step": 0})
+    finally:
+        b.close()
+    assert code == 502 and "HTTP 401" in body["error"], body
+    assert "Incorrect API key provided: ***" in body["error"]
+    assert KEY not in json.dumps(body) and KEY not in caplog.text

@@ -102,3 +102,41 @@ def test_config_file_and_registry(tmp_path):
         ModelRegistry({"a": {"bogus": 1}})
     with pytest.raises(ConfigError, match="cibench-react protocol only"):
         ModelConfig(name="a", protocol="tools", merge_roles=True)
+
+
+def test_a_401_that_echoes_the_key_is_redacted_from_the_error_and_the_log(caplog):
+    with ScriptedServer([{"messages": MESSAGES, "reply": "ok", "faults": ["401-echo"]}], key=KEY) as server:
+        with caplog.at_level(logging.DEBUG), pytest.raises(ModelError) as err:
+            complete(config(server))
+    message = str(err.value)
+    assert message.startswith("scripted: HTTP 401: ") and "Incorrect API key provided: ***" in message
+    assert "Bearer ***" in message and KEY not in message and KEY not in caplog.text
+    assert len(server.requests) == 1  # a 401 is not retried
+
+
+def test_redact_masks_known_keys_secret_variables_and_token_shapes(monkeypatch):
+    from cibench_lab.models.redact import RedactingFilter, redact, remember
+
+    monkeypatch.setenv("SOME_SERVICE_TOKEN", "tok-0123456789")
+    monkeypatch.setenv("PLAIN_NAME", "hidden-by-name-42")
+    monkeypatch.setenv("CIBENCH_LAB_HIDE_ENV", "PLAIN_NAME")
+    remember("configured-key-value-9")
+    text = (
+        "a tok-0123456789 b hidden-by-name-42 c configured-key-value-9 "
+        "d Authorization: Bearer abc.def-ghi e sk-proj-ABCDEFGH12 f EMPTY"
+    )
+    assert redact(text) == "a *** b *** c *** d Authorization: Bearer *** e *** f EMPTY"
+    record = logging.LogRecord("x", logging.ERROR, __file__, 1, "failed: %s", ("sk-live-abcdefgh99",), None)
+    RedactingFilter().filter(record)
+    assert record.getMessage() == "failed: ***"
+
+
+def test_the_judge_records_a_redacted_failure(monkeypatch):
+    from cibench_lab.models.judge import VisionJudge
+
+    monkeypatch.setenv("CIBENCH_JUDGE_T_KEY", KEY)
+    with ScriptedServer([{"reply": "7", "faults": ["401-echo"]}], key=KEY, max_tokens=None) as server:
+        judge = VisionJudge(model="scripted", base_url=server.base_url, api_key_env="CIBENCH_JUDGE_T_KEY")
+        verdict = asyncio.run(judge.judge(["iVBORw0KGgo="], "rate it"))
+    assert verdict.score is None and verdict.error and "HTTP 401" in verdict.error
+    assert KEY not in verdict.error

@@ -336,3 +336,21 @@ def test_oracle_reference_that_kills_the_kernel_is_recorded_once_from_the_new_ke
     assert len(step2) == 1 and step2[0]["status"] != "dead", step2
     assert step2[0]["outputs"][0]["text"] == "4\n"  # what the new kernel printed: len(df)
     assert any("kernel died" in r["reason"] for r in restores)
+
+
+def test_an_endpoint_echoing_the_key_leaves_it_out_of_the_run_output(env):
+    """The 401 body quotes the key: `cibench-lab run` says HTTP 401 and prints no key."""
+    with ScriptedServer([{"reply": "x", "faults": ["401-echo"]}], model="scripted", key=KEY) as server:
+        cmd = [sys.executable, "-m", "cibench_lab.cli", *run_args(env, server, "echo")]
+        proc = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONPATH": str(HERE.parent)},
+        )
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert (
+        "incomplete: scripted: HTTP 401: " in proc.stderr and "Incorrect API key provided: ***" in proc.stderr
+    )
+    assert KEY not in proc.stdout + proc.stderr and "Traceback" not in proc.stderr

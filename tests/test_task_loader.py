@@ -67,7 +67,10 @@ def parse(notebook, rel="cibench_template/pandas/t.ipynb"):
         (nb([md("a"), code("x")], step_types="num"), "step_types has no list of entries for 1 steps"),
         (nb([md("a"), code("x")], step_types=[["num"]]), "unknown kind ['num']"),
         (nb([md("a"), code("x")], modules=["pandas"]), "modules needs metadata.step_types"),
-        ({"cells": [], "metadata": {}}, "notebook has no cells"),
+        (nb([]), "notebook has no cells"),
+        ({**GOOD, "nbformat": 99}, "nbformat 99: only nbformat 4 notebooks can be tasks"),
+        ({**GOOD, "nbformat": "4"}, "nbformat '4': only nbformat 4"),
+        ({k: v for k, v in GOOD.items() if k != "nbformat"}, "no nbformat version: only nbformat 4"),
         ({"cells": "x"}, "not a notebook (no cells list)"),
         ({"cells": [md("a"), code("x")], "metadata": []}, "notebook metadata is not an object"),
     ],
@@ -170,7 +173,7 @@ CELL = st.fixed_dictionaries(
     optional={"source": JSON | st.text(), "outputs": st.lists(OUTPUT | JSON, max_size=3) | JSON},
 )
 NOTEBOOK = st.fixed_dictionaries(
-    {"cells": st.lists(CELL, max_size=6) | JSON},
+    {"cells": st.lists(CELL, max_size=6) | JSON, "nbformat": st.just(4) | JSON},
     optional={
         "metadata": st.fixed_dictionaries(
             {},

@@ -7,13 +7,19 @@ listed in ``COMMANDS``.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import logging
 import sys
 from pathlib import Path
 
+from sqlalchemy.exc import DBAPIError
+
 from ..engine.errors import EngineError
-from ..store.errors import StoreError
+from ..models.redact import redact, redact_logs
+from ..store import default_url
+from ..store.errors import StoreError, first_line, shown, write_fault
+from ..tasks.errors import TaskError
 
 COMMANDS = ("tasks", "run", "report", "export", "db")
 
@@ -36,13 +42,44 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a subcommand; an expected failure prints ``error: <one line>`` and exits 2."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+    redact_logs()
     args = build_parser().parse_args(argv)
     try:
         return args.fn(args)
-    except (EngineError, StoreError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    except (EngineError, StoreError, TaskError) as err:
+        return fail(str(err))
+    except DBAPIError as err:
+        return fail(_database_fault(err, args.db))
+    except OSError as err:
+        return fail(os_error(err))
+
+
+def fail(message: str) -> int:
+    print(f"error: {redact(message)}", file=sys.stderr)
+    return 2
+
+
+def os_error(err: OSError) -> str:
+    """A file system error in one line: the path, the system's reason and, where known, the fix."""
+    where = f"{err.filename}: " if err.filename else ""
+    text = f"{where}{err.strerror or err}"
+    if err.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"{text}; free space on its disk"
+    if err.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return f"{text}; make it writable or choose another folder"
+    return text
+
+
+def _database_fault(err: DBAPIError, url: str | None) -> str:
+    """A database error a command met after opening the store, in one line naming the database."""
+    try:
+        url = url or default_url()
+    except StoreError as no_folder:
+        return str(no_folder)
+    fault = write_fault(err, url)
+    return str(fault) if fault else f"the results database at {shown(url)} failed: {first_line(err)}"
 
 
 if __name__ == "__main__":

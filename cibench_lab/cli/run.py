@@ -22,6 +22,7 @@ from sqlalchemy import select
 from ..engine.attempt import PROFILE, Attempts
 from ..grading.pool import WORKERS
 from ..grading.summary import METRICS, format_row, summarize
+from ..models.redact import redact
 from ..store import Store
 from ..store.tables import Attempt, StepRow
 from ..tasks.model import Task
@@ -38,6 +39,7 @@ def cmd_run(args) -> int:
     from ..players import PlayerContext, make_player
 
     store = Store(args.db)
+    store.check_writable()  # a run records every turn: refuse now, in one line, not per task
     try:
         options = _model_options(args)
         config_file = options.pop("config_file", None)
@@ -181,7 +183,8 @@ class ProgressObserver:  # a RunObserver (engine.run)
             self.progress.stop()
 
     def _say(self, text: str) -> None:
-        self.console.print(text, markup=False, highlight=False, soft_wrap=True)
+        """One line to the terminal; what a failed attempt says may quote an endpoint: redacted."""
+        self.console.print(redact(text), markup=False, highlight=False, soft_wrap=True)
 
     def _advance(self, n: int, what: str | None = None) -> None:
         if self.progress is not None:

@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from ..grading import TurnOutput, grade_all, summarize
@@ -155,6 +155,13 @@ class Attempts:
         with self.store.session() as s:
             row = _get(s, Attempt, attempt_id)
             row.workdir, row.notebook_path = workdir, notebook_path
+
+    def discard(self, attempt_id: str) -> None:
+        """Remove an attempt whose start failed, with all recorded for it (one transaction)."""
+        with self.store.session() as s:
+            for table in (Event, Turn, StepRow):
+                s.execute(delete(table).where(table.attempt_id == attempt_id))
+            s.execute(delete(Attempt).where(Attempt.id == attempt_id))
 
     def opened_at(self, attempt_id: str, step: int) -> dt.datetime:
         with self.store.session() as s:

@@ -33,3 +33,10 @@ class Unavailable(EngineError):
     """502: a service the server calls for the request (a model endpoint) failed."""
 
     status = 502
+
+
+class Unwritable(EngineError):
+    """503: the server cannot write a folder or database it needs (read-only, full, missing);
+    the message names the path and the fix."""
+
+    status = 503

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -23,17 +24,18 @@ from ..grading.pool import Grader
 from ..models.config import ModelRegistry
 from ..players import Player, PlayerContext, PlayerError, SpecError, make_player, spec_of_choice
 from ..players.transcript import replayable
+from ..tasks.model import Task
 from .attempt import Attempts, NewAttempt
 from .capture import Captures
 from .driver import StepDriver
 from .environment import environment
-from .errors import BadInput, Conflict, Unavailable
+from .errors import BadInput, Conflict, Unavailable, Unwritable
 from .execution import Execution
 from .executor import execute
 from .kernel import KERNEL_NAME, START_CODE
 from .oracle import referenced_steps
 from .settings import PlaySettings
-from .workspace import copy_data, write_notebook
+from .workspace import copy_data, unwritable, write_notebook
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,15 @@ class LabConfig:
     turn_timeout: float  # seconds a turn report waits for the kernel's idle
     settings: PlaySettings  # server defaults
     lock_settings: bool  # when True, a browser cannot override them
+
+
+@dataclass
+class _Opening:
+    """An attempt being started: what a failed start must undo."""
+
+    attempt_id: str
+    rel: Path  # its folder, relative to the server root
+    session_id: str | None = None
 
 
 class LabPlay:
@@ -181,18 +192,45 @@ class LabPlay:
             environment=environment(),
         )
         attempt_id = await self.call(self.attempts.create, new)
-        rel = Path(self.config.attempts_dir) / f"{task.stem}-{attempt_id[:8]}"
-        folder = self.config.root_dir / rel
-        await asyncio.to_thread(copy_data, task, folder)
+        opening = _Opening(attempt_id, Path(self.config.attempts_dir) / f"{task.stem}-{attempt_id[:8]}")
+        try:
+            await self._open(opening, task, mode, spec, participant)
+        except BaseException:
+            await self._abandon(opening)
+            raise
+        return attempt_id
+
+    async def _open(self, opening: _Opening, task: Task, mode: str, spec: str, participant: str) -> None:
+        """The new attempt's folder, notebook, session and kernel."""
+        rel, folder = opening.rel, self.config.root_dir / opening.rel
         nb_rel = (rel / f"{task.stem}.ipynb").as_posix()
-        nb_path = self.config.root_dir / nb_rel
-        await asyncio.to_thread(write_notebook, task, attempt_id, mode, nb_path, spec)
-        await self.call(self.attempts.paths, attempt_id, str(folder), nb_rel)
+        try:
+            await asyncio.to_thread(copy_data, task, folder)
+            await asyncio.to_thread(
+                write_notebook, task, opening.attempt_id, mode, folder / f"{task.stem}.ipynb", spec
+            )
+        except OSError as err:
+            what = f"the attempt folder {rel.as_posix()}"
+            raise Unwritable(unwritable(err, what, "CIBenchLabApp.attempts_dir")) from None
+        await self.call(self.attempts.paths, opening.attempt_id, str(folder), nb_rel)
         session = await self.app.session_manager.create_session(
             path=nb_rel, name=f"{task.stem}.ipynb", type="notebook", kernel_name=KERNEL_NAME
         )
-        await self.bind(attempt_id, session["kernel"]["id"], participant)
-        return attempt_id
+        opening.session_id = session["id"]
+        await self.bind(opening.attempt_id, session["kernel"]["id"], participant)
+
+    async def _abandon(self, opening: _Opening) -> None:
+        """Undo a start that failed — its session, folder and row — so no orphan attempt stays."""
+        if opening.session_id is not None:
+            try:
+                await self.app.session_manager.delete_session(opening.session_id)
+            except Exception as err:
+                log.warning("cibench-lab: closing the session of a failed start: %s", err)
+        await asyncio.to_thread(shutil.rmtree, self.config.root_dir / opening.rel, True)
+        try:
+            await self.call(self.attempts.discard, opening.attempt_id)
+        except Exception as err:
+            log.error("cibench-lab: the failed attempt %s stays recorded: %s", opening.attempt_id, err)
 
     async def bind(self, attempt_id: str, kernel_id: str, participant: str | None) -> dict[str, Any]:
         """Make ``kernel_id`` the attempt's kernel; restore its state if it is new."""

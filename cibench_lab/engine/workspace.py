@@ -1,8 +1,18 @@
-"""An attempt's folder: a private copy of the task's data and its notebook."""
+"""An attempt's folder: a private copy of the task's data and its notebook.
+
+A folder that cannot be written is said in one line naming it and the fix
+(:func:`unwritable`); the server checks its attempts folder when it starts
+(:func:`check_writable`).  Data files are copied from inside the task's
+``datasources/`` only: a symbolic link leading out of it is skipped (and logged).
+"""
 
 from __future__ import annotations
 
+import errno
+import logging
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -13,6 +23,53 @@ from .kernel import KERNEL_NAME
 
 NB_KEY = "cibench_lab_attempt"  # notebook metadata naming the attempt
 CELL_KEY = "cibench_lab"  # cell metadata: {"role": title|instruction|answer|oracle, "step": n}
+FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+log = logging.getLogger(__name__)
+
+
+def unwritable(err: OSError, what: str, setting: str) -> str:
+    """One line: ``what`` cannot be written, the system's reason, and the fix."""
+    reason = err.strerror or type(err).__name__
+    if err.errno in FULL:
+        fix = "free space on its disk"
+    else:
+        fix = f"make it writable or set {setting} to a writable folder"
+    return f"cannot write {what}: {reason}; {fix}"
+
+
+def check_writable(folder: Path) -> None:
+    """OSError unless a file can be made in ``folder`` (or, while it does not exist yet, in its
+    nearest existing parent, where it would be made)."""
+    target = folder
+    while not target.exists() and target != target.parent:
+        target = target.parent
+    if not target.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(target))
+    with tempfile.TemporaryFile(dir=target, prefix=".cibench-lab-probe-"):
+        pass
+
+
+def _leaves(path: Path, source: Path) -> bool:
+    """True (and logged) when ``path`` resolves outside ``source``: it is not copied."""
+    if path.resolve().is_relative_to(source.resolve()):
+        return False
+    log.warning("cibench-lab: not copying %s: a link out of %s", path, source)
+    return True
+
+
+def _copy_tree(source: Path, dest: Path) -> None:
+    """Every file under ``source`` into ``dest``, one at a time (so a full disk fails with its own
+    errno); a link out of ``source`` is skipped, a linked folder is made but not followed."""
+    for path in sorted(source.rglob("*")):
+        if path.is_symlink() and _leaves(path, source):
+            continue
+        target = dest / path.relative_to(source)
+        if path.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        elif path.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
 
 
 def copy_data(task: Task, dest: Path) -> None:
@@ -21,12 +78,15 @@ def copy_data(task: Task, dest: Path) -> None:
     if task.datasources is None:
         return
     if not task.data_files:
-        shutil.copytree(task.datasources, dest, dirs_exist_ok=True)
+        _copy_tree(task.datasources, dest)
         return
     for rel in task.data_files:
+        source = task.datasources / rel
+        if _leaves(source, task.datasources):
+            continue
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(task.datasources / rel, target)
+        shutil.copy2(source, target)
 
 
 def instruction_markdown(step: Step, n_steps: int) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from http.client import responses
@@ -12,9 +13,12 @@ from jupyter_server.auth.decorator import authorized
 from jupyter_server.auth.utils import HTTP_METHOD_TO_AUTH_ACTION
 from jupyter_server.base.handlers import APIHandler
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from sqlalchemy.exc import DBAPIError
 from tornado import web
 
 from ..engine.errors import BadInput, EngineError
+from ..models.redact import redact
+from ..store.errors import StoreError, write_fault
 from ..tasks.errors import TaskError
 from .schemas import describe
 
@@ -22,6 +26,17 @@ AUTH_RESOURCE = "cibench-lab"
 API = "/cibench-lab/api"
 
 M = TypeVar("M", bound=BaseModel)
+
+QUOTE_MAX = 200  # characters of one unbroken run (an echoed id, a value) an error message keeps
+MESSAGE_MAX = 2000  # characters of a whole error message
+_LONG_RUN = re.compile(rf"\S{{{QUOTE_MAX + 1},}}")
+
+
+def shown(message: str) -> str:
+    """An error message as a response or log may hold it: secrets masked, then any long run
+    (a multi-megabyte id echoed back) cut to QUOTE_MAX characters and the whole to MESSAGE_MAX."""
+    text = _LONG_RUN.sub(lambda m: m.group()[:QUOTE_MAX] + "…", redact(message))
+    return text if len(text) <= MESSAGE_MAX else text[:MESSAGE_MAX] + "…"
 
 
 @dataclass(frozen=True)
@@ -98,21 +113,38 @@ class Handler(APIHandler):
             result = await work if hasattr(work, "__await__") else work
             self.operation.adapter.validate_python(result)
         except (EngineError, TaskError) as err:
-            self.error(err.status if isinstance(err, EngineError) else 400, str(err))
+            status = err.status if isinstance(err, EngineError) else 400
+            if status >= 500:  # the server's own trouble (a folder, an endpoint): the log says it too
+                self.log.warning(
+                    "cibench-lab: %s %s: %s", self.request.method, self.request.path, shown(str(err))
+                )
+            self.error(status, str(err))
             return
         except web.HTTPError:
             raise
-        except Exception:
-            self.log.exception("cibench-lab: %s %s failed", self.request.method, self.request.path)
-            self.error(500, "internal error (logged on the server)")
+        except Exception as err:
+            self.fault(err)
             return
         self.set_status(self.operation.status)
         self.finish(json.dumps(result))
 
+    def fault(self, err: Exception) -> None:
+        """A results database that cannot be written is a 503 saying so (logged in one line);
+        anything else a 500, its traceback logged."""
+        store = self.services.store
+        if isinstance(err, DBAPIError):
+            err = write_fault(err, store.url) or err
+        if isinstance(err, StoreError):
+            self.log.error("cibench-lab: %s %s: %s", self.request.method, self.request.path, shown(str(err)))
+            self.error(503, str(err))
+            return
+        self.log.exception("cibench-lab: %s %s failed", self.request.method, self.request.path)
+        self.error(500, "internal error (logged on the server)")
+
     def error(self, status: int, message: str) -> None:
         self.set_status(status)
         self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps({"error": message, "status": status}))
+        self.finish(json.dumps({"error": shown(message), "status": status}))
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         """Tornado's own errors (403 unauthenticated, 405, XSRF) in the same ``{error, status}`` shape."""
@@ -120,7 +152,7 @@ class Handler(APIHandler):
         message = responses.get(status_code, "unknown HTTP error")
         if isinstance(exc, web.HTTPError) and exc.log_message:
             message = exc.log_message % exc.args if exc.args else exc.log_message
-        self.log.warning("cibench-lab: %s %s: %s", self.request.method, self.request.path, message)
+        self.log.warning("cibench-lab: %s %s: %s", self.request.method, self.request.path, shown(message))
         self.error(status_code, message)
 
 

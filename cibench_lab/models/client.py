@@ -6,7 +6,8 @@ every attempt that plays with it.  A request is retried with exponential backoff
 malformed replies; any other error ends the attempt's turn with
 :class:`ModelError` (the run leaves that attempt open, to be resumed).  Each
 completion carries its token usage and latency for the turn's record.  The key
-goes to the endpoint and nowhere else.
+goes to the endpoint and nowhere else: every error text from the endpoint is
+redacted (:mod:`.redact`) before it becomes a message.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 import openai
 
 from .config import ModelConfig
+from .redact import redact, remember
 
 log = logging.getLogger(__name__)
 RETRY_STATUS = {408, 409, 429}
@@ -59,8 +61,10 @@ class _Malformed(Exception):
 class ChatClient:
     def __init__(self, config: ModelConfig):
         self.config = config
+        key = config.key()
+        remember(key)
         self._client = openai.AsyncOpenAI(
-            api_key=config.key(),
+            api_key=key,
             base_url=config.resolved_base_url(),
             timeout=config.request_timeout,
             max_retries=0,  # ours, below: the same rules for every failure
@@ -113,7 +117,7 @@ class ChatClient:
         if isinstance(err, (openai.APITimeoutError, openai.APIConnectionError, _Malformed)):
             return err
         if isinstance(err, (openai.APIResponseValidationError, json.JSONDecodeError, ValueError)):
-            return _Malformed(str(err))
+            return _Malformed(redact(str(err)))
         raise err
 
     def _delay(self, attempt: int, err: Exception | None) -> float:
@@ -170,7 +174,7 @@ def _retry_after(err: Exception | None) -> float | None:
 
 
 def _body(err: openai.APIStatusError) -> str:
-    text = str(getattr(err, "message", "") or err)
+    text = redact(str(getattr(err, "message", "") or err))
     return text if len(text) <= 300 else text[:297] + "..."
 
 

@@ -21,6 +21,7 @@ from traitlets.config import Configurable
 
 from ..grading.judge import Verdict, failure, parse_score
 from .config import DEFAULT_KEY_ENV, ModelConfig
+from .redact import redact
 
 ENV_PREFIX = "CIBENCH_LAB_JUDGE_"
 
@@ -74,8 +75,8 @@ class VisionJudge(Configurable):
         try:
             done = await self._chat().complete([{"role": "user", "content": content}])
         except Exception as err:  # recorded with the verdict, never as a 0
-            return Verdict(None, None, failure(err))
-        reply = done.content[:200]
+            return Verdict(None, None, redact(failure(err)))
+        reply = redact(done.content)[:200]
         try:
             return Verdict(parse_score(reply), reply)
         except ValueError as err:

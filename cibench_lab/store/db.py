@@ -6,11 +6,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from .errors import StoreError, shown
+from .errors import StoreError, first_line, shown, write_fault
 from .migrate import ensure_schema
 
 
@@ -49,6 +49,19 @@ def open_engine(url: str) -> Engine:
     return engine
 
 
+def _check_folder(engine: Engine) -> None:
+    """A SQLite file's folder must exist (SQLite would only say 'unable to open database file')."""
+    name = engine.url.database
+    if engine.dialect.name != "sqlite" or not name or name == ":memory:" or name.startswith("file:"):
+        return
+    folder = Path(name).parent
+    if not folder.is_dir():
+        raise StoreError(
+            f"the results database at {shown(str(engine.url))} cannot be opened: its folder {folder} "
+            "does not exist; create it or choose another database"
+        )
+
+
 class Store:
     """Owns the engine; ``with store.session() as s:`` is one transaction.
 
@@ -59,6 +72,7 @@ class Store:
         self.url = url or default_url()
         self.engine = open_engine(self.url)
         try:
+            _check_folder(self.engine)
             ensure_schema(self.engine, auto_upgrade)
         except BaseException:
             self.engine.dispose()
@@ -74,6 +88,20 @@ class Store:
     def session(self) -> Iterator[Session]:
         with self._factory.begin() as s:
             yield s
+
+    def check_writable(self) -> None:
+        """StoreError (one line) unless the database takes a write: a no-op update, rolled back.
+
+        For whoever will write (the server, a run); reading a read-only database is fine."""
+        try:
+            with self.engine.connect() as conn, conn.begin() as tx:
+                conn.execute(text("UPDATE alembic_version SET version_num = version_num"))
+                tx.rollback()
+        except DBAPIError as err:
+            fault = write_fault(err, self.url)
+            raise fault or StoreError(
+                f"the results database at {self.shown_url} cannot be written: {first_line(err)}"
+            ) from None
 
     def dispose(self) -> None:
         self.engine.dispose()

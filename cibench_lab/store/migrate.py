@@ -18,7 +18,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, inspect
 from sqlalchemy.exc import DBAPIError
 
-from .errors import NeedsUpgrade, StoreError, first_line
+from .errors import NeedsUpgrade, StoreError, first_line, write_fault
 from .locks import upgrade_lock
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
@@ -78,16 +78,13 @@ def _newer(engine: Engine, rev: str) -> StoreError:
     )
 
 
-READ_ONLY = ("readonly", "read-only", "permission denied", "unable to open database file")
-
-
 def _unusable(engine: Engine, err: DBAPIError, doing: str) -> StoreError:
-    """The driver's reason in one line; a read-only file or folder, or a denied permission, is
-    'cannot be written' whether it showed when opening or when upgrading."""
-    reason = first_line(err)
-    if any(word in reason.lower() for word in READ_ONLY):
-        doing = "written"
-    return StoreError(f"the results database at {where(engine)} cannot be {doing}: {reason}")
+    """The driver's reason in one line; a read-only file or folder, a denied permission or a full
+    disk is 'cannot be written' (with the fix) whether it showed when opening or when upgrading."""
+    fault = write_fault(err, where(engine))
+    if fault is not None:
+        return fault
+    return StoreError(f"the results database at {where(engine)} cannot be {doing}: {first_line(err)}")
 
 
 def check(engine: Engine) -> tuple[str | None, str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import stat
 import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
@@ -50,6 +51,10 @@ def _safe_members(zf: zipfile.ZipFile, name: str) -> list[zipfile.ZipInfo]:
         parts = PurePosixPath(info.filename).parts
         if info.filename.startswith("/") or ".." in parts or "\\" in info.filename:
             raise TaskError(name, f"zip member {info.filename!r} points outside the archive")
+        if stat.S_ISLNK(info.external_attr >> 16):
+            raise TaskError(
+                name, f"zip member {info.filename!r} is a symbolic link (archives of tasks hold none)"
+            )
         if any(is_ignored(p) for p in parts):
             continue
         total += info.file_size

@@ -20,6 +20,7 @@ from .meta import read_meta
 from .model import METRIC_KINDS, ReferenceOutput, Step, Task
 
 THOUGHT_MARK = "\n\nThought: "
+NBFORMAT = 4  # the notebook format major version tasks are written in (CIBench's, nbformat's current)
 
 
 def _text(value: Any, path: str, what: str, cell: int | None) -> str:
@@ -153,7 +154,17 @@ def _read_json(raw: bytes, name: str) -> dict:
         raise TaskError(name, "not a notebook (no cells list)")
     if not isinstance(nb.get("metadata", {}), dict):
         raise TaskError(name, "notebook metadata is not an object")
+    _check_version(nb, name)
     return nb
+
+
+def _check_version(nb: dict, name: str) -> None:
+    """Only nbformat 4: another major version lays cells and outputs out differently."""
+    major = nb.get("nbformat")
+    if type(major) is int and major == NBFORMAT:
+        return
+    found = "no nbformat version" if major is None else f"nbformat {major!r}"
+    raise TaskError(name, f"{found}: only nbformat {NBFORMAT} notebooks can be tasks")
 
 
 def parse_notebook(raw: bytes, path: Path, task_id: str, datasources: Path | None) -> Task:

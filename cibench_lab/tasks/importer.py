@@ -5,6 +5,12 @@ that load are copied (byte for byte), with ``datasources/`` merged in.  Running
 the same import again changes nothing (files whose bytes already match are left
 alone), so it is idempotent.  A task whose id is already served by another task
 directory (the built-in set, say) is rejected, as the library would refuse it.
+
+Nothing from outside the source is imported: a symbolic link is followed only when
+it is a file link whose target lies inside the source (its bytes are copied); a
+link leading out of it, or to a folder, is rejected by name.  Otherwise a link to
+``/etc/passwd`` in ``datasources/`` would be copied into the task directory and from
+there into every attempt's folder.
 """
 
 from __future__ import annotations
@@ -35,31 +41,69 @@ def _write_if_changed(src: Path, dest: Path) -> bool:
         return False
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".import-", dir=dest.parent)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, dest)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, dest)
+    except OSError as err:  # a full disk, say: no half-written file stays, and the error names it
+        Path(tmp).unlink(missing_ok=True)
+        raise OSError(err.errno, err.strerror, str(dest)) from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return True
 
 
-def _copy_datasources(root: Path, into: Path) -> int:
+def refused_link(path: Path, source: Path) -> str | None:
+    """Why ``path`` may not be imported from ``source``: a link to a folder or out of it."""
+    if path.is_symlink() and path.is_dir():
+        return "a symbolic link to a folder: not followed (copy the folder in instead)"
+    if not _inside(path, source):
+        return f"a symbolic link leading out of the import source (to {path.resolve()}): not imported"
+    return None
+
+
+def _copy_datasources(root: Path, into: Path, source: Path, report: ImportReport) -> int:
     src = root / DATASOURCES
     if not src.is_dir():
+        return 0
+    why = refused_link(src, source)
+    if why is not None:
+        report.rejected.append((str(src), why))
         return 0
     written = 0
     for path in sorted(src.rglob("*")):
         rel = path.relative_to(src)
-        if path.is_file() and not any(is_ignored(p) for p in rel.parts):
+        if any(is_ignored(p) for p in rel.parts):
+            continue
+        why = refused_link(path, source)
+        if why is not None:
+            report.rejected.append((str(path), why))
+        elif path.is_file():
             written += _write_if_changed(path, into / DATASOURCES / rel)
     return written
 
 
-def _import_root(root: Path, into: Path, served: TaskLibrary) -> ImportReport:
+def _notebooks(root: Path, source: Path, report: ImportReport) -> list[Path]:
+    """The task notebooks under ``root`` that may be imported (no links out of ``source``)."""
+    keep = []
+    for nb in task_notebooks(root):
+        why = refused_link(nb, source)
+        if why is None:
+            keep.append(nb)
+        else:
+            report.rejected.append((str(nb), why))
+    return keep
+
+
+def _import_root(root: Path, into: Path, served: TaskLibrary, source: Path) -> ImportReport:
     report = ImportReport()
+    notebooks = _notebooks(root, source, report)
     lib = TaskLibrary()
-    lib.add_dir(root)
+    lib.add_dir(root, notebooks)
     for p in lib.problems:
         report.rejected.append((p.path, p.problem if p.cell is None else f"cell {p.cell}: {p.problem}"))
-    for nb in task_notebooks(root):
+    for nb in notebooks:
         rel = nb.relative_to(root)
         task_id = f"{rel.parts[0]}/{rel.parts[1]}/{nb.stem}"
         if task_id not in lib.tasks:
@@ -74,7 +118,7 @@ def _import_root(root: Path, into: Path, served: TaskLibrary) -> ImportReport:
             report.unchanged.append(task_id)
         else:
             (report.updated if existed else report.imported).append(task_id)
-    report.data_files = _copy_datasources(root, into)
+    report.data_files = _copy_datasources(root, into, source, report)
     return report
 
 
@@ -91,12 +135,12 @@ def import_tasks(source: Path, into: Path, served: TaskLibrary | None = None) ->
     served = served or TaskLibrary()
     if source.is_file() and source.suffix == ".zip":
         with tempfile.TemporaryDirectory(prefix="cibench-import-") as tmp:
-            return _import_root(unpack(source, Path(tmp)), into, served)
+            return _import_root(unpack(source, Path(tmp)), into, served, Path(tmp))
     if source.is_file() and source.suffix == ".ipynb":
         raise TaskError(str(source), "import takes the official zip or a folder holding its splits")
     if not source.is_dir():
         raise TaskError(str(source), "no such file or folder")
-    return _import_root(find_root(source), into, served)
+    return _import_root(find_root(source), into, served, source)
 
 
 def remove_empty(into: Path) -> None:
