@@ -185,19 +185,20 @@ class CIBenchLabApp(ExtensionApp):
         self._check_attempts_dir(root)
         store = self._open_store()
         attempts = Attempts(store, library)
+        participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
         config = LabConfig(
             root_dir=root,
             attempts_dir=self.attempts_dir,
             turn_timeout=self.turn_timeout,
             lock_settings=self.lock_settings,
             settings=PlaySettings(show_grades=self.show_grades, turn_cap=self.turn_cap, reveal=self.reveal),
+            participant=participant,
         )
         config.settings.validate()
         models = ModelRegistry(self._model_configs())
         hide_from_kernels(self.judge_api_key_env, *(c.api_key_env for c in models.configs.values()))
         self.judge = self._judge()
         lab = LabPlay(attempts, self._server, config, models, Grader(self.judge, self.grading_workers))
-        participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
         self.services = Services(library, store, attempts, lab, participant, models)
         self.settings.update({"cibench_lab": self.services})
         events = self._server.event_logger

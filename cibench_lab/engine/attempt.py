@@ -135,10 +135,20 @@ class Attempts:
                 for a in s.scalars(q)
             ]
 
-    def open_attempt_at(self, notebook_path: str) -> str | None:
-        """The open attempt whose notebook is at ``notebook_path`` (relative to the server root)."""
+    def open_attempt_at(self, notebook_path: str, participant: str) -> str | None:
+        """``participant``'s open attempt whose notebook is at ``notebook_path`` (relative to
+        the root of the server it was started on: the path alone may be another's attempt)."""
         with self.store.session() as s:
-            q = select(Attempt.id).where(Attempt.notebook_path == notebook_path, Attempt.status == "open")
+            q = (
+                select(Attempt.id)
+                .join(Participant, Participant.id == Attempt.participant_id)
+                .where(
+                    Attempt.notebook_path == notebook_path,
+                    Attempt.status == "open",
+                    Participant.name == participant,
+                )
+                .order_by(Attempt.created_at.desc())
+            )
             return s.scalar(q.limit(1))
 
     def _title(self, task_id: str) -> str:

@@ -47,6 +47,7 @@ class LabConfig:
     turn_timeout: float  # seconds a turn report waits for the kernel's idle
     settings: PlaySettings  # server defaults
     lock_settings: bool  # when True, a browser cannot override them
+    participant: str = ""  # whose attempts this server plays (the handlers' participant)
 
 
 @dataclass
@@ -111,12 +112,16 @@ class LabPlay:
 
     async def _auto_bind(self, kernel_id: str) -> None:
         """A new kernel for an open attempt's notebook (reopened after a server or kernel
-        restart): restore its state at once, so it is queued before anything a person runs."""
+        restart): restore its state at once, so it is queued before anything a person runs.
+
+        Only this server's participant's attempts: another server on the same database has
+        its own root, where the same relative path is someone else's notebook."""
+        who = self.config.participant
         path = await self._session_path(kernel_id)
-        attempt_id = path and await self.call(self.attempts.open_attempt_at, path)
+        attempt_id = path and await self.call(self.attempts.open_attempt_at, path, who)
         if attempt_id:
             try:
-                await self.bind(attempt_id, kernel_id, None)
+                await self.bind(attempt_id, kernel_id, who)
             except Exception:
                 log.exception("cibench-lab: restoring attempt %s on kernel %s failed", attempt_id, kernel_id)
 
@@ -232,8 +237,8 @@ class LabPlay:
         except Exception as err:
             log.error("cibench-lab: the failed attempt %s stays recorded: %s", opening.attempt_id, err)
 
-    async def bind(self, attempt_id: str, kernel_id: str, participant: str | None) -> dict[str, Any]:
-        """Make ``kernel_id`` the attempt's kernel; restore its state if it is new."""
+    async def bind(self, attempt_id: str, kernel_id: str, participant: str) -> dict[str, Any]:
+        """Make ``kernel_id`` the attempt's kernel (for its participant only); restore it if it is new."""
         row, _ = await self.call(self.attempts.load, attempt_id, participant)
         km = self.app.kernel_manager
         if kernel_id not in km:

@@ -161,7 +161,10 @@ class ReplaySession(StatelessSession):
 # ---- replaying recorded model runs in the lab ----------------------------------------------
 #: Players whose recordings the lab replays: model runs only.  A ``reference`` run (or a
 #: replayed transcript, which may be a reference run's export) would put a step's reference
-#: code in the browser before the step settles.
+#: code in the browser before the step settles.  Only attempts of named runs (``cibench-lab
+#: run``) are recordings: they are benchmark data, shared with every participant; an attempt
+#: started in the lab (a person's, or a model a person attached) has no run and is its
+#: participant's alone.
 REPLAYABLE_PREFIX = "openai:"
 
 
@@ -191,9 +194,9 @@ def replay_steps(store: Store, attempt_id: str) -> dict[int, list[dict[str, Any]
     """One recorded attempt's turns as transcript lines, ``{step: [lines by turn]}``."""
     with store.session() as s:
         attempt = s.get(Attempt, attempt_id)
-        if attempt is None or not attempt.player.startswith(REPLAYABLE_PREFIX):
+        if attempt is None or attempt.run_id is None or not attempt.player.startswith(REPLAYABLE_PREFIX):
             raise TranscriptError(f"no recorded model attempt {attempt_id!r}")
-        run = s.get(Run, attempt.run_id) if attempt.run_id else Run(name="")
+        run = s.get(Run, attempt.run_id)
         assert run is not None  # attempt.run_id is a foreign key
         turns = s.scalars(select(Turn).where(Turn.attempt_id == attempt_id).order_by(Turn.step, Turn.number))
         steps: dict[int, list[dict[str, Any]]] = defaultdict(list)
