@@ -7,8 +7,9 @@
         [--grading-workers N]
 
 Results go to the database; the same ``--run`` again skips finished attempts and
-resumes open ones.  Exit status: 0 when every attempt finished, 1 when some are
-left open (a model endpoint that kept failing: run again to resume), 2 on bad input.
+resumes open ones; one process plays a run name at a time.  Exit status: 0 when every
+attempt finished, 1 when some are left open (a model endpoint that kept failing: run
+again to resume), 2 on bad input or when another live process plays the run.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 def cmd_run(args) -> int:
     from ..engine.errors import BadInput
     from ..engine.kernel import hide_from_kernels
+    from ..engine.lease import RunBusy
     from ..models.judge import VisionJudge
     from ..players import PlayerContext, make_player
 
@@ -67,7 +69,7 @@ def cmd_run(args) -> int:
     observer = ProgressObserver(tasks, live=not args.no_progress)
     try:
         ids = asyncio.run(_run(attempts, tasks, player, args, run_name, observer, judge))
-    except BadInput as err:
+    except (BadInput, RunBusy) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print_table(store, ids, f"run {run_name} · {player.name} · {args.mode} · profile {PROFILE}")

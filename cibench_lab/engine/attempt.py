@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..grading import TurnOutput, grade_all, summarize
@@ -57,13 +58,23 @@ def _get(s: Session, table: type[_Row], key: Any) -> _Row:
     return row
 
 
-def _participant(s, name: str) -> Participant:
-    row = s.scalar(select(Participant).where(Participant.name == name))
-    if row is None:
-        row = Participant(name=name)
-        s.add(row)
-        s.flush()
-    return row
+def participant_id(store: Store, name: str, tries: int = 5) -> int:
+    """The participant's id, inserted when new: insert-or-get under ``participant.name``'s
+    unique constraint, so processes creating the same participant at once all get its row."""
+    for _ in range(tries):
+        with store.session() as s:
+            found = s.scalar(select(Participant.id).where(Participant.name == name))
+        if found is not None:
+            return found
+        try:
+            with store.session() as s:
+                row = Participant(name=name)
+                s.add(row)
+                s.flush()
+                return row.id
+        except IntegrityError:  # another process inserted it first: read it again
+            continue
+    raise Conflict(f"participant {name!r} could not be recorded")
 
 
 class Attempts:
@@ -77,15 +88,15 @@ class Attempts:
     def create(self, new: NewAttempt) -> str:
         if new.mode not in MODES:
             raise BadInput(f"mode: must be one of {', '.join(MODES)}")
+        participant = participant_id(self.store, new.participant)
         with self.store.session() as s:
-            participant = _participant(s, new.participant)
             row = Attempt(
                 id=uuid.uuid4().hex,
                 task_id=new.task.id,
                 task_hash=new.task.content_hash,
                 mode=new.mode,
                 player=new.player,
-                participant_id=participant.id,
+                participant_id=participant,
                 run_id=new.run_id,
                 settings=new.settings.as_dict(),
                 environment=new.environment,

@@ -8,7 +8,9 @@ the kernel state as on a lab resume and rebuilds the player's conversation from
 the recorded turns, and play goes on from the open step — so a ``kill -9`` loses
 at most the turns in flight.  A kernel that dies mid-turn fails that turn (the
 reason in its meta), is replaced, gets the attempt's state back, and the attempt
-goes on.
+goes on.  One process plays a run name at a time (:mod:`.lease`): a second one stops
+at once with RunBusy naming the holder; a killed holder's run is taken over once its
+heartbeat is stale.
 """
 
 from __future__ import annotations
@@ -18,11 +20,11 @@ import functools
 import logging
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import select
 
@@ -36,10 +38,12 @@ from .driver import Executed, StepDriver
 from .environment import environment
 from .errors import BadInput
 from .executor import COMPAT_SILENCE, KernelExecutor
+from .lease import Lease, RunBusy
 from .settings import PlaySettings
 from .workspace import copy_data
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 
 class RunObserver:
@@ -146,16 +150,45 @@ async def run_tasks(
         ctx = PlayContext(attempts, player, mode, None, Path(tmp), timeout, silence, observer, settings)
         if grader is not None:
             ctx.grader = ctx.driver.grader = grader
+        lease = Lease(attempts.store, run_name)
         try:
-            ctx.run_id = await ctx.db(ensure_run, attempts, run_name, player.name, mode, config)
-            state = await ctx.db(run_state, attempts, ctx.run_id)
-            await _work(ctx, tasks, state, jobs)
-            state = await ctx.db(run_state, attempts, ctx.run_id)
+            await ctx.db(lease.take)  # RunBusy: another process plays this run
+            try:
+                state = await _leased(lease, _play_run(ctx, tasks, run_name, config, jobs))
+            finally:
+                await ctx.db(lease.release)
         finally:
             ctx.pool.shutdown(wait=True)
             if grader is None:
                 ctx.grader.close()
     return [i for i, status in state.values() if status == "done"]
+
+
+async def _play_run(
+    ctx: PlayContext, tasks: list[Task], run_name: str, config: dict, jobs: int
+) -> dict[str, tuple[str, str]]:
+    ctx.run_id = await ctx.db(ensure_run, ctx.attempts, run_name, ctx.player.name, ctx.mode, config)
+    state = await ctx.db(run_state, ctx.attempts, ctx.run_id)
+    await _work(ctx, tasks, state, jobs)
+    return await ctx.db(run_state, ctx.attempts, ctx.run_id)
+
+
+async def _leased(lease: Lease, work: Coroutine[Any, Any, _T]) -> _T:
+    """``work`` while the lease's heartbeat runs; cancelled (RunBusy) if the lease is lost."""
+    loop = asyncio.get_running_loop()
+    job = asyncio.ensure_future(work)
+    beat = lease.hold(lambda: loop.call_soon_threadsafe(job.cancel))
+    try:
+        return await job
+    except asyncio.CancelledError:
+        if not beat.lost:
+            raise
+        holder = await asyncio.to_thread(lease.holder_now)
+        raise RunBusy(
+            f"run {lease.name} was taken over by {holder} (this process stopped renewing it)"
+        ) from None
+    finally:
+        await asyncio.to_thread(beat.stop)
 
 
 async def _work(ctx: PlayContext, tasks: list[Task], state: dict[str, tuple[str, str]], jobs: int) -> None:

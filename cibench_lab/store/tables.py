@@ -1,6 +1,7 @@
 """Tables of the results store (SQLAlchemy 2 declarative).
 
-participant 1─* attempt 1─* step 1─* turn; attempt *─1 run; attempt 1─* event.
+participant 1─* attempt 1─* step 1─* turn; attempt *─1 run; attempt 1─* event;
+run_lease: which process plays a run name now (by name, so it is taken before the run exists).
 Steps and turns are 0-based, as in the engine and the API (the UI shows step n+1).
 """
 
@@ -36,6 +37,17 @@ class Run(Base):
     mode: Mapped[str] = mapped_column(String(10))
     config: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+
+class RunLease(Base):
+    """One process plays a run name at a time: it holds the row and renews ``heartbeat_at``."""
+
+    __tablename__ = "run_lease"
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)  # the run name
+    holder: Mapped[str] = mapped_column(String(300))  # host:pid, for messages
+    token: Mapped[str] = mapped_column(String(32))  # the holder's own random token
+    acquired_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    heartbeat_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
 
 
 class Attempt(Base):
