@@ -22,6 +22,7 @@ from openai_server import ScriptedServer, exchanges_from_golden
 from sqlalchemy import select
 
 from cibench_lab.cli import main
+from cibench_lab.engine.lease import STALE_ENV
 from cibench_lab.store import Store
 from cibench_lab.store.tables import Attempt, Event, Run, Turn
 
@@ -136,9 +137,10 @@ def test_tools_run_matches_its_golden(env, capsys, mode):
     assert turns[6].meta["observation"][1]["content"].startswith("Not run")
 
 
-def test_a_killed_run_resumes_where_it_stopped(env, capsys, tmp_path):
+def test_a_killed_run_resumes_where_it_stopped(env, capsys, tmp_path, monkeypatch):
     """kill -9 while the model is answering step 3's second turn; the same --run finishes the
-    attempt, and the resumed conversation is still the original's byte for byte."""
+    attempt (once the killed run's lease is stale), and the resumed conversation is still the
+    original's byte for byte."""
     psutil = pytest.importorskip("psutil")
     exchanges = exchanges_from_golden(golden("e2e"))
     exchanges[5]["faults"] = ["hang:120"]
@@ -165,6 +167,8 @@ def test_a_killed_run_resumes_where_it_stopped(env, capsys, tmp_path):
         attempt, turns = turns_of(env, "killed")
         seen = (attempt.status, [(t.step, t.number) for t in turns])
         assert attempt.status == "open" and len(turns) == 5, seen
+        monkeypatch.setenv(STALE_ENV, "1")  # the killed run's lease: stale after 1 s, not 60
+        time.sleep(1.2)
         rc = main(run_args(env, server, "killed"))
     out = capsys.readouterr().out
     server.check()
