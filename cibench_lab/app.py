@@ -94,6 +94,13 @@ class CIBenchLabApp(ExtensionApp):
             "grading it as timed out; also bounds hidden setup runs."
         ),
     ).tag(config=True)
+    interrupt_grace = Float(
+        10.0,
+        help=(
+            "Seconds a timed-out turn's kernel may take to stop after it is interrupted; one still "
+            "busy then is restarted and the attempt's state restored on it (the turn records which)."
+        ),
+    ).tag(config=True)
     show_grades = Bool(
         True,
         help=(
@@ -190,6 +197,7 @@ class CIBenchLabApp(ExtensionApp):
             root_dir=root,
             attempts_dir=self.attempts_dir,
             turn_timeout=self.turn_timeout,
+            interrupt_grace=self.interrupt_grace,
             lock_settings=self.lock_settings,
             settings=PlaySettings(show_grades=self.show_grades, turn_cap=self.turn_cap, reveal=self.reveal),
             participant=participant,

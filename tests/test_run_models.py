@@ -240,6 +240,32 @@ def test_replay_survives_kernel_death_and_compat_timeout(env, capsys, tmp_path, 
     assert attempt.player == "replay:t.jsonl"
 
 
+def test_a_turn_that_will_not_stop_is_restarted_and_restored(env, capsys, tmp_path, monkeypatch):
+    import cibench_lab.engine.executor as executor
+
+    monkeypatch.setattr(executor, "INTERRUPT_GRACE", 1.0)
+    ignores = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"
+    transcript = tmp_path / "t.jsonl"
+    write_transcript(
+        transcript,
+        [
+            ["import pandas as pd\ndf = pd.read_csv('data/react_probe.csv')"],
+            [ignores, "while True:\n    pass", "print(len(df))"],  # df only exists if state was restored
+        ],
+    )
+    argv = [
+        "--task-dir", str(REACT / "tasks"), "--db", env["db"], "run", "--player", f"replay:{transcript}",
+        "--run", "stopped", "--timeout", "2", "--no-progress",
+    ]  # fmt: skip
+    assert main(argv) == 0, capsys.readouterr()
+    _, turns = turns_of(env, "stopped")
+    restarted, interrupted, after = turns[1:4]
+    assert restarted.meta["status"] == "timeout" and restarted.meta["stopped"] == "restarted"
+    assert restarted.meta["kernel"] == {"restarted": True, "restored_cells": 1}
+    assert interrupted.meta["status"] == "timeout" and interrupted.meta["stopped"] == "interrupted"
+    assert after.step == 1 and after.error is False and after.outputs[0]["text"].strip().isdigit()
+
+
 def test_replay_of_an_exported_run_rescores_it(env, capsys, tmp_path):
     with ScriptedServer(exchanges_from_golden(golden("oracle")), model="scripted", key=KEY) as server:
         export = ["--export-transcript", str(tmp_path / "x.jsonl")]

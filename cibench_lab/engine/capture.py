@@ -4,10 +4,13 @@ The browser runs the cells; the server subscribes to the kernel's IOPub when the
 kernel starts (PUB/SUB drops what was published before a subscriber connects)
 and folds every message into an :class:`Execution` keyed by the request's
 ``msg_id``.  A turn is graded from that record, never from what the browser says.
+An execution still running when its kernel dies (the kernel manager's restarter
+notices within seconds) or is restarted is finished as ``dead`` at once.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import OrderedDict
 from typing import Any
@@ -47,6 +50,11 @@ class KernelCapture:
                 self.executions.popitem(last=False)
         return ex
 
+    def lost(self, reason: str) -> None:
+        """The kernel is gone: every execution still running on it is ``dead``."""
+        for ex in list(self.executions.values()):
+            ex.lost(reason)
+
     def close(self) -> None:
         try:
             self.stream.close()
@@ -60,6 +68,7 @@ class Captures:
     def __init__(self, kernel_manager: Any):
         self.km = kernel_manager
         self.by_kernel: dict[str, KernelCapture] = {}
+        self.hooked: set[str] = set()  # kernels whose restarter tells us of their death
 
     def watch(self, kernel_id: str) -> KernelCapture:
         cap = self.by_kernel.get(kernel_id)
@@ -67,12 +76,38 @@ class Captures:
             kernel = self.km.get_kernel(kernel_id)
             cap = KernelCapture(kernel_id, kernel.session, kernel.connect_iopub())
             self.by_kernel[kernel_id] = cap
+        if kernel_id not in self.hooked:
+            self.hooked.add(kernel_id)
+            died = functools.partial(self._died, kernel_id)
+            for event in ("restart", "dead"):  # "restart": it died and will be restarted
+                self.km.add_restart_callback(kernel_id, died, event)
         return cap
 
-    def forget(self, kernel_id: str) -> None:
+    def _died(self, kernel_id: str) -> None:
+        cap = self.by_kernel.get(kernel_id)
+        if cap is not None:  # (a kernel whose restarts all failed has left the manager)
+            cap.lost(death_reason(self.km.get_kernel(kernel_id) if kernel_id in self.km else None))
+
+    def forget(self, kernel_id: str, reason: str = "the kernel was restarted") -> None:
+        """Stop watching the kernel's IOPub; what still runs on it is ``dead`` (``reason``)."""
         cap = self.by_kernel.pop(kernel_id, None)
         if cap is not None:
+            cap.lost(reason)
             cap.close()
+
+    def shutdown(self, kernel_id: str) -> None:
+        self.forget(kernel_id, "the kernel was shut down")
+        self.hooked.discard(kernel_id)
 
     def get(self, kernel_id: str) -> KernelCapture | None:
         return self.by_kernel.get(kernel_id)
+
+
+def death_reason(kernel: Any) -> str:
+    """Why a dead kernel is gone, as far as its process tells ("exit code -9", ...)."""
+    process = getattr(getattr(kernel, "provisioner", None), "process", None)
+    try:
+        code = process.poll() if process is not None else None
+    except Exception:  # not a local process: say what we know
+        code = None
+    return f"the kernel process exited (exit code {code})" if code is not None else "the kernel died"

@@ -38,6 +38,8 @@ class Execution:
     first_seen: float = field(default_factory=time.time)
     finished: float | None = None
     truncated: bool = False
+    stopped: str | None = None  # a timed-out turn: "interrupted" or "restarted"
+    died: str | None = None  # a dead kernel: why, as far as its process tells
     _size: int = 0
     _image_size: int = 0
     _done: asyncio.Event | None = None
@@ -81,8 +83,25 @@ class Execution:
 
     def facts(self) -> dict[str, Any]:
         """What its turn's record says of it beyond the outputs: ``truncated`` when the
-        outputs were cut at ``MAX_TEXT`` or ``MAX_IMAGES``."""
-        return {"truncated": True} if self.truncated else {}
+        outputs were cut at ``MAX_TEXT`` or ``MAX_IMAGES``; how a timed-out turn was
+        stopped (``stopped``); why the kernel died (``kernel.died``)."""
+        facts: dict[str, Any] = {"truncated": True} if self.truncated else {}
+        if self.stopped:
+            facts["stopped"] = self.stopped
+        if self.died:
+            facts["kernel"] = {"died": self.died}
+        return facts
+
+    def timed_out(self, stopped: str | None) -> None:
+        """Over its time: recorded as ``timeout``, with how the kernel was stopped."""
+        self.stopped, self.died = stopped, None
+        self.finish("timeout")
+
+    def lost(self, reason: str) -> None:
+        """Its kernel died or was replaced before it finished: recorded as ``dead``."""
+        if not self.done:
+            self.died = reason
+            self.finish("dead")
 
     def finish(self, status: str | None = None) -> None:
         if status:

@@ -18,14 +18,21 @@ log = logging.getLogger(__name__)
 #: OpenCompass's interpreter fails a run after this long without any IOPub message
 #: (``get_iopub_msg(timeout=10)``); ``silence=COMPAT_SILENCE`` reproduces it.
 COMPAT_SILENCE = 10.0
+#: Seconds an interrupted turn may take to stop (go idle); a kernel still busy then is left
+#: to the caller to restart (the turn's ``stopped`` stays unset).
+INTERRUPT_GRACE = 10.0
 
 
-async def execute(kc, km, code: str, timeout: float, silence: float | None = None) -> Execution:
+async def execute(
+    kc, km, code: str, timeout: float, silence: float | None = None, grace: float | None = None
+) -> Execution:
     """Run ``code`` through client ``kc`` and collect its IOPub messages until idle.
 
     On timeout (``timeout`` seconds in all, or ``silence`` seconds without any
     IOPub message when given) the kernel is interrupted and the turn recorded as
-    ``timeout``; a kernel that dies mid-turn gives status ``dead``.
+    ``timeout``, ``stopped="interrupted"`` when it went idle within ``grace``
+    seconds (default ``INTERRUPT_GRACE``) — else the kernel is still busy and
+    ``stopped`` unset; a kernel that dies mid-turn gives status ``dead``.
     """
     msg_id = kc.execute(code, store_history=True, allow_stdin=False)
     ex = Execution(msg_id=msg_id)
@@ -37,7 +44,8 @@ async def execute(kc, km, code: str, timeout: float, silence: float | None = Non
         left = deadline - now
         quiet_left = silence - (now - heard) if silence else left
         if left <= 0 or quiet_left <= 0:
-            await _interrupt(kc, km, ex, timeout if left <= 0 or silence is None else silence)
+            over = timeout if left <= 0 or silence is None else silence
+            await _interrupt(kc, km, ex, over, INTERRUPT_GRACE if grace is None else grace)
             break
         try:
             msg = await kc.get_iopub_msg(timeout=min(left, quiet_left, 1.0))
@@ -51,26 +59,30 @@ async def execute(kc, km, code: str, timeout: float, silence: float | None = Non
     return ex
 
 
-async def _interrupt(kc, km, ex: Execution, timeout: float) -> None:
+async def _interrupt(kc, km, ex: Execution, timeout: float, grace: float) -> None:
     log.info("cibench-lab: turn timed out after %ss; interrupting the kernel", timeout)
     await km.interrupt_kernel()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + grace
     try:  # drain until idle so the next request starts clean
-        while not ex.done:
-            msg = await kc.get_iopub_msg(timeout=10)
+        while not ex.done and (left := deadline - loop.time()) > 0:
+            msg = await kc.get_iopub_msg(timeout=left)
             if msg.get("parent_header", {}).get("msg_id") == ex.msg_id:
                 ex.add(msg)
     except (queue.Empty, asyncio.TimeoutError):
         pass
+    stopped = "interrupted" if ex.done else None
     ex.finished = None
-    ex.finish("timeout")
+    ex.timed_out(stopped)
 
 
 class KernelExecutor:
     """Runs code on one `cibench-lab` kernel started in ``cwd``; one request at a time.
 
     ``silence``: fail a run after that many seconds without output (the
-    ``--compat-timeout`` rule); ``restart()`` replaces a dead kernel by a fresh one
-    (the caller restores the attempt's state on it).
+    ``--compat-timeout`` rule); ``grace``: how long an interrupted run may take to
+    stop; ``restart()`` replaces a dead (or unstoppable) kernel by a fresh one (the
+    caller restores the attempt's state on it).
     """
 
     def __init__(
@@ -79,10 +91,12 @@ class KernelExecutor:
         timeout: float = 120.0,
         kernel_name: str = KERNEL_NAME,
         silence: float | None = None,
+        grace: float | None = None,
     ):
         self.cwd = Path(cwd)
         self.timeout = timeout
         self.silence = silence
+        self.grace = grace
         self.kernel_name = kernel_name
         self.km: AsyncKernelManager | None = None
         self.kc: AsyncKernelClient | None = None
@@ -99,7 +113,7 @@ class KernelExecutor:
     async def run(self, code: str, timeout: float | None = None) -> Execution:
         """Execute ``code`` and return everything the kernel published for it."""
         assert self.kc is not None and self.km is not None, "executor not started"
-        return await execute(self.kc, self.km, code, timeout or self.timeout, self.silence)
+        return await execute(self.kc, self.km, code, timeout or self.timeout, self.silence, self.grace)
 
     async def death_reason(self) -> str:
         """Why the kernel is gone, as far as its process tells ("exit code -9", ...)."""

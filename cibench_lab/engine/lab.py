@@ -5,6 +5,11 @@ oracle's — as the step driver's answers say (``next``); the server starts the
 attempt's session, runs hidden work itself (start code, restoring state after a
 restart) and hands the driver each turn as its own IOPub capture read it
 (:mod:`.capture`), never what the browser says the outputs were.
+
+A turn over ``turn_timeout`` is stopped: the kernel is interrupted and, if still
+busy after ``interrupt_grace``, restarted; a kernel that dies is noticed by the
+kernel manager's restarter.  Either way the restart path restores the attempt's
+state, and the turn's answer waits for it, so the next run can be graded.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import datetime as dt
 import logging
 import shutil
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +44,7 @@ from .settings import PlaySettings
 from .workspace import copy_data, unwritable, write_notebook
 
 log = logging.getLogger(__name__)
+RESTORE_WAIT = 60.0  # seconds a turn whose kernel was replaced waits for the state's restore
 
 
 @dataclass
@@ -48,6 +55,7 @@ class LabConfig:
     settings: PlaySettings  # server defaults
     lock_settings: bool  # when True, a browser cannot override them
     participant: str = ""  # whose attempts this server plays (the handlers' participant)
+    interrupt_grace: float = 10.0  # seconds an interrupted turn may take to stop before a restart
 
 
 @dataclass
@@ -108,7 +116,7 @@ class LabPlay:
             self.prepared.pop(kernel_id, None)
             self.locks.pop(kernel_id, None)
             self.prepared_at.pop(kernel_id, None)
-            self.captures.forget(kernel_id)
+            self.captures.shutdown(kernel_id)
 
     async def _auto_bind(self, kernel_id: str) -> None:
         """A new kernel for an open attempt's notebook (reopened after a server or kernel
@@ -135,7 +143,7 @@ class LabPlay:
 
     async def _run_hidden(self, kernel_id: str, codes: list[str]) -> list[TurnOutput]:
         kernel = self.app.kernel_manager.get_kernel(kernel_id)
-        kc = kernel.client()
+        kc = kernel.client(session=_own_session(kernel.session))
         kc.start_channels()
         ran = []
         try:
@@ -272,9 +280,12 @@ class LabPlay:
         started, finished = ex.times()
         turn = TurnOutput(ex.code or "", ex.outputs, ex.error, ex.status)
         meta = {"kernel_id": kernel_id, **ex.facts()}
-        return await self.driver.record(
+        result = await self.driver.record(
             attempt_id, step, turn, msg_id=msg_id, started_at=started, finished_at=finished, meta=meta
         )
+        if ex.status == "dead" or ex.stopped == "restarted":  # the next run needs the state back
+            await self._until_restored(attempt_id, kernel_id, ex.first_seen)
+        return result
 
     async def _captured(self, attempt_id: str, step: int, kernel_id: str, msg_id: str) -> Execution:
         """What our capture read for ``msg_id``, if it ran after step ``step`` opened."""
@@ -287,8 +298,41 @@ class LabPlay:
         if not await ex.wait(self.config.turn_timeout):
             if ex.code is None and not ex.outputs:
                 raise BadInput(f"msg_id: kernel {kernel_id} published nothing for {msg_id}")
-            ex.finish("timeout")
-        return ex
+            await self._stop(kernel_id, ex)
+        return ex  # dead: perhaps with no code (a kernel killed at once may not publish its input)
+
+    async def _stop(self, kernel_id: str, ex: Execution) -> None:
+        """A turn over ``turn_timeout``: interrupt the kernel; restart one still busy after
+        ``interrupt_grace`` (the restart path restores its state)."""
+        km = self.app.kernel_manager
+        log.info("cibench-lab: a turn on kernel %s timed out; interrupting it", kernel_id)
+        try:
+            await km.interrupt_kernel(kernel_id)
+        except Exception:  # gone meanwhile: the restarter tells the capture
+            log.warning("cibench-lab: interrupting kernel %s failed", kernel_id, exc_info=True)
+        if await ex.wait(self.config.interrupt_grace):
+            if ex.status != "dead":
+                ex.timed_out("interrupted")
+            return
+        log.warning("cibench-lab: kernel %s ignored the interrupt; restarting it", kernel_id)
+        try:
+            await km.restart_kernel(kernel_id, now=True)
+        except Exception:
+            log.exception("cibench-lab: restarting kernel %s failed", kernel_id)
+            ex.timed_out(None)
+        else:
+            ex.timed_out("restarted")
+
+    async def _until_restored(self, attempt_id: str, kernel_id: str, since: float) -> bool:
+        """Wait (up to ``RESTORE_WAIT``) until the kernel holds the attempt's state again,
+        restored after ``since``; False if it did not (or the kernel is gone)."""
+        deadline = time.monotonic() + RESTORE_WAIT
+        while kernel_id in self.app.kernel_manager and time.monotonic() < deadline:
+            if self.prepared.get(kernel_id) == attempt_id and self.prepared_at.get(kernel_id, 0.0) > since:
+                return True
+            await asyncio.sleep(0.1)
+        log.warning("cibench-lab: kernel %s was not restored for attempt %s", kernel_id, attempt_id)
+        return False
 
     async def settle(self, attempt_id: str, step: Any, outcome: str, participant: str) -> dict:
         _check_step(step)
@@ -320,7 +364,7 @@ class LabPlay:
         if step in await self.call(referenced_steps, self.attempts, attempt_id):
             return await self.driver.reference(attempt_id, step, TurnOutput("", [], False))
         ex = self.captures.watch(kernel_id).get(msg_id)
-        if not await ex.wait(self.config.turn_timeout):
+        if not await ex.wait(self.config.turn_timeout) or ex.status == "dead":  # a restore re-runs it
             raise BadInput(f"msg_id: kernel {kernel_id} did not finish {msg_id}")
         if (ex.code or "").strip() != task.steps[step].code.strip():
             raise BadInput(f"msg_id: {msg_id} did not run step {step}'s reference")
@@ -337,9 +381,18 @@ class LabPlay:
                 except Exception:
                     log.debug("cibench-lab: closing player failed", exc_info=True)
         for kid in list(self.captures.by_kernel):
-            self.captures.forget(kid)
+            self.captures.shutdown(kid)
         self.pool.shutdown(wait=False)
         self.grader.close()
+
+
+def _own_session(session: Any) -> Any:
+    """The kernel manager's session under an id of its own: a kernel's shell answers a client
+    by its identity (the session id), and of two clients connected under one id only one
+    is answered (e.g. after a restart, another client of the same session reconnects first)."""
+    own = session.clone()
+    own.session = str(uuid.uuid4())
+    return own
 
 
 def _check_step(step: Any) -> None:

@@ -8,9 +8,9 @@ the kernel state as on a lab resume and rebuilds the player's conversation from
 the recorded turns, and play goes on from the open step — so a ``kill -9`` loses
 at most the turns in flight.  A kernel that dies mid-turn fails that turn (the
 reason in its meta), is replaced, gets the attempt's state back, and the attempt
-goes on.  One process plays a run name at a time (:mod:`.lease`): a second one stops
-at once with RunBusy naming the holder; a killed holder's run is taken over once its
-heartbeat is stale.
+goes on; so is a kernel a timed-out turn left busy after the interrupt.  One process
+plays a run name at a time (:mod:`.lease`): a second one stops at once with RunBusy
+naming the holder; a killed holder's run is taken over once its heartbeat is stale.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from .attempt import Attempts, NewAttempt, _get
 from .driver import Executed, StepDriver
 from .environment import environment
 from .errors import BadInput
+from .execution import Execution
 from .executor import COMPAT_SILENCE, KernelExecutor
 from .lease import Lease, RunBusy
 from .settings import PlaySettings
@@ -275,24 +276,35 @@ class HeadlessKernel:
 
     async def turn(self, code: str) -> Executed:
         ex = await self.executor.run(code)
+        kernel = await self._recover(ex)
         started, finished = ex.times()
         meta: dict[str, Any] = {
             "seconds": round((ex.finished or ex.first_seen) - ex.first_seen, 4),
             **ex.facts(),
         }
-        if ex.status == "dead":
-            reason = await self.executor.death_reason()
-            restored = await self._restart(reason)
-            meta["kernel"] = {"died": reason, "restarted": True, "restored_cells": restored}
+        if kernel is not None:
+            meta["kernel"] = kernel
         return Executed(TurnOutput(code, ex.outputs, ex.error, ex.status), started, finished, meta)
 
     async def reference(self, code: str) -> TurnOutput:
         """Oracle: a reference run that kills the kernel is recorded once, by the restore
         that re-runs it on the new kernel."""
         ex = await self.executor.run(code)
-        if ex.status == "dead":
-            await self._restart(await self.executor.death_reason())
+        await self._recover(ex)
         return TurnOutput(code, ex.outputs, ex.error, ex.status)
+
+    async def _recover(self, ex: Execution) -> dict[str, Any] | None:
+        """A kernel the run left dead, or busy after the interrupt, is replaced and given the
+        attempt's state back; what happened, for the turn's meta (None: nothing did)."""
+        if ex.status == "dead":
+            reason = await self.executor.death_reason()
+            restored = await self._restart(f"kernel died: {reason}")
+            return {"died": reason, "restarted": True, "restored_cells": restored}
+        if ex.status == "timeout" and ex.stopped is None:
+            restored = await self._restart("the turn did not stop when interrupted")
+            ex.stopped = "restarted"
+            return {"restarted": True, "restored_cells": restored}
+        return None
 
     async def run_cells(self, codes: list[str]) -> list[TurnOutput]:
         ran = []
@@ -306,4 +318,4 @@ class HeadlessKernel:
             "cibench-lab: attempt %s: %s; restarting the kernel and restoring state", self.attempt_id, reason
         )
         await self.executor.restart()
-        return await self.driver.restore(self.attempt_id, self.run_cells, f"kernel died: {reason}")
+        return await self.driver.restore(self.attempt_id, self.run_cells, reason)
