@@ -1,6 +1,6 @@
 """Verify every task (built-in + imported) and print the total time and the peak kernel memory.
 
-    python bench/verify_all.py [--jobs 2] [PATTERN ...]
+    python bench/verify_all.py [--jobs 2] [--sandbox | --no-sandbox] [PATTERN ...]
 
 Runs the same check as ``cibench-lab tasks verify`` (each reference re-executed in a fresh
 kernel, every step compared under every grading profile) and reports what the issue's budget
@@ -14,7 +14,7 @@ import argparse
 import sys
 import time
 
-from cibench_lab.cli.common import library
+from cibench_lab.cli.common import library, start_sandbox
 from cibench_lab.cli.tasks import run_with_progress, summary_line, verdict_lines
 from cibench_lab.engine.verify import Verdict
 
@@ -52,7 +52,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("patterns", nargs="*", help="task ids or globs (default: all)")
     parser.add_argument("--jobs", type=int, default=2, help="kernels at once (default 2)")
+    parser.add_argument(
+        "--sandbox",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="task kernels in the bubblewrap sandbox (default), as the lab and `run` start them",
+    )
     args = parser.parse_args()
+    if not start_sandbox(argparse.Namespace(no_sandbox=not args.sandbox)):
+        return 2
     verdicts, seconds = run(args.patterns, args.jobs)
     return report(verdicts, seconds, args.jobs)
 

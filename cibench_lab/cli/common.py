@@ -13,3 +13,28 @@ def library(args) -> TaskLibrary:
     for problem in lib.problems:
         print(f"warning: skipped {problem}", file=sys.stderr)
     return lib
+
+
+def start_sandbox(args) -> bool:
+    """Configure the kernel sandbox from ``--no-sandbox``/``--allow-network``; False (and one
+    line on stderr) when it is on but cannot start."""
+    from ..engine.sandbox import SandboxSetting, configure, prepare
+
+    setting = SandboxSetting(
+        enabled=not getattr(args, "no_sandbox", False), network=getattr(args, "allow_network", False)
+    )
+    problem = prepare() if setting.enabled else None
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return False
+    configure(setting)
+    if not setting.enabled:
+        print("warning: task kernels are NOT sandboxed (--no-sandbox)", file=sys.stderr)
+    return True
+
+
+def add_sandbox_options(parser, network: bool = True) -> None:
+    g = parser.add_argument_group("kernel sandbox (bubblewrap; on by default)")
+    g.add_argument("--no-sandbox", action="store_true", help="run task kernels unsandboxed (recorded)")
+    if network:
+        g.add_argument("--allow-network", action="store_true", help="let sandboxed kernels reach the network")

@@ -4,7 +4,7 @@
         [--protocol cibench-react|tools] [--merge-roles] [--mode e2e|oracle]
         [--tasks ID|PATTERN ...] [--jobs N] [--run NAME] [--timeout S] [--compat-timeout]
         [--export-transcript FILE] [--judge-model M [--judge-base-url URL] [--judge-api-key-env VAR]]
-        [--grading-workers N]
+        [--grading-workers N] [--no-sandbox] [--allow-network]
 
 Results go to the database; the same ``--run`` again skips finished attempts and
 resumes open ones; one process plays a run name at a time.  Exit status: 0 when every
@@ -27,7 +27,7 @@ from ..models.redact import redact
 from ..store import Store
 from ..store.tables import Attempt, StepRow
 from ..tasks.model import Task
-from .common import library
+from .common import add_sandbox_options, library, start_sandbox
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -58,6 +58,8 @@ def cmd_run(args) -> int:
     )
     config = getattr(player, "config", None)
     hide_from_kernels(config.api_key_env if config else "", judge.api_key_env if judge else "")
+    if not start_sandbox(args):
+        return 2
     lib = library(args)
     patterns = args.tasks or (player.task_ids() if hasattr(player, "task_ids") else None)
     tasks = lib.select(patterns)
@@ -249,6 +251,7 @@ def register(sub) -> None:
     m.add_argument("--max-tokens", type=int, help="new tokens per reply (default 512, as CIBench)")
     m.add_argument("--request-timeout", type=float, help="seconds per model request (default 120)")
     m.add_argument("--retries", type=int, help="retries on 429/5xx/timeouts/malformed replies (default 6)")
+    add_sandbox_options(r)
     g = r.add_argument_group("grading")
     g.add_argument(
         "--grading-workers",

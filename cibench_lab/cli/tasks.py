@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..tasks.errors import TaskError
 from ..tasks.model import Task
-from .common import library
+from .common import add_sandbox_options, library, start_sandbox
 
 
 def _matches(task: Task, args) -> bool:
@@ -156,6 +156,8 @@ def cmd_verify(args) -> int:
     if not tasks:
         print(f"error: no task matches {' '.join(args.patterns)}", file=sys.stderr)
         return 2
+    if not start_sandbox(args):
+        return 2
     started = time.perf_counter()
     verdicts = run_with_progress(tasks, args)
     seconds = time.perf_counter() - started
@@ -183,6 +185,8 @@ def cmd_build(args) -> int:
     if args.no_execute:
         print("\n".join(f"written   {p}" for p in paths))
         return 0
+    if not start_sandbox(args):
+        return 2
     failed, _ = build_all(paths, args.timeout, write=True, state=lambda result: "built")
     return 1 if failed else 0
 
@@ -214,10 +218,12 @@ def register(sub) -> None:
     tv.add_argument("--exact", action="store_true", help="count changed output bytes as drift")
     tv.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     tv.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_sandbox_options(tv, network=False)
     tv.set_defaults(fn=cmd_verify)
     tb = tsub.add_parser("build", help="instantiate templates and record their references")
     tb.add_argument("tables", nargs="+", type=Path, help="<name>.datasets.json template tables")
     tb.add_argument("--into", type=Path, help=INTO_HELP)
     tb.add_argument("--no-execute", action="store_true", help="write the notebooks without running them")
     tb.add_argument("--timeout", type=int, default=120, help="seconds per step (default 120)")
+    add_sandbox_options(tb, network=False)
     tb.set_defaults(fn=cmd_build)

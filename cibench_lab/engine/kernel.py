@@ -16,6 +16,7 @@ from pathlib import Path
 
 KERNEL_NAME = "cibench-lab"
 LAUNCHER = "cibench_lab.engine.kernel_launch"
+PROVISIONER = "cibench-lab-sandbox"  # engine/provisioner.py (pyproject.toml's entry point)
 THREADS = "1"
 
 #: Environment every task kernel gets, on top of the server's own.
@@ -61,7 +62,9 @@ def kernelspec_dict(python: str | None = None) -> dict:
         "display_name": "Python 3 (CIBench)",
         "language": "python",
         "env": dict(KERNEL_ENV),
-        "metadata": {"debugger": False},
+        # a signal to bubblewrap's process group would kill the sandbox: interrupt by message
+        "interrupt_mode": "message",
+        "metadata": {"debugger": False, "kernel_provisioner": {"provisioner_name": PROVISIONER}},
     }
 
 
@@ -99,6 +102,9 @@ def ensure_kernelspec(kernel_spec_manager=None) -> Path:
     ``kernels/``) overrides both.  Written every time, so the spec always runs
     this Python.
     """
+    from .provisioner import register
+
+    register()  # the kernels this process starts find the sandbox's provisioner
     override = os.environ.get("CIBENCH_LAB_KERNEL_PREFIX")
     if override:
         return install_kernelspec(Path(override))

@@ -1,4 +1,4 @@
-"""Start a task kernel without the server's secrets in its environment.
+"""Start a task kernel without the server's secrets in its environment, sandboxed.
 
 Kernels inherit the environment of the process that starts them, and a task kernel
 runs whatever a person or a model writes — so an API key the server holds for a
@@ -6,6 +6,13 @@ model or a judge would be one ``os.environ`` away.  The ``cibench-lab`` kernelsp
 runs this module, which drops every secret-looking variable (and the ones the
 server names in ``CIBENCH_LAB_HIDE_ENV``) and then execs ipykernel with what is
 left (``execve``: even ``/proc/self/environ`` of the kernel never held them).
+
+With ``--sandbox`` (the kernel provisioner passes it unless the sandbox is off)
+this runs outside the sandbox and execs bubblewrap instead, with an environment
+of the kernelspec's variables only (bubblewrap is the sandbox's PID 1, whose
+``/proc/1/environ`` the kernel can read); ``--network`` keeps the network;
+``--attempts-root DIR`` (the lab's attempts folder) leaves a kernel started
+anywhere else with an empty attempt folder.
 """
 
 from __future__ import annotations
@@ -13,9 +20,13 @@ from __future__ import annotations
 import os
 import re
 import sys
+from pathlib import Path
 
 HIDE_VAR = "CIBENCH_LAB_HIDE_ENV"
 SECRET = re.compile(r"(API_?KEY|(^|_)KEY$|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
+SANDBOX_FLAG = "--sandbox"
+NETWORK_FLAG = "--network"
+ATTEMPTS_FLAG = "--attempts-root"  # its value: only a folder inside it is the kernel's attempt
 
 
 def kernel_env(environ: dict[str, str]) -> dict[str, str]:
@@ -24,8 +35,33 @@ def kernel_env(environ: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in environ.items() if k not in listed and k != HIDE_VAR and not SECRET.search(k)}
 
 
+def sandboxed_command(args: list[str], environ: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    """bwrap's argv and environment for a kernel with ipykernel arguments ``args`` (``-f FILE``)."""
+    from .kernel import KERNEL_ENV
+    from .sandbox import attempt_folder, bwrap_argv, kernel_policy, sandbox_env
+
+    network = NETWORK_FLAG in args
+    args = [a for a in args if a != NETWORK_FLAG]
+    root = ""
+    if ATTEMPTS_FLAG in args:
+        at = args.index(ATTEMPTS_FLAG)
+        root, args = args[at + 1], args[:at] + args[at + 2 :]
+    connection = Path(args[args.index("-f") + 1])
+    attempt = attempt_folder(Path.cwd(), root)
+    policy = kernel_policy(attempt, connection.parent, network)
+    # its parent is bubblewrap's init, PID 1: no parent poller (it would exit at once), no
+    # "Ctrl-C will not work" banner; it dies with the sandbox instead (--die-with-parent)
+    kernel = [sys.executable, "-m", "ipykernel_launcher", "--IPKernelApp.parent_handle=1", *args]
+    argv = bwrap_argv(policy, kernel)
+    return argv, sandbox_env(kernel_env(environ), policy, KERNEL_ENV)
+
+
 def main() -> None:
-    argv = [sys.executable, "-m", "ipykernel_launcher", *sys.argv[1:]]
+    args = sys.argv[1:]
+    if SANDBOX_FLAG in args:
+        argv, env = sandboxed_command([a for a in args if a != SANDBOX_FLAG], dict(os.environ))
+        os.execve(argv[0], argv, env)
+    argv = [sys.executable, "-m", "ipykernel_launcher", *args]
     os.execve(sys.executable, argv, kernel_env(dict(os.environ)))
 
 

@@ -118,10 +118,28 @@ def compare_step(v: Verdict, step: Step, outputs: list[dict], error: bool, statu
 
 
 def peak_rss(executor) -> int | None:
-    """The kernel process's peak resident memory (Linux /proc), in bytes."""
+    """The kernel's peak resident memory (Linux /proc), in bytes: the largest of its process
+    tree's (a sandboxed kernel is a child of bubblewrap's)."""
     pid = executor.pid()
     if pid is None:
         return None
+    peaks = [_vm_hwm(p) for p in _tree(pid)]
+    return max((p for p in peaks if p is not None), default=None)
+
+
+def _tree(pid: int) -> list[int]:
+    pids, i = [pid], 0
+    while i < len(pids):
+        try:
+            children = Path(f"/proc/{pids[i]}/task/{pids[i]}/children").read_text().split()
+        except OSError:
+            children = []
+        pids += [int(c) for c in children]
+        i += 1
+    return pids
+
+
+def _vm_hwm(pid: int) -> int | None:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmHWM:"):
