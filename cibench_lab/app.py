@@ -16,6 +16,7 @@ from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 from .engine.attempt import Attempts
 from .engine.kernel import ensure_kernelspec, hide_from_kernels
 from .engine.lab import LabConfig, LabPlay
+from .engine.sandbox import SandboxSetting, configure, prepare
 from .engine.settings import REVEAL, PlaySettings
 from .engine.workspace import check_writable, unwritable
 from .grading.pool import WORKERS, Grader
@@ -171,6 +172,19 @@ class CIBenchLabApp(ExtensionApp):
     judge_api_key_env = Unicode(
         "OPENAI_API_KEY", help="Name of the environment variable that holds the judge's API key."
     ).tag(config=True)
+    kernel_sandbox = Bool(
+        True,
+        help=(
+            "Start every task kernel in a bubblewrap sandbox (Debian's bubblewrap package): it sees "
+            "its own Python environment read-only, its attempt folder at /work/attempt, a private /tmp "
+            "and HOME, no server process and (unless kernel_network) no network. Off: kernels run as "
+            "the server's user with its view of the disk; each attempt records the choice."
+        ),
+    ).tag(config=True)
+    kernel_network = Bool(
+        False,
+        help="Let sandboxed task kernels reach the network (off by default); recorded with each attempt.",
+    ).tag(config=True)
     grading_workers = Int(
         WORKERS,
         help=(
@@ -186,6 +200,7 @@ class CIBenchLabApp(ExtensionApp):
         return self.serverapp
 
     def initialize_settings(self) -> None:
+        self._start_sandbox()
         ensure_kernelspec(self._server.kernel_spec_manager)
         library = TaskLibrary.load([Path(d) for d in self.task_dirs] or default_task_dirs())
         root = Path(self._server.root_dir).resolve()
@@ -214,6 +229,19 @@ class CIBenchLabApp(ExtensionApp):
         events.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel)
         redact_logs(logging.getLogger(), self.log, self._server.log)
         self.log.info("cibench-lab: %d tasks, results in %s", len(library.tasks), store.shown_url)
+
+    def _start_sandbox(self) -> None:
+        """Kernels start sandboxed as configured, or the server exits with one line saying why not."""
+        problem = prepare() if self.kernel_sandbox else None
+        if problem:
+            self.log.critical("cibench-lab: %s", problem)
+            raise SystemExit(1)
+        configure(SandboxSetting(self.kernel_sandbox, self.kernel_network))
+        # the server's kernels only (not a headless kernel of this process): see no folder but an attempt's
+        attempts = Path(self._server.root_dir, self.attempts_dir).resolve()
+        self._server.config.SandboxProvisioner.attempts_root = str(attempts)
+        if not self.kernel_sandbox:
+            self.log.warning("cibench-lab: task kernels are NOT sandboxed (kernel_sandbox=False)")
 
     def _open_store(self) -> Store:
         """The results store at this version's schema, or the server exits with one line.

@@ -221,6 +221,19 @@ def _sandbox_setting(monkeypatch):
         monkeypatch.setenv(var, "")
 
 
+@pytest.mark.fast
+def test_run_and_the_server_refuse_to_start_without_bwrap(tmp_path, monkeypatch, capsys, _sandbox_setting):
+    from cibench_lab.app import CIBenchLabApp
+    from cibench_lab.cli import main
+
+    monkeypatch.setattr(sandbox, "bwrap", lambda: None)
+    assert main(["--db", f"sqlite:///{tmp_path / 'r.sqlite'}", "run", "--tasks", "x"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "apt-get install bubblewrap" in err
+    with pytest.raises(SystemExit):
+        CIBenchLabApp()._start_sandbox()
+
+
 #: With tests/test_task_verify.py's five: one task of each of the ten libraries, replayed sandboxed.
 OTHER_LIBRARIES = [
     "cibench_template/lightgbm/carseat_sales_lgbm",
