@@ -303,6 +303,8 @@ export type components = {
       summary: components['schemas']['Summary'] | null;
       next: components['schemas']['NextAction'];
       created_at: string;
+      /** @description null: not recorded (an attempt made before sandboxing) */
+      sandbox: components['schemas']['SandboxView'] | null;
     };
     /** @description Every error, of every route (also unknown routes under the API). */
     Error: {
@@ -424,6 +426,15 @@ export type components = {
       kernel_id: string;
       /** @description the execute request's msg_id */
       msg_id: string;
+    };
+    /** @description The kernel sandbox an attempt's kernels started in (recorded when it was created). */
+    SandboxView: {
+      /** @description false: the kernels ran unsandboxed, as the server's user */
+      enabled: boolean;
+      /** @description the sandboxed kernels could reach the network */
+      network: boolean;
+      /** @description bubblewrap, or null when unsandboxed */
+      tool: string | null;
     };
     ServerSettings: {
       defaults: components['schemas']['PlaySettings'];

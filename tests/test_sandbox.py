@@ -234,6 +234,29 @@ def test_run_and_the_server_refuse_to_start_without_bwrap(tmp_path, monkeypatch,
         CIBenchLabApp()._start_sandbox()
 
 
+def test_run_records_the_sandbox_and_report_marks_an_unsandboxed_run(tmp_path, capsys, _sandbox_setting):
+    from conftest import PROBE_ID, write_probe_task
+    from sqlalchemy import select
+
+    from cibench_lab.cli import main
+    from cibench_lab.store import Store
+    from cibench_lab.store.tables import Attempt
+
+    write_probe_task(tmp_path / "tasks")
+    db = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    common = ["--db", db, "--task-dir", str(tmp_path / "tasks"), "run", "--tasks", PROBE_ID, "--no-progress"]
+    assert main([*common, "--run", "boxed"]) == 0
+    assert main([*common, "--run", "open", "--no-sandbox"]) == 0
+    with Store(db).session() as s:
+        recorded = {a.run_id: a.environment["sandbox"] for a in s.scalars(select(Attempt))}
+    assert sorted(r["enabled"] for r in recorded.values()) == [False, True]
+    assert all(r["network"] is False for r in recorded.values())
+    capsys.readouterr()
+    assert main(["--db", db, "report", "boxed", "open", "--format", "json"]) == 0
+    runs = {r["run"]: r["unsandboxed"] for r in json.loads(capsys.readouterr().out)["runs"]}
+    assert runs == {"boxed": 0, "open": 1}
+
+
 #: With tests/test_task_verify.py's five: one task of each of the ten libraries, replayed sandboxed.
 OTHER_LIBRARIES = [
     "cibench_template/lightgbm/carseat_sales_lgbm",

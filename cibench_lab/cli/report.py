@@ -62,6 +62,31 @@ def load_records(store: Store, selectors: list[str] | None, profile: str) -> lis
     return [record for attempts in by_run.values() for record in attempts.values()]
 
 
+def unsandboxed(store: Store, selectors: list[str] | None) -> dict[str, int]:
+    """Finished attempts per run whose kernels ran without the sandbox (or before it was recorded)."""
+    with store.session() as s:
+        runs = find_runs(s, selectors)
+        rows = s.execute(
+            select(Attempt.run_id, Attempt.environment).where(
+                Attempt.run_id.in_([run.id for run in runs]), Attempt.status == "done"
+            )
+        ).all()
+    names = {run.id: run.name for run in runs}
+    counts: dict[str, int] = {}
+    for run_id, env in rows:
+        if not ((env or {}).get("sandbox") or {}).get("enabled"):
+            counts[names[run_id]] = counts.get(names[run_id], 0) + 1
+    return counts
+
+
+def mark_unsandboxed(report: dict[str, Any], counts: dict[str, int]) -> None:
+    """Each run says how many of its attempts ran unsandboxed; a note names them."""
+    for run in report["runs"]:
+        run["unsandboxed"] = counts.get(run["run"], 0)
+    for name, n in counts.items():
+        report["notes"].append(f"run {name}: {n} attempt(s) ran UNSANDBOXED (no kernel sandbox recorded)")
+
+
 def build(records: list[Record], profile: str) -> dict[str, Any]:
     runs: dict[str, list[Record]] = {}
     for rec in records:
@@ -93,7 +118,9 @@ def print_table(report: dict[str, Any]) -> None:
     if not console.is_terminal:  # piped: wide enough for the 13 leaderboard columns
         console = Console(width=200)
     for run in report["runs"]:
-        t = Table(title=f"run {run['run']} · {run['player']} · {run['mode']} · profile {report['profile']}")
+        mark = f" · UNSANDBOXED ({run['unsandboxed']})" if run.get("unsandboxed") else ""
+        title = f"run {run['run']} · {run['player']} · {run['mode']} · profile {report['profile']}{mark}"
+        t = Table(title=title)
         for col in ("scope", "tasks", *(m.capitalize() for m in METRICS)):
             t.add_column(col, justify="left" if col == "scope" else "right")
         for scope, data in _scopes(run):
@@ -178,6 +205,7 @@ def cmd_report(args) -> int:
         print("error: no finished attempts in the chosen runs", file=sys.stderr)
         return 2
     report = build(records, args.profile)
+    mark_unsandboxed(report, unsandboxed(store, args.runs))
     if args.format == "json":
         print(json.dumps(report, indent=1))
     elif args.format == "csv":

@@ -9,6 +9,7 @@ from functools import lru_cache
 from importlib import metadata
 
 from .kernel import KERNEL_ENV
+from .sandbox import current
 
 LIBRARIES = (
     "numpy",
@@ -28,8 +29,13 @@ LIBRARIES = (
 )
 
 
-@lru_cache(maxsize=1)
 def environment() -> dict:
+    """The machine, the libraries and the kernel sandbox this process starts kernels in."""
+    return {**_machine(), "sandbox": current().as_dict()}
+
+
+@lru_cache(maxsize=1)
+def _machine() -> dict:
     versions = {}
     for name in LIBRARIES:
         try:

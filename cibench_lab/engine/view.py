@@ -95,6 +95,7 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
         "summary": (row.summary or {}).get(PROFILE) if row.status == "done" else None,
         "next": next_action(row),
         "created_at": row.created_at.isoformat() + "Z",
+        "sandbox": (row.environment or {}).get("sandbox"),
     }
 
 

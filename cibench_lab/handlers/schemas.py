@@ -282,6 +282,14 @@ class NextAction(Closed):
     show: ShownReference = absent()
 
 
+class SandboxView(Closed):
+    """The kernel sandbox an attempt's kernels started in (recorded when it was created)."""
+
+    enabled: bool = Field(description="false: the kernels ran unsandboxed, as the server's user")
+    network: bool = Field(description="the sandboxed kernels could reach the network")
+    tool: str | None = Field(description="bubblewrap, or null when unsandboxed")
+
+
 class AttemptView(Closed):
     """An attempt as its player may see it; ``steps`` holds the steps opened so far."""
 
@@ -303,6 +311,7 @@ class AttemptView(Closed):
     summary: Summary | None
     next: NextAction
     created_at: str
+    sandbox: SandboxView | None = Field(description="null: not recorded (an attempt made before sandboxing)")
 
 
 class KernelBinding(Closed):

@@ -106,6 +106,7 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
     summary: null,
     next: { do: 'wait', step: 1 },
     created_at: '2024-01-01T00:00:00Z',
+    sandbox: { enabled: true, network: false, tool: 'bubblewrap' },
     ...over
   };
 }

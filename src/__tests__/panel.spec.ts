@@ -225,6 +225,21 @@ describe('CIBenchPanel', () => {
     expect(q('input.jp-CIBench-transcript')).toBe(input); // typing does not re-render
   });
 
+  it('says how the kernel is sandboxed and marks an unsandboxed attempt', () => {
+    const { model, q } = setup();
+    model.showAttempt(attemptView());
+    expect(q('.jp-CIBench-sandbox')?.textContent).toBe(
+      'Kernel: sandboxed (bubblewrap, no network)'
+    );
+    expect(q('.jp-CIBench-unsandboxed')).toBeNull();
+    model.showAttempt(
+      attemptView({ sandbox: { enabled: false, network: true, tool: null } })
+    );
+    expect(q('.jp-CIBench-unsandboxed')?.textContent).toBe(
+      'Kernel: NOT sandboxed'
+    );
+  });
+
   it('gives an attached player Play step, Play all and Stop', () => {
     const { model, actions, q } = setup();
     const view = attemptView({ player: 'openai:qwen' });

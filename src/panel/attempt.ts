@@ -64,6 +64,7 @@ export class AttemptView {
         className: 'jp-CIBench-attempt-meta',
         text: `Mode: ${modeLabel(view.mode)} · Player: ${playerLabel(view.player)} · ${progressText(view)}`
       }),
+      sandboxNote(view),
       button(
         'Open notebook',
         'jp-CIBench-open',
@@ -287,4 +288,21 @@ function timesTable(view: IAttemptView): HTMLElement {
     h('thead', {}, head),
     h('tbody', {}, ...rows)
   );
+}
+
+/** How the attempt's kernels were isolated; an unsandboxed attempt is marked. */
+export function sandboxNote(view: IAttemptView): HTMLElement {
+  const sandbox = view.sandbox;
+  const on = !!sandbox?.enabled;
+  const text = on
+    ? `Kernel: sandboxed (${sandbox?.tool ?? 'sandbox'}${sandbox?.network ? ', network allowed' : ', no network'})`
+    : sandbox
+      ? 'Kernel: NOT sandboxed'
+      : 'Kernel: sandbox not recorded';
+  return h('p', {
+    className: on
+      ? 'jp-CIBench-sandbox'
+      : 'jp-CIBench-sandbox jp-CIBench-unsandboxed',
+    text
+  });
 }
