@@ -16,6 +16,7 @@ from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 from .engine.attempt import Attempts
 from .engine.kernel import ensure_kernelspec, hide_from_kernels
 from .engine.lab import LabConfig, LabPlay
+from .engine.proctor import apply_preset
 from .engine.sandbox import SandboxSetting, configure, prepare
 from .engine.settings import REVEAL, PlaySettings
 from .engine.workspace import check_writable, unwritable
@@ -185,6 +186,15 @@ class CIBenchLabApp(ExtensionApp):
         False,
         help="Let sandboxed task kernels reach the network (off by default); recorded with each attempt.",
     ).tag(config=True)
+    proctored = Bool(
+        False,
+        help=(
+            "The preset for studies and exams: kernels sandboxed (kernel_sandbox cannot be turned "
+            "off), Jupyter terminals off, and only the `cibench-lab` kernelspec can be started, so "
+            "nothing a participant runs gets outside the sandbox (to the task files, the database or "
+            "the admin command line)."
+        ),
+    ).tag(config=True)
     grading_workers = Int(
         WORKERS,
         help=(
@@ -198,6 +208,11 @@ class CIBenchLabApp(ExtensionApp):
         """``serverapp``, which is set once the extension is linked (before initialize_settings)."""
         assert self.serverapp is not None, "the extension is not linked to a server"
         return self.serverapp
+
+    def _link_jupyter_server_extension(self, serverapp: ServerApp) -> None:
+        super()._link_jupyter_server_extension(serverapp)
+        if self.proctored:  # before the server builds its kernel managers and terminals
+            apply_preset(serverapp)
 
     def initialize_settings(self) -> None:
         self._start_sandbox()
@@ -232,6 +247,9 @@ class CIBenchLabApp(ExtensionApp):
 
     def _start_sandbox(self) -> None:
         """Kernels start sandboxed as configured, or the server exits with one line saying why not."""
+        if self.proctored and not self.kernel_sandbox:
+            self.log.critical("cibench-lab: proctored needs the kernel sandbox (kernel_sandbox=False given)")
+            raise SystemExit(1)
         problem = prepare() if self.kernel_sandbox else None
         if problem:
             self.log.critical("cibench-lab: %s", problem)

@@ -107,3 +107,11 @@ async def test_the_browser_runs_code_over_the_websocket(start_attempt, jp_ws_fet
             break
     ws.close()
     assert printed == "42\n"
+
+
+@pytest.mark.fast
+async def test_without_the_preset_terminals_and_other_kernelspecs_are_there(jp_fetch, jp_serverapp):
+    """The proctored test's control: what the preset turns off is on by default."""
+    assert jp_serverapp.terminals_enabled
+    specs = json.loads((await jp_fetch("api", "kernelspecs")).body)
+    assert {"python3", "cibench-lab"} <= set(specs["kernelspecs"])
