@@ -48,7 +48,10 @@ ETC = (
 #: Added when the network is allowed: name resolution and certificates.
 ETC_NETWORK = ("/etc/resolv.conf", "/etc/hosts", "/etc/host.conf", "/etc/gai.conf", "/etc/ssl")
 #: What a kernel may inherit from the environment it is started with (besides KERNEL_ENV).
-PASS_ENV = ("LANG", "LANGUAGE", "TZ")
+#: Passed through as well: the locale, and ``PYTEST_CURRENT_TEST``, which keeps ipykernel's
+#: low-level output capture off under pytest exactly as for an unsandboxed kernel (its fd
+#: watcher races pytest's own capture and can add stray newlines to a turn's output).
+PASS_ENV = ("LANG", "LANGUAGE", "TZ", "PYTEST_CURRENT_TEST")
 
 
 @dataclass(frozen=True)
