@@ -9,6 +9,7 @@ then engine, task by task) so load changes on the machine hit both alike.
     python bench/replay.py            # one task per library
     python bench/replay.py --full     # every task
     python bench/replay.py --tasks 'cibench_template/pandas/*' --repeat 2
+    python bench/replay.py --no-scaling --sandbox-cost   # + sandboxed vs plain kernels
 
 Prints per task: seconds for each side, the ratio (target <= 1.05) and the engine's
 overhead per step; then ``--jobs 1`` vs ``--jobs 2`` for the engine over the same
@@ -170,6 +171,23 @@ def scaling(attempts: Attempts, tasks: list[Task], timeout: float) -> None:
     print(f"speed-up {one / two:.2f}x (ideal 2.00x when the machine has 2 idle cores)")
 
 
+def sandbox_cost(attempts: Attempts, tasks: list[Task], timeout: float) -> None:
+    """The engine's replay with sandboxed vs plain kernels, interleaved, best of two each."""
+    from cibench_lab.engine.sandbox import SandboxSetting, configure, current
+
+    before = current()
+    runs: dict[bool, list[float]] = {True: [], False: []}
+    try:
+        for r, enabled in enumerate((True, False, True, False)):
+            configure(SandboxSetting(enabled=enabled))
+            runs[enabled].append(engine_run(attempts, tasks, f"bench-sandbox-{r}", 1, timeout))
+    finally:
+        configure(before)
+    boxed, plain = min(runs[True]), min(runs[False])
+    print(f"\nsandbox over {len(tasks)} tasks: sandboxed {boxed:.2f}s, plain {plain:.2f}s")
+    print(f"ratio sandboxed/plain {boxed / plain:.3f} (best of 2 each, interleaved)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help="every task (default: one per library)")
@@ -178,6 +196,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=1, help="runs per side; the best is reported")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per cell")
     ap.add_argument("--no-scaling", action="store_true", help="skip the --jobs 1 vs 2 comparison")
+    ap.add_argument("--sandbox-cost", action="store_true", help="also: sandboxed vs plain kernels")
     args = ap.parse_args()
     lib = TaskLibrary.load(args.task_dir or default_task_dirs())
     tasks = pick(lib, args.full, args.tasks)
@@ -192,6 +211,8 @@ def main() -> int:
         report(side_by_side(attempts, tasks, args.repeat, args.timeout, Path(tmp)))
         if not args.no_scaling:
             scaling(attempts, tasks, args.timeout)
+        if args.sandbox_cost:
+            sandbox_cost(attempts, tasks, args.timeout)
         store.dispose()
     peaks = sorted(memory.peaks.values())
     if peaks:
