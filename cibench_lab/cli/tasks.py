@@ -195,7 +195,7 @@ INTO_HELP = "task directory (default: <jupyter data dir>/cibench_lab/tasks)"
 
 
 def register(sub) -> None:
-    tasks = sub.add_parser("tasks", help="list, inspect, import, verify and build tasks")
+    tasks = sub.add_parser("tasks", help="list, inspect, import, verify, lint and build tasks")
     tsub = tasks.add_subparsers(dest="sub", required=True)
     tl = tsub.add_parser("list", help="list the tasks")
     tl.add_argument("--json", action="store_true", help="JSON output")
@@ -220,6 +220,9 @@ def register(sub) -> None:
     tv.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_sandbox_options(tv, network=False)
     tv.set_defaults(fn=cmd_verify)
+    from .lint import register as register_lint
+
+    register_lint(tsub)
     tb = tsub.add_parser("build", help="instantiate templates and record their references")
     tb.add_argument("tables", nargs="+", type=Path, help="<name>.datasets.json template tables")
     tb.add_argument("--into", type=Path, help=INTO_HELP)

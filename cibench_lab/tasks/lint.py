@@ -1,0 +1,361 @@
+"""The task lint: an instruction must say what its reference does, from the notebook alone.
+
+Nothing is run.  Each step's reference code is read with :mod:`ast`
+(:mod:`cibench_lab.tasks.plotcode`) and its instruction with keyword lists in English and
+Chinese (:mod:`cibench_lab.tasks.wording`).  A flag is raised for:
+
+- ``<element>`` (an :data:`~cibench_lab.tasks.plot.ELEMENTS` name): a vis step's reference
+  sets that element explicitly (a title, axis labels, a legend, colours, a colour bar,
+  ticks, the figure size; the chart type is the drawing call itself) and the instruction
+  does not name it; or it names the title / axis labels but not the literal text the
+  reference writes;
+- ``style``: a step's reference sets a theme or style that changes later figures
+  (``sns.set_theme``, ``plt.style.use``, ``rcParams``) and its instruction does not say so;
+- ``placeholder``: an instruction (or the task's title or intro) keeps a template leftover
+  (``{{x}}``, ``[]``, ``{}``, ``{name}``, empty quotes);
+- ``module``: the step's ``modules`` ("Please use X modules." / "请用 X 模块.") names a
+  module its reference does not use, or a vis step names pandas or seaborn while another
+  library draws, or draws with pandas or seaborn without naming it;
+- ``declared``: ``metadata.cibench_lab.plot_elements`` declares an element the instruction
+  does not name, a name outside the vocabulary, or a step that is not a vis step.
+
+A vis step is one whose ``step_types`` entry is ``vis``, whose reference output is an image,
+or — in a notebook with no kinds and no outputs recorded yet (a generation-split task
+before its build) — whose code draws a chart.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .errors import TaskError
+from .model import Step, Task
+from .plot import ELEMENTS
+from .plotcode import CodeFacts, read_notebook
+from .wording import names_column, names_element, names_family, names_style, placeholders
+
+#: A ``modules`` entry -> the top-level import names that count as using it.
+MODULE_IMPORTS: dict[str, frozenset[str]] = {
+    "pytorch": frozenset({"torch", "torchvision", "torchaudio", "torchtext"}),
+    "torch": frozenset({"torch", "torchvision"}),
+    "tensorflow": frozenset({"tensorflow", "keras", "tf_keras"}),
+    "keras": frozenset({"keras", "tensorflow"}),
+    "opencv": frozenset({"cv2"}),
+    "cv2": frozenset({"cv2"}),
+    "sklearn": frozenset({"sklearn"}),
+    "scikit-learn": frozenset({"sklearn"}),
+    "pillow": frozenset({"PIL"}),
+    "PIL": frozenset({"PIL"}),
+}
+#: Modules a step always "uses" (the language itself).
+ALWAYS_USED = frozenset({"python", "python3"})
+#: Modules whose objects reach a step from anywhere (skimage returns numpy arrays, sklearn
+#: pandas frames): a step uses them when it works on any data object (an attribute or an
+#: item of a name), not only through their import name.
+DATA_MODULES = frozenset({"numpy", "pandas"})
+PLOT_LIBRARIES = ("matplotlib", "pandas", "seaborn")
+
+SIDECAR_SUFFIX = ".lint.json"
+
+
+@dataclass(frozen=True)
+class LintFlag:
+    """One thing an instruction does not say.  ``cell`` is the notebook cell (None: the
+    task's metadata), ``step`` 0-based (shown 1-based), ``kind`` an element or
+    ``style`` / ``placeholder`` / ``module`` / ``declared``."""
+
+    file: str
+    cell: int | None
+    step: int | None
+    kind: str
+    message: str
+
+    def line(self) -> str:
+        where = f"{self.file}:{self.cell}" if self.cell is not None else f"{self.file}:metadata"
+        step = f" step {self.step + 1}:" if self.step is not None else ""
+        return f"{where}:{step} {self.message}"
+
+
+def _flag(task: Task, step: Step | None, kind: str, message: str, code: bool = True) -> LintFlag:
+    if step is None:
+        return LintFlag(str(task.path), None, None, kind, message)
+    return LintFlag(str(task.path), 2 * step.index + int(code), step.index, kind, message)
+
+
+def _evidence(items: Iterable[str]) -> str:
+    items = list(items)
+    return ", ".join(items[:2]) + (", ..." if len(items) > 2 else "")
+
+
+# --------------------------------------------------------------------------- vis elements
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def _element_flags(task: Task, step: Step, facts: CodeFacts) -> list[LintFlag]:
+    text, flags = step.instruction, []
+    for element, evidence in facts.elements.items():
+        if element == "chart_type":
+            continue
+        if element == "colors" and not names_element("colors", text):
+            own = [e for e in evidence if not e.endswith("(hue=)")]
+            if not own and any(names_column(column, text) for column in facts.hue):
+                continue  # hue='sex' and "split by `sex`": seaborn colours the groups itself
+        elif names_element(element, text):
+            continue
+        flags.append(
+            _flag(
+                task,
+                step,
+                element,
+                f"{element} set by the reference ({_evidence(evidence)}) but not named by the instruction",
+            )
+        )
+    for family, evidence in facts.families.items():
+        if not names_family(family, text, evidence):
+            flags.append(
+                _flag(
+                    task,
+                    step,
+                    "chart_type",
+                    f"chart_type: the reference draws a {family} chart ({evidence}) "
+                    "but the instruction does not name it",
+                )
+            )
+    return flags + _text_flags(task, step, facts)
+
+
+def _text_flags(task: Task, step: Step, facts: CodeFacts) -> list[LintFlag]:
+    """A title or axis label the instruction names, but whose literal text it does not give."""
+    instruction, flags = _normal(step.instruction), []
+    for element in ("title", "axis_labels"):
+        if element not in facts.elements or not names_element(element, step.instruction):
+            continue
+        missing = [t for t in facts.texts.get(element, []) if _normal(t) not in instruction]
+        if missing:
+            quoted = ", ".join(repr(t) for t in missing[:3])
+            flags.append(
+                _flag(
+                    task,
+                    step,
+                    element,
+                    f"{element} text {quoted} set by the reference but not given by the instruction",
+                )
+            )
+    return flags
+
+
+def _style_flags(task: Task, step: Step, facts: CodeFacts) -> list[LintFlag]:
+    if not facts.styles or names_style(step.instruction):
+        return []
+    return [
+        _flag(
+            task,
+            step,
+            "style",
+            f"style set by the reference ({_evidence(facts.styles)}) "
+            "but not named by the instruction (it changes every later figure)",
+        )
+    ]
+
+
+# --------------------------------------------------------------------------- modules
+
+
+def _imports(module: str) -> frozenset[str]:
+    return MODULE_IMPORTS.get(module, frozenset({module}))
+
+
+def _module_flags(task: Task, step: Step, facts: CodeFacts, vis: bool) -> list[LintFlag]:
+    if not step.modules or not facts.parsed:
+        return []
+    named, flags = set(step.modules), []
+    said = " and ".join(step.modules)
+    for module in step.modules:
+        if module in ALWAYS_USED or (module in DATA_MODULES and facts.touches_data):
+            continue
+        if not (_imports(module) & facts.uses):
+            flags.append(
+                _flag(
+                    task,
+                    step,
+                    "module",
+                    f'module: "Please use {said}" names {module}, which the reference code does not use',
+                )
+            )
+    if not vis:
+        return flags
+    for library in ("pandas", "seaborn"):
+        if library in facts.drawers and library not in named:
+            flags.append(
+                _flag(
+                    task,
+                    step,
+                    "module",
+                    f"module: the reference draws with {library} "
+                    f'({facts.drawers[library]}) but the instruction says "Please use {said}"',
+                )
+            )
+        others = set(facts.drawers) - {"matplotlib"}
+        if library in named and library not in facts.drawers and "matplotlib" in facts.drawers:
+            if not (named & others) and not (named & {"matplotlib", "seaborn", "pandas"} - {library}):
+                flags.append(
+                    _flag(
+                        task,
+                        step,
+                        "module",
+                        f'module: "Please use {said}" but the reference '
+                        f"draws with matplotlib ({facts.drawers['matplotlib']}), not {library}",
+                    )
+                )
+    return flags
+
+
+# --------------------------------------------------------------------------- declarations
+
+
+def _declared_flags(task: Task, facts: list[CodeFacts], vis: list[bool]) -> list[LintFlag]:
+    table = (task.metadata.get("cibench_lab") or {}).get("plot_elements")
+    if not isinstance(table, dict):
+        return []
+    flags = []
+    for key, elements in table.items():
+        index = int(key) if str(key).isdigit() else -1
+        if not 0 <= index < len(task.steps):
+            flags.append(
+                _flag(task, None, "declared", f"plot_elements declares step {key!r}, which does not exist")
+            )
+            continue
+        step = task.steps[index]
+        if not vis[index]:
+            flags.append(
+                _flag(
+                    task,
+                    step,
+                    "declared",
+                    "plot_elements declares elements for a step that is not a vis step",
+                    False,
+                )
+            )
+        for element in elements if isinstance(elements, list) else []:
+            if element not in ELEMENTS:
+                flags.append(
+                    _flag(
+                        task,
+                        step,
+                        "declared",
+                        f"declared element {element!r} is not one of {', '.join(ELEMENTS)}",
+                        False,
+                    )
+                )
+            elif not _names_declared(element, step, facts[index]):
+                flags.append(
+                    _flag(
+                        task,
+                        step,
+                        "declared",
+                        f"declared element {element} is not named by the instruction",
+                        False,
+                    )
+                )
+    return flags
+
+
+def _names_declared(element: str, step: Step, facts: CodeFacts) -> bool:
+    if element != "chart_type":
+        return names_element(element, step.instruction)
+    return all(names_family(f, step.instruction, e) for f, e in facts.families.items())
+
+
+# --------------------------------------------------------------------------- the lint
+
+
+def _placeholder_flags(task: Task) -> list[LintFlag]:
+    flags = []
+    for what, text in (("title", task.title), ("intro", task.intro)):
+        for found, looks in placeholders(text):
+            flags.append(
+                _flag(task, None, "placeholder", f"placeholder: the task's {what} keeps {looks} ({found})")
+            )
+    for step in task.steps:
+        for found, looks in placeholders(step.instruction):
+            flags.append(
+                _flag(
+                    task, step, "placeholder", f"placeholder: the instruction keeps {looks} ({found})", False
+                )
+            )
+    return flags
+
+
+def is_vis(task: Task, step: Step, facts: CodeFacts) -> bool:
+    if step.kind == "vis" or step.reference.kind == "vis":
+        return True
+    unbuilt = "step_types" not in task.metadata and not any(s.outputs for s in task.steps)
+    return unbuilt and bool(facts.families)
+
+
+def lint_task(task: Task) -> list[LintFlag]:
+    """Every flag of one loaded task, in cell order."""
+    facts = read_notebook([s.code for s in task.steps])
+    vis = [is_vis(task, s, f) for s, f in zip(task.steps, facts, strict=True)]
+    flags = _placeholder_flags(task)
+    for step, fact, v in zip(task.steps, facts, vis, strict=True):
+        flags += _style_flags(task, step, fact)
+        if v:
+            flags += _element_flags(task, step, fact)
+        flags += _module_flags(task, step, fact, v)
+    flags += _declared_flags(task, facts, vis)
+    return sorted(flags, key=lambda f: -1 if f.cell is None else f.cell)
+
+
+def lint_text(text: str, path: Path, task_id: str) -> list[LintFlag]:
+    """Lint a notebook's text (before it is written); TaskError if it does not load."""
+    from .format import parse_notebook
+
+    return lint_task(parse_notebook(text.encode("utf-8"), path, task_id, None))
+
+
+def refusal(flags: list[LintFlag]) -> str:
+    """The one message a build that refuses flagged notebooks prints."""
+    return "the lint flags what the instruction does not say:\n  " + "\n  ".join(f.line() for f in flags)
+
+
+# --------------------------------------------------------------------------- stored flags
+
+
+def sidecar(notebook: Path) -> Path:
+    """Where ``tasks import`` stores a task's flags: ``<stem>.lint.json`` beside it."""
+    return notebook.with_name(notebook.stem + SIDECAR_SUFFIX)
+
+
+def sidecar_bytes(flags: list[LintFlag], notebook: Path) -> bytes:
+    rows = [{**asdict(f), "file": notebook.name} for f in flags]
+    return (json.dumps({"version": 1, "flags": rows}, indent=1, ensure_ascii=False) + "\n").encode()
+
+
+def stored_flags(notebook: Path) -> list[LintFlag] | None:
+    """The flags stored beside an imported notebook (None when there is no readable sidecar)."""
+    try:
+        rows = json.loads(sidecar(notebook).read_text(encoding="utf-8"))["flags"]
+        return [LintFlag(**{**row, "file": str(notebook)}) for row in rows]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def flagged_steps(flags: list[LintFlag]) -> list[tuple[LintFlag, list[str]]]:
+    """One entry per flagged step (its first flag, the kinds flagged), in order."""
+    steps: dict[tuple[str, int | None], tuple[LintFlag, list[str]]] = {}
+    for flag in flags:
+        first, kinds = steps.setdefault((flag.file, flag.step), (flag, []))
+        if flag.kind not in kinds:
+            kinds.append(flag.kind)
+    return list(steps.values())
+
+
+__all__ = ["LintFlag", "TaskError", "lint_task", "lint_text", "refusal", "sidecar", "stored_flags"]
