@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections import Counter
 from dataclasses import asdict
@@ -15,7 +14,8 @@ from ..tasks.model import Task
 
 
 def _looks_like_path(arg: str) -> bool:
-    return os.sep in arg or arg.endswith((".ipynb", ".zip")) or Path(arg).exists()
+    """An existing file or folder, or what can only be one; else a task id or glob (``a/b/*``)."""
+    return Path(arg).exists() or arg.endswith((".ipynb", ".zip")) or arg.startswith(("/", ".", "~"))
 
 
 def select(args) -> tuple[list[Task], list[str]] | str:

@@ -6,6 +6,10 @@ the same import again changes nothing (files whose bytes already match are left
 alone), so it is idempotent.  A task whose id is already served by another task
 directory (the built-in set, say) is rejected, as the library would refuse it.
 
+Each imported task is linted (:mod:`cibench_lab.tasks.lint`): an import only warns, and
+keeps the flags beside the notebook as ``<stem>.lint.json`` (``tasks list`` / ``tasks show``
+show them); the task imports and plays unchanged.
+
 Nothing from outside the source is imported: a symbolic link is followed only when
 it is a file link whose target lies inside the source (its bytes are copied); a
 link leading out of it, or to a folder, is rejected by name.  Otherwise a link to
@@ -18,12 +22,14 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .archive import DATASOURCES, find_root, is_ignored, unpack
 from .errors import TaskError
 from .library import TaskLibrary, task_notebooks
+from .lint import LintFlag, lint_task, sidecar, sidecar_bytes
+from .model import Task
 
 
 @dataclass
@@ -33,10 +39,11 @@ class ImportReport:
     unchanged: list[str] = field(default_factory=list)
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
     data_files: int = 0  # datasources files written (new or changed)
+    lint: dict[str, list[LintFlag]] = field(default_factory=dict)  # task id -> its flags (flagged only)
 
 
-def _write_if_changed(src: Path, dest: Path) -> bool:
-    data = src.read_bytes()
+def _write_if_changed(src: Path | bytes, dest: Path) -> bool:
+    data = src if isinstance(src, bytes) else src.read_bytes()
     if dest.is_file() and dest.read_bytes() == data:
         return False
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -118,8 +125,21 @@ def _import_root(root: Path, into: Path, served: TaskLibrary, source: Path) -> I
             report.unchanged.append(task_id)
         else:
             (report.updated if existed else report.imported).append(task_id)
+        _store_lint(replace(lib.tasks[task_id], path=dest), report)
     report.data_files = _copy_datasources(root, into, source, report)
     return report
+
+
+def _store_lint(task: Task, report: ImportReport) -> None:
+    """Lint an imported task and keep its flags beside it (``<stem>.lint.json``): an import only
+    warns, so the official dataset imports and plays unchanged, and the flags stay visible."""
+    flags = lint_task(task)
+    stored = sidecar(task.path)
+    if flags:
+        report.lint[task.id] = flags
+        _write_if_changed(sidecar_bytes(flags, task.path), stored)
+    else:
+        stored.unlink(missing_ok=True)
 
 
 def _inside(path: Path, folder: Path) -> bool:

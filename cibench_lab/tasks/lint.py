@@ -36,7 +36,7 @@ from .errors import TaskError
 from .model import Step, Task
 from .plot import ELEMENTS
 from .plotcode import CodeFacts, read_notebook
-from .wording import names_column, names_element, names_family, names_style, placeholders
+from .wording import names_colour, names_column, names_element, names_family, names_style, placeholders
 
 #: A ``modules`` entry -> the top-level import names that count as using it.
 MODULE_IMPORTS: dict[str, frozenset[str]] = {
@@ -98,46 +98,49 @@ def _normal(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().lower()
 
 
+def _named(element: str, text: str, facts: CodeFacts) -> bool:
+    if element.startswith("ticks:") and names_element("ticks", text):
+        return True
+    if element != "colors":
+        return names_element(element, text)
+    if names_element("colors", text, facts.bound):
+        return True
+    own = [e for e in facts.elements["colors"] if not e.endswith("(hue=)")]
+    # hue='sex' and "split by `sex`": seaborn colours the groups itself
+    return not own and any(names_column(column, text) for column in facts.hue)
+
+
+_ASPECT = {"ticks:scale": "ticks (the axis scale)", "ticks:limits": "ticks (the axis limits)"}
+
+
 def _element_flags(task: Task, step: Step, facts: CodeFacts) -> list[LintFlag]:
     text, flags = step.instruction, []
     for element, evidence in facts.elements.items():
-        if element == "chart_type":
+        if element == "chart_type" or _named(element, text, facts):
             continue
-        if element == "colors" and not names_element("colors", text):
-            own = [e for e in evidence if not e.endswith("(hue=)")]
-            if not own and any(names_column(column, text) for column in facts.hue):
-                continue  # hue='sex' and "split by `sex`": seaborn colours the groups itself
-        elif names_element(element, text):
-            continue
-        flags.append(
-            _flag(
-                task,
-                step,
-                element,
-                f"{element} set by the reference ({_evidence(evidence)}) but not named by the instruction",
+        what = _ASPECT.get(element, element)
+        message = f"{what} set by the reference ({_evidence(evidence)}) but not named by the instruction"
+        flags.append(_flag(task, step, element.split(":")[0], message))
+    for family, call in facts.families.items():
+        if not names_family(family, text, call):  # e.g. "a bar chart ... with a dashed line": both named
+            message = (
+                f"chart_type: a {family} chart drawn by the reference ({call}) not named by the instruction"
             )
-        )
-    for family, evidence in facts.families.items():
-        if not names_family(family, text, evidence):
-            flags.append(
-                _flag(
-                    task,
-                    step,
-                    "chart_type",
-                    f"chart_type: the reference draws a {family} chart ({evidence}) "
-                    "but the instruction does not name it",
-                )
-            )
+            flags.append(_flag(task, step, "chart_type", message))
     return flags + _text_flags(task, step, facts)
 
 
 def _text_flags(task: Task, step: Step, facts: CodeFacts) -> list[LintFlag]:
-    """A title or axis label the instruction names, but whose literal text it does not give."""
+    """A title, axis label or colour the instruction names, but whose literal value it does not give."""
     instruction, flags = _normal(step.instruction), []
-    for element in ("title", "axis_labels"):
-        if element not in facts.elements or not names_element(element, step.instruction):
+    for element in ("title", "axis_labels", "colors"):
+        if element not in facts.elements or not names_element(element, step.instruction, facts.bound):
             continue
-        missing = [t for t in facts.texts.get(element, []) if _normal(t) not in instruction]
+        if element == "colors":
+            missing = [t for t in facts.texts.get(element, []) if not names_colour(t, step.instruction)]
+        else:
+            missing = [t for t in facts.texts.get(element, []) if _normal(t) not in instruction]
+        missing = list(dict.fromkeys(missing))
         if missing:
             quoted = ", ".join(repr(t) for t in missing[:3])
             flags.append(

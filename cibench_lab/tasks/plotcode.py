@@ -29,10 +29,13 @@ from .plotvocab import (
     DISPLAYS,
     FIGSIZE_CALLS,
     FIGURE_LEVEL_SNS,
+    FMT_COLOURS,
     HELPERS,
     LEGEND_CALLS,
+    LIMIT_CALLS,
     MPL_FAMILIES,
     PANDAS_KINDS,
+    SCALE_CALLS,
     SNS_FAMILIES,
     SNS_STYLE_CALLS,
     TICK_CALLS,
@@ -46,13 +49,15 @@ _FMT = re.compile(r"^(?:[-.:o^v<>sp*+xXDdh|_1234,]*)?(?:[bgrcmykw]|C\d)(?:[-.:o^
 class CodeFacts:
     """What one step's reference code does (empty when it does not parse)."""
 
-    elements: dict[str, list[str]] = field(default_factory=dict)  # element -> evidence ("ax.set_title")
+    #: element -> evidence ("ax.set_title"); "ticks:scale" / "ticks:limits" are ticks, named in other words
+    elements: dict[str, list[str]] = field(default_factory=dict)
     texts: dict[str, list[str]] = field(default_factory=dict)  # title / axis_labels -> literal texts
     families: dict[str, str] = field(default_factory=dict)  # chart family -> evidence
     drawers: dict[str, str] = field(default_factory=dict)  # drawing library -> evidence
     styles: list[str] = field(default_factory=list)  # style / theme calls
     hue: list[str] = field(default_factory=list)  # literal hue= column names
     uses: set[str] = field(default_factory=set)  # top-level modules the code uses
+    bound: frozenset[str] = frozenset()  # every name bound so far, this cell included
     touches_data: bool = False  # refers to a name bound by an earlier statement (a data object)
     parsed: bool = True
 
@@ -211,6 +216,9 @@ class _Reader:
                 fmt = _literal(call.args[-1])
                 if fmt and _FMT.match(fmt):
                     self.facts.add("colors", f"{name}(..., {fmt!r})")
+                    letter = re.search(r"C\d|[bgrcmykw]", fmt)
+                    if letter and letter.group(0) in FMT_COLOURS:
+                        self.facts.texts.setdefault("colors", []).append(FMT_COLOURS[letter.group(0)])
 
     def _drawn(self, library: str, family: str, evidence: str) -> None:
         self.facts.drawers.setdefault(library, evidence)
@@ -227,6 +235,8 @@ class _Reader:
             ("ticks", TICK_CALLS),
             ("figsize", FIGSIZE_CALLS),
             ("colors", COLOR_CALLS),
+            ("ticks:scale", SCALE_CALLS),
+            ("ticks:limits", LIMIT_CALLS),
         )
         for element, methods in table:
             if method in methods and (
@@ -265,6 +275,13 @@ class _Reader:
             if method in ("set_palette", "set_color_codes"):
                 self.facts.add("colors", name)
 
+    def _colour_values(self, node: ast.AST) -> None:
+        """The literal colours and colormaps a colour argument names ('tab:green', ['red'])."""
+        for sub in ast.walk(node):
+            text = _literal(sub)
+            if text and not re.fullmatch(r"C\d|none|None|", text):
+                self.facts.texts.setdefault("colors", []).append(text)
+
     def _text(self, element: str, node: ast.AST) -> None:
         text = _literal(node)
         if text is not None and text.strip():
@@ -291,10 +308,17 @@ class _Reader:
                     self.facts.hue.append(column)
             elif arg in COLOR_KWARGS and not (arg == "cmap" and _literal(kw.value) == "viridis"):
                 self.facts.add("colors", where)  # cmap='viridis' is matplotlib's default: no change
+                self._colour_values(kw.value)
             elif arg in COLORBAR_KWARGS:
                 self.facts.add("colorbar", where)
             elif arg in ("rot", "xticks", "yticks", "xticklabels", "yticklabels", "labelrotation"):
                 self.facts.add("ticks", where)
+            elif arg in ("logx", "logy", "loglog", "log_scale") or (
+                arg == "log" and method in ("hist", "histplot")
+            ):
+                self.facts.add("ticks:scale", where)
+            elif arg in ("xlim", "ylim"):
+                self.facts.add("ticks:limits", where)
             elif arg == "rotation" and (method in TICK_CALLS or "tick" in name):
                 self.facts.add("ticks", where)
             elif arg == "figsize" or (arg == "dpi" and method in ("figure", "subplots", "subplot_mosaic")):
@@ -337,6 +361,7 @@ def read_step(source: str, bindings: Bindings) -> CodeFacts:
         if isinstance(node, ast.Call):
             reader.call(node)
     _rc_figsize(tree, facts)
+    facts.bound = frozenset(bindings.names)
     facts.touches_data = any(isinstance(n, ast.Name) and n.id in bindings.names for n in ast.walk(tree))
     facts.uses = imported | {
         m for node in ast.walk(tree) if isinstance(node, ast.Name) for m in bindings.names.get(node.id, ())

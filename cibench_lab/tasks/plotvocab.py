@@ -44,6 +44,9 @@ TICK_CALLS = frozenset(
         "autofmt_xdate",
     }
 )
+#: Axis scales and limits move the ticks: checked as "ticks", with their own words.
+SCALE_CALLS = frozenset({"set_xscale", "set_yscale", "xscale", "yscale"})
+LIMIT_CALLS = frozenset({"set_xlim", "set_ylim", "xlim", "ylim", "set_xbound", "set_ybound"})
 FIGSIZE_CALLS = frozenset({"set_size_inches", "set_figwidth", "set_figheight"})
 COLOR_CALLS = frozenset(
     {
@@ -79,6 +82,17 @@ COLOR_KWARGS = frozenset(
         "line_kws_color",
     }
 )
+#: matplotlib's one-letter format colours (``'r--'``).
+FMT_COLOURS = {
+    "b": "blue",
+    "g": "green",
+    "r": "red",
+    "c": "cyan",
+    "m": "magenta",
+    "y": "yellow",
+    "k": "black",
+    "w": "white",
+}
 COLORBAR_KWARGS = frozenset({"cbar", "colorbar", "cbar_kws", "cbar_ax"})
 
 #: seaborn calls that change every later figure's look (a theme), not one figure's element.

@@ -17,10 +17,16 @@ import re
 
 _COLOUR_NAMES = (
     "red|green|blue|black|white|gr[ae]y|orange|purple|violet|yellow|pink|brown|cyan|magenta|navy|teal|"
-    "olive|maroon|gold|viridis|plasma|inferno|magma|cividis|coolwarm|bwr|rdbu|rdylgn|spectral|vlag|icefire|"
+    "olive|maroon|viridis|plasma|inferno|magma|cividis|coolwarm|bwr|rdbu|rdylgn|spectral|vlag|icefire|"
     "rocket|mako|flare|crest|blues|reds|greens|greys|oranges|purples|tab10|tab20|set1|set2|set3|pastel|"
-    "husl|hls|deep|muted|bright|dark|colorblind|jet|hot|cool|bone|copper|binary|gray_r|greys_r|tab:\\w+"
+    "husl|colorblind|jet|gray_r|greys_r|tab:\\w+"
 )
+#: English colour name -> its Chinese words (an instruction in Chinese names red as 红).
+_CHINESE_COLOURS = {
+    "red": "红", "green": "绿", "blue": "蓝", "black": "黑", "white": "白", "grey": "灰", "gray": "灰",
+    "orange": "橙|橘", "purple": "紫", "violet": "紫", "yellow": "黄", "pink": "粉", "brown": "棕|褐",
+    "cyan": "青", "magenta": "品红|洋红", "navy": "海军蓝|藏青", "gold": "金",
+}  # fmt: skip
 
 #: element -> (English regexes on the lower-cased text, Chinese regexes)
 ELEMENT_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -45,7 +51,7 @@ ELEMENT_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             r"\bshades? of\b",
             rf"\b(?:{_COLOUR_NAMES})\b",
         ),
-        ("颜色", "色", "cmap", "调色板", "(?i:" + _COLOUR_NAMES + ")"),
+        ("颜色", "色", "cmap", "调色板", rf"(?i)(?<![a-z])(?:{_COLOUR_NAMES})(?![a-z])"),
     ),
     "colorbar": (
         (r"\bcolou?r ?bar", r"\bcolou?r scale\b", r"\bcbar\b"),
@@ -67,6 +73,18 @@ ELEMENT_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             r"(?:不显示|隐藏|去掉|关闭|无|不带|没有|不要)\s*坐标轴?",
             r"坐标轴\s*(?:隐藏|关闭|去掉)",
         ),
+    ),
+    "ticks:scale": ((r"\blog", r"\bscale\b", r"\bsymlog"), ("对数", "尺度", "刻度")),
+    "ticks:limits": (
+        (
+            r"\blimit",
+            r"\brange\b",
+            r"\bfrom\s+-?\d.{0,20}\bto\s+-?\d",
+            r"\bbetween\s+-?\d",
+            r"\b[xy]lim\b",
+            r"\bclip",
+        ),
+        ("范围", "区间", r"从\s*-?\d.{0,10}到", "上限", "下限"),
     ),
     "figsize": (
         (
@@ -152,7 +170,11 @@ def _matches(words: tuple[tuple[str, ...], tuple[str, ...]], text: str) -> str |
     return None
 
 
-def names_element(element: str, text: str) -> bool:
+def names_element(element: str, text: str, variables: frozenset[str] = frozenset()) -> bool:
+    """``variables``: names the notebook binds; a code span holding one (`gray`, an image) is a
+    variable, not a word (only for colours: "`gray`" is not "grey")."""
+    if element == "colors" and variables:
+        text = _CODE_SPAN.sub(lambda m: "`_`" if m.group(0).strip("`") in variables else m.group(0), text)
     return _matches(ELEMENT_WORDS[element], text) is not None
 
 
@@ -172,6 +194,26 @@ def names_family(family: str, text: str, evidence: str = "") -> bool:
 
 def names_style(text: str) -> bool:
     return _matches(STYLE_WORDS, text) is not None
+
+
+def names_colour(value: str, text: str) -> bool:
+    """A literal colour or colormap of the reference ('tab:green', 'Greens', 'k') is given."""
+    name = re.sub(r"^(?:tab|xkcd|css4):", "", value.strip()).lower()
+    lower = text.lower()
+    if name.endswith("_r"):  # a reversed colormap: its name, or the base name said reversed
+        if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", lower):
+            return True
+        if not re.search(r"\brevers|\binvert|反转|反向|倒置", text):
+            return False
+        name = name[:-2]
+    words = {name, name.replace("grey", "gray"), name.replace("gray", "grey")}
+    if any(re.search(rf"(?<![\w#]){re.escape(w)}(?!\w)", lower) for w in words):
+        return True
+    base = re.sub(r"s$", "", name)  # the 'Greens' colormap is given by "green"
+    chinese = _CHINESE_COLOURS.get(base) or _CHINESE_COLOURS.get(name)
+    if chinese and re.search(chinese, text):
+        return True
+    return base != name and re.search(rf"\b{re.escape(base)}\b", lower) is not None
 
 
 def names_column(column: str, text: str) -> bool:
