@@ -17,7 +17,10 @@ from cibench_lab.tasks.lint import lint_task, sidecar
 
 pytestmark = pytest.mark.fast
 
-SETUP = "import matplotlib.pyplot as plt\nimport pandas as pd\nimport seaborn as sns\n\ndf = pd.read_csv('data/x.csv')"
+SETUP = (
+    "import matplotlib.pyplot as plt\nimport pandas as pd\nimport seaborn as sns\n\n"
+    "df = pd.read_csv('data/x.csv')"
+)
 PNG = {
     "output_type": "display_data",
     "data": {"image/png": "iVBORw0KGgo=\n", "text/plain": "<Figure>"},
@@ -99,7 +102,10 @@ def test_a_plain_figure_whose_instruction_says_everything_is_clean():
         "fig, ax = plt.subplots(figsize=(6, 4))\nax.bar(df['a'], df['b'], color='tab:green')\n"
         "ax.set_title('Totals')\nax.set_xlabel('a')\nax.set_ylabel('b')\nplt.show()"
     )
-    en = "Draw a green bar chart of `b` per `a` in a figure of size (6, 4), titled `Totals`, axes labelled `a` and `b`."
+    en = (
+        "Draw a green bar chart of `b` per `a` in a figure of size (6, 4), titled `Totals`, "
+        "axes labelled `a` and `b`."
+    )
     assert flags_of(notebook(en, plot)) == []
     zh = "画出 `b` 按 `a` 的绿色柱状图，图的大小为 (6, 4)，标题为 `Totals`，坐标轴分别标注为 `a` 和 `b`。"
     assert flags_of(notebook(zh, plot, language="zh"), split="cibench_template_chinese") == []
