@@ -84,6 +84,7 @@ class Bindings:
 
     def __init__(self) -> None:
         self.names: dict[str, set[str]] = {}
+        self.imported: dict[str, str] = {}  # a name an import binds -> its module's dotted name
 
     def modules_of(self, node: ast.AST) -> set[str]:
         found: set[str] = set()
@@ -110,11 +111,13 @@ class Bindings:
             for alias in node.names:
                 top = alias.name.split(".")[0]
                 self.names.setdefault(alias.asname or top, set()).add(top)
+                self.imported[alias.asname or top] = alias.name if alias.asname else top
             return {a.name.split(".")[0] for a in node.names}
         if isinstance(node, ast.ImportFrom) and node.module and not node.level:
             top = node.module.split(".")[0]
             for alias in node.names:
                 self.names.setdefault(alias.asname or alias.name, set()).add(top)
+                self.imported[alias.asname or alias.name] = f"{node.module}.{alias.name}"
             return {top}
         if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -204,7 +207,8 @@ class _Reader:
             if "matplotlib" not in self.receiver_modules(owner):
                 self._drawn("pandas", PANDAS_KINDS[method], name)
                 return
-        if method in ("plot", "hist", "boxplot") and "matplotlib" not in mods and mods - {"seaborn"}:
+        module_itself = isinstance(owner, ast.Name) and owner.id in self.bindings.imported
+        if method in ("plot", "hist", "boxplot") and "matplotlib" not in mods and not module_itself:
             kind = (
                 _literal(_kwarg(call, "kind")) or {"plot": "line", "hist": "hist", "boxplot": "box"}[method]
             )
@@ -265,8 +269,13 @@ class _Reader:
 
     def _style(self, call: ast.Call, name: str, method: str) -> None:
         mods = self.receiver_modules(call.func)
-        seaborn = "seaborn" in mods and isinstance(call.func, ast.Attribute)
-        seaborn = seaborn and isinstance(call.func.value, ast.Name) and method in SNS_STYLE_CALLS  # type: ignore[attr-defined]
+        func = call.func
+        seaborn = (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and self.bindings.imported.get(func.value.id) == "seaborn"  # sns.set(), not g.set(xlabel=)
+            and method in SNS_STYLE_CALLS
+        )
         pyplot = "matplotlib" in mods and (
             ".style." in f".{name}" and method in ("use", "context") or method in ("rc", "xkcd")
         )

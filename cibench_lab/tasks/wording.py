@@ -84,7 +84,7 @@ ELEMENT_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             r"\b[xy]lim\b",
             r"\bclip",
         ),
-        ("范围", "区间", r"从\s*-?\d.{0,10}到", "上限", "下限"),
+        ("范围", r"从\s*-?\d.{0,10}到", "上限", "下限"),
     ),
     "figsize": (
         (
