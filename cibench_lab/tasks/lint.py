@@ -178,46 +178,38 @@ def _imports(module: str) -> frozenset[str]:
 def _module_flags(task: Task, step: Step, facts: CodeFacts, vis: bool) -> list[LintFlag]:
     if not step.modules or not facts.parsed:
         return []
-    named, flags = set(step.modules), []
     said = " and ".join(step.modules)
-    for module in step.modules:
-        if module in ALWAYS_USED or (module in DATA_MODULES and facts.touches_data):
-            continue
-        if not (_imports(module) & facts.uses):
-            flags.append(
-                _flag(
-                    task,
-                    step,
-                    "module",
-                    f'module: "Please use {said}" names {module}, which the reference code does not use',
-                )
-            )
-    if not vis:
-        return flags
+    unused = [
+        m
+        for m in step.modules
+        if m not in ALWAYS_USED
+        and not (m in DATA_MODULES and facts.touches_data)
+        and not (_imports(m) & facts.uses)
+    ]
+    messages = [f'"Please use {said}" names {m}, which the reference code does not use' for m in unused]
+    if vis:
+        messages += _drawing_mismatches(set(step.modules), said, facts.drawers)
+    return [_flag(task, step, "module", f"module: {m}") for m in messages]
+
+
+def _drawing_mismatches(named: set[str], said: str, drawers: dict[str, str]) -> list[str]:
+    """pandas and seaborn draw on matplotlib: the one that draws must be the one named."""
+    messages = []
     for library in ("pandas", "seaborn"):
-        if library in facts.drawers and library not in named:
-            flags.append(
-                _flag(
-                    task,
-                    step,
-                    "module",
-                    f"module: the reference draws with {library} "
-                    f'({facts.drawers[library]}) but the instruction says "Please use {said}"',
-                )
+        if library in drawers and library not in named:
+            messages.append(
+                f"the reference draws with {library} ({drawers[library]}) "
+                f'but the instruction says "Please use {said}"'
             )
-        others = set(facts.drawers) - {"matplotlib"}
-        if library in named and library not in facts.drawers and "matplotlib" in facts.drawers:
-            if not (named & others) and not (named & {"matplotlib", "seaborn", "pandas"} - {library}):
-                flags.append(
-                    _flag(
-                        task,
-                        step,
-                        "module",
-                        f'module: "Please use {said}" but the reference '
-                        f"draws with matplotlib ({facts.drawers['matplotlib']}), not {library}",
-                    )
+        other_drawers = named & (set(drawers) - {"matplotlib"})
+        other_plotters = named & ({"matplotlib", "seaborn", "pandas"} - {library})
+        if library in named and library not in drawers and "matplotlib" in drawers:
+            if not other_drawers and not other_plotters:
+                messages.append(
+                    f'"Please use {said}" but the reference draws with matplotlib ({drawers["matplotlib"]}), '
+                    f"not {library}"
                 )
-    return flags
+    return messages
 
 
 # --------------------------------------------------------------------------- declarations
@@ -225,48 +217,22 @@ def _module_flags(task: Task, step: Step, facts: CodeFacts, vis: bool) -> list[L
 
 def _declared_flags(task: Task, facts: list[CodeFacts], vis: list[bool]) -> list[LintFlag]:
     table = (task.metadata.get("cibench_lab") or {}).get("plot_elements")
-    if not isinstance(table, dict):
-        return []
     flags = []
-    for key, elements in table.items():
+    for key, elements in (table or {}).items() if isinstance(table, dict) else ():
         index = int(key) if str(key).isdigit() else -1
         if not 0 <= index < len(task.steps):
-            flags.append(
-                _flag(task, None, "declared", f"plot_elements declares step {key!r}, which does not exist")
-            )
+            message = f"plot_elements declares step {key!r} (0-based), which does not exist"
+            flags.append(_flag(task, None, "declared", message))
             continue
-        step = task.steps[index]
+        step, messages = task.steps[index], []
         if not vis[index]:
-            flags.append(
-                _flag(
-                    task,
-                    step,
-                    "declared",
-                    "plot_elements declares elements for a step that is not a vis step",
-                    False,
-                )
-            )
+            messages.append("plot_elements declares elements for a step that is not a vis step")
         for element in elements if isinstance(elements, list) else []:
             if element not in ELEMENTS:
-                flags.append(
-                    _flag(
-                        task,
-                        step,
-                        "declared",
-                        f"declared element {element!r} is not one of {', '.join(ELEMENTS)}",
-                        False,
-                    )
-                )
+                messages.append(f"declared element {element!r} is not one of {', '.join(ELEMENTS)}")
             elif not _names_declared(element, step, facts[index]):
-                flags.append(
-                    _flag(
-                        task,
-                        step,
-                        "declared",
-                        f"declared element {element} is not named by the instruction",
-                        False,
-                    )
-                )
+                messages.append(f"declared element {element} is not named by the instruction")
+        flags += [_flag(task, step, "declared", m, code=False) for m in messages]
     return flags
 
 
