@@ -406,3 +406,21 @@ def test_the_builtin_set_passes_the_lint():
     lib = TaskLibrary.load([builtin_dir()])
     flagged = [f.line() for task in lib.select(None) for f in lint_task(task)]
     assert flagged == []
+
+
+@pytest.mark.parametrize(
+    "instruction,plot,flagged",
+    [
+        ("Draw a bar chart of `b` per `a` with pandas.", "plt.bar(df['a'], df['b'])", True),
+        ("用 pandas 画出 `b` 按 `a` 的柱状图。", "plt.bar(df['a'], df['b'])", True),
+        ("Draw a bar chart of `b` per `a` with `ax.bar`.", "df.plot.bar(x='a', y='b')", True),
+        ("Draw a bar chart of `b` per `a` with seaborn.", "df.plot.bar(x='a', y='b')", True),
+        ("Draw a bar chart of `b` per `a` with pandas.", "df.plot.bar(x='a', y='b')", False),
+        ("Draw a bar chart of `b` per `a` with `sns.barplot`.", "sns.barplot(data=df, x='a', y='b')", False),
+        ("Draw a bar chart of `b` per `a`.", "df.plot.bar(x='a', y='b')", False),
+    ],
+)
+def test_an_instruction_that_says_which_library_draws_must_be_followed(instruction, plot, flagged):
+    nb = notebook(instruction, plot + "\nplt.show()")
+    del nb["metadata"]["step_types"]  # the generation split: no modules, the instruction says it
+    assert ("module" in kinds(nb, split="cibench_generation")) is flagged

@@ -36,7 +36,15 @@ from .errors import TaskError
 from .model import Step, Task
 from .plot import ELEMENTS
 from .plotcode import CodeFacts, read_notebook
-from .wording import names_colour, names_column, names_element, names_family, names_style, placeholders
+from .wording import (
+    drawing_apis,
+    names_colour,
+    names_column,
+    names_element,
+    names_family,
+    names_style,
+    placeholders,
+)
 
 #: A ``modules`` entry -> the top-level import names that count as using it.
 MODULE_IMPORTS: dict[str, frozenset[str]] = {
@@ -176,8 +184,10 @@ def _imports(module: str) -> frozenset[str]:
 
 
 def _module_flags(task: Task, step: Step, facts: CodeFacts, vis: bool) -> list[LintFlag]:
-    if not step.modules or not facts.parsed:
+    if not facts.parsed:
         return []
+    if not step.modules:
+        return _api_flags(task, step, facts) if vis else []
     said = " and ".join(step.modules)
     unused = [
         m
@@ -189,6 +199,26 @@ def _module_flags(task: Task, step: Step, facts: CodeFacts, vis: bool) -> list[L
     messages = [f'"Please use {said}" names {m}, which the reference code does not use' for m in unused]
     if vis:
         messages += _drawing_mismatches(set(step.modules), said, facts.drawers)
+    flags = [_flag(task, step, "module", f"module: {m}") for m in messages]
+    return flags + (_api_flags(task, step, facts) if vis and not flags else [])
+
+
+def _api_flags(task: Task, step: Step, facts: CodeFacts) -> list[LintFlag]:
+    """ "Draw it with pandas" (in the instruction itself) and a reference that draws with ax.bar."""
+    said = drawing_apis(step.instruction)
+    drawn = set(facts.drawers) & set(PLOT_LIBRARIES)
+    if not said or not drawn:
+        return []
+    messages = [
+        f"the instruction says to draw with {lib} but the reference draws with "
+        + ", ".join(f"{d} ({facts.drawers[d]})" for d in sorted(drawn))
+        for lib in sorted(said & {"pandas", "seaborn"} - drawn)
+    ]
+    messages += [
+        f"the reference draws with {lib} ({facts.drawers[lib]}) but the instruction names only "
+        + " and ".join(sorted(said))
+        for lib in sorted(drawn & {"pandas", "seaborn"} - said)
+    ]
     return [_flag(task, step, "module", f"module: {m}") for m in messages]
 
 

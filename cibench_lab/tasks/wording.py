@@ -192,6 +192,36 @@ def names_family(family: str, text: str, evidence: str = "") -> bool:
     return not any(_matches(w, text) for f, w in FAMILY_WORDS.items() if f not in ("line", "image", "graph"))
 
 
+#: An instruction that says which library draws ("with pandas", "`sns.histplot`", "用 seaborn").
+_API_WORDS: dict[str, tuple[str, ...]] = {
+    "pandas": (
+        r"\b(?:with|using|via|in) pandas\b",
+        r"\bpandas'",
+        r"\bpandas(?:'s)? `?\.?plot",
+        r"\bdataframe\.(?:plot|boxplot|hist)\b",
+        r"\bseries\.plot\b",
+        r"(?:用|使用|通过)\s*pandas",
+    ),
+    "seaborn": (
+        r"\b(?:with|using|via) seaborn\b",
+        r"\bseaborn's\b",
+        r"`sns\.",
+        r"(?:用|使用|通过)\s*seaborn",
+    ),
+    "matplotlib": (
+        r"\b(?:with|using|via) matplotlib\b",
+        r"`(?:ax|axes|plt)\.\w+",
+        r"(?:用|使用|通过)\s*matplotlib",
+    ),
+}
+
+
+def drawing_apis(text: str) -> set[str]:
+    """The plotting libraries the instruction itself says to draw with."""
+    lower = text.lower()
+    return {api for api, patterns in _API_WORDS.items() if any(re.search(p, lower) for p in patterns)}
+
+
 def names_style(text: str) -> bool:
     return _matches(STYLE_WORDS, text) is not None
 
