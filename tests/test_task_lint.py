@@ -124,11 +124,35 @@ def test_a_plain_figure_whose_instruction_says_everything_is_clean():
         ),
         # a reversed colormap is not the plain one
         ("ax.imshow([[1, 2]], cmap='gray_r')", " Show `[[1, 2]]` in grey.", "'gray_r'"),
+        # legend entries, whole words only ('test' is not given by `test_losses`)
+        (
+            "ax.plot([1], label='test')\nax.legend()",
+            " Plot `test_losses` too, with a legend.",
+            "legend text 'test'",
+        ),
+        ("ax.legend(['totals'])", " Add a legend.", "legend text 'totals'"),
+        # a colour bar's label
+        (
+            "fig.colorbar(ax.imshow([[1]]), label='count')",
+            " Show `[[1]]` with a colour bar.",
+            "colorbar text 'count'",
+        ),
     ],
 )
 def test_a_named_element_whose_value_is_not_given_is_flagged(plot, instruction, flagged):
     messages = [f.message for f in flags_of(notebook(BASE_EN + instruction, BASE_CODE.format(extra=plot)))]
     assert any(flagged in m for m in messages), messages
+
+
+def test_a_named_element_whose_value_is_given_is_clean():
+    plot = (
+        "ax.plot([1], label='test')\nax.legend(title='split')\nfig.colorbar(ax.imshow([[1]]), label='count')"
+    )
+    instruction = (
+        " Plot `[1]` as a line with the legend entry `test` and a legend titled `split`;"
+        " show `[[1]]` with a colour bar labelled `count`."
+    )
+    assert flags_of(notebook(BASE_EN + instruction, BASE_CODE.format(extra=plot))) == []
 
 
 @pytest.mark.parametrize(

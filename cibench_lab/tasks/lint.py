@@ -7,8 +7,8 @@ Chinese (:mod:`cibench_lab.tasks.wording`).  A flag is raised for:
 - ``<element>`` (an :data:`~cibench_lab.tasks.plot.ELEMENTS` name): a vis step's reference
   sets that element explicitly (a title, axis labels, a legend, colours, a colour bar,
   ticks, the figure size; the chart type is the drawing call itself) and the instruction
-  does not name it; or it names the title / axis labels but not the literal text the
-  reference writes;
+  does not name it; or it names the element but not the literal value the reference
+  writes (a title, axis-label, legend-entry or colour-bar text; a colour or colormap);
 - ``style``: a step's reference sets a theme or style that changes later figures
   (``sns.set_theme``, ``plt.style.use``, ``rcParams``) and its instruction does not say so;
 - ``placeholder``: an instruction (or the task's title or intro) keeps a template leftover
@@ -138,16 +138,23 @@ def _element_flags(task: Task, step: Step, facts: CodeFacts) -> list[LintFlag]:
     return flags + _text_flags(task, step, facts)
 
 
+def _gives(text: str, instruction: str) -> bool:
+    """The instruction writes this text as a whole ('correct' is not given by "correctly")."""
+    return re.search(rf"(?<!\w){re.escape(text)}(?!\w)", instruction) is not None
+
+
 def _text_flags(task: Task, step: Step, facts: CodeFacts) -> list[LintFlag]:
     """A title, axis label or colour the instruction names, but whose literal value it does not give."""
     instruction, flags = _normal(step.instruction), []
-    for element in ("title", "axis_labels", "colors"):
+    for element in ("title", "axis_labels", "colors", "legend", "colorbar"):
         if element not in facts.elements or not names_element(element, step.instruction, facts.bound):
             continue
+        if element == "legend" and all(e.endswith("(legend=)") for e in facts.elements["legend"]):
+            continue  # legend=False/True: no entries of the reference's own
         if element == "colors":
             missing = [t for t in facts.texts.get(element, []) if not names_colour(t, step.instruction)]
         else:
-            missing = [t for t in facts.texts.get(element, []) if _normal(t) not in instruction]
+            missing = [t for t in facts.texts.get(element, []) if not _gives(_normal(t), instruction)]
         missing = list(dict.fromkeys(missing))
         if missing:
             quoted = ", ".join(repr(t) for t in missing[:3])

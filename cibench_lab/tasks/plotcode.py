@@ -42,6 +42,8 @@ from .plotvocab import (
     TITLE_CALLS,
 )
 
+#: pyplot functions whose names are common methods elsewhere (``df['name'].str.title()``).
+PYPLOT_ONLY = frozenset({"title", "xlabel", "ylabel", "xticks", "yticks", "xscale", "yscale", "xlim", "ylim"})
 _FMT = re.compile(r"^(?:[-.:o^v<>sp*+xXDdh|_1234,]*)?(?:[bgrcmykw]|C\d)(?:[-.:o^v<>sp*+xXDdh|_1234,]*)$")
 
 
@@ -243,12 +245,12 @@ class _Reader:
             ("ticks:limits", LIMIT_CALLS),
         )
         for element, methods in table:
-            if method in methods and (
-                method not in ("title", "xlabel", "ylabel", "xticks", "yticks") or self._pyplot(call)
-            ):
+            if method in methods and (method not in PYPLOT_ONLY or self._pyplot(call)):
                 self.facts.add(element, name)
                 if element in ("title", "axis_labels") and call.args:
                     self._text(element, call.args[0])
+                if element == "legend" and call.args:
+                    self._texts("legend", call.args[0])
         if method in ("axis", "set_axis_off") and (
             method == "set_axis_off" or any(_literal(a) == "off" or _is_false(a) for a in call.args)
         ):
@@ -291,6 +293,11 @@ class _Reader:
             if text and not re.fullmatch(r"C\d|none|None|", text):
                 self.facts.texts.setdefault("colors", []).append(text)
 
+    def _texts(self, element: str, node: ast.AST) -> None:
+        """Every literal string of ``node`` (``'a'``, ``['a', 'b']``): texts the figure shows."""
+        for sub in ast.walk(node):
+            self._text(element, sub)
+
     def _text(self, element: str, node: ast.AST) -> None:
         text = _literal(node)
         if text is not None and text.strip():
@@ -306,6 +313,9 @@ class _Reader:
             if arg == "title" and method not in LEGEND_CALLS:
                 self.facts.add("title", where)
                 self._text("title", kw.value)
+            elif arg in ("label", "labels", "title") and method not in AXIS_LABEL_CALLS | TITLE_CALLS:
+                # a legend entry (shown when there is a legend), a legend title, a colour bar label
+                self._texts("colorbar" if method in COLORBAR_CALLS else "legend", kw.value)
             elif arg in ("xlabel", "ylabel", "zlabel"):
                 self.facts.add("axis_labels", where)
                 self._text("axis_labels", kw.value)
