@@ -318,7 +318,7 @@ def test_tasks_lint_reports_a_notebook_that_does_not_load(tmp_path, capsys):
     write_task(tmp_path, FLAGGED)
     (tmp_path / "cibench_template" / "pandas" / "broken.ipynb").write_text("{ nope")
     assert main(["tasks", "lint", str(tmp_path)]) == 1
-    assert "broken.ipynb: not valid notebook JSON" in capsys.readouterr().out
+    assert "broken.ipynb:metadata: does not load: not valid notebook JSON" in capsys.readouterr().out
 
 
 def template_table(tmp_path: Path, instruction: str) -> Path:

@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
+from ..tasks.errors import TaskError
 from ..tasks.library import TaskLibrary, builtin_dir, default_task_dirs
 from ..tasks.lint import LintFlag, lint_task
 from ..tasks.model import Task
@@ -18,7 +19,7 @@ def _looks_like_path(arg: str) -> bool:
     return Path(arg).exists() or arg.endswith((".ipynb", ".zip")) or arg.startswith(("/", ".", "~"))
 
 
-def select(args) -> tuple[list[Task], list[str]] | str:
+def select(args) -> tuple[list[Task], list[TaskError]] | str:
     """The tasks to lint and the load problems met; or the one-line error for a bad argument."""
     paths = [a for a in args.targets if _looks_like_path(a)]
     patterns = [a for a in args.targets if not _looks_like_path(a)]
@@ -37,7 +38,7 @@ def select(args) -> tuple[list[Task], list[str]] | str:
             return f"no task matches {' '.join(patterns)}"
         tasks += chosen
         lib.problems += [] if patterns else served.problems
-    return tasks, [str(p) for p in lib.problems]
+    return tasks, lib.problems
 
 
 def _shown(path: str) -> str:
@@ -47,7 +48,7 @@ def _shown(path: str) -> str:
         return path
 
 
-def summary(tasks: list[Task], flags: dict[str, list[LintFlag]], problems: list[str]) -> list[str]:
+def summary(tasks: list[Task], flags: dict[str, list[LintFlag]], problems: list[TaskError]) -> list[str]:
     flagged = {t: f for t, f in flags.items() if f}
     steps = {(t, f.step) for t, fs in flagged.items() for f in fs}
     lines = [
@@ -72,10 +73,12 @@ def cmd_lint(args) -> int:
     flags = {t.id: lint_task(t) for t in tasks}
     if args.json:
         rows = [{**asdict(f), "task": tid} for tid, fs in flags.items() for f in fs]
-        print(json.dumps({"flags": rows, "problems": problems}, indent=1, ensure_ascii=False))
+        print(
+            json.dumps({"flags": rows, "problems": [str(p) for p in problems]}, indent=1, ensure_ascii=False)
+        )
     else:
-        for problem in problems:
-            print(f"{_shown(problem)}: does not load")
+        for p in problems:
+            print(f"{_shown(p.path)}:{'metadata' if p.cell is None else p.cell}: does not load: {p.problem}")
         for fs in flags.values():
             for f in fs:
                 print(f.line().replace(f.file, _shown(f.file), 1))
@@ -91,7 +94,8 @@ def register(tsub) -> None:
         "targets",
         nargs="*",
         metavar="PATH|ID|PATTERN",
-        help="notebooks, task folders or zips, or task ids / globs (default: the built-in tasks)",
+        help="notebooks, task folders or zips, or task ids / globs among the served tasks "
+        "(default: the built-in tasks, or the --task-dir directories)",
     )
     tl.add_argument("--json", action="store_true", help="print the flags as JSON")
     tl.set_defaults(fn=cmd_lint)
