@@ -62,8 +62,8 @@ MODULE_IMPORTS: dict[str, frozenset[str]] = {
 #: Modules a step always "uses" (the language itself).
 ALWAYS_USED = frozenset({"python", "python3"})
 #: Modules whose objects reach a step from anywhere (skimage returns numpy arrays, sklearn
-#: pandas frames): a step uses them when it works on any data object (an attribute or an
-#: item of a name), not only through their import name.
+#: pandas frames): a step uses them when it refers to any variable an earlier statement
+#: bound, not only through their import name.
 DATA_MODULES = frozenset({"numpy", "pandas"})
 PLOT_LIBRARIES = ("matplotlib", "pandas", "seaborn")
 

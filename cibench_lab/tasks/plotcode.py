@@ -209,8 +209,10 @@ class _Reader:
             if "matplotlib" not in self.receiver_modules(owner):
                 self._drawn("pandas", PANDAS_KINDS[method], name)
                 return
-        module_itself = isinstance(owner, ast.Name) and owner.id in self.bindings.imported
-        if method in ("plot", "hist", "boxplot") and "matplotlib" not in mods and not module_itself:
+        pandas_like = owner is not None and not (
+            isinstance(owner, ast.Name) and owner.id in self.bindings.imported
+        )
+        if method in ("plot", "hist", "boxplot") and "matplotlib" not in mods and pandas_like:
             kind = (
                 _literal(_kwarg(call, "kind")) or {"plot": "line", "hist": "hist", "boxplot": "box"}[method]
             )
