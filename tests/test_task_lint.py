@@ -448,3 +448,10 @@ def test_an_instruction_that_says_which_library_draws_must_be_followed(instructi
     nb = notebook(instruction, plot + "\nplt.show()")
     del nb["metadata"]["step_types"]  # the generation split: no modules, the instruction says it
     assert ("module" in kinds(nb, split="cibench_generation")) is flagged
+
+
+def test_tasks_lint_takes_overlapping_paths_once(tmp_path, capsys):
+    path = write_task(tmp_path, FLAGGED)
+    assert main(["tasks", "lint", str(tmp_path), str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "1 flags in 1 steps of 1 tasks (1 tasks linted, 0 did not load)" in out

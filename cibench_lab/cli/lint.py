@@ -26,10 +26,12 @@ def select(args) -> tuple[list[Task], list[TaskError]] | str:
     missing = [p for p in paths if not Path(p).exists()]
     if missing:
         return f"no such file or folder: {missing[0]}"
-    lib = TaskLibrary()
-    for path in paths:
-        lib.add_path(Path(path))
-    tasks = lib.select(None)
+    lib, tasks = TaskLibrary(), []
+    for path in paths:  # each on its own: a lint does not care that two paths hold the same task id
+        one = TaskLibrary()
+        one.add_path(Path(path))
+        tasks += one.select(None)
+        lib.problems += one.problems
     if patterns or not paths:
         # ids and globs: among the served tasks (built-in + imported); nothing named: the built-in set
         served = TaskLibrary.load(args.task_dir or (default_task_dirs() if patterns else [builtin_dir()]))
@@ -38,7 +40,7 @@ def select(args) -> tuple[list[Task], list[TaskError]] | str:
             return f"no task matches {' '.join(patterns)}"
         tasks += chosen
         lib.problems += [] if patterns else served.problems
-    return tasks, lib.problems
+    return list({t.path: t for t in tasks}.values()), lib.problems
 
 
 def _shown(path: str) -> str:
@@ -58,7 +60,7 @@ def summary(tasks: list[Task], flags: dict[str, list[LintFlag]], problems: list[
     if flagged:
         by_kind = Counter(f.kind for fs in flagged.values() for f in fs)
         lines.append("by kind: " + ", ".join(f"{k} {n}" for k, n in by_kind.most_common()))
-        lib_of = {t.id: t.lib for t in tasks}
+        lib_of = {str(t.path): t.lib for t in tasks}
         by_lib = Counter(lib_of[t] for t, fs in flagged.items() for _ in fs)
         lines.append("by library: " + ", ".join(f"{k} {n}" for k, n in by_lib.most_common()))
     return lines
@@ -70,9 +72,10 @@ def cmd_lint(args) -> int:
         print(f"error: {chosen}", file=sys.stderr)
         return 2
     tasks, problems = chosen
-    flags = {t.id: lint_task(t) for t in tasks}
+    flags = {str(t.path): lint_task(t) for t in tasks}
+    ids = {str(t.path): t.id for t in tasks}
     if args.json:
-        rows = [{**asdict(f), "task": tid} for tid, fs in flags.items() for f in fs]
+        rows = [{**asdict(f), "task": ids[key]} for key, fs in flags.items() for f in fs]
         print(
             json.dumps({"flags": rows, "problems": [str(p) for p in problems]}, indent=1, ensure_ascii=False)
         )
