@@ -318,7 +318,7 @@ def test_tasks_lint_reports_a_notebook_that_does_not_load(tmp_path, capsys):
     write_task(tmp_path, FLAGGED)
     (tmp_path / "cibench_template" / "pandas" / "broken.ipynb").write_text("{ nope")
     assert main(["tasks", "lint", str(tmp_path)]) == 1
-    assert "broken.ipynb:metadata: does not load: not valid notebook JSON" in capsys.readouterr().out
+    assert "broken.ipynb: does not load: not valid notebook JSON" in capsys.readouterr().out
 
 
 def template_table(tmp_path: Path, instruction: str) -> Path:
@@ -455,3 +455,13 @@ def test_tasks_lint_takes_overlapping_paths_once(tmp_path, capsys):
     assert main(["tasks", "lint", str(tmp_path), str(path)]) == 1
     out = capsys.readouterr().out
     assert "1 flags in 1 steps of 1 tasks (1 tasks linted, 0 did not load)" in out
+
+
+def test_tasks_lint_takes_a_split_or_library_folder_notebook_by_notebook(tmp_path, capsys):
+    write_task(tmp_path, FLAGGED)
+    write_task(tmp_path, CLEAN, "cibench_template_chinese/pandas/plot01.ipynb")
+    for folder in ("cibench_template", "cibench_template/pandas"):
+        assert main(["tasks", "lint", str(tmp_path / folder)]) == 1
+        assert "1 flags in 1 steps of 1 tasks (1 tasks linted, 0 did not load)" in capsys.readouterr().out
+    assert main(["tasks", "lint", str(tmp_path / "cibench_template_chinese")]) == 0
+    capsys.readouterr()

@@ -8,8 +8,9 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
+from ..tasks.archive import is_ignored
 from ..tasks.errors import TaskError
-from ..tasks.library import TaskLibrary, builtin_dir, default_task_dirs
+from ..tasks.library import SPLIT_PREFIX, TaskLibrary, builtin_dir, default_task_dirs, task_notebooks
 from ..tasks.lint import LintFlag, lint_task
 from ..tasks.model import Task
 
@@ -17,6 +18,19 @@ from ..tasks.model import Task
 def _looks_like_path(arg: str) -> bool:
     """An existing file or folder, or what can only be one; else a task id or glob (``a/b/*``)."""
     return Path(arg).exists() or arg.endswith((".ipynb", ".zip")) or arg.startswith(("/", ".", "~"))
+
+
+def _load(path: Path) -> TaskLibrary:
+    """A task directory or zip as the library reads it; any other folder (a split's or a library's
+    folder, say) notebook by notebook, each with the id its last two folders give it."""
+    lib = TaskLibrary()
+    if path.is_dir() and not task_notebooks(path) and not any(path.glob(f"{SPLIT_PREFIX}*")):
+        for nb in sorted(path.rglob("*.ipynb")):
+            if not any(is_ignored(part) for part in nb.relative_to(path).parts):
+                lib.add_notebook(nb)
+        return lib
+    lib.add_path(path)
+    return lib
 
 
 def select(args) -> tuple[list[Task], list[TaskError]] | str:
@@ -28,8 +42,7 @@ def select(args) -> tuple[list[Task], list[TaskError]] | str:
         return f"no such file or folder: {missing[0]}"
     lib, tasks = TaskLibrary(), []
     for path in paths:  # each on its own: a lint does not care that two paths hold the same task id
-        one = TaskLibrary()
-        one.add_path(Path(path))
+        one = _load(Path(path))
         tasks += one.select(None)
         lib.problems += one.problems
     if patterns or not paths:
@@ -81,7 +94,8 @@ def cmd_lint(args) -> int:
         )
     else:
         for p in problems:
-            print(f"{_shown(p.path)}:{'metadata' if p.cell is None else p.cell}: does not load: {p.problem}")
+            where = _shown(p.path) if p.cell is None else f"{_shown(p.path)}:{p.cell}"
+            print(f"{where}: does not load: {p.problem}")
         for fs in flags.values():
             for f in fs:
                 print(f.line().replace(f.file, _shown(f.file), 1))
