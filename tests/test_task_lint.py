@@ -124,6 +124,7 @@ def test_a_plain_figure_whose_instruction_says_everything_is_clean():
         ),
         # a reversed colormap is not the plain one
         ("ax.imshow([[1, 2]], cmap='gray_r')", " Show `[[1, 2]]` in grey.", "'gray_r'"),
+        ("df.plot.bar(x='a', y='b', color=['r', 'k'])", " Colour the bars red and blue.", "'black'"),
         # legend entries, whole words only ('test' is not given by `test_losses`)
         (
             "ax.plot([1], label='test')\nax.legend()",
@@ -173,6 +174,10 @@ def test_a_named_element_whose_value_is_given_is_clean():
         ),
         ("plt.subplots(figsize=(5, 5))[1].scatter(df['a'], df['b'])", "Scatter `b` against `a`.", "figsize"),
         ("ax = df.plot.scatter(x='a', y='b', xlabel='A')", "Scatter `b` against `a`.", "axis_labels"),
+        ("ax.set(title='T', xlabel='a')", "Draw a bar chart of `b` per `a`.", "title"),
+        ("plt.xticks(rotation=45)", "Draw a bar chart of `b` per `a`.", "ticks"),
+        ("g = sns.FacetGrid(df, col='c')\ng.map(plt.hist, 'b')", "Draw bars of `b` per `c`.", "chart_type"),
+        ("plt.rcParams['figure.figsize'] = (8, 3)", "Draw a bar chart of `b` per `a`.", "figsize"),
     ],
 )
 def test_pandas_and_seaborn_calls_set_elements_too(plot, instruction, element):

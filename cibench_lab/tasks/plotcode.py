@@ -42,6 +42,8 @@ from .plotvocab import (
     TITLE_CALLS,
 )
 
+#: seaborn grids' methods that draw with the function they are given.
+GRID_MAPS = frozenset({"map", "map_dataframe", "map_diag", "map_offdiag", "map_lower", "map_upper"})
 #: pyplot functions whose names are common methods elsewhere (``df['name'].str.title()``).
 PYPLOT_ONLY = frozenset({"title", "xlabel", "ylabel", "xticks", "yticks", "xscale", "yscale", "xlim", "ylim"})
 _FMT = re.compile(r"^(?:[-.:o^v<>sp*+xXDdh|_1234,]*)?(?:[bgrcmykw]|C\d)(?:[-.:o^v<>sp*+xXDdh|_1234,]*)$")
@@ -180,6 +182,10 @@ class _Reader:
     def call(self, call: ast.Call) -> None:
         name = dotted(call.func)
         method = call.func.attr if isinstance(call.func, ast.Attribute) else name
+        if method in GRID_MAPS and call.args and isinstance(call.args[0], ast.Attribute):
+            # g.map(plt.hist, 'x'), g.map_dataframe(sns.histplot, x='x'): the grid draws with that function
+            drawn = call.args[0]
+            self._draw(ast.Call(func=drawn, args=[], keywords=[]), dotted(drawn), drawn.attr)
         self._draw(call, name, method)
         self._elements(call, name, method)
         self._style(call, name, method)
@@ -293,7 +299,7 @@ class _Reader:
         for sub in ast.walk(node):
             text = _literal(sub)
             if text and not re.fullmatch(r"C\d|none|None|", text):
-                self.facts.texts.setdefault("colors", []).append(text)
+                self.facts.texts.setdefault("colors", []).append(FMT_COLOURS.get(text, text))
 
     def _texts(self, element: str, node: ast.AST) -> None:
         """Every literal string of ``node`` (``'a'``, ``['a', 'b']``): texts the figure shows."""
