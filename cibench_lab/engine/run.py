@@ -247,7 +247,9 @@ async def _play(ctx: PlayContext, task: Task, attempt_id: str | None) -> str:
     await asyncio.to_thread(copy_data, task, folder)
     await ctx.db(ctx.attempts.paths, attempt_id, str(folder), "")
     kernel = HeadlessKernel(
-        ctx.driver, attempt_id, KernelExecutor(folder, timeout=ctx.timeout, silence=ctx.silence)
+        ctx.driver,
+        attempt_id,
+        KernelExecutor(folder, timeout=ctx.timeout, silence=ctx.silence, rendering=task.rendering.rendering),
     )
     try:
         await kernel.executor.start()
