@@ -27,9 +27,13 @@ from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from cibench_lab.cli import main
+from cibench_lab.engine.attempt import Attempts
 from cibench_lab.engine.executor import KernelExecutor
+from cibench_lab.engine.run import run_tasks
 from cibench_lab.engine.verify import verify_tasks
 from cibench_lab.grading import TurnOutput, grade
+from cibench_lab.players import ReferencePlayer
+from cibench_lab.store import Store
 from cibench_lab.tasks import sidecar
 from cibench_lab.tasks.library import TaskLibrary
 from cibench_lab.tasks.rendering import PRESETS, STOCK_72, Rendering, TaskRendering
@@ -211,3 +215,17 @@ def test_the_cibench_profile_gives_opencompass_scores_on_the_same_turn(folders, 
         assert score == pytest.approx(theirs, abs=1e-9), kind
         old = asyncio.run(played(task, STOCK_72, tmp_path / f"old-{kind}"))
         assert abs(grade(step, [old], "cibench").score - theirs) > 0.01, "the forced 72 dpi scored otherwise"
+
+
+def test_a_headless_run_plays_each_dataset_under_its_rendering(folders, tmp_path):
+    for i, folder in enumerate(folders.values()):
+        library = TaskLibrary.load([folder])
+        attempts = Attempts(Store(f"sqlite:///{tmp_path / f'r{i}.sqlite'}"), library)
+        (attempt_id,) = asyncio.run(
+            run_tasks(attempts, library.select(None), ReferencePlayer(), "e2e", "ref")
+        )
+        row, task = attempts.load(attempt_id)
+        assert row.summary["cibench"]["vis"] == 100.0 and row.summary["fair"]["vis"] == 100.0, (
+            task.id,
+            row.summary,
+        )
