@@ -131,7 +131,7 @@ def test_import_detects_the_rendering_and_says_verify_must_confirm_it(folders, t
         assert sidecar.read(into)[TASK_ID] == task.rendering
 
 
-def test_both_datasets_verify_with_0_drift_and_the_old_forced_72_dpi_drifts(imported, capsys):
+def test_both_datasets_verify_with_0_drift_and_the_old_forced_72_dpi_drifts(folders, imported, capsys):
     for task_dir in imported.values():
         argv = ["--task-dir", str(task_dir), "tasks", "verify", "--no-progress"]
         assert main(argv) == 0, capsys.readouterr()
@@ -140,6 +140,16 @@ def test_both_datasets_verify_with_0_drift_and_the_old_forced_72_dpi_drifts(impo
         assert f"rendering  {TASK_ID}: " in out and " confirmed -> " in out
         task = load(task_dir)
         assert task.rendering.verified and not task.rendering.needs_verify
+    # Importing the same folders again keeps what verify confirmed.
+    for kind, task_dir in imported.items():
+        assert (
+            main(
+                ["--task-dir", str(task_dir), "tasks", "import", str(folders[kind]), "--into", str(task_dir)]
+            )
+            == 0
+        )
+        assert "unconfirmed" not in capsys.readouterr().out
+        assert load(task_dir).rendering.verified
     # Without the change every kernel forced 72 dpi and matplotlib's defaults: both drift on every plot.
     tasks = [load(d) for d in imported.values()]
     for v in asyncio.run(verify_tasks(tasks, rendering=STOCK_72)):

@@ -140,7 +140,8 @@ def _record_renderings(into: Path, lib: TaskLibrary, report: ImportReport) -> No
         if task_id in report.unchanged and kept is not None and kept.verified:
             continue
         fresh[task_id] = detected
-        report.unverified[task_id] = detected
+        if detected.needs_verify:
+            report.unverified[task_id] = detected
     if fresh:
         sidecar.update(into, fresh)
 

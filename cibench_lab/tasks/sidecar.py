@@ -10,7 +10,8 @@ records the preset that verifies)::
                                                 "basis": "pHYs", "verified": true,
                                                 "detail": "3 of 3 PNGs at 100 dpi, ..."}}}
 
-A task directory that cannot be written (a read-only mount) gets its sidecar in the user's
+The key ``"*"`` (optional) is the directory's default for tasks not listed.  A task
+directory that cannot be written (a read-only mount) gets its sidecar in the user's
 data dir instead: ``<jupyter data dir>/cibench_lab/rendering/<hash of the dir's path>.json``;
 both are read, that one last.  A sidecar that cannot be read is reported, never fatal: its
 tasks fall back to detection.
