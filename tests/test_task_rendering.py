@@ -235,6 +235,11 @@ def test_a_headless_run_plays_each_dataset_under_its_rendering(folders, tmp_path
             run_tasks(attempts, library.select(None), ReferencePlayer(), "e2e", "ref")
         )
         row, task = attempts.load(attempt_id)
+        assert row.environment["rendering"] == {
+            **task.rendering.rendering.record(),
+            "basis": "pHYs",
+            "verified": False,
+        }
         assert row.summary["cibench"]["vis"] == 100.0 and row.summary["fair"]["vis"] == 100.0, (
             task.id,
             row.summary,

@@ -34,7 +34,7 @@ from ..tasks.model import Task
 from .attempt import Attempts, NewAttempt
 from .capture import Captures
 from .driver import StepDriver
-from .environment import environment
+from .environment import attempt_environment
 from .errors import BadInput, Conflict, Unavailable, Unwritable
 from .execution import Execution
 from .executor import execute
@@ -203,7 +203,7 @@ class LabPlay:
             player=spec,
             participant=participant,
             settings=settings,
-            environment=environment(),
+            environment=attempt_environment(task),
         )
         attempt_id = await self.call(self.attempts.create, new)
         opening = _Opening(attempt_id, Path(self.config.attempts_dir) / f"{task.stem}-{attempt_id[:8]}")

@@ -35,7 +35,7 @@ from ..store.tables import Attempt, Event, Run
 from ..tasks.model import Task
 from .attempt import Attempts, NewAttempt, _get
 from .driver import Executed, StepDriver
-from .environment import environment
+from .environment import attempt_environment
 from .errors import BadInput
 from .execution import Execution
 from .executor import COMPAT_SILENCE, KernelExecutor
@@ -235,7 +235,7 @@ async def _open_attempt(ctx: PlayContext, task: Task, attempt_id: str | None) ->
         player=ctx.player.name,
         participant=f"player:{ctx.player.name}",
         settings=ctx.settings,
-        environment=environment(),
+        environment=attempt_environment(task),
         run_id=ctx.run_id,
     )
     return await ctx.db(ctx.attempts.create, new), False
