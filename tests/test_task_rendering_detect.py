@@ -83,7 +83,7 @@ def test_png_chunks_tell_dpi_software_and_a_transparent_face():
         Rendering.of("legacy-inline", 100),
     ):
         facts = png_facts(figure_png(rendering))
-        assert facts is not None and facts.by_matplotlib
+        assert facts is not None and facts.by_matplotlib and facts.version == matplotlib.__version__
         assert facts.dpi == rendering.dpi and facts.transparent_corner is rendering.transparent
         assert detect([figure_png(rendering)]).rendering == rendering
 

@@ -168,7 +168,13 @@ class PngFacts:
 
     @property
     def by_matplotlib(self) -> bool:
-        return (self.software or "").startswith("Matplotlib")
+        return (self.software or "").lower().startswith("matplotlib")  # "matplotlib version…" before 3.x
+
+    @property
+    def version(self) -> str:
+        """The matplotlib version in ``Software`` ("Matplotlib version3.8.0, https://…")."""
+        text = (self.software or "")[len("matplotlib version") :] if self.by_matplotlib else ""
+        return text.split(",")[0].strip()
 
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -242,10 +248,8 @@ def detect(images: Iterable[str]) -> TaskRendering:
     dpi, count = dpis.most_common(1)[0]
     transparent = Counter(f.transparent_corner for f in facts if f.dpi == dpi).most_common(1)[0][0]
     preset = "legacy-inline" if transparent else "stock"
-    versions = sorted({(f.software or "").removeprefix("Matplotlib version").split(",")[0] for f in facts})
-    detail = (
-        f"{count} of {len(facts)} PNGs at {dpi:g} dpi, matplotlib {', '.join(v.strip() for v in versions)}"
-    )
+    versions = sorted({f.version for f in facts})
+    detail = f"{count} of {len(facts)} PNGs at {dpi:g} dpi, matplotlib {', '.join(versions)}"
     return TaskRendering(Rendering.of(preset, dpi), "pHYs", detail=detail)
 
 
