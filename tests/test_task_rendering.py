@@ -244,3 +244,26 @@ def test_a_headless_run_plays_each_dataset_under_its_rendering(folders, tmp_path
             task.id,
             row.summary,
         )
+
+
+def test_build_runs_a_task_we_write_under_its_rendering_and_records_it(folders, tmp_path):
+    from cibench_lab.engine.build import main as build_main
+
+    root = tmp_path / "ours"
+    shutil.copytree(folders["stock"], root, ignore=shutil.ignore_patterns(".cibench-lab"))
+    path = (root / TASK_ID).with_suffix(".ipynb")
+    nb = nbformat.read(path, as_version=4)
+    nb.metadata["cibench_lab"] = {"schema_version": 1, "title": "Points", "language": "en"}
+    nb.metadata["modules"] = ["pandas", "matplotlib", "pandas", "pandas"]
+    nb.metadata["kernelspec"] = {
+        "name": "cibench-lab",
+        "display_name": "Python 3 (CIBench)",
+        "language": "python",
+    }
+    nbformat.write(nb, path)
+    before = [c.outputs for c in nb.cells if c.cell_type == "code"]
+    assert build_main([str(path)]) == 0
+    built = nbformat.read(path, as_version=4)
+    assert built.metadata["cibench_lab"]["rendering"] == {"preset": "stock", "dpi": 100.0}
+    assert [c.outputs for c in built.cells if c.cell_type == "code"] == before, "rebuilt at the PNGs' 100 dpi"
+    assert load(root).rendering == TaskRendering(Rendering.of("stock"), "declared")

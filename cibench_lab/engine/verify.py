@@ -237,8 +237,9 @@ async def verify_tasks(
 
 
 def task_root(task: Task) -> Path:
-    """The task directory holding ``task`` (``<root>/<split>/<lib>/<stem>.ipynb``)."""
-    return task.path.resolve().parents[2]
+    """The task directory holding ``task`` (``<root>/<split>/<lib>/<stem>.ipynb``), as the library
+    reads its sidecar."""
+    return task.path.resolve().parent.parent.parent
 
 
 def record_renderings(tasks: list[Task], verdicts: list[Verdict]) -> dict[str, Path]:
