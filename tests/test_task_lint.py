@@ -13,7 +13,7 @@ from nbcells import code, md, stdout
 from cibench_lab.cli import main
 from cibench_lab.tasks.format import parse_notebook
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
-from cibench_lab.tasks.lint import lint_task, sidecar
+from cibench_lab.tasks.lint import lint_task, store_path
 
 pytestmark = pytest.mark.fast
 
@@ -397,19 +397,21 @@ def test_tasks_import_only_warns_and_stores_the_flags_beside_the_task(tmp_path, 
     assert "lint       cibench_template/pandas/plot01.ipynb:3: step 2: flags title" in out
     assert "plot02.ipynb" not in out
     assert "2 imported, 0 updated, 0 unchanged, 0 rejected" in out
-    assert "1 tasks flagged by the lint (imported anyway" in out
+    assert "1 tasks flagged by the lint (imported anyway; the flags are kept in" in out
     dest = into / "cibench_template" / "pandas" / "plot01.ipynb"
     assert dest.read_bytes() == original.read_bytes()  # imported unchanged
-    stored = json.loads(sidecar(dest).read_text())
-    assert [(f["cell"], f["step"], f["kind"]) for f in stored["flags"]] == [(3, 1, "title")]
-    assert not sidecar(into / "cibench_template" / "pandas" / "plot02.ipynb").exists()
+    stored = json.loads(store_path(into).read_text())["tasks"]
+    assert list(stored) == ["cibench_template/pandas/plot01"]  # the clean task has no entry
+    assert [(f["cell"], f["step"], f["kind"]) for f in stored["cibench_template/pandas/plot01"]] == [
+        (3, 1, "title")
+    ]
     lib = TaskLibrary.load([into])
     assert sorted(lib.tasks) == ["cibench_template/pandas/plot01", "cibench_template/pandas/plot02"]
-    assert not lib.problems  # the sidecar is not a task
-    sidecar_bytes = sidecar(dest).read_bytes()
+    assert not lib.problems  # the store is not a task
+    before = store_path(into).read_bytes()
     assert main(["tasks", "import", str(src), "--into", str(into)]) == 0
     assert "0 imported, 0 updated, 2 unchanged" in capsys.readouterr().out
-    assert sidecar(dest).read_bytes() == sidecar_bytes
+    assert store_path(into).read_bytes() == before
 
     assert main(["--task-dir", str(into), "tasks", "list"]) == 0
     listing = capsys.readouterr().out
@@ -427,7 +429,7 @@ def test_a_fixed_task_loses_its_stored_flags_on_the_next_import(tmp_path, capsys
     write_task(src, fixed)
     assert main(["tasks", "import", str(src), "--into", str(into)]) == 0
     assert "1 updated" in capsys.readouterr().out
-    assert not sidecar(into / "cibench_template" / "pandas" / "plot01.ipynb").exists()
+    assert json.loads(store_path(into).read_text())["tasks"] == {}
 
 
 @pytest.mark.xfail(strict=True, reason="issue 11: the built-in tasks are being fixed from the lint's report")

@@ -26,8 +26,8 @@ def cmd_list(args) -> int:
     tasks = [t for t in library(args).select(None) if _matches(t, args)]
     rows = [t.summary() for t in tasks]
     for row, task in zip(rows, tasks, strict=True):
-        flags = stored_flags(task.path)
-        if flags:  # an imported task the lint flagged (its <stem>.lint.json)
+        flags = stored_flags(task)
+        if flags:  # an imported task the lint flagged (<task dir>/.cibench-lab/lint.json)
             row["lint_flags"] = len(flags)
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
@@ -47,6 +47,12 @@ def task_admin_view(task: Task) -> dict:
         "path": str(task.path),
         "content_hash": task.content_hash,
         "data_files": list(task.data_files),
+        "rendering": {
+            **task.rendering.rendering.record(),
+            "basis": task.rendering.basis,
+            "verified": task.rendering.verified,
+            "detail": task.rendering.detail,
+        },
         "steps": [
             {
                 "index": s.index,
@@ -79,6 +85,7 @@ def cmd_show(args) -> int:
         print(json.dumps(view, indent=2, ensure_ascii=False))
         return 0
     print(f"{task.id} — {task.title} ({len(task.steps)} steps)\n{task.intro}\n")
+    print(f"rendering: {task.rendering.describe()}\n")
     for s in view["steps"]:
         print(
             f"--- step {s['index'] + 1} [{s['kind']}]\n{s['prompt']}reference:\n{s['code']}\n"
@@ -106,6 +113,13 @@ def cmd_import(args) -> int:
         print(f"updated    {task_id}")
     for path, why in report.rejected:
         print(f"rejected   {path}: {why}")
+    for task_id, rendering in sorted(report.unverified.items()):
+        print(f"rendering  {task_id}: {rendering.describe()}: unconfirmed")
+    if report.unverified:
+        print(
+            f"{len(report.unverified)} tasks' rendering is unconfirmed: "
+            "`cibench-lab tasks verify` confirms it by re-running their references"
+        )
     print_lint_warnings(report.lint, into)
     print(
         f"{len(report.imported)} imported, {len(report.updated)} updated, {len(report.unchanged)} unchanged, "
@@ -129,8 +143,8 @@ def print_lint_warnings(lint: dict, into: Path) -> None:
             print(f"lint       {where}:{cell}:{step} flags {', '.join(kinds)}")
     if lint:
         print(
-            f"{len(lint)} tasks flagged by the lint (imported anyway; the flags are stored beside each "
-            f"as <stem>.lint.json, `cibench-lab tasks lint {into}` explains them)"
+            f"{len(lint)} tasks flagged by the lint (imported anyway; the flags are kept in "
+            f"{into}/.cibench-lab/lint.json, `cibench-lab tasks lint {into}` explains them)"
         )
 
 
@@ -142,6 +156,8 @@ def verdict_lines(v) -> list[str]:
         lines.append(f"      could not run: {v.error}")
     lines += [f"      step {d.step + 1} [{d.kind}]: {d.detail}" for d in v.drifts]
     lines += [f"      step {d.step + 1} [{d.kind}] changed: {d.detail}" for d in v.changed]
+    if v.rendering_note:
+        lines.append(f"      rendering: {v.rendering_note}")
     return lines
 
 
@@ -165,7 +181,14 @@ def run_with_progress(tasks: list[Task], args) -> list:
                 )
             progress.advance(bar)
 
-        coro = verify_tasks(tasks, jobs=args.jobs, timeout=args.timeout, exact=args.exact, on_done=done)
+        coro = verify_tasks(
+            tasks,
+            jobs=args.jobs,
+            timeout=args.timeout,
+            exact=args.exact,
+            on_done=done,
+            rendering=args.rendering,
+        )
         return asyncio.run(coro)
 
 
@@ -186,6 +209,8 @@ def cmd_verify(args) -> int:
     import dataclasses
     import time
 
+    from ..engine.verify import record_renderings
+
     tasks = library(args).select(args.patterns or None)
     if not tasks:
         print(f"error: no task matches {' '.join(args.patterns)}", file=sys.stderr)
@@ -195,14 +220,34 @@ def cmd_verify(args) -> int:
     started = time.perf_counter()
     verdicts = run_with_progress(tasks, args)
     seconds = time.perf_counter() - started
+    try:
+        recorded = record_renderings(tasks, verdicts)
+    except OSError as err:
+        print(f"error: the confirmed renderings could not be recorded: {err}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps([dataclasses.asdict(v) for v in verdicts], indent=2))
     else:
         for v in verdicts:
-            if not v.ok or v.changed:
+            if not v.ok or v.changed or v.rendering_note:
                 print("\n".join(verdict_lines(v)))
+        for task_id, path in sorted(recorded.items()):
+            rendering = next(v.rendering for v in verdicts if v.task_id == task_id)
+            print(f"rendering  {task_id}: {rendering} confirmed -> {path}")
         print(summary_line(verdicts, seconds))
     return 0 if all(v.ok for v in verdicts) else 1
+
+
+def rendering_arg(text: str):
+    """argparse type of ``--rendering``: a preset, PRESET:DPI or a dpi."""
+    import argparse
+
+    from ..tasks.rendering import RenderingError, parse
+
+    try:
+        return parse(text)
+    except RenderingError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def cmd_build(args) -> int:
@@ -252,6 +297,13 @@ def register(sub) -> None:
     tv.add_argument("--exact", action="store_true", help="count changed output bytes as drift")
     tv.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     tv.add_argument("--no-progress", action="store_true", help="no progress bar")
+    tv.add_argument(
+        "--rendering",
+        type=rendering_arg,
+        metavar="PRESET[:DPI]",
+        help="re-run under this plot rendering (stock, legacy-inline, stock:72, ...) instead of each "
+        "task's own; recorded for the tasks that verify (not for tasks declaring theirs)",
+    )
     add_sandbox_options(tv, network=False)
     tv.set_defaults(fn=cmd_verify)
     from .lint import register as register_lint

@@ -7,8 +7,8 @@ alone), so it is idempotent.  A task whose id is already served by another task
 directory (the built-in set, say) is rejected, as the library would refuse it.
 
 Each imported task is linted (:mod:`cibench_lab.tasks.lint`): an import only warns, and
-keeps the flags beside the notebook as ``<stem>.lint.json`` (``tasks list`` / ``tasks show``
-show them); the task imports and plays unchanged.
+keeps the flags in ``<task dir>/.cibench-lab/lint.json`` (``tasks list`` marks the flagged
+tasks); the task imports and plays unchanged.
 
 Nothing from outside the source is imported: a symbolic link is followed only when
 it is a file link whose target lies inside the source (its bytes are copied); a
@@ -25,11 +25,12 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from . import sidecar
 from .archive import DATASOURCES, find_root, is_ignored, unpack
 from .errors import TaskError
 from .library import TaskLibrary, task_notebooks
-from .lint import LintFlag, lint_task, sidecar, sidecar_bytes
-from .model import Task
+from .lint import LintFlag, lint_task, store_flags
+from .rendering import TaskRendering
 
 
 @dataclass
@@ -40,6 +41,8 @@ class ImportReport:
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
     data_files: int = 0  # datasources files written (new or changed)
     lint: dict[str, list[LintFlag]] = field(default_factory=dict)  # task id -> its flags (flagged only)
+    #: the imported tasks whose rendering no `tasks verify` confirmed yet, with what was detected
+    unverified: dict[str, TaskRendering] = field(default_factory=dict)
 
 
 def _write_if_changed(src: Path | bytes, dest: Path) -> bool:
@@ -125,21 +128,40 @@ def _import_root(root: Path, into: Path, served: TaskLibrary, source: Path) -> I
             report.unchanged.append(task_id)
         else:
             (report.updated if existed else report.imported).append(task_id)
-        _store_lint(replace(lib.tasks[task_id], path=dest), report)
     report.data_files = _copy_datasources(root, into, source, report)
+    _record_renderings(into, lib, report)
+    _lint(root, into, lib, report)
     return report
 
 
-def _store_lint(task: Task, report: ImportReport) -> None:
-    """Lint an imported task and keep its flags beside it (``<stem>.lint.json``): an import only
-    warns, so the official dataset imports and plays unchanged, and the flags stay visible."""
-    flags = lint_task(task)
-    stored = sidecar(task.path)
-    if flags:
-        report.lint[task.id] = flags
-        _write_if_changed(sidecar_bytes(flags, task.path), stored)
-    else:
-        stored.unlink(missing_ok=True)
+def _lint(root: Path, into: Path, lib: TaskLibrary, report: ImportReport) -> None:
+    """Lint each imported task and keep its flags in ``<into>/.cibench-lab/lint.json``: an import
+    only warns, so the official dataset imports and plays unchanged, and the flags stay visible."""
+    flags = {}
+    for task_id in report.imported + report.updated + report.unchanged:
+        task = lib.tasks[task_id]
+        flags[task_id] = lint_task(replace(task, path=into / task.path.relative_to(root)))
+    report.lint = {task_id: found for task_id, found in flags.items() if found}
+    store_flags(into, flags)
+
+
+def _record_renderings(into: Path, lib: TaskLibrary, report: ImportReport) -> None:
+    """Each imported task's detected rendering into the sidecar (the notebooks stay as they were);
+    a confirmed entry of a notebook that did not change is kept."""
+    recorded = sidecar.read(into)
+    fresh = {}
+    for task_id in report.imported + report.updated + report.unchanged:
+        detected = lib.tasks[task_id].rendering
+        if detected.basis == "declared":
+            continue
+        kept = recorded.get(task_id)
+        if task_id in report.unchanged and kept is not None and kept.verified:
+            continue
+        fresh[task_id] = detected
+        if detected.needs_verify:
+            report.unverified[task_id] = detected
+    if fresh:
+        sidecar.update(into, fresh)
 
 
 def _inside(path: Path, folder: Path) -> bool:

@@ -27,7 +27,9 @@ before its build) — whose code draws a chart.
 from __future__ import annotations
 
 import json
+import os
 import re
+import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -67,7 +69,7 @@ ALWAYS_USED = frozenset({"python", "python3"})
 DATA_MODULES = frozenset({"numpy", "pandas"})
 PLOT_LIBRARIES = ("matplotlib", "pandas", "seaborn")
 
-SIDECAR_SUFFIX = ".lint.json"
+STORE_FOLDER, STORE_NAME = ".cibench-lab", "lint.json"
 
 
 @dataclass(frozen=True)
@@ -335,22 +337,54 @@ def refusal(flags: list[LintFlag]) -> str:
 # --------------------------------------------------------------------------- stored flags
 
 
-def sidecar(notebook: Path) -> Path:
-    """Where ``tasks import`` stores a task's flags: ``<stem>.lint.json`` beside it."""
-    return notebook.with_name(notebook.stem + SIDECAR_SUFFIX)
+def store_path(root: Path) -> Path:
+    """Where ``tasks import`` keeps the flags of a task directory's tasks (beside the rendering
+    sidecar: the notebooks stay byte for byte what was imported)."""
+    return Path(root) / STORE_FOLDER / STORE_NAME
 
 
-def sidecar_bytes(flags: list[LintFlag], notebook: Path) -> bytes:
-    rows = [{**asdict(f), "file": notebook.name} for f in flags]
-    return (json.dumps({"version": 1, "flags": rows}, indent=1, ensure_ascii=False) + "\n").encode()
-
-
-def stored_flags(notebook: Path) -> list[LintFlag] | None:
-    """The flags stored beside an imported notebook (None when there is no readable sidecar)."""
+def store_flags(root: Path, flags: dict[str, list[LintFlag]]) -> None:
+    """Record ``flags`` (task id -> its flags; an empty list forgets the task) in ``root``'s store."""
+    path = store_path(root)
+    doc = _read_store(path)
+    for task_id, found in flags.items():
+        rows = [{k: v for k, v in asdict(f).items() if k != "file"} for f in found]
+        if rows:
+            doc[task_id] = rows
+        else:
+            doc.pop(task_id, None)
+    text = json.dumps({"schema_version": 1, "tasks": dict(sorted(doc.items()))}, indent=1, ensure_ascii=False)
+    if not doc and not path.exists():
+        return
+    if path.exists() and path.read_text(encoding="utf-8") == text + "\n":
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".lint-", dir=path.parent)
     try:
-        rows = json.loads(sidecar(notebook).read_text(encoding="utf-8"))["flags"]
-        return [LintFlag(**{**row, "file": str(notebook)}) for row in rows]
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _read_store(path: Path) -> dict[str, list[dict]]:
+    try:
+        tasks = json.loads(path.read_text(encoding="utf-8"))["tasks"]
     except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return tasks if isinstance(tasks, dict) else {}
+
+
+def stored_flags(task: Task) -> list[LintFlag] | None:
+    """The flags ``tasks import`` stored for ``task`` (None: none stored, or not an imported task)."""
+    rows = _read_store(store_path(task.path.parents[2])).get(task.id) if len(task.path.parents) > 2 else None
+    if not isinstance(rows, list):
+        return None
+    try:
+        return [LintFlag(file=str(task.path), **row) for row in rows]
+    except TypeError:
         return None
 
 
@@ -364,4 +398,4 @@ def flagged_steps(flags: list[LintFlag]) -> list[tuple[LintFlag, list[str]]]:
     return list(steps.values())
 
 
-__all__ = ["LintFlag", "TaskError", "lint_task", "lint_text", "refusal", "sidecar", "stored_flags"]
+__all__ = ["LintFlag", "TaskError", "lint_task", "lint_text", "refusal", "store_flags", "stored_flags"]
