@@ -145,6 +145,16 @@ def test_a_named_element_whose_value_is_not_given_is_flagged(plot, instruction, 
     assert any(flagged in m for m in messages), messages
 
 
+def test_grayscale_gives_the_grey_colormap_but_not_its_reverse():
+    plot = BASE_CODE.format(extra="ax.imshow([[1, 2]], cmap='gray')")
+    assert "colors" not in kinds(notebook(BASE_EN + " Show `[[1, 2]]` in grayscale.", plot))
+    assert "colors" not in kinds(
+        notebook(BASE_ZH + "以灰度显示 `[[1, 2]]`。", plot, language="zh"), split="cibench_template_chinese"
+    )
+    plot = BASE_CODE.format(extra="ax.imshow([[1, 2]], cmap='gray_r')")
+    assert "colors" in kinds(notebook(BASE_EN + " Show `[[1, 2]]` in grayscale.", plot))
+
+
 def test_a_named_element_whose_value_is_given_is_clean():
     plot = (
         "ax.plot([1], label='test')\nax.legend(title='split')\nfig.colorbar(ax.imshow([[1]]), label='count')"

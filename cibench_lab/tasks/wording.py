@@ -49,9 +49,11 @@ ELEMENT_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             r"\bpalette\b",
             r"\bhue\b",
             r"\bshades? of\b",
+            r"\bgr[ae]y ?(?:scale|levels?)\b",
+            r"\bmonochrome\b",
             rf"\b(?:{_COLOUR_NAMES})\b",
         ),
-        ("颜色", "色", "cmap", "调色板", rf"(?i)(?<![a-z])(?:{_COLOUR_NAMES})(?![a-z])"),
+        ("颜色", "色", "cmap", "调色板", "灰度", rf"(?i)(?<![a-z])(?:{_COLOUR_NAMES})(?![a-z])"),
     ),
     "colorbar": (
         (r"\bcolou?r ?bar", r"\bcolou?r scale\b", r"\bcbar\b"),
@@ -237,6 +239,8 @@ def names_colour(value: str, text: str) -> bool:
             return False
         name = name[:-2]
     words = {name, name.replace("grey", "gray"), name.replace("gray", "grey")}
+    if name in ("gray", "grey", "greys", "binary") and re.search(r"\bgr[ae]y ?(?:scale|levels?)\b", lower):
+        return True  # "in grayscale" gives the grey colormap
     if any(re.search(rf"(?<![\w#]){re.escape(w)}(?!\w)", lower) for w in words):
         return True
     base = re.sub(r"s$", "", name)  # the 'Greens' colormap is given by "green"
