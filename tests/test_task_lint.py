@@ -62,6 +62,8 @@ ELEMENT_CASES = [
     ("title", "ax.set_title('Totals')", " Title it `Totals`.", "标题为 `Totals`。"),
     ("axis_labels", "ax.set_xlabel('a')\nax.set_ylabel('total')", " Label the axes `a` and `total`.",
      "坐标轴分别标注为 `a` 和 `total`。"),
+    ("axis_labels", "ax.set_xlabel('a')", " Put `a` on the x axis, limited to 0-9 and labelled `a`.",
+     "x 轴标注为 `a`。"),
     ("legend", "ax.legend(['b'])", " Add a legend.", "加上图例。"),
     ("colors", "ax.bar(df['a'], df['b'], color='red')", " Colour the bars red.", "柱子用红色。"),
     ("colorbar", "fig.colorbar(ax.imshow([[1, 2]]), ax=ax)", " Show the array `[[1, 2]]` with a colour bar.",
@@ -194,6 +196,19 @@ def test_a_named_element_whose_value_is_given_is_clean():
 )
 def test_pandas_and_seaborn_calls_set_elements_too(plot, instruction, element):
     assert element in kinds(notebook(instruction, plot + "\nplt.show()"))
+
+
+def test_axis_labels_are_not_named_by_labels_of_something_else():
+    plot = BASE_CODE.format(extra="ax.set_xlabel('a')\nax.axis('off')")
+    assert "axis_labels" in kinds(notebook(BASE_EN + " (No axes) with the labels as titles.", plot))
+
+
+def test_chinese_axis_labels_are_named_only_by_words_about_the_axes():
+    plot = BASE_CODE.format(extra="ax.set_xlabel('a')\nax.axis('off')")
+    named = BASE_ZH + "x 轴标注为 `a`，不显示坐标轴。"
+    not_named = BASE_ZH + "（不显示坐标轴），子图的标题为 `a`。"
+    assert "axis_labels" not in kinds(notebook(named, plot, language="zh"), split="cibench_template_chinese")
+    assert "axis_labels" in kinds(notebook(not_named, plot, language="zh"), split="cibench_template_chinese")
 
 
 def test_seaborn_hue_is_named_by_the_column_it_splits_on():

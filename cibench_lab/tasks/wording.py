@@ -34,12 +34,12 @@ ELEMENT_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "axis_labels": (
         (
             r"\b(?:x|y|z)[- ]?labels?\b",
-            r"\b(?:x|y|z)[- ]?(?:axis|axes)\b.{0,40}\blabel",
-            r"\blabel\w*\b.{0,30}\b(?:axis|axes)\b",
-            r"\b(?:axis|axes)\b.{0,30}\blabel",
+            r"\b(?:x|y|z)[- ]?(?:axis|axes)\b[^.;()]{0,40}\blabel",
+            r"\blabel\w*\b[^.;()]{0,30}\b(?:axis|axes)\b",
+            r"\b(?:axis|axes)\b[^.;()]{0,30}\blabel",
             r"\baxis titles?\b",
         ),
-        (r"轴.{0,8}(?:标注|标签|标为|名为|命名|标记|标题)", r"标注为", r"(?:x|y)\s*标签"),
+        (r"轴[^，。；、,;()（）]{0,8}(?:标注|标签|标为|名为|命名|标记|标题)", r"(?:x|y)\s*标签"),
     ),
     "legend": ((r"\blegend",), ("图例",)),
     "colors": (
