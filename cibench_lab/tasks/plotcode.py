@@ -164,6 +164,13 @@ def _literal(node: ast.AST | None) -> str | None:
     return None
 
 
+def _literal_nodes(node: ast.AST) -> list[ast.AST]:
+    """``node`` and its sub-nodes, f-strings left out whole."""
+    if isinstance(node, ast.JoinedStr):
+        return []
+    return [node] + [n for child in ast.iter_child_nodes(node) for n in _literal_nodes(child)]
+
+
 def _kwarg(call: ast.Call, name: str) -> ast.AST | None:
     return next((k.value for k in call.keywords if k.arg == name), None)
 
@@ -296,14 +303,15 @@ class _Reader:
 
     def _colour_values(self, node: ast.AST) -> None:
         """The literal colours and colormaps a colour argument names ('tab:green', ['red'])."""
-        for sub in ast.walk(node):
+        for sub in _literal_nodes(node):
             text = _literal(sub)
             if text and not re.fullmatch(r"C\d|none|None|", text):
                 self.facts.texts.setdefault("colors", []).append(FMT_COLOURS.get(text, text))
 
     def _texts(self, element: str, node: ast.AST) -> None:
-        """Every literal string of ``node`` (``'a'``, ``['a', 'b']``): texts the figure shows."""
-        for sub in ast.walk(node):
+        """Every literal string of ``node`` (``'a'``, ``['a', 'b']``): texts the figure shows
+        (not the pieces of an f-string: its text is made at run time)."""
+        for sub in _literal_nodes(node):
             self._text(element, sub)
 
     def _text(self, element: str, node: ast.AST) -> None:
