@@ -15,7 +15,8 @@ from nbcells import code, md, stdout
 from cibench_lab.cli import main
 from cibench_lab.tasks.format import parse_notebook
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
-from cibench_lab.tasks.lint import lint_task, store_path
+from cibench_lab.tasks.lint import lint_task
+from cibench_lab.tasks.lintstore import store_path
 
 pytestmark = pytest.mark.fast
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from ..tasks.errors import TaskError
 from ..tasks.model import Task
 from .common import add_sandbox_options, library, start_sandbox
+from .lint import register as register_lint
 
 
 def _matches(task: Task, args) -> bool:
@@ -21,7 +22,7 @@ def _matches(task: Task, args) -> bool:
 
 
 def cmd_list(args) -> int:
-    from ..tasks.lint import stored_flags
+    from ..tasks.lintstore import stored_flags
 
     tasks = [t for t in library(args).select(None) if _matches(t, args)]
     rows = [t.summary() for t in tasks]
@@ -306,8 +307,6 @@ def register(sub) -> None:
     )
     add_sandbox_options(tv, network=False)
     tv.set_defaults(fn=cmd_verify)
-    from .lint import register as register_lint
-
     register_lint(tsub)
     tb = tsub.add_parser("build", help="instantiate templates and record their references")
     tb.add_argument("tables", nargs="+", type=Path, help="<name>.datasets.json template tables")

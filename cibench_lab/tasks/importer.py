@@ -29,7 +29,8 @@ from . import sidecar
 from .archive import DATASOURCES, find_root, is_ignored, unpack
 from .errors import TaskError
 from .library import TaskLibrary, task_notebooks
-from .lint import LintFlag, lint_task, store_flags
+from .lint import LintFlag, lint_task
+from .lintstore import store_flags
 from .rendering import TaskRendering
 
 

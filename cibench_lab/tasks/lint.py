@@ -26,12 +26,9 @@ before its build) — whose code draws a chart.
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import TaskError
@@ -68,8 +65,6 @@ ALWAYS_USED = frozenset({"python", "python3"})
 #: bound, not only through their import name.
 DATA_MODULES = frozenset({"numpy", "pandas"})
 PLOT_LIBRARIES = ("matplotlib", "pandas", "seaborn")
-
-STORE_FOLDER, STORE_NAME = ".cibench-lab", "lint.json"
 
 
 @dataclass(frozen=True)
@@ -334,60 +329,6 @@ def refusal(flags: list[LintFlag]) -> str:
     return "the lint flags what the instruction does not say:\n  " + "\n  ".join(f.line() for f in flags)
 
 
-# --------------------------------------------------------------------------- stored flags
-
-
-def store_path(root: Path) -> Path:
-    """Where ``tasks import`` keeps the flags of a task directory's tasks (beside the rendering
-    sidecar: the notebooks stay byte for byte what was imported)."""
-    return Path(root) / STORE_FOLDER / STORE_NAME
-
-
-def store_flags(root: Path, flags: dict[str, list[LintFlag]]) -> None:
-    """Record ``flags`` (task id -> its flags; an empty list forgets the task) in ``root``'s store."""
-    path = store_path(root)
-    doc = _read_store(path)
-    for task_id, found in flags.items():
-        rows = [{k: v for k, v in asdict(f).items() if k != "file"} for f in found]
-        if rows:
-            doc[task_id] = rows
-        else:
-            doc.pop(task_id, None)
-    text = json.dumps({"schema_version": 1, "tasks": dict(sorted(doc.items()))}, indent=1, ensure_ascii=False)
-    if not doc and not path.exists():
-        return
-    if path.exists() and path.read_text(encoding="utf-8") == text + "\n":
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".lint-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _read_store(path: Path) -> dict[str, list[dict]]:
-    try:
-        tasks = json.loads(path.read_text(encoding="utf-8"))["tasks"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}
-    return tasks if isinstance(tasks, dict) else {}
-
-
-def stored_flags(task: Task) -> list[LintFlag] | None:
-    """The flags ``tasks import`` stored for ``task`` (None: none stored, or not an imported task)."""
-    rows = _read_store(store_path(task.path.parents[2])).get(task.id) if len(task.path.parents) > 2 else None
-    if not isinstance(rows, list):
-        return None
-    try:
-        return [LintFlag(file=str(task.path), **row) for row in rows]
-    except TypeError:
-        return None
-
-
 def flagged_steps(flags: list[LintFlag]) -> list[tuple[LintFlag, list[str]]]:
     """One entry per flagged step (its first flag, the kinds flagged), in order."""
     steps: dict[tuple[str, int | None], tuple[LintFlag, list[str]]] = {}
@@ -398,4 +339,4 @@ def flagged_steps(flags: list[LintFlag]) -> list[tuple[LintFlag, list[str]]]:
     return list(steps.values())
 
 
-__all__ = ["LintFlag", "TaskError", "lint_task", "lint_text", "refusal", "store_flags", "stored_flags"]
+__all__ = ["LintFlag", "TaskError", "lint_task", "lint_text", "refusal"]

@@ -20,6 +20,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from .bindings import Bindings, dotted, root_of
 from .plotvocab import (
     AXIS_LABEL_CALLS,
     COLOR_CALLS,
@@ -83,81 +84,6 @@ def _parse(source: str) -> ast.Module | None:
         return None
 
 
-class Bindings:
-    """Name -> the top-level modules it is bound to or derived from, across cells."""
-
-    def __init__(self) -> None:
-        self.names: dict[str, set[str]] = {}
-        self.imported: dict[str, str] = {}  # a name an import binds -> its module's dotted name
-
-    def modules_of(self, node: ast.AST) -> set[str]:
-        found: set[str] = set()
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name):
-                found |= self.names.get(sub.id, set())
-        return found
-
-    def bind(self, target: ast.AST, modules: set[str]) -> None:
-        for sub in ast.walk(target):
-            if isinstance(sub, ast.Name) and modules:
-                self.names.setdefault(sub.id, set()).update(modules)
-
-    def learn(self, tree: ast.Module) -> set[str]:
-        """Bind the names ``tree`` defines; return the modules it imports."""
-        imported: set[str] = set()
-        for _ in range(2):  # twice: a name used before the statement that taints it, in walk order
-            for node in ast.walk(tree):
-                imported |= self._learn_node(node)
-        return imported
-
-    def _learn_node(self, node: ast.AST) -> set[str]:
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                top = alias.name.split(".")[0]
-                self.names.setdefault(alias.asname or top, set()).add(top)
-                self.imported[alias.asname or top] = alias.name if alias.asname else top
-            return {a.name.split(".")[0] for a in node.names}
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            top = node.module.split(".")[0]
-            for alias in node.names:
-                self.names.setdefault(alias.asname or alias.name, set()).add(top)
-                self.imported[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-            return {top}
-        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and node.value is not None:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                self.bind(target, self.modules_of(node.value))
-        elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
-            self.bind(node.target, self.modules_of(node.iter))
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            self.bind(node.optional_vars, self.modules_of(node.context_expr))
-        elif isinstance(node, ast.NamedExpr):
-            self.bind(node.target, self.modules_of(node.value))
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            body = ast.Module(body=list(node.body), type_ignores=[])
-            self.names.setdefault(node.name, set()).update(self.modules_of(body))
-        return set()
-
-
-def dotted(node: ast.AST) -> str:
-    """``ax.figure.set_size_inches`` for a call's function; ``?`` for what is not a name chain."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return f"{dotted(node.value)}.{node.attr}"
-    if isinstance(node, ast.Call):
-        return f"{dotted(node.func)}()"
-    if isinstance(node, ast.Subscript):
-        return f"{dotted(node.value)}[]"
-    return "?"
-
-
-def _root(node: ast.AST) -> ast.AST:
-    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node
-
-
 def _literal(node: ast.AST | None) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
@@ -184,7 +110,7 @@ class _Reader:
     def receiver_modules(self, func: ast.AST) -> set[str]:
         if not isinstance(func, ast.Attribute):
             return set()
-        return self.bindings.modules_of(_root(func.value))
+        return self.bindings.modules_of(root_of(func.value))
 
     def call(self, call: ast.Call) -> None:
         name = dotted(call.func)
