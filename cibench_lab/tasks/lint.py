@@ -15,7 +15,8 @@ Chinese (:mod:`cibench_lab.tasks.wording`).  A flag is raised for:
   (``{{x}}``, ``[]``, ``{}``, ``{name}``, empty quotes);
 - ``module``: the step's ``modules`` ("Please use X modules." / "请用 X 模块.") names a
   module its reference does not use, or a vis step names pandas or seaborn while another
-  library draws, or draws with pandas or seaborn without naming it;
+  library draws, or draws with pandas or seaborn without naming it; likewise when the
+  instruction itself says which library draws ("with pandas", "`sns.histplot`");
 - ``declared``: ``metadata.cibench_lab.plot_elements`` declares an element the instruction
   does not name, a name outside the vocabulary, or a step that is not a vis step.
 
@@ -31,7 +32,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import TaskError
 from .model import Step, Task
 from .plot import ELEMENTS
 from .plotcode import CodeFacts, read_notebook
@@ -339,4 +339,4 @@ def flagged_steps(flags: list[LintFlag]) -> list[tuple[LintFlag, list[str]]]:
     return list(steps.values())
 
 
-__all__ = ["LintFlag", "TaskError", "lint_task", "lint_text", "refusal"]
+__all__ = ["LintFlag", "flagged_steps", "is_vis", "lint_task", "lint_text", "refusal"]
