@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 from ..tasks.errors import TaskError
 from ..tasks.model import Task
 from .common import add_sandbox_options, library, start_sandbox
+from .lint import register as register_lint
 
 
 def _matches(task: Task, args) -> bool:
@@ -20,12 +22,20 @@ def _matches(task: Task, args) -> bool:
 
 
 def cmd_list(args) -> int:
-    rows = [t.summary() for t in library(args).select(None) if _matches(t, args)]
+    from ..tasks.lintstore import stored_flags
+
+    tasks = [t for t in library(args).select(None) if _matches(t, args)]
+    rows = [t.summary() for t in tasks]
+    for row, task in zip(rows, tasks, strict=True):
+        flags = stored_flags(task)
+        if flags:  # an imported task the lint flagged (<task dir>/.cibench-lab/lint.json)
+            row["lint_flags"] = len(flags)
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
     for r in rows:
-        print(f"{r['id']:<50} {r['language']:<3} {r['steps']:>3} steps  {r['title']}")
+        lint = f"  [lint: {r['lint_flags']} flags]" if r.get("lint_flags") else ""
+        print(f"{r['id']:<50} {r['language']:<3} {r['steps']:>3} steps  {r['title']}{lint}")
     print(f"{len(rows)} tasks", file=sys.stderr)
     return 0
 
@@ -62,13 +72,17 @@ def task_admin_view(task: Task) -> dict:
 
 
 def cmd_show(args) -> int:
+    from ..tasks.lint import lint_task
+
     try:
         task = library(args).get(args.id)
     except KeyError as err:
         print(f"error: {err.args[0]}", file=sys.stderr)
         return 2
     view = task_admin_view(task)
+    flags = lint_task(task)
     if args.json:
+        view["lint"] = [dataclasses.asdict(f) for f in flags]
         print(json.dumps(view, indent=2, ensure_ascii=False))
         return 0
     print(f"{task.id} — {task.title} ({len(task.steps)} steps)\n{task.intro}\n")
@@ -78,6 +92,7 @@ def cmd_show(args) -> int:
             f"--- step {s['index'] + 1} [{s['kind']}]\n{s['prompt']}reference:\n{s['code']}\n"
             f"output: {s['reference_output']}\n"
         )
+    print(f"lint: {len(flags)} flags" + "".join(f"\n  {f.line()}" for f in flags))
     return 0
 
 
@@ -106,12 +121,32 @@ def cmd_import(args) -> int:
             f"{len(report.unverified)} tasks' rendering is unconfirmed: "
             "`cibench-lab tasks verify` confirms it by re-running their references"
         )
+    print_lint_warnings(report.lint, into)
     print(
         f"{len(report.imported)} imported, {len(report.updated)} updated, {len(report.unchanged)} unchanged, "
         f"{len(report.rejected)} rejected, {report.data_files} data files written -> {into}"
     )
     remove_empty(into)
     return 0 if report.imported or report.updated or report.unchanged or not report.rejected else 1
+
+
+def print_lint_warnings(lint: dict, into: Path) -> None:
+    """One warning line per flagged step: file, cell, the elements (``tasks lint`` has the rest)."""
+    from ..tasks.lint import flagged_steps
+
+    for flags in lint.values():
+        for first, kinds in flagged_steps(flags):
+            where = (
+                Path(first.file).relative_to(into) if Path(first.file).is_relative_to(into) else first.file
+            )
+            cell = "metadata" if first.cell is None else first.cell
+            step = "" if first.step is None else f" step {first.step + 1}:"
+            print(f"lint       {where}:{cell}:{step} flags {', '.join(kinds)}")
+    if lint:
+        print(
+            f"{len(lint)} tasks flagged by the lint (imported anyway; the flags are kept in "
+            f"{into}/.cibench-lab/lint.json, `cibench-lab tasks lint {into}` explains them)"
+        )
 
 
 def verdict_lines(v) -> list[str]:
@@ -240,7 +275,7 @@ INTO_HELP = "task directory (default: <jupyter data dir>/cibench_lab/tasks)"
 
 
 def register(sub) -> None:
-    tasks = sub.add_parser("tasks", help="list, inspect, import, verify and build tasks")
+    tasks = sub.add_parser("tasks", help="list, inspect, import, verify, lint and build tasks")
     tsub = tasks.add_subparsers(dest="sub", required=True)
     tl = tsub.add_parser("list", help="list the tasks")
     tl.add_argument("--json", action="store_true", help="JSON output")
@@ -272,6 +307,7 @@ def register(sub) -> None:
     )
     add_sandbox_options(tv, network=False)
     tv.set_defaults(fn=cmd_verify)
+    register_lint(tsub)
     tb = tsub.add_parser("build", help="instantiate templates and record their references")
     tb.add_argument("tables", nargs="+", type=Path, help="<name>.datasets.json template tables")
     tb.add_argument("--into", type=Path, help=INTO_HELP)

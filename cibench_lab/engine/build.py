@@ -18,7 +18,11 @@ outputs are checked against its step kind (:mod:`cibench_lab.tasks.checks`): ``e
 stderr; in the generation split (no ``step_types``) each step must take one of those shapes.
 Then the result must load with the task loader and every step's reference must pass itself under
 every grading profile (except :func:`cibench_lab.tasks.checks.known_exception`: under ``cibench``
-a text answer without ASCII letters or digits scores 0 even against itself).
+a text answer without ASCII letters or digits scores 0 even against itself).  The task lint
+(:mod:`cibench_lab.tasks.lint`) runs before the kernel starts and again on the result: a vis
+reference that sets a plot element its instruction does not name, a template placeholder left in
+an instruction, or a "Please use X" the reference does not follow refuses the notebook
+(``--no-lint`` re-records the references of a task still being fixed).
 
 A notebook that fails a check is not written.  ``--check`` writes nothing and exits non-zero if
 any notebook would change (use it to prove the references are reproducible here).
@@ -45,6 +49,7 @@ from cibench_lab.builtin import BUILTIN_DIR, DATASOURCES_DIR
 from cibench_lab.engine.kernel import KERNEL_NAME, ensure_kernelspec, start_code
 from cibench_lab.tasks.checks import check_outputs, check_structure
 from cibench_lab.tasks.errors import TaskError
+from cibench_lab.tasks.lint import lint_text, refusal
 from cibench_lab.tasks.rendering import STOCK_72, Rendering, TaskRendering
 
 STEP_SECONDS = 3.0  # authoring budget: a typical step takes at most this long ...
@@ -161,16 +166,29 @@ def check_loaded(path: Path, text: str, datasources: Path) -> list[str]:
     from cibench_lab.engine.verify import self_grade_problems
     from cibench_lab.tasks.format import parse_notebook
 
-    resolved = path.resolve()
-    task_id = f"{_split(path)}/{resolved.parent.name}/{resolved.stem}"
     try:
-        task = parse_notebook(text.encode("utf-8"), path, task_id, datasources)
+        task = parse_notebook(text.encode("utf-8"), path, _task_id(path), datasources)
     except TaskError as err:
         return [f"does not load: {err.problem}"]
     problems = [f"data file {rel!r} missing" for rel in task.data_files if not (datasources / rel).is_file()]
     for step in task.steps:
         problems += [f"step {step.index + 1} ({step.kind}): {p}" for p in self_grade_problems(step)]
     return problems
+
+
+def _task_id(path: Path) -> str:
+    resolved = path.resolve()
+    return f"{_split(path)}/{resolved.parent.name}/{resolved.stem}"
+
+
+def lint_problems(path: Path, text: str) -> str | None:
+    """The lint's refusal for a notebook's text (None when nothing is flagged, or when it does
+    not load -- the structure checks and :func:`check_loaded` say why)."""
+    try:
+        flags = lint_text(text, path, _task_id(path))
+    except TaskError:
+        return None
+    return refusal(flags) if flags else None
 
 
 def _run(
@@ -189,7 +207,7 @@ def _run(
         raise BuildError(f"{path}: the kernel failed: {type(exc).__name__}: {exc}") from exc
 
 
-def build(path: Path, spec_dir: Path, timeout: int, write: bool) -> BuildResult:
+def build(path: Path, spec_dir: Path, timeout: int, write: bool, lint: bool = True) -> BuildResult:
     try:
         nb = nbformat.read(path, as_version=4)
     except Exception as exc:  # unreadable JSON, wrong nbformat, ...
@@ -197,6 +215,9 @@ def build(path: Path, spec_dir: Path, timeout: int, write: bool) -> BuildResult:
     problems = check_structure(nb, _split(path), KERNEL_NAME)
     if problems:
         raise BuildError(f"{path}: " + "; ".join(problems))
+    refused = lint_problems(path, _render(nb)) if lint else None
+    if refused:  # before running anything: the instructions must say what the references draw
+        raise BuildError(f"{path}: {refused}")
     rendering = task_rendering(path)
     if rendering.basis != "declared" and isinstance(nb.metadata.get("cibench_lab"), dict):
         nb.metadata["cibench_lab"]["rendering"] = rendering.rendering.record()  # a task we write
@@ -211,6 +232,9 @@ def build(path: Path, spec_dir: Path, timeout: int, write: bool) -> BuildResult:
     problems = check_loaded(path, new_text, task_datasources(path))
     if problems:
         raise BuildError(f"{path}: the built task is not usable:\n  " + "\n  ".join(problems))
+    refused = lint_problems(path, new_text) if lint else None
+    if refused:  # again with the outputs: a generation-split step is vis once it shows a figure
+        raise BuildError(f"{path}: {refused}")
     old_text = path.read_text(encoding="utf-8")
     changed = new_text != old_text
     if changed and write:
@@ -239,7 +263,12 @@ def report(result: BuildResult, state: str) -> None:
 
 
 def build_all(
-    paths: list[Path], timeout: int, *, write: bool, state: Callable[[BuildResult], str]
+    paths: list[Path],
+    timeout: int,
+    *,
+    write: bool,
+    state: Callable[[BuildResult], str],
+    lint: bool = True,
 ) -> tuple[int, int]:
     """Build ``paths`` in one kernelspec, a :func:`report` line each (labelled ``state(result)``);
     failures go to stderr.  Returns (failed, changed) counts."""
@@ -248,7 +277,7 @@ def build_all(
     failed = changed = 0
     for path in paths:
         try:
-            result = build(path, spec_dir, timeout, write=write)
+            result = build(path, spec_dir, timeout, write=write, lint=lint)
         except BuildError as exc:
             failed += 1
             print(f"FAILED {exc}", file=sys.stderr)
@@ -267,6 +296,11 @@ def main(argv: list[str] | None = None) -> int:
         "--check", action="store_true", help="write nothing; fail if any notebook would change"
     )
     parser.add_argument("--timeout", type=int, default=120, help="seconds allowed per step (default 120)")
+    parser.add_argument(
+        "--no-lint",
+        action="store_true",
+        help="re-record references of tasks the lint still flags (never for a new task)",
+    )
     args = parser.parse_args(argv)
     paths = [p.resolve() for p in args.paths] or default_paths()
     if not paths:
@@ -274,7 +308,11 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     changed_state = "would change" if args.check else "updated"
     failed, changed = build_all(
-        paths, args.timeout, write=not args.check, state=lambda r: changed_state if r.changed else "unchanged"
+        paths,
+        args.timeout,
+        write=not args.check,
+        state=lambda r: changed_state if r.changed else "unchanged",
+        lint=not args.no_lint,
     )
     return 1 if failed or (args.check and changed) else 0
 

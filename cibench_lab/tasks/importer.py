@@ -6,6 +6,10 @@ the same import again changes nothing (files whose bytes already match are left
 alone), so it is idempotent.  A task whose id is already served by another task
 directory (the built-in set, say) is rejected, as the library would refuse it.
 
+Each imported task is linted (:mod:`cibench_lab.tasks.lint`): an import only warns, and
+keeps the flags in ``<task dir>/.cibench-lab/lint.json`` (``tasks list`` marks the flagged
+tasks); the task imports and plays unchanged.
+
 Nothing from outside the source is imported: a symbolic link is followed only when
 it is a file link whose target lies inside the source (its bytes are copied); a
 link leading out of it, or to a folder, is rejected by name.  Otherwise a link to
@@ -18,13 +22,15 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import sidecar
 from .archive import DATASOURCES, find_root, is_ignored, unpack
 from .errors import TaskError
 from .library import TaskLibrary, task_notebooks
+from .lint import LintFlag, lint_task
+from .lintstore import store_flags
 from .rendering import TaskRendering
 
 
@@ -35,12 +41,13 @@ class ImportReport:
     unchanged: list[str] = field(default_factory=list)
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
     data_files: int = 0  # datasources files written (new or changed)
+    lint: dict[str, list[LintFlag]] = field(default_factory=dict)  # task id -> its flags (flagged only)
     #: the imported tasks whose rendering no `tasks verify` confirmed yet, with what was detected
     unverified: dict[str, TaskRendering] = field(default_factory=dict)
 
 
-def _write_if_changed(src: Path, dest: Path) -> bool:
-    data = src.read_bytes()
+def _write_if_changed(src: Path | bytes, dest: Path) -> bool:
+    data = src if isinstance(src, bytes) else src.read_bytes()
     if dest.is_file() and dest.read_bytes() == data:
         return False
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -124,7 +131,19 @@ def _import_root(root: Path, into: Path, served: TaskLibrary, source: Path) -> I
             (report.updated if existed else report.imported).append(task_id)
     report.data_files = _copy_datasources(root, into, source, report)
     _record_renderings(into, lib, report)
+    _lint(root, into, lib, report)
     return report
+
+
+def _lint(root: Path, into: Path, lib: TaskLibrary, report: ImportReport) -> None:
+    """Lint each imported task and keep its flags in ``<into>/.cibench-lab/lint.json``: an import
+    only warns, so the official dataset imports and plays unchanged, and the flags stay visible."""
+    flags = {}
+    for task_id in report.imported + report.updated + report.unchanged:
+        task = lib.tasks[task_id]
+        flags[task_id] = lint_task(replace(task, path=into / task.path.relative_to(root)))
+    report.lint = {task_id: found for task_id, found in flags.items() if found}
+    store_flags(into, flags)
 
 
 def _record_renderings(into: Path, lib: TaskLibrary, report: ImportReport) -> None:

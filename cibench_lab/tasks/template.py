@@ -15,7 +15,8 @@ a datasets table ``<name>.datasets.json``::
 Instantiation substitutes the parameters (``{{name}}`` -> ``str(value)``), merges
 ``meta`` into ``metadata.cibench_lab``, records ``template = {name, params}``,
 clears outputs and writes ``<into>/<split>/<lib>/<stem>.ipynb`` for the template
-(split ``cibench_template``) and for each translation.  References are then
+(split ``cibench_template``) and for each translation -- unless the task lint
+(:mod:`cibench_lab.tasks.lint`) flags any of them: then none is written.  References are then
 recorded by executing the notebooks (``python -m cibench_lab.engine.build PATH...``,
 or ``cibench-lab tasks build TABLE...`` for both at once).
 An unknown or unused placeholder is an error naming the file and the cell.
@@ -112,14 +113,27 @@ def for_split(nb: nbformat.NotebookNode, split: str, instance: dict[str, Any]) -
     return nb
 
 
-def build_table(table: Path, into: Path) -> list[Path]:
-    """Write every instance (and translation / variant) of a datasets table; return the paths."""
+def _lint(notebooks: dict[Path, nbformat.NotebookNode], lib: str) -> None:
+    """Refuse the whole table when the lint flags any of its notebooks (none is written)."""
+    from .lint import lint_text, refusal
+
+    flags = []
+    for out, nb in notebooks.items():
+        flags += lint_text(nbformat.writes(nb), out, f"{out.parent.parent.name}/{lib}/{out.stem}")
+    if flags:
+        raise TaskError(str(next(iter(notebooks))), refusal(flags) + "\n(nothing written)")
+
+
+def build_table(table: Path, into: Path, lint: bool = True) -> list[Path]:
+    """Write every instance (and translation / variant) of a datasets table; return the paths.
+
+    With ``lint`` (the default) nothing is written when the task lint flags any instance."""
     try:
         spec = json.loads(table.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise TaskError(str(table), f"not a readable datasets table ({err})") from None
     sources = table_sources(table, spec)
-    written = []
+    pending: dict[Path, nbformat.NotebookNode] = {}
     for instance in spec["instances"]:
         splits = instance.get("splits") or list(sources)
         unknown = set(splits) - set(sources)
@@ -135,11 +149,13 @@ def build_table(table: Path, into: Path) -> list[Path]:
                 str(table), f"instance {instance['stem']!r}: unused parameter(s) {', '.join(sorted(unused))}"
             )
         for split, nb in notebooks.items():
-            out = into / split / spec["lib"] / f"{instance['stem']}.ipynb"
-            out.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(nb, str(out))
-            written.append(out)
-    return written
+            pending[into / split / spec["lib"] / f"{instance['stem']}.ipynb"] = nb
+    if lint and pending:
+        _lint(pending, spec["lib"])
+    for out, nb in pending.items():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, str(out))
+    return list(pending)
 
 
 def main(argv: list[str] | None = None) -> int:

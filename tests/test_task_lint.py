@@ -1,0 +1,523 @@
+"""The task lint on crafted tasks: unstated plot elements, placeholders, modules, declarations;
+English and Chinese; `tasks lint`, the build's refusal and the import's warnings (no kernel)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from nbcells import code, md, stdout
+
+from cibench_lab.cli import main
+from cibench_lab.tasks.format import parse_notebook
+from cibench_lab.tasks.library import TaskLibrary, builtin_dir
+from cibench_lab.tasks.lint import lint_task
+from cibench_lab.tasks.lintstore import store_path
+
+pytestmark = pytest.mark.fast
+
+SETUP = (
+    "import matplotlib.pyplot as plt\nimport pandas as pd\nimport seaborn as sns\n\n"
+    "df = pd.read_csv('data/x.csv')"
+)
+PNG = {
+    "output_type": "display_data",
+    "data": {"image/png": "iVBORw0KGgo=\n", "text/plain": "<Figure>"},
+    "metadata": {},
+}
+
+
+def notebook(instruction, plot, modules=None, setup=SETUP, language="en", **lab) -> dict:
+    """Two steps: load (exec), then one figure (vis)."""
+    meta = {
+        "step_types": ["exec", "vis"],
+        "cibench_lab": {"schema_version": 1, "title": "t", "language": language, **lab},
+    }
+    if modules:
+        meta["modules"] = modules
+    cells = [md("Load `data/x.csv` into `df`."), code(setup), md(instruction), code(plot, [PNG])]
+    for i, cell in enumerate(cells):
+        cell["id"] = f"cell-{i}"
+    return {"cells": cells, "metadata": meta, "nbformat": 4, "nbformat_minor": 5}
+
+
+def flags_of(nb: dict, split="cibench_template"):
+    path = Path(f"{split}/pandas/t.ipynb")
+    return lint_task(parse_notebook(json.dumps(nb).encode(), path, f"{split}/pandas/t", None))
+
+
+def kinds(nb: dict, step=1, **kw) -> set[str]:
+    return {f.kind for f in flags_of(nb, **kw) if f.step == step}
+
+
+BASE_CODE = "fig, ax = plt.subplots()\nax.bar(df['a'], df['b'])\n{extra}\nplt.show()"
+BASE_EN = "Draw a bar chart of `b` per `a`."
+BASE_ZH = "画出 `b` 按 `a` 的柱状图。"
+
+# element, the reference's extra line, the English words that name it, the Chinese ones
+ELEMENT_CASES = [
+    ("title", "ax.set_title('Totals')", " Title it `Totals`.", "标题为 `Totals`。"),
+    ("axis_labels", "ax.set_xlabel('a')\nax.set_ylabel('total')", " Label the axes `a` and `total`.",
+     "坐标轴分别标注为 `a` 和 `total`。"),
+    ("axis_labels", "ax.set_xlabel('a')", " Put `a` on the x axis, limited to 0-9 and labelled `a`.",
+     "x 轴标注为 `a`。"),
+    ("legend", "ax.legend(['b'])", " Add a legend.", "加上图例。"),
+    ("colors", "ax.bar(df['a'], df['b'], color='red')", " Colour the bars red.", "柱子用红色。"),
+    ("colorbar", "fig.colorbar(ax.imshow([[1, 2]]), ax=ax)", " Show the array `[[1, 2]]` with a colour bar.",
+     "再显示数组 `[[1, 2]]` 并加上颜色条。"),
+    ("ticks", "ax.tick_params(axis='x', labelrotation=45)", " Rotate the x tick labels by 45 degrees.",
+     "x 轴刻度标签旋转 45 度。"),
+    ("ticks", "ax.axis('off')", " Hide the axes.", "不显示坐标轴。"),
+    ("ticks", "ax.set_yscale('log')", " Use a log scale on the y axis.", "y 轴使用对数刻度。"),
+    ("figsize", "fig.set_size_inches(6, 4)", " Make the figure 6 by 4 inches.", "图的大小为 (6, 4)。"),
+    ("chart_type", "ax.axhline(0)", " Add a horizontal line at 0.", "在 0 处画一条水平线。"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "element,extra,en,zh", ELEMENT_CASES, ids=[f"{c[0]}:{c[1][:18]}" for c in ELEMENT_CASES]
+)
+def test_each_element_the_reference_sets_must_be_named(element, extra, en, zh):
+    plot = BASE_CODE.format(extra=extra)
+    assert element in kinds(notebook(BASE_EN, plot))
+    assert element in kinds(notebook(BASE_ZH, plot, language="zh"), split="cibench_template_chinese")
+    assert element not in kinds(notebook(BASE_EN + en, plot))
+    assert element not in kinds(notebook(BASE_ZH + zh, plot, language="zh"), split="cibench_template_chinese")
+
+
+def test_a_flag_names_the_file_the_code_cell_the_step_shown_1_based_and_the_element():
+    (flag,) = [
+        f
+        for f in flags_of(notebook(BASE_EN, BASE_CODE.format(extra="ax.set_title('T')")))
+        if f.kind == "title"
+    ]
+    assert (flag.cell, flag.step) == (3, 1)
+    assert flag.line() == (
+        "cibench_template/pandas/t.ipynb:3: step 2: title set by the reference (ax.set_title) "
+        "but not named by the instruction"
+    )
+
+
+def test_a_plain_figure_whose_instruction_says_everything_is_clean():
+    plot = (
+        "fig, ax = plt.subplots(figsize=(6, 4))\nax.bar(df['a'], df['b'], color='tab:green')\n"
+        "ax.set_title('Totals')\nax.set_xlabel('a')\nax.set_ylabel('b')\nplt.show()"
+    )
+    en = (
+        "Draw a green bar chart of `b` per `a` in a figure of size (6, 4), titled `Totals`, "
+        "axes labelled `a` and `b`."
+    )
+    assert flags_of(notebook(en, plot)) == []
+    zh = "画出 `b` 按 `a` 的绿色柱状图，图的大小为 (6, 4)，标题为 `Totals`，坐标轴分别标注为 `a` 和 `b`。"
+    assert flags_of(notebook(zh, plot, language="zh"), split="cibench_template_chinese") == []
+
+
+@pytest.mark.parametrize(
+    "plot,instruction,flagged",
+    [
+        # the title is named but its text is not given
+        ("ax.set_title('Totals')", " Give it a title.", "title text 'Totals'"),
+        # colours are named, but not which
+        (
+            "ax.bar(df['a'], df['b'], color=['tab:red', 'tab:blue'])",
+            " One colour per bar.",
+            "'tab:red', 'tab:blue'",
+        ),
+        # a reversed colormap is not the plain one
+        ("ax.imshow([[1, 2]], cmap='gray_r')", " Show `[[1, 2]]` in grey.", "'gray_r'"),
+        ("df.plot.bar(x='a', y='b', color=['r', 'k'])", " Colour the bars red and blue.", "'black'"),
+        # legend entries, whole words only ('test' is not given by `test_losses`)
+        (
+            "ax.plot([1], label='test')\nax.legend()",
+            " Plot `test_losses` too, with a legend.",
+            "legend text 'test'",
+        ),
+        ("ax.legend(['totals'])", " Add a legend.", "legend text 'totals'"),
+        # a colour bar's label
+        (
+            "fig.colorbar(ax.imshow([[1]]), label='count')",
+            " Show `[[1]]` with a colour bar.",
+            "colorbar text 'count'",
+        ),
+    ],
+)
+def test_a_named_element_whose_value_is_not_given_is_flagged(plot, instruction, flagged):
+    messages = [f.message for f in flags_of(notebook(BASE_EN + instruction, BASE_CODE.format(extra=plot)))]
+    assert any(flagged in m for m in messages), messages
+
+
+def test_text_made_at_run_time_is_not_checked():
+    plot = BASE_CODE.format(extra="ax.axhline(1, label=f'median {1.5:.1f}')\nax.legend()")
+    instruction = BASE_EN + " Add a horizontal line at 1 labelled with the median in a legend."
+    assert flags_of(notebook(instruction, plot)) == []
+
+
+def test_grayscale_gives_the_grey_colormap_but_not_its_reverse():
+    plot = BASE_CODE.format(extra="ax.imshow([[1, 2]], cmap='gray')")
+    assert "colors" not in kinds(notebook(BASE_EN + " Show `[[1, 2]]` in grayscale.", plot))
+    assert "colors" not in kinds(
+        notebook(BASE_ZH + "以灰度显示 `[[1, 2]]`。", plot, language="zh"), split="cibench_template_chinese"
+    )
+    plot = BASE_CODE.format(extra="ax.imshow([[1, 2]], cmap='gray_r')")
+    assert "colors" in kinds(notebook(BASE_EN + " Show `[[1, 2]]` in grayscale.", plot))
+
+
+def test_a_named_element_whose_value_is_given_is_clean():
+    plot = (
+        "ax.plot([1], label='test')\nax.legend(title='split')\nfig.colorbar(ax.imshow([[1]]), label='count')"
+    )
+    instruction = (
+        " Plot `[1]` as a line with the legend entry `test` and a legend titled `split`;"
+        " show `[[1]]` with a colour bar labelled `count`."
+    )
+    assert flags_of(notebook(BASE_EN + instruction, BASE_CODE.format(extra=plot))) == []
+
+
+@pytest.mark.parametrize(
+    "plot,instruction,element",
+    [
+        ("df.plot.bar(x='a', y='b', rot=0)", "Draw a bar chart of `b` per `a` with pandas.", "ticks"),
+        ("df.plot(x='a', y='b', title='B', legend=False)", "Plot `b` against `a` with pandas.", "title"),
+        ("df.plot(x='a', y='b', legend=False)", "Plot `b` against `a` with pandas.", "legend"),
+        (
+            "sns.histplot(data=df, x='b', hue='a', palette='Set2')",
+            "Draw a histogram of `b` split by `a`.",
+            "colors",
+        ),
+        (
+            "g = sns.catplot(data=df, x='a', y='b', kind='box', height=3)",
+            "Draw box plots of `b` per `a`.",
+            "figsize",
+        ),
+        ("plt.subplots(figsize=(5, 5))[1].scatter(df['a'], df['b'])", "Scatter `b` against `a`.", "figsize"),
+        ("ax = df.plot.scatter(x='a', y='b', xlabel='A')", "Scatter `b` against `a`.", "axis_labels"),
+        ("ax.set(title='T', xlabel='a')", "Draw a bar chart of `b` per `a`.", "title"),
+        ("plt.xticks(rotation=45)", "Draw a bar chart of `b` per `a`.", "ticks"),
+        ("g = sns.FacetGrid(df, col='c')\ng.map(plt.hist, 'b')", "Draw bars of `b` per `c`.", "chart_type"),
+        ("plt.rcParams['figure.figsize'] = (8, 3)", "Draw a bar chart of `b` per `a`.", "figsize"),
+    ],
+)
+def test_pandas_and_seaborn_calls_set_elements_too(plot, instruction, element):
+    assert element in kinds(notebook(instruction, plot + "\nplt.show()"))
+
+
+def test_axis_labels_are_not_named_by_labels_of_something_else():
+    plot = BASE_CODE.format(extra="ax.set_xlabel('a')\nax.axis('off')")
+    assert "axis_labels" in kinds(notebook(BASE_EN + " (No axes) with the labels as titles.", plot))
+
+
+def test_chinese_axis_labels_are_named_only_by_words_about_the_axes():
+    plot = BASE_CODE.format(extra="ax.set_xlabel('a')\nax.axis('off')")
+    named = BASE_ZH + "x 轴标注为 `a`，不显示坐标轴。"
+    not_named = BASE_ZH + "（不显示坐标轴），子图的标题为 `a`。"
+    assert "axis_labels" not in kinds(notebook(named, plot, language="zh"), split="cibench_template_chinese")
+    assert "axis_labels" in kinds(notebook(not_named, plot, language="zh"), split="cibench_template_chinese")
+
+
+def test_seaborn_hue_is_named_by_the_column_it_splits_on():
+    plot = "sns.boxplot(data=df, x='a', y='b', hue='c')\nplt.show()"
+    assert "colors" not in kinds(notebook("Draw box plots of `b` per `a`, split by `c`.", plot))
+    assert "colors" in kinds(notebook("Draw box plots of `b` per `a`.", plot))
+
+
+def test_a_style_set_in_an_earlier_step_must_be_said_there():
+    nb = notebook(BASE_EN, BASE_CODE.format(extra=""), setup=SETUP + "\nsns.set_theme()")
+    assert "style" in kinds(nb, step=0)
+    nb["cells"][0] = md("Load `data/x.csv` into `df` and set seaborn's default theme.")
+    assert "style" not in kinds(nb, step=0)
+    nb = notebook(BASE_EN, BASE_CODE.format(extra="plt.style.use('ggplot')"))
+    assert "style" in kinds(nb)
+
+
+@pytest.mark.parametrize(
+    "instruction,found",
+    [
+        ("Train without the columns []; then plot.", "[]"),
+        ("Plot {{column}} against `a`.", "{{column}}"),
+        ("Plot {column} against `a`.", "{column}"),
+        ("Title it '' and plot.", "''"),
+        ("以 `a` 为横轴作图，标题为“”。", "“”"),
+        ("Group by () and plot.", "()"),
+    ],
+)
+def test_template_placeholders_left_in_an_instruction_are_flagged(instruction, found):
+    flags = [
+        f for f in flags_of(notebook(instruction, BASE_CODE.format(extra=""))) if f.kind == "placeholder"
+    ]
+    assert flags and found in flags[0].message and flags[0].cell == 2
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "Draw a bar chart of `b` per `a` (call `df.head()` first).",
+        "Build `keras.Input(shape=())` and draw a bar chart of `b` per `a`.",
+        "Draw a bar chart of `b` per `a`; join the names with `''.join`.",
+        "Draw a bar chart of `b` per `a` titled `drv = <value>`.",
+    ],
+)
+def test_code_spans_are_not_placeholders(instruction):
+    assert "placeholder" not in kinds(notebook(instruction, BASE_CODE.format(extra="")))
+
+
+@pytest.mark.parametrize(
+    "plot,modules,flagged",
+    [
+        ("fig, ax = plt.subplots()\nax.bar(df['a'], df['b'])", "pandas", "draws with matplotlib"),
+        ("fig, ax = plt.subplots()\nax.bar(df['a'], df['b'])", "seaborn", "draws with matplotlib"),
+        ("df.plot.bar(x='a', y='b')", "matplotlib", "draws with pandas"),
+        ("sns.barplot(data=df, x='a', y='b')", "matplotlib", "draws with seaborn"),
+        ("fig, ax = plt.subplots()\nax.bar(df['a'], df['b'])", "sklearn", "names sklearn"),
+        ("fig, ax = plt.subplots()\nax.bar(df['a'], df['b'])", "matplotlib", None),
+        ("fig, ax = plt.subplots()\nax.bar(df['a'], df['b'])", "pandas&matplotlib", None),
+        ("df.plot.bar(x='a', y='b')", "pandas", None),
+        ("fig, ax = plt.subplots()\ndf.plot.bar(x='a', y='b', ax=ax)", "pandas", None),
+        ("sns.barplot(data=df, x='a', y='b')", "seaborn", None),
+    ],
+)
+def test_please_use_x_must_match_what_the_reference_uses_and_draws_with(plot, modules, flagged):
+    instruction = "Draw a bar chart of `b` per `a`."
+    for language, split in (("en", "cibench_template"), ("zh", "cibench_template_chinese")):
+        nb = notebook(instruction, plot + "\nplt.show()", modules=["pandas", modules], language=language)
+        messages = [f.message for f in flags_of(nb, split=split) if f.kind == "module"]
+        assert (flagged is None and not messages) or any(flagged in m for m in messages), messages
+
+
+def test_a_module_imported_in_an_earlier_step_counts_as_used():
+    nb = notebook(
+        "Draw a bar chart of `b` per `a`.", "plt.bar(df['a'], df['b'])", modules=["pandas", "matplotlib"]
+    )
+    assert "module" not in kinds(nb)
+    assert "module" not in kinds(nb, step=0)  # step 0 reads with pandas
+
+
+def test_declared_elements_must_be_named_and_belong_to_a_vis_step():
+    plot = BASE_CODE.format(extra="")
+    assert "declared" in kinds(notebook(BASE_EN, plot, plot_elements={"1": ["title"]}))
+    assert "declared" not in kinds(notebook(BASE_EN + " Title it `T`.", plot, plot_elements={"1": ["title"]}))
+    assert "declared" not in kinds(notebook(BASE_EN, plot, plot_elements={"1": ["chart_type"]}))
+    assert "declared" in kinds(notebook(BASE_EN, plot, plot_elements={"0": ["chart_type"]}), step=0)
+
+
+def test_an_unbuilt_generation_task_is_linted_by_what_its_code_draws():
+    nb = notebook(BASE_EN, BASE_CODE.format(extra="ax.set_title('T')"))
+    del nb["metadata"]["step_types"]
+    nb["cells"][3]["outputs"] = []
+    assert "title" in kinds(nb, split="cibench_generation")
+    nb["cells"][3]["outputs"] = [stdout("3\n")]  # built: it printed, so it is not a vis step
+    assert kinds(nb, split="cibench_generation") == set()
+
+
+# --------------------------------------------------------------------------- the CLI, the build, the import
+
+
+def write_task(root: Path, nb: dict, rel="cibench_template/pandas/plot01.ipynb") -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    return path
+
+
+FLAGGED = notebook(BASE_EN, BASE_CODE.format(extra="ax.set_title('Totals')"))
+CLEAN = notebook(BASE_EN, BASE_CODE.format(extra=""))
+
+
+def test_tasks_lint_prints_one_line_per_flag_and_a_summary(tmp_path, capsys):
+    path = write_task(tmp_path, FLAGGED)
+    assert main(["tasks", "lint", str(path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith(
+        "plot01.ipynb:3: step 2: title set by the reference (ax.set_title) but not named by the instruction"
+    )
+    assert "1 flags in 1 steps of 1 tasks (1 tasks linted, 0 did not load)" in out
+    assert "by kind: title 1" in out and "by library: pandas 1" in out
+    write_task(tmp_path, CLEAN)
+    assert main(["tasks", "lint", str(tmp_path)]) == 0
+    assert "0 flags in 0 steps of 0 tasks (1 tasks linted" in capsys.readouterr().out
+
+
+def test_tasks_lint_by_id_pattern_and_its_errors(tmp_path, capsys):
+    write_task(tmp_path, FLAGGED)
+    assert main(["--task-dir", str(tmp_path), "tasks", "lint", "cibench_template/pandas/*", "--json"]) == 1
+    rows = json.loads(capsys.readouterr().out)["flags"]
+    assert [(r["task"], r["step"], r["kind"]) for r in rows] == [
+        ("cibench_template/pandas/plot01", 1, "title")
+    ]
+    assert main(["tasks", "lint", str(tmp_path / "nope.ipynb")]) == 2
+    assert capsys.readouterr().err.strip() == f"error: no such file or folder: {tmp_path / 'nope.ipynb'}"
+    assert main(["--task-dir", str(tmp_path), "tasks", "lint", "no/such/*"]) == 2
+    assert "error: no task matches no/such/*" in capsys.readouterr().err
+
+
+def test_tasks_lint_reports_a_notebook_that_does_not_load(tmp_path, capsys):
+    write_task(tmp_path, FLAGGED)
+    (tmp_path / "cibench_template" / "pandas" / "broken.ipynb").write_text("{ nope")
+    assert main(["tasks", "lint", str(tmp_path)]) == 1
+    assert "broken.ipynb: does not load: not valid notebook JSON" in capsys.readouterr().out
+
+
+def template_table(tmp_path: Path, instruction: str) -> Path:
+    tdir = tmp_path / "templates"
+    tdir.mkdir()
+    nb = nbformat.from_dict(notebook(instruction, BASE_CODE.format(extra="ax.set_title('{{name}}')")))
+    nb.metadata["kernelspec"] = {
+        "name": "cibench-lab",
+        "display_name": "Python 3 (CIBench)",
+        "language": "python",
+    }
+    nb.metadata["modules"] = ["pandas", "matplotlib"]
+    nb.cells[3].outputs = []
+    nbformat.write(nb, tdir / "bars.ipynb")
+    table = {
+        "template": "bars.ipynb",
+        "lib": "pandas",
+        "instances": [{"stem": "bars_x", "params": {"name": "X"}}],
+    }
+    (tdir / "bars.datasets.json").write_text(json.dumps(table))
+    return tdir / "bars.datasets.json"
+
+
+def test_tasks_build_refuses_a_flagged_notebook_and_writes_nothing(tmp_path, capsys):
+    table = template_table(tmp_path, BASE_EN)
+    into = tmp_path / "tasks"
+    assert main(["tasks", "build", str(table), "--into", str(into), "--no-execute"]) == 2
+    err = capsys.readouterr().err
+    assert "bars_x.ipynb:3: step 2: title set by the reference" in err and "(nothing written)" in err
+    assert not into.exists()
+
+
+def test_tasks_build_writes_a_notebook_whose_instruction_says_it(tmp_path, capsys):
+    table = template_table(tmp_path, BASE_EN + " Title it `{{name}}`.")
+    into = tmp_path / "tasks"
+    assert main(["tasks", "build", str(table), "--into", str(into), "--no-execute"]) == 0
+    assert (into / "cibench_template" / "pandas" / "bars_x.ipynb").is_file()
+
+
+def test_the_reference_build_refuses_before_starting_a_kernel(tmp_path):
+    from cibench_lab.engine.build import BuildError, build
+
+    nb = nbformat.from_dict(FLAGGED)
+    nb.metadata["kernelspec"] = {
+        "name": "cibench-lab",
+        "display_name": "Python 3 (CIBench)",
+        "language": "python",
+    }
+    nb.metadata["modules"] = ["pandas", "matplotlib"]
+    path = tmp_path / "cibench_template" / "pandas" / "plot01.ipynb"
+    path.parent.mkdir(parents=True)
+    nbformat.write(nb, path)
+    before = path.read_bytes()
+    with pytest.raises(BuildError, match=r"plot01\.ipynb:3: step 2: title set by the reference"):
+        build(path, tmp_path / "no-kernelspec", timeout=1, write=True)
+    assert path.read_bytes() == before
+
+
+@pytest.fixture
+def jupyter_data(tmp_path, monkeypatch):
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "jupyter"))
+
+
+def test_tasks_import_only_warns_and_stores_the_flags_beside_the_task(tmp_path, capsys, jupyter_data):
+    src = tmp_path / "cibench_dataset"
+    original = write_task(src, FLAGGED)
+    write_task(src, CLEAN, "cibench_template/pandas/plot02.ipynb")
+    into = tmp_path / "tasks"
+    assert main(["tasks", "import", str(src), "--into", str(into)]) == 0
+    out = capsys.readouterr().out
+    assert "lint       cibench_template/pandas/plot01.ipynb:3: step 2: flags title" in out
+    assert "plot02.ipynb" not in out
+    assert "2 imported, 0 updated, 0 unchanged, 0 rejected" in out
+    assert "1 tasks flagged by the lint (imported anyway; the flags are kept in" in out
+    dest = into / "cibench_template" / "pandas" / "plot01.ipynb"
+    assert dest.read_bytes() == original.read_bytes()  # imported unchanged
+    stored = json.loads(store_path(into).read_text())["tasks"]
+    assert list(stored) == ["cibench_template/pandas/plot01"]  # the clean task has no entry
+    assert [(f["cell"], f["step"], f["kind"]) for f in stored["cibench_template/pandas/plot01"]] == [
+        (3, 1, "title")
+    ]
+    lib = TaskLibrary.load([into])
+    assert sorted(lib.tasks) == ["cibench_template/pandas/plot01", "cibench_template/pandas/plot02"]
+    assert not lib.problems  # the store is not a task
+    before = store_path(into).read_bytes()
+    assert main(["tasks", "import", str(src), "--into", str(into)]) == 0
+    assert "0 imported, 0 updated, 2 unchanged" in capsys.readouterr().out
+    assert store_path(into).read_bytes() == before
+
+    assert main(["--task-dir", str(into), "tasks", "list"]) == 0
+    listing = capsys.readouterr().out
+    assert "cibench_template/pandas/plot01" in listing and "[lint: 1 flags]" in listing
+    assert listing.count("[lint:") == 1
+    assert main(["--task-dir", str(into), "tasks", "show", "cibench_template/pandas/plot01"]) == 0
+    assert "lint: 1 flags\n" in capsys.readouterr().out
+
+
+def test_a_fixed_task_loses_its_stored_flags_on_the_next_import(tmp_path, capsys, jupyter_data):
+    src, into = tmp_path / "src", tmp_path / "tasks"
+    write_task(src, FLAGGED)
+    assert main(["tasks", "import", str(src), "--into", str(into)]) == 0
+    fixed = notebook(BASE_EN + " Title it `Totals`.", BASE_CODE.format(extra="ax.set_title('Totals')"))
+    write_task(src, fixed)
+    assert main(["tasks", "import", str(src), "--into", str(into)]) == 0
+    assert "1 updated" in capsys.readouterr().out
+    assert json.loads(store_path(into).read_text())["tasks"] == {}
+
+
+def test_the_builtin_set_passes_the_lint():
+    lib = TaskLibrary.load([builtin_dir()])
+    flagged = [f.line() for task in lib.select(None) for f in lint_task(task)]
+    assert flagged == []
+
+
+@pytest.mark.parametrize(
+    "instruction,plot,flagged",
+    [
+        ("Draw a bar chart of `b` per `a` with pandas.", "plt.bar(df['a'], df['b'])", True),
+        ("用 pandas 画出 `b` 按 `a` 的柱状图。", "plt.bar(df['a'], df['b'])", True),
+        ("Draw a bar chart of `b` per `a` with `ax.bar`.", "df.plot.bar(x='a', y='b')", True),
+        ("Draw a bar chart of `b` per `a` with seaborn.", "df.plot.bar(x='a', y='b')", True),
+        ("Draw a bar chart of `b` per `a` with pandas.", "df.plot.bar(x='a', y='b')", False),
+        ("Draw a bar chart of `b` per `a` with `sns.barplot`.", "sns.barplot(data=df, x='a', y='b')", False),
+        ("Draw a bar chart of `b` per `a`.", "df.plot.bar(x='a', y='b')", False),
+    ],
+)
+def test_an_instruction_that_says_which_library_draws_must_be_followed(instruction, plot, flagged):
+    nb = notebook(instruction, plot + "\nplt.show()")
+    del nb["metadata"]["step_types"]  # the generation split: no modules, the instruction says it
+    assert ("module" in kinds(nb, split="cibench_generation")) is flagged
+
+
+def test_tasks_lint_takes_overlapping_paths_once(tmp_path, capsys):
+    path = write_task(tmp_path, FLAGGED)
+    assert main(["tasks", "lint", str(tmp_path), str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "1 flags in 1 steps of 1 tasks (1 tasks linted, 0 did not load)" in out
+
+
+def test_tasks_lint_takes_a_split_or_library_folder_notebook_by_notebook(tmp_path, capsys):
+    write_task(tmp_path, FLAGGED)
+    write_task(tmp_path, CLEAN, "cibench_template_chinese/pandas/plot01.ipynb")
+    for folder in ("cibench_template", "cibench_template/pandas"):
+        assert main(["tasks", "lint", str(tmp_path / folder)]) == 1
+        assert "1 flags in 1 steps of 1 tasks (1 tasks linted, 0 did not load)" in capsys.readouterr().out
+    assert main(["tasks", "lint", str(tmp_path / "cibench_template_chinese")]) == 0
+    capsys.readouterr()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    instruction=st.text(max_size=200),
+    plot=st.one_of(
+        st.text(max_size=200),
+        st.sampled_from(
+            ["ax.set_title(", "((((" * 50, "x = " + "[" * 300 + "]" * 300, "%matplotlib inline\nplt.plot()"]
+        ),
+    ),
+)
+def test_the_lint_never_fails_on_odd_instructions_or_code(instruction, plot):
+    nb = notebook(instruction or "x", plot or "pass")
+    for flag in flags_of(nb):
+        assert flag.step in (None, 0, 1) and flag.line().startswith("cibench_template/pandas/t.ipynb:")
