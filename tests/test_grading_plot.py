@@ -338,8 +338,26 @@ def test_capture_is_fast_and_never_raises():
         figure_capture.capture(fig)
     assert (time.perf_counter() - started) / 20 < 0.05
 
-    class Broken:
+    class Broken(Figure):
         def get_axes(self):
             raise RuntimeError("boom")
 
+    assert figure_capture.is_figure(Broken())
     assert figure_capture.capture(Broken()) is None
+    assert figure_capture.capture("not a figure") is None
+
+
+def test_a_large_bundle_is_kept_by_the_turn_bounds_and_json_counts_by_its_size():
+    from cibench_lab.engine.execution import MAX_TEXT, Execution
+
+    def msg(data: dict) -> dict:
+        return {"header": {"msg_type": "display_data"}, "content": {"data": data, "metadata": {}}}
+
+    bundle = _oversized()["data"][FIGURE_MIME]  # about 2 MB of JSON: the grade falls back, the turn keeps it
+    ex = Execution("m")
+    for _ in range(3):
+        ex.add(msg({"image/png": "iVBORw0KGgo=", FIGURE_MIME: bundle}))
+    assert len(ex.outputs) == 3 and not ex.truncated
+    assert ex.outputs[0]["data"][FIGURE_MIME] == bundle
+    ex.add(msg({"application/json": {"x": "y" * MAX_TEXT}}))  # other JSON counts as text, by size
+    assert ex.truncated and len(ex.outputs) == 3

@@ -3,12 +3,13 @@
 This file is *sent as text* in the kernel's start code (``kernel.py: START_CODE``), where
 nothing of ``cibench_lab`` is importable: it imports only the standard library, IPython and
 (when a figure is displayed, so already loaded) numpy and matplotlib.  :func:`register` adds
-an IPython display formatter for :data:`MIME` on ``matplotlib.figure.Figure`` by name, so
-matplotlib is not imported at start; every display of a figure (the inline backend's
-show/flush, a figure as a cell's last expression, ``display(fig)``) then carries
-:func:`structure` in the same output as its ``image/png``.  A capture that fails, or whose
-JSON would exceed :data:`MAX_BYTES`, omits or shrinks the MIME; it never raises into the
-player's code.  The server treats the bundle as untrusted (``grading/figure.py``).
+an IPython display formatter for :data:`MIME` that recognises ``matplotlib.figure.Figure`` by
+its class's module and name, so matplotlib is not imported at start; every display of a
+figure (the inline backend's show/flush, a figure as a cell's last expression,
+``display(fig)``) then carries :func:`structure` in the same output as its ``image/png``.
+A capture that fails, or whose JSON would exceed :data:`MAX_BYTES`, omits or shrinks the
+MIME; it never raises into the player's code.  The server treats the bundle as untrusted
+(``grading/figure.py``).
 
 Arrays with more than :data:`MAX_FULL` elements (256×256) are kept as a SHA-256 digest of
 their float64 bytes plus a bounded downsample (block means to at most 64×64 for images,
@@ -263,6 +264,8 @@ def structure(fig: Any) -> dict[str, Any]:
 def capture(fig: Any) -> dict[str, Any] | None:
     """The formatter: the bundle, a small ``omitted`` note when too large, None on any failure."""
     try:
+        if not is_figure(fig):
+            return None
         bundle = structure(fig)
         size = len(json.dumps(bundle, allow_nan=False))
     except Exception:
@@ -272,8 +275,18 @@ def capture(fig: Any) -> dict[str, Any] | None:
     return bundle
 
 
+def is_figure(obj: Any) -> bool:
+    """A ``matplotlib.figure.Figure`` (or subclass), told by name: no matplotlib import."""
+    return any(c.__module__ == "matplotlib.figure" and c.__name__ == "Figure" for c in type(obj).__mro__)
+
+
 def register(ip: Any = None) -> bool:
-    """Add the figure formatter to IPython's display formatter; False when there is none."""
+    """Add the figure formatter to IPython's display formatter; False when there is none.
+
+    The formatter recognises figures itself rather than through ``for_type_by_name``:
+    IPython's ``select_figure_formats`` (run when the inline backend activates, at the
+    first pyplot import) pops every formatter's ``Figure`` printer.
+    """
     try:
         from IPython import get_ipython
         from IPython.core.formatters import BaseFormatter
@@ -288,9 +301,10 @@ def register(ip: Any = None) -> bool:
             _return_type = (dict,)
             print_method = ObjectName("_repr_cibench_lab_figure_")
 
-        formatter = FigureFormatter(parent=ip.display_formatter)
-        formatter.for_type_by_name("matplotlib.figure", "Figure", capture)
-        ip.display_formatter.formatters[MIME] = formatter
+            def __call__(self, obj: Any) -> dict[str, Any] | None:
+                return capture(obj) if self.enabled and is_figure(obj) else None
+
+        ip.display_formatter.formatters[MIME] = FigureFormatter(parent=ip.display_formatter)
     except Exception:
         return False
     return True

@@ -72,7 +72,11 @@ class Comparison:
         missing = [e for e in self.declared if e in self.elements and not self.elements[e]]
         matched = [e for e in self.declared if self.elements.get(e)]
         if matched:
-            parts.append("declared " + ", ".join(NAMES[e] for e in matched) + " match")
+            parts.append(
+                "declared "
+                + ", ".join(NAMES[e] for e in matched)
+                + (" match" if len(matched) > 1 else " matches")
+            )
         parts += [
             f"missing the declared {NAMES[e]}" if e in self.missing else f"the declared {NAMES[e]} differs"
             for e in missing
