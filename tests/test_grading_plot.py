@@ -361,3 +361,18 @@ def test_a_large_bundle_is_kept_by_the_turn_bounds_and_json_counts_by_its_size()
     assert ex.outputs[0]["data"][FIGURE_MIME] == bundle
     ex.add(msg({"application/json": {"x": "y" * MAX_TEXT}}))  # other JSON counts as text, by size
     assert ex.truncated and len(ex.outputs) == 3
+
+
+@pytest.mark.parametrize("freq", ["MS", "ME", "D", "YS", "QS"])
+def test_a_pandas_time_series_plot_and_ax_plot_of_it_pass(freq):
+    series = pd.Series(np.arange(24.0) ** 1.5, index=pd.date_range("2000-01-01", periods=24, freq=freq))
+    by_pandas, by_matplotlib, shifted = Figure(), Figure(), Figure()
+    series.plot(ax=by_pandas.subplots())
+    by_matplotlib.subplots().plot(series.index, series.to_numpy())
+    series.shift(1).plot(ax=shifted.subplots())
+    ref_units = figure_capture.capture(by_pandas)["axes"][0]["x"]["units"]
+    assert ref_units.startswith("period:")
+    for a, b in ((by_pandas, by_matplotlib), (by_matplotlib, by_pandas)):
+        g = grades(output(a), output(b))["fair"]
+        assert g["passed"], (freq, g["detail"])
+    assert not grades(output(by_pandas), output(shifted))["fair"]["passed"]

@@ -212,7 +212,19 @@ def _axis(axis: Any, lim: Any, scale: str) -> dict[str, Any]:
     shown = axis.get_majorticklabels()
     rotation = float(shown[0].get_rotation()) if shown else 0.0
     return {"scale": scale, "lim": [float(v) for v in lim], "ticks": _numbers_list(locs),
-            "ticklabels": labels, "rotation": rotation}  # fmt: skip
+            "ticklabels": labels, "rotation": rotation, "units": _units(axis)}  # fmt: skip
+
+
+def _units(axis: Any) -> str | None:
+    """``date`` (matplotlib's days since 1970), ``period:<freq>`` (pandas' period ordinals, as
+    ``Series.plot`` draws a regular time series) or None."""
+    get = getattr(axis, "get_converter", None)  # matplotlib >= 3.10; `.converter` warns there
+    converter = get() if get is not None else getattr(axis, "converter", None)
+    name = type(converter).__name__ if converter is not None else ""
+    if name == "PeriodConverter":
+        freq = getattr(axis.axes, "freq", None)
+        return f"period:{getattr(freq, 'freqstr', freq)}"[:40] if freq is not None else None
+    return "date" if "Date" in name else None
 
 
 def _numbers_list(values: list[float]) -> list:

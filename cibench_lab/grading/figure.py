@@ -67,6 +67,7 @@ class Axis:
     ticks: tuple[float, ...]
     ticklabels: tuple[str, ...]
     rotation: float
+    units: str | None = None  # "date" (days since 1970) | "period:<freq>" (pandas ordinals) | None
 
 
 @dataclass(frozen=True)
@@ -204,6 +205,7 @@ def _axis(obj: dict[str, Any]) -> Axis:
         ticks=tuple(_number(v) for v in obj["ticks"]),
         ticklabels=tuple(obj["ticklabels"]),
         rotation=float(obj["rotation"]),
+        units=obj.get("units"),
     )
 
 

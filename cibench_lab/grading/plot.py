@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..tasks.plot import ELEMENTS
+from .dates import aligned
 from .figure import Array, Axes, Figure, Series
 
 TOL = 0.002
@@ -125,6 +126,7 @@ def _missing(pred: Figure, ref: Figure) -> set[str]:
 
 def _axes_data(pred: Axes, ref: Axes, diffs: list[str]) -> tuple[float, int]:
     """(credit, units) of one axes pair; messages appended to ``diffs``."""
+    pred, ref = aligned(pred, ref)
     spans = {"x": _span(ref.x.lim, ref.x.scale), "y": _span(ref.y.lim, ref.y.scale)}
     scales = {"x": ref.x.scale, "y": ref.y.scale}
     left = list(range(len(pred.series)))
