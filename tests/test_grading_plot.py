@@ -15,10 +15,12 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from matplotlib.figure import Figure
 
 from cibench_lab.engine import figure_capture
-from cibench_lab.grading import TurnOutput, grade_all
+from cibench_lab.grading import TurnOutput, grade
 from cibench_lab.grading.figure import FigureError, read_figure
 from cibench_lab.tasks.model import ReferenceOutput, Step
 from cibench_lab.tasks.plot import FIGURE_MIME
@@ -44,8 +46,21 @@ def step_of(ref: dict, elements: tuple[str, ...] = ("chart_type",)) -> Step:
     return Step(0, text, " ", "", (ref,), ReferenceOutput("vis", png), "vis", (), text + "\n", elements)
 
 
-def grades(ref: dict, pred: dict, elements: tuple[str, ...] = ("chart_type",)) -> dict:
-    return grade_all(step_of(ref, elements), [TurnOutput("plot()", [pred])])
+class Grades(dict):
+    """Each profile's grade of one turn, computed when first read (the SSIM of the cibench
+    profile costs more than the whole structural grade)."""
+
+    def __init__(self, step: Step, turns: list[TurnOutput]):
+        super().__init__()
+        self.step, self.turns = step, turns
+
+    def __missing__(self, profile: str) -> dict:
+        self[profile] = grade(self.step, self.turns, profile).as_dict()
+        return self[profile]
+
+
+def grades(ref: dict, pred: dict, elements: tuple[str, ...] = ("chart_type",)) -> Grades:
+    return Grades(step_of(ref, elements), [TurnOutput("plot()", [pred])])
 
 
 def bars(values=(3.0, 5.0, 2.0), title: str | None = None, size=(6, 4)) -> Figure:
@@ -363,7 +378,7 @@ def test_a_large_bundle_is_kept_by_the_turn_bounds_and_json_counts_by_its_size()
     assert ex.truncated and len(ex.outputs) == 3
 
 
-@pytest.mark.parametrize("freq", ["MS", "ME", "D", "YS", "QS"])
+@pytest.mark.parametrize("freq", ["MS", "ME", "QS"])
 def test_a_pandas_time_series_plot_and_ax_plot_of_it_pass(freq):
     series = pd.Series(np.arange(24.0) ** 1.5, index=pd.date_range("2000-01-01", periods=24, freq=freq))
     by_pandas, by_matplotlib, shifted = Figure(), Figure(), Figure()
@@ -376,3 +391,51 @@ def test_a_pandas_time_series_plot_and_ax_plot_of_it_pass(freq):
         g = grades(output(a), output(b))["fair"]
         assert g["passed"], (freq, g["detail"])
     assert not grades(output(by_pandas), output(shifted))["fair"]["passed"]
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+_BASE = None
+
+
+def _base_bundle() -> dict:
+    global _BASE
+    if _BASE is None:
+        fig = bars(title="t")
+        fig.axes[0].plot([0, 1, 2], [1.0, 2.0, 3.0])
+        fig.axes[0].scatter([0, 1], [2.0, 1.0])
+        _BASE = output(fig)
+    return _BASE
+
+
+def _nodes(value, path=()):
+    yield path
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _nodes(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _nodes(v, (*path, i))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_mutation_of_a_real_bundle_grades_without_raising(data):
+    ref = _base_bundle()
+    pred = copy.deepcopy(ref)
+    bundle = pred["data"][FIGURE_MIME]
+    paths = list(_nodes(bundle))[1:]
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(paths))
+        parent = bundle
+        try:
+            for key in path[:-1]:
+                parent = parent[key]
+            parent[path[-1]] = data.draw(JSON)
+        except (KeyError, IndexError, TypeError):
+            continue  # an earlier mutation removed this node
+    g = grade(step_of(ref), [TurnOutput("plot()", [pred])], "fair").as_dict()
+    assert 0.0 <= g["score"] <= 1.0 and g["detail"]

@@ -95,17 +95,21 @@ def _hex(color: Any) -> str | None:
 
 
 def _colors(colors: Any) -> list[str]:
-    """Distinct colours, in order, at most 16."""
+    """Distinct colours, in order of first use, at most 16."""
     import numpy as np
 
+    try:
+        rows = np.asarray(colors, dtype=np.float64) if len(colors) else np.zeros((0, 4))
+    except (TypeError, ValueError):  # colour names, mixed forms: not worth the bundle
+        return []
+    if rows.ndim != 2 or not len(rows):
+        return []
+    _, first = np.unique(rows, axis=0, return_index=True)
     out: list[str] = []
-    rows: Any = np.atleast_2d(np.asarray(colors)) if len(colors) else []
-    for c in rows:
-        h = _hex(c)
+    for i in sorted(first)[:16]:
+        h = _hex(rows[i])
         if h is not None and h not in out:
             out.append(h)
-            if len(out) == 16:
-                break
     return out
 
 

@@ -8,11 +8,14 @@ reference cell's output that holds its image.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from ..tasks.model import Step
 from .figure import Figure, FigureError, bundle_of, read_figure
 from .plot import Comparison, compare
+
+log = logging.getLogger(__name__)
 
 
 def reference_figure_output(step: Step) -> dict[str, Any] | None:
@@ -33,6 +36,9 @@ def _read(output: dict[str, Any] | None, whose: str) -> Figure | str:
         return read_figure(bundle)
     except FigureError as err:
         return f"{whose} figure's plot structure was not used: {err}"
+    except Exception:  # untrusted input: whatever slipped past the schema falls back too
+        log.warning("cibench-lab: a figure structure could not be read", exc_info=True)
+        return f"{whose} figure's plot structure was not used: it could not be read"
 
 
 def structural(step: Step, output: dict[str, Any]) -> Comparison | str:
@@ -44,4 +50,8 @@ def structural(step: Step, output: dict[str, Any]) -> Comparison | str:
     ref = _read(reference_figure_output(step), "the reference's")
     if isinstance(ref, str):
         return ref
-    return compare(pred, ref, step.plot_elements)
+    try:
+        return compare(pred, ref, step.plot_elements)
+    except Exception:  # a schema-valid but odd structure (untrusted): SSIM instead of no grade
+        log.warning("cibench-lab: figure structures could not be compared", exc_info=True)
+        return "the plot structures could not be compared"

@@ -29,6 +29,8 @@ from ..tasks.plot import FIGURE_MIME
 MAX_BYTES = 1_000_000
 MAX_DEPTH = 12
 MAX_NODES = 400_000
+#: Series one axes may hold once read (a collection gives one per path): bounds the pairing work.
+MAX_SERIES = 512
 _SPECIAL = {"inf": np.inf, "-inf": -np.inf}
 
 
@@ -213,6 +215,8 @@ def _axes(obj: dict[str, Any]) -> Axes:
     series: list[Series] = []
     for artist in obj["artists"]:
         series += _series(artist)
+        if len(series) > MAX_SERIES:
+            raise FigureError(f"more than {MAX_SERIES} series in one axes")
     legend = obj["legend"]
     return Axes(
         titles=tuple(obj["titles"]),

@@ -210,22 +210,19 @@ def _points_share(pred: Series, ref: Series, spans: dict, scales: dict) -> float
 
 def _matched(p: np.ndarray, r: np.ndarray) -> int:
     """How many rows of ``r`` have their own row of ``p`` within the tolerance (a set match:
-    rows bucketed by the tolerance, each reference row taking the first free neighbour)."""
-    buckets: dict[tuple, list[int]] = {}
-    for i, key in enumerate(map(tuple, np.floor(np.nan_to_num(p, nan=-1e12) / TOL).astype(np.int64))):
-        buckets.setdefault(key, []).append(i)
+    each reference row, in order, takes its first free neighbour; a k-d tree finds them)."""
+    from scipy.spatial import cKDTree
+
+    p, r = np.nan_to_num(p, nan=1e12), np.nan_to_num(r, nan=1e12)  # NaN rows match each other
+    p, r = np.clip(p, -1e15, 1e15), np.clip(r, -1e15, 1e15)
+    near = cKDTree(p).query_ball_point(r, TOL, p=np.inf)
     free = np.ones(len(p), dtype=bool)
-    offsets = np.array(np.meshgrid(*[[-1, 0, 1]] * p.shape[1])).T.reshape(-1, p.shape[1])
     found = 0
-    keys = np.floor(np.nan_to_num(r, nan=-1e12) / TOL).astype(np.int64)
-    for row, key in zip(r, keys, strict=True):
-        for off in offsets:
-            near = buckets.get(tuple(key + off), ())
-            hit = next((i for i in near if free[i] and _close(p[i : i + 1], row[None]).all()), None)
-            if hit is not None:
-                free[hit] = False
-                found += 1
-                break
+    for candidates in near:
+        hit = next((i for i in sorted(candidates) if free[i]), None)
+        if hit is not None:
+            free[hit] = False
+            found += 1
     return found
 
 
