@@ -108,26 +108,27 @@ def bundle_of(output: dict[str, Any]) -> Any:
 
 
 def check_bounds(bundle: Any) -> None:
-    """Depth and node count by an iterative walk, then the JSON size; FigureError beyond."""
-    stack: list[tuple[Any, int]] = [(bundle, 1)]
-    nodes = 0
-    while stack:
-        value, depth = stack.pop()
-        nodes += 1
-        if depth > MAX_DEPTH:
-            raise FigureError(f"nested deeper than {MAX_DEPTH} levels")
-        if nodes > MAX_NODES:
-            raise FigureError(f"more than {MAX_NODES:,} values")
-        if isinstance(value, dict):
-            stack.extend((v, depth + 1) for v in value.values())
-        elif isinstance(value, list):
-            stack.extend((v, depth + 1) for v in value)
+    """JSON size (C-speed; a too-deep value fails there too), then depth and value count by
+    an iterative walk over the containers; FigureError beyond."""
     try:
         size = len(json.dumps(bundle, allow_nan=False))
-    except (TypeError, ValueError) as err:
+    except (TypeError, ValueError, RecursionError) as err:
         raise FigureError(f"not JSON ({err.__class__.__name__})") from None
     if size > MAX_BYTES:
         raise FigureError(f"too large ({size:,} bytes; limit {MAX_BYTES:,})")
+    if not isinstance(bundle, (dict, list)):
+        return
+    stack: list[tuple[Any, int]] = [(bundle, 1)]
+    nodes = 1
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise FigureError(f"nested deeper than {MAX_DEPTH} levels")
+        items = value.values() if isinstance(value, dict) else value
+        nodes += len(items)
+        if nodes > MAX_NODES:
+            raise FigureError(f"more than {MAX_NODES:,} values")
+        stack.extend((v, depth + 1) for v in items if isinstance(v, (dict, list)))
 
 
 def validate(bundle: Any) -> None:

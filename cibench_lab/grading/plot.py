@@ -132,8 +132,7 @@ def _axes_data(pred: Axes, ref: Axes, diffs: list[str]) -> tuple[float, int]:
     left = list(range(len(pred.series)))
     credit = 0.0
     for r in ref.series:
-        scored = [(_series_match(pred.series[j], r, spans, scales), j) for j in left]
-        share, j = max(scored, default=(0.0, -1), key=lambda t: (t[0], pred.series[t[1]].kind == r.kind))
+        share, j = _best(pred.series, left, r, spans, scales)
         if share <= 0.0:  # nothing shows this data: the same kind of series, if any, is its attempt
             j = next((k for k in left if pred.series[k].kind == r.kind), -1)
         if j < 0:
@@ -146,6 +145,21 @@ def _axes_data(pred: Axes, ref: Axes, diffs: list[str]) -> tuple[float, int]:
     for j in left:
         diffs.append(f"an extra {_kind_name(pred.series[j].kind)}")
     return credit, max(len(ref.series), len(pred.series))
+
+
+def _best(
+    series: tuple[Series, ...], left: list[int], r: Series, spans: dict, scales: dict
+) -> tuple[float, int]:
+    """The unpaired series showing most of ``r``'s data: (share, index), same kind first and
+    the first full match taken at once."""
+    best = (0.0, -1)
+    for j in sorted(left, key=lambda k: series[k].kind != r.kind):
+        share = _series_match(series[j], r, spans, scales)
+        if share >= 1.0:
+            return share, j
+        if share > best[0]:
+            best = (share, j)
+    return best
 
 
 def _a(noun: str) -> str:
