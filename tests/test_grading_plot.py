@@ -330,6 +330,14 @@ def test_a_seaborn_heatmap_compares_its_matrix():
     assert not grades(output(a), output(c))["fair"]["passed"]
 
 
+def test_a_seaborn_ecdf_whose_lines_start_at_minus_infinity_matches_itself():
+    a, b = Figure(), Figure()
+    sns.ecdfplot(data=TIPS, x="tip", hue="day", ax=a.subplots())
+    sns.ecdfplot(data=TIPS.assign(tip=TIPS.tip + 0.5), x="tip", hue="day", ax=b.subplots())
+    assert grades(output(a), output(a))["fair"]["passed"]
+    assert not grades(output(a), output(b))["fair"]["passed"]
+
+
 def test_pie_wedges_compare():
     a, b = Figure(), Figure()
     a.subplots().pie([1, 2, 3])
