@@ -2,84 +2,22 @@
 
 Every figure here is real: drawn in-process on an Agg canvas and captured with the kernel's
 own capture code (``engine/figure_capture.py``, the text the start code sends), its PNG
-saved as the inline backend would.  The last test runs the capture through a real
-``cibench-lab`` kernel.
+saved as the inline backend would (``tests/figures.py``).  Untrusted bundles:
+``test_grading_plot_bounds.py``; a real ``cibench-lab`` kernel: ``test_grading_plot_kernel.py``.
 """
 
 from __future__ import annotations
 
-import base64
-import copy
-import io
-
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from figures import TIPS, bars, grades, image, line, output
 from matplotlib.figure import Figure
 
 from cibench_lab.engine import figure_capture
-from cibench_lab.grading import TurnOutput, grade
-from cibench_lab.grading.figure import FigureError, read_figure
-from cibench_lab.tasks.model import ReferenceOutput, Step
 from cibench_lab.tasks.plot import FIGURE_MIME
 
 sns = pytest.importorskip("seaborn")
-
-
-def output(fig: Figure, dpi: float = 72, structure: bool = True) -> dict:
-    """The display_data the inline backend publishes for ``fig`` (PNG + our structure)."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    data = {"image/png": base64.b64encode(buf.getvalue()).decode(), "text/plain": "<Figure>"}
-    if structure:
-        bundle = figure_capture.capture(fig)
-        assert bundle is not None and "omitted" not in bundle
-        data[FIGURE_MIME] = bundle
-    return {"output_type": "display_data", "data": data, "metadata": {}}
-
-
-def step_of(ref: dict, elements: tuple[str, ...] = ("chart_type",)) -> Step:
-    png = ref["data"]["image/png"]
-    text = "Plot it."
-    return Step(0, text, " ", "", (ref,), ReferenceOutput("vis", png), "vis", (), text + "\n", elements)
-
-
-class Grades(dict):
-    """Each profile's grade of one turn, computed when first read (the SSIM of the cibench
-    profile costs more than the whole structural grade)."""
-
-    def __init__(self, step: Step, turns: list[TurnOutput]):
-        super().__init__()
-        self.step, self.turns = step, turns
-
-    def __missing__(self, profile: str) -> dict:
-        self[profile] = grade(self.step, self.turns, profile).as_dict()
-        return self[profile]
-
-
-def grades(ref: dict, pred: dict, elements: tuple[str, ...] = ("chart_type",)) -> Grades:
-    return Grades(step_of(ref, elements), [TurnOutput("plot()", [pred])])
-
-
-def bars(values=(3.0, 5.0, 2.0), title: str | None = None, size=(6, 4)) -> Figure:
-    fig = Figure(figsize=size)
-    ax = fig.subplots()
-    ax.bar(["a", "b", "c"], list(values))
-    ax.set_xlabel("group")
-    if title:
-        ax.set_title(title)
-    return fig
-
-
-def line(shift: float = 0.0) -> Figure:
-    fig = Figure(figsize=(6, 4))
-    ax = fig.subplots()
-    x = np.arange(10)
-    ax.plot(x + shift, np.sin(x), label="sin")
-    ax.legend()
-    return fig
 
 
 pytestmark = pytest.mark.fast
@@ -169,14 +107,6 @@ def test_scatter_points_in_another_order_pass():
     assert "1 of 50 points differs" in grades(output(a), output(c))["fair"]["detail"]
 
 
-TIPS = pd.DataFrame(
-    {
-        "day": ["Fri", "Sat", "Sun", "Thur"] * 6,
-        "tip": [1.0, 2.5, 3.0, 2.0, 1.5, 3.5, 4.0, 2.2, 2.0, 3.0, 3.5, 2.6] * 2,
-    }
-)
-
-
 def test_a_seaborn_bar_chart_and_its_pandas_equivalent_pass_on_data():
     means = TIPS.groupby("day")["tip"].mean()
     fig_sns = Figure(figsize=(6, 4))
@@ -200,14 +130,6 @@ def test_pandas_hist_and_matplotlib_hist_of_the_same_bins_pass():
     c = Figure()
     c.subplots().hist(values, bins=12)
     assert not grades(output(a), output(c))["fair"]["passed"]
-
-
-def image(seed: int, side: int = 40, rgb: bool = False) -> Figure:
-    rng = np.random.default_rng(seed)
-    shape = (side, side, 3) if rgb else (side, side)
-    fig = Figure(figsize=(4, 4))
-    fig.subplots().imshow(rng.integers(0, 256, size=shape).astype(np.uint8), cmap=None if rgb else "gray")
-    return fig
 
 
 def test_imshow_of_the_same_image_passes_of_another_misses():
@@ -235,54 +157,6 @@ def test_an_image_from_pil_has_no_structure_and_falls_back_to_ssim_saying_so():
 def test_a_reference_without_structure_falls_back_to_ssim_saying_so():
     g = grades(output(bars(), structure=False), output(bars()))["fair"]
     assert "the reference has no plot structure" in g["detail"]
-
-
-def _oversized() -> dict:
-    pred = output(line())
-    bundle = pred["data"][FIGURE_MIME]
-    big = {"shape": [60000, 2], "data": [0.123456789] * 120000}
-    bundle["axes"][0]["artists"] = [{"type": "line", "xy": big}] * 2
-    return pred
-
-
-def _nested(depth: int) -> list:
-    value: list = [1]
-    for _ in range(depth):
-        value = [value]
-    return value
-
-
-@pytest.mark.parametrize(
-    "spoil, reason",
-    [
-        (lambda b: b.update(version=7), "schema"),
-        (lambda b: b.update(axes="nope"), "schema"),
-        (lambda b: b["axes"][0]["artists"][0]["xy"].update(data=["x"] * 20), "not a number"),
-        (lambda b: b["axes"][0]["artists"][0]["xy"].update(shape=[3, 2]), "fill its shape"),
-        (lambda b: b.update(extra=_nested(14)), "nested deeper"),
-        (lambda b: b.clear() or b.update(version=1, omitted="too large", bytes=2_000_000), "omitted"),
-    ],
-)
-def test_a_malformed_bundle_falls_back_to_ssim_without_crashing(spoil, reason):
-    pred = output(line())
-    spoil(pred["data"][FIGURE_MIME])
-    with pytest.raises(FigureError, match=reason):
-        read_figure(pred["data"][FIGURE_MIME])
-    g = grades(output(line()), pred)["fair"]
-    assert g["detail"].startswith("plot SSIM") and "not used" in g["detail"]
-
-
-def test_an_oversized_bundle_falls_back_to_ssim_saying_so():
-    g = grades(output(line()), _oversized())["fair"]
-    assert "too large" in g["detail"] and g["detail"].startswith("plot SSIM")
-
-
-def test_a_bundle_of_the_wrong_json_type_falls_back():
-    for junk in (None, 3, "text", [1, 2], {"version": 1}):
-        pred = output(line())
-        pred["data"][FIGURE_MIME] = copy.deepcopy(junk)
-        g = grades(output(line()), pred)["fair"]
-        assert g["detail"].startswith("plot SSIM")
 
 
 def test_declared_elements_each_graded():
@@ -352,40 +226,6 @@ def test_the_cibench_profile_is_unchanged_by_the_structure():
     assert grades(ref, pred)["cibench"] == grades(ref, bare)["cibench"]
 
 
-def test_capture_is_fast_and_never_raises():
-    import time
-
-    fig = bars()
-    started = time.perf_counter()
-    for _ in range(20):
-        figure_capture.capture(fig)
-    assert (time.perf_counter() - started) / 20 < 0.05
-
-    class Broken(Figure):
-        def get_axes(self):
-            raise RuntimeError("boom")
-
-    assert figure_capture.is_figure(Broken())
-    assert figure_capture.capture(Broken()) is None
-    assert figure_capture.capture("not a figure") is None
-
-
-def test_a_large_bundle_is_kept_by_the_turn_bounds_and_json_counts_by_its_size():
-    from cibench_lab.engine.execution import MAX_TEXT, Execution
-
-    def msg(data: dict) -> dict:
-        return {"header": {"msg_type": "display_data"}, "content": {"data": data, "metadata": {}}}
-
-    bundle = _oversized()["data"][FIGURE_MIME]  # about 2 MB of JSON: the grade falls back, the turn keeps it
-    ex = Execution("m")
-    for _ in range(3):
-        ex.add(msg({"image/png": "iVBORw0KGgo=", FIGURE_MIME: bundle}))
-    assert len(ex.outputs) == 3 and not ex.truncated
-    assert ex.outputs[0]["data"][FIGURE_MIME] == bundle
-    ex.add(msg({"application/json": {"x": "y" * MAX_TEXT}}))  # other JSON counts as text, by size
-    assert ex.truncated and len(ex.outputs) == 3
-
-
 @pytest.mark.parametrize("freq", ["MS", "ME", "QS"])
 def test_a_pandas_time_series_plot_and_ax_plot_of_it_pass(freq):
     series = pd.Series(np.arange(24.0) ** 1.5, index=pd.date_range("2000-01-01", periods=24, freq=freq))
@@ -399,51 +239,3 @@ def test_a_pandas_time_series_plot_and_ax_plot_of_it_pass(freq):
         g = grades(output(a), output(b))["fair"]
         assert g["passed"], (freq, g["detail"])
     assert not grades(output(by_pandas), output(shifted))["fair"]["passed"]
-
-
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=12,
-)
-_BASE = None
-
-
-def _base_bundle() -> dict:
-    global _BASE
-    if _BASE is None:
-        fig = bars(title="t")
-        fig.axes[0].plot([0, 1, 2], [1.0, 2.0, 3.0])
-        fig.axes[0].scatter([0, 1], [2.0, 1.0])
-        _BASE = output(fig)
-    return _BASE
-
-
-def _nodes(value, path=()):
-    yield path
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _nodes(v, (*path, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _nodes(v, (*path, i))
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data())
-def test_any_mutation_of_a_real_bundle_grades_without_raising(data):
-    ref = _base_bundle()
-    pred = copy.deepcopy(ref)
-    bundle = pred["data"][FIGURE_MIME]
-    paths = list(_nodes(bundle))[1:]
-    for _ in range(data.draw(st.integers(1, 3))):
-        path = data.draw(st.sampled_from(paths))
-        parent = bundle
-        try:
-            for key in path[:-1]:
-                parent = parent[key]
-            parent[path[-1]] = data.draw(JSON)
-        except (KeyError, IndexError, TypeError):
-            continue  # an earlier mutation removed this node
-    g = grade(step_of(ref), [TurnOutput("plot()", [pred])], "fair").as_dict()
-    assert 0.0 <= g["score"] <= 1.0 and g["detail"]
