@@ -48,6 +48,9 @@ def test_a_declared_title_with_other_text_differs_without_quoting_it():
     assert not g["passed"] and "the declared title differs" in g["detail"]
     assert "Mean tip" not in g["detail"]
     assert grades(ref, output(bars(title="  mean TIP by day ")), ("title",))["fair"]["passed"]
+    as_suptitle = bars()
+    as_suptitle.suptitle("Mean tip by day")
+    assert grades(ref, output(as_suptitle), ("title",))["fair"]["passed"]  # where it is drawn is styling
 
 
 def test_another_figure_size_or_dpi_passes_under_fair_not_under_cibench_ssim():

@@ -310,8 +310,7 @@ def _pairs(pred: Figure, ref: Figure) -> list[tuple[Axes, Axes]]:
 def _elements(pred: Figure, ref: Figure) -> dict[str, bool]:
     same_count = len(pred.axes) == len(ref.axes)
     pairs = _pairs(pred, ref)
-    titles = same_count and _norm(pred.suptitle) == _norm(ref.suptitle)
-    titles = titles and all([_norm(t) for t in p.titles] == [_norm(t) for t in r.titles] for p, r in pairs)
+    titles = sorted(_titles(pred)) == sorted(_titles(ref))  # wherever drawn: suptitle, centre or left
     labels = same_count and all(
         (_norm(p.xlabel), _norm(p.ylabel)) == (_norm(r.xlabel), _norm(r.ylabel)) for p, r in pairs
     )
