@@ -85,6 +85,19 @@ def test_a_shifted_series_is_a_miss():
     assert grades(output(line()), output(line(shift=1e-6)))["fair"]["passed"]  # within tolerance
 
 
+def test_the_same_curve_sampled_at_other_points_passes():
+    def curve(n: int, stop: float = 10.0, lift: float = 0.0) -> Figure:
+        fig = Figure()
+        x = np.linspace(0.0, stop, n)
+        fig.subplots().plot(x, np.sin(x) + lift)
+        return fig
+
+    ref = output(curve(200))
+    assert grades(ref, output(curve(500)))["fair"]["passed"]
+    assert not grades(ref, output(curve(500, lift=0.2)))["fair"]["passed"]
+    assert not grades(ref, output(curve(500, stop=8.0)))["fair"]["passed"]  # a shorter line
+
+
 def test_another_chart_type_of_the_same_data_is_a_miss():
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()

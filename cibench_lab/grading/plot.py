@@ -7,7 +7,8 @@ of the same means both *have the right data*; the chart type is an element of it
 
 Numbers match within ``TOL`` (0.2 %) of the reference axes' span on the axis they lie on
 (log10 space on a log axis) plus 1e-9 relative: less than a pixel of a typical figure.
-Bars and scatter points are compared as sets (sorted), lines and polygons in order.
+Bars and scatter points are compared as sets, lines and polygons in order; a line sampled at
+other x (more or fewer points of the same curve) within ``CURVE_TOL`` once interpolated.
 Images and heatmaps compare the array as shown: 2-D values through their colour limits,
 RGB(A) in [0, 1]; arrays kept as a digest match when the digests agree, else their
 downsamples are compared.
@@ -32,6 +33,8 @@ from .dates import aligned
 from .figure import Array, Axes, Figure, Series
 
 TOL = 0.002
+#: Two samplings of one line agree this closely (share of the span) once interpolated.
+CURVE_TOL = 0.01
 #: Colours closer than this (RGB in [0, 1], max channel difference) are the same colour.
 COLOR_TOL = 0.06
 #: Element names as the badge says them.
@@ -218,8 +221,24 @@ def _points_share(pred: Series, ref: Series, spans: dict, scales: dict) -> float
         width = min(p.shape[1], r.shape[1])
         p, r = p[:, :width], r[:, :width]
     if ref.ordered and pred.ordered:
-        return 1.0 if len(p) == len(r) and _close(p, r).all() else 0.0
+        if len(p) == len(r):
+            return 1.0 if _close(p, r).all() else 0.0
+        return 1.0 if _same_curve(p, r) else 0.0
     return _matched(p, r) / max(len(p), len(r))
+
+
+def _same_curve(p: np.ndarray, r: np.ndarray) -> bool:
+    """Two samplings of one curve (``np.linspace(0, 1, 50)`` against 200 points, a KDE on
+    another grid): x increasing in both, the same extent, and the turn's line, interpolated
+    at the reference's x, within ``CURVE_TOL`` everywhere."""
+    if p.shape[1] != 2 or min(len(p), len(r)) < 2 or not (np.isfinite(p).all() and np.isfinite(r).all()):
+        return False
+    if not ((np.diff(p[:, 0]) > 0).all() and (np.diff(r[:, 0]) > 0).all()):
+        return False
+    if abs(p[0, 0] - r[0, 0]) > TOL or abs(p[-1, 0] - r[-1, 0]) > TOL:
+        return False
+    y = np.interp(r[:, 0], p[:, 0], p[:, 1])
+    return bool((np.abs(y - r[:, 1]) <= CURVE_TOL).all())
 
 
 def _matched(p: np.ndarray, r: np.ndarray) -> int:
