@@ -8,6 +8,7 @@ import sys
 from functools import lru_cache
 from importlib import metadata
 
+from ..tasks.model import Task
 from .kernel import KERNEL_ENV
 from .sandbox import current
 
@@ -50,3 +51,9 @@ def _machine() -> dict:
         "threads": {k: v for k, v in KERNEL_ENV.items() if k.endswith("THREADS")},
         "libraries": versions,
     }
+
+
+def attempt_environment(task: Task) -> dict:
+    """:func:`environment` plus how ``task``'s plots are rendered in its kernels (tasks/rendering.py)."""
+    r = task.rendering
+    return {**environment(), "rendering": {**r.rendering.record(), "basis": r.basis, "verified": r.verified}}
