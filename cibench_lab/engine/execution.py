@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from nbformat.v4 import output_from_msg
 
+from ..tasks.plot import FIGURE_MIME
+
 #: Output kinds kept from IOPub (everything else — status, comm, … — is ignored).
 OUTPUT_TYPES = {"stream", "display_data", "execute_result", "error"}
 #: Bounds on what is kept per execution, so a runaway print cannot exhaust memory: text
 #: (streams, tracebacks, text reprs) and, separately, images (a large plot's PNG can be tens
-#: of MB in base64 and must still reach the graders).  What is over is dropped and the
-#: turn records ``truncated``.
+#: of MB in base64 and must still reach the graders; a figure's structure, JSON up to 1 MB
+#: beside its PNG, counts with the images).  What is over is dropped and the turn records
+#: ``truncated``.
 MAX_TEXT = 4 * 1024 * 1024
 MAX_IMAGES = 64 * 1024 * 1024
 
@@ -130,15 +134,23 @@ def _utc(stamp: float) -> dt.datetime:
 
 
 def _size_of(content: dict[str, Any]) -> tuple[int, int]:
-    """(text size, image size) of an output message's content."""
+    """(text size, image size) of an output message's content; a JSON value (a ``+json``
+    MIME type) by its serialized length."""
     if "text" in content:
         return len(content["text"]), 0
     text = len(str(content.get("traceback", "")))
     image = 0
     for mime, value in (content.get("data") or {}).items():
-        size = len(value) if isinstance(value, str) else 64
-        if mime.startswith("image/"):
+        size = len(value) if isinstance(value, str) else _json_size(value)
+        if mime.startswith("image/") or mime == FIGURE_MIME:
             image += size
         else:
             text += size
     return text, image
+
+
+def _json_size(value: Any) -> int:
+    try:
+        return len(json.dumps(value))
+    except (TypeError, ValueError, RecursionError):
+        return MAX_TEXT + 1  # not JSON as published: never kept

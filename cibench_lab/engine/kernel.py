@@ -43,6 +43,10 @@ def input(*args, **kwargs):
 
 get_ipython().system = lambda *args: print('Assume we have this package, ! is disabled!')
 """
+# Each displayed matplotlib figure also carries what it shows (engine/figure_capture.py, sent as text).
+_CAPTURE = Path(__file__).with_name("figure_capture.py").read_text(encoding="utf-8")
+START_CODE += f"exec({_CAPTURE!r}, _cibench_ns := {{'__name__': 'cibench_lab_figure'}})\n"
+START_CODE += "_cibench_ns['register']()\ndel _cibench_ns\n"
 
 
 def rendering_code(rendering: Rendering) -> str:

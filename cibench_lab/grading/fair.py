@@ -6,7 +6,9 @@ merged, as a notebook saves them) or ``execute_result`` text, scanning backwards
 exactly how the reference output is chosen — untrimmed, ANSI stripped.  Then:
 num/general by :mod:`.values` (numbers on token boundaries, precision-fitted
 tolerance, tables as values), text by CJK-aware ROUGE-1 (:mod:`.cjk`), vis by
-SSIM on RGB with the aspect ratio kept (:mod:`.fair_vis`), plus the optional VLM
+what the figure shows (its data, then the step's declared plot elements: :mod:`.plot`)
+when both figures carry their structure, else SSIM on RGB with the aspect ratio kept
+(:mod:`.fair_vis`) and the badge says why, plus the optional VLM
 judge's verdict when one is given (:mod:`.judge` asks for it before grading).
 Outputs beyond ``MAX_CHARS`` are ungradable, not scored 0.
 """
@@ -19,8 +21,10 @@ from ..tasks.model import Step
 from .cibench import PASS_SCORE, error_name, step_basis
 from .cjk import rouge1_cjk
 from .exec import failure_detail
+from .fair_plot import structural
 from .fair_vis import fair_ssim
 from .images import ImageError, TooLarge
+from .plot import Comparison
 from .render import ANSI, Rendered, join_text
 from .turn import Grade, TurnOutput
 from .values import asked_decimals, match
@@ -69,12 +73,18 @@ def _bounded(parts: list[str]) -> str:
     return ANSI.sub("", "".join(parts))
 
 
-def first_image(outputs: list[dict[str, Any]]) -> str | None:
+def first_figure(outputs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The first output showing an image (with its plot structure, when it has one)."""
     for out in outputs:
         data = out.get("data") or {}
         if out.get("output_type") in ("display_data", "execute_result") and "image/png" in data:
-            return join_text(data["image/png"])
+            return out
     return None
+
+
+def first_image(outputs: list[dict[str, Any]]) -> str | None:
+    out = first_figure(outputs)
+    return join_text(out["data"]["image/png"]) if out is not None else None
 
 
 def _latest(turns: list[TurnOutput], pick) -> Any:
@@ -140,19 +150,22 @@ def _textual(base: dict, step: Step, turns: list[TurnOutput]) -> Grade:
 
 
 def _vis(base: dict, step: Step, turns: list[TurnOutput], verdict: dict[str, Any] | None) -> Grade:
-    img = _latest(turns, first_image)
-    if img is None:
+    out = _latest(turns, first_figure)
+    if out is None:
         return Grade(**base, score=0.0, detail="expected a figure; your output had none")
     if step.reference.kind != "vis" or not step.reference.value:
         why = "the reference has no figure"
         return Grade(**base, score=0.0, detail=f"ungradable: {why}", ungradable=why, judge=verdict)
+    judged = f"; judge {verdict['score']:.1f}" if verdict and verdict.get("score") is not None else ""
+    found = structural(step, out)
+    if isinstance(found, Comparison):
+        detail = found.detail() + judged
+        return Grade(**base, score=found.score, detail=detail, passed=found.passed, judge=verdict)
     try:
-        score = fair_ssim(img, step.reference.value)
+        score = fair_ssim(join_text(out["data"]["image/png"]), step.reference.value)
     except TooLarge:
         raise
     except ImageError as err:
         return Grade(**base, score=0.0, detail=f"figure could not be compared: {err}", judge=verdict)
-    detail = f"plot SSIM {score:.2f} (RGB, aspect kept)"
-    if verdict and verdict.get("score") is not None:
-        detail += f"; judge {verdict['score']:.1f}"
+    detail = f"plot SSIM {score:.2f} (RGB, aspect kept; {found}){judged}"
     return Grade(**base, score=score, detail=detail, passed=score >= PASS_SCORE["vis"], judge=verdict)

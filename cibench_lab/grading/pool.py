@@ -123,6 +123,7 @@ def _start_worker(niceness: int) -> None:
     """A grading process: lower priority, then the image libraries loaded once."""
     if niceness and hasattr(os, "nice"):
         os.nice(niceness)
+    import jsonschema  # noqa: F401  (figure structures: grading/figure.py)
     import PIL.Image  # noqa: F401
     import scipy.ndimage  # noqa: F401
     import skimage.metrics  # noqa: F401

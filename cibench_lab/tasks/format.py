@@ -18,6 +18,7 @@ from typing import Any
 from .errors import TaskError
 from .meta import read_meta
 from .model import METRIC_KINDS, ReferenceOutput, Step, Task
+from .plot import declared_elements
 from .rendering import RenderingError, TaskRendering, detect, from_record
 
 THOUGHT_MARK = "\n\nThought: "
@@ -181,7 +182,10 @@ def parse_notebook(raw: bytes, path: Path, task_id: str, datasources: Path | Non
     extra = read_meta(meta, name, split, lib, stem)
     # The official loader tests the file path for 'chinese'; our tasks declare their language.
     chinese = "chinese" in name if extra["language_from_path"] else extra["language"] == "zh"
-    steps = tuple(_step(i, md, code, kinds, modules, chinese, name) for i, (md, code) in enumerate(pairs))
+    steps = tuple(
+        _step(i, md, code, kinds, modules, chinese, name, declared_elements(meta, i))
+        for i, (md, code) in enumerate(pairs)
+    )
     return Task(
         id=task_id,
         split=split,
@@ -211,7 +215,7 @@ def _rendering(declared: dict | None, steps: tuple[Step, ...], name: str) -> Tas
         raise TaskError(name, str(err)) from None
 
 
-def _step(i, md, code, kinds, modules, chinese, name) -> Step:
+def _step(i, md, code, kinds, modules, chinese, name, elements) -> Step:
     instruction, thought = split_thought(_text(md.get("source", ""), name, "cell source", 2 * i))
     outputs = code.get("outputs", [])
     if not isinstance(outputs, list):
@@ -227,4 +231,5 @@ def _step(i, md, code, kinds, modules, chinese, name) -> Step:
         kind=kinds[i] if kinds else ref.kind,
         modules=modules[i],
         prompt=user_prompt(instruction, modules[i], chinese),
+        plot_elements=elements,
     )

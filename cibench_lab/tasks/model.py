@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .plot import UNDECLARED
 from .rendering import TaskRendering
 
 #: Step kinds a `step_types` entry may name.
@@ -45,6 +46,8 @@ class Step:
     kind: str  # the metric: step_types entry if given, else the detected kind
     modules: tuple[str, ...]  # from metadata `modules`, split on '&'
     prompt: str  # the exact user message a CIBench-protocol model receives
+    #: a vis step's declared plot elements (tasks/plot.py), graded beside its data
+    plot_elements: tuple[str, ...] = UNDECLARED
 
 
 @dataclass(frozen=True)
