@@ -1,6 +1,8 @@
 """The task kernel's sandbox: bubblewrap, built from a :class:`SandboxPolicy`.
 
-A sandboxed kernel sees its own Python environment read-only, its attempt folder
+A sandboxed kernel sees its own Python environment read-only (the kernel
+environment of :mod:`.interpreter` and the base installation it was made from,
+as that interpreter reports them; not the server's environment), its attempt folder
 read-write at :data:`ATTEMPT_DIR` (the same path for every player), its own
 connection folder, a private ``/tmp`` and ``HOME``, and the system's ``/usr``;
 not the task directories, the results database, the Jupyter data and runtime
