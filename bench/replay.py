@@ -34,7 +34,7 @@ from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
 from cibench_lab.engine.attempt import Attempts
-from cibench_lab.engine.kernel import KERNEL_NAME, START_CODE, ensure_kernelspec
+from cibench_lab.engine.kernel import KERNEL_NAME, ensure_kernelspec, start_code
 from cibench_lab.engine.run import run_tasks
 from cibench_lab.engine.workspace import copy_data
 from cibench_lab.players import ReferencePlayer
@@ -99,7 +99,10 @@ def pick(lib: TaskLibrary, full: bool, patterns: list[str] | None) -> list[Task]
 def nbclient_run(task: Task, workroot: Path, timeout: float) -> float:
     folder = workroot / f"nb-{task.stem}"
     copy_data(task, folder)
-    nb = new_notebook(cells=[new_code_cell(START_CODE)] + [new_code_cell(s.code) for s in task.steps])
+    nb = new_notebook(
+        cells=[new_code_cell(start_code(task.rendering.rendering))]
+        + [new_code_cell(s.code) for s in task.steps]
+    )
     nb.metadata["kernelspec"] = {"name": KERNEL_NAME, "display_name": KERNEL_NAME, "language": "python"}
     started = time.perf_counter()
     client = NotebookClient(

@@ -38,6 +38,12 @@ def task_admin_view(task: Task) -> dict:
         "path": str(task.path),
         "content_hash": task.content_hash,
         "data_files": list(task.data_files),
+        "rendering": {
+            **task.rendering.rendering.record(),
+            "basis": task.rendering.basis,
+            "verified": task.rendering.verified,
+            "detail": task.rendering.detail,
+        },
         "steps": [
             {
                 "index": s.index,
@@ -66,6 +72,7 @@ def cmd_show(args) -> int:
         print(json.dumps(view, indent=2, ensure_ascii=False))
         return 0
     print(f"{task.id} — {task.title} ({len(task.steps)} steps)\n{task.intro}\n")
+    print(f"rendering: {task.rendering.describe()}\n")
     for s in view["steps"]:
         print(
             f"--- step {s['index'] + 1} [{s['kind']}]\n{s['prompt']}reference:\n{s['code']}\n"
@@ -92,6 +99,13 @@ def cmd_import(args) -> int:
         print(f"updated    {task_id}")
     for path, why in report.rejected:
         print(f"rejected   {path}: {why}")
+    for task_id, rendering in sorted(report.unverified.items()):
+        print(f"rendering  {task_id}: {rendering.describe()}: unconfirmed")
+    if report.unverified:
+        print(
+            f"{len(report.unverified)} tasks' rendering is unconfirmed: "
+            "`cibench-lab tasks verify` confirms it by re-running their references"
+        )
     print(
         f"{len(report.imported)} imported, {len(report.updated)} updated, {len(report.unchanged)} unchanged, "
         f"{len(report.rejected)} rejected, {report.data_files} data files written -> {into}"
@@ -108,6 +122,8 @@ def verdict_lines(v) -> list[str]:
         lines.append(f"      could not run: {v.error}")
     lines += [f"      step {d.step + 1} [{d.kind}]: {d.detail}" for d in v.drifts]
     lines += [f"      step {d.step + 1} [{d.kind}] changed: {d.detail}" for d in v.changed]
+    if v.rendering_note:
+        lines.append(f"      rendering: {v.rendering_note}")
     return lines
 
 
@@ -131,7 +147,14 @@ def run_with_progress(tasks: list[Task], args) -> list:
                 )
             progress.advance(bar)
 
-        coro = verify_tasks(tasks, jobs=args.jobs, timeout=args.timeout, exact=args.exact, on_done=done)
+        coro = verify_tasks(
+            tasks,
+            jobs=args.jobs,
+            timeout=args.timeout,
+            exact=args.exact,
+            on_done=done,
+            rendering=args.rendering,
+        )
         return asyncio.run(coro)
 
 
@@ -152,6 +175,8 @@ def cmd_verify(args) -> int:
     import dataclasses
     import time
 
+    from ..engine.verify import record_renderings
+
     tasks = library(args).select(args.patterns or None)
     if not tasks:
         print(f"error: no task matches {' '.join(args.patterns)}", file=sys.stderr)
@@ -161,14 +186,34 @@ def cmd_verify(args) -> int:
     started = time.perf_counter()
     verdicts = run_with_progress(tasks, args)
     seconds = time.perf_counter() - started
+    try:
+        recorded = record_renderings(tasks, verdicts)
+    except OSError as err:
+        print(f"error: the confirmed renderings could not be recorded: {err}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps([dataclasses.asdict(v) for v in verdicts], indent=2))
     else:
         for v in verdicts:
-            if not v.ok or v.changed:
+            if not v.ok or v.changed or v.rendering_note:
                 print("\n".join(verdict_lines(v)))
+        for task_id, path in sorted(recorded.items()):
+            rendering = next(v.rendering for v in verdicts if v.task_id == task_id)
+            print(f"rendering  {task_id}: {rendering} confirmed -> {path}")
         print(summary_line(verdicts, seconds))
     return 0 if all(v.ok for v in verdicts) else 1
+
+
+def rendering_arg(text: str):
+    """argparse type of ``--rendering``: a preset, PRESET:DPI or a dpi."""
+    import argparse
+
+    from ..tasks.rendering import RenderingError, parse
+
+    try:
+        return parse(text)
+    except RenderingError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def cmd_build(args) -> int:
@@ -218,6 +263,13 @@ def register(sub) -> None:
     tv.add_argument("--exact", action="store_true", help="count changed output bytes as drift")
     tv.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     tv.add_argument("--no-progress", action="store_true", help="no progress bar")
+    tv.add_argument(
+        "--rendering",
+        type=rendering_arg,
+        metavar="PRESET[:DPI]",
+        help="re-run under this plot rendering (stock, legacy-inline, stock:72, ...) instead of each "
+        "task's own; recorded for the tasks that verify (not for tasks declaring theirs)",
+    )
     add_sandbox_options(tv, network=False)
     tv.set_defaults(fn=cmd_verify)
     tb = tsub.add_parser("build", help="instantiate templates and record their references")

@@ -6,7 +6,10 @@ Each task notebook (default: every ``cibench_*/<lib>/*.ipynb`` next to this file
 bottom in ONE fresh ``cibench-lab`` kernel whose working directory is a temporary copy of its task
 directory's ``datasources/`` (``<dir>/<split>/<lib>/<task>.ipynb`` -> ``<dir>/datasources``; the
 built-in one when absent) — exactly how a player's attempt runs — after the hidden start code
-(:data:`cibench_lab.engine.kernel.START_CODE`, not stored).  The real outputs are written back
+(:func:`cibench_lab.engine.kernel.start_code` with the task's rendering, not stored: the one
+it declares or its directory records, else what its PNGs show, else ``stock:72``; a notebook
+with ``cibench_lab`` metadata that declares none gets the one used written into
+``metadata.cibench_lab.rendering``).  The real outputs are written back
 into the notebook in place; execution timing metadata is not recorded, so a rebuild on the same
 machine is byte-identical.  Before anything is written, the notebook's structure (alternating
 instruction/code cells, ``step_types``, ``modules``, ``cibench_lab`` metadata) and every step's
@@ -39,9 +42,10 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 from cibench_lab.builtin import BUILTIN_DIR, DATASOURCES_DIR
-from cibench_lab.engine.kernel import KERNEL_NAME, START_CODE, ensure_kernelspec
+from cibench_lab.engine.kernel import KERNEL_NAME, ensure_kernelspec, start_code
 from cibench_lab.tasks.checks import check_outputs, check_structure
 from cibench_lab.tasks.errors import TaskError
+from cibench_lab.tasks.rendering import STOCK_72, Rendering, TaskRendering
 
 STEP_SECONDS = 3.0  # authoring budget: a typical step takes at most this long ...
 TASK_SECONDS = 30.0  # ... and a whole task at most this long, on two cores.
@@ -87,8 +91,22 @@ def _kernel_manager(spec_dir: Path) -> AsyncKernelManager:
     return AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=spec_manager)
 
 
+def task_rendering(path: Path) -> TaskRendering:
+    """The rendering ``path`` is built with: declared, recorded or detected; else ``stock:72``."""
+    from cibench_lab.tasks.library import TaskLibrary
+
+    task = TaskLibrary().add_notebook(path)
+    if task is None or task.rendering.basis == "assumed":
+        return TaskRendering(STOCK_72, "assumed", detail="the default of tasks we write")
+    return task.rendering
+
+
 def execute(
-    nb: nbformat.NotebookNode, spec_dir: Path, timeout: int, datasources: Path = DATASOURCES_DIR
+    nb: nbformat.NotebookNode,
+    spec_dir: Path,
+    timeout: int,
+    datasources: Path = DATASOURCES_DIR,
+    rendering: Rendering = STOCK_72,
 ) -> list[float]:
     """Run the code cells of ``nb`` in one fresh kernel, in place; return seconds per step."""
     _clear(nb)
@@ -113,7 +131,9 @@ def execute(
             if info is not None and "language_info" in info["content"]:
                 nb.metadata["language_info"] = info["content"]["language_info"]
             # Hidden start code: silent, so it neither shows nor bumps the execution count.
-            reply = client.wait_for_reply(client.kc.execute(START_CODE, silent=True, store_history=False))
+            reply = client.wait_for_reply(
+                client.kc.execute(start_code(rendering), silent=True, store_history=False)
+            )
             if reply is None or reply["content"].get("status") != "ok":
                 raise BuildError("the kernel start code failed")
             for index, cell in enumerate(nb.cells):
@@ -153,9 +173,11 @@ def check_loaded(path: Path, text: str, datasources: Path) -> list[str]:
     return problems
 
 
-def _run(nb: nbformat.NotebookNode, path: Path, spec_dir: Path, timeout: int, tries: int = 2) -> list[float]:
+def _run(
+    nb: nbformat.NotebookNode, path: Path, spec_dir: Path, timeout: int, rendering: Rendering, tries: int = 2
+) -> list[float]:
     try:
-        return execute(nb, spec_dir, timeout, task_datasources(path))
+        return execute(nb, spec_dir, timeout, task_datasources(path), rendering)
     except CellExecutionError as exc:
         raise BuildError(f"{path}: a reference cell failed:\n{exc}") from exc
     except (CellTimeoutError, DeadKernelError) as exc:
@@ -163,7 +185,7 @@ def _run(nb: nbformat.NotebookNode, path: Path, spec_dir: Path, timeout: int, tr
     except Exception as exc:  # the kernel did not start (e.g. its spec was being rewritten): once more
         if tries > 1:
             time.sleep(1.0)
-            return _run(nb, path, spec_dir, timeout, tries - 1)
+            return _run(nb, path, spec_dir, timeout, rendering, tries - 1)
         raise BuildError(f"{path}: the kernel failed: {type(exc).__name__}: {exc}") from exc
 
 
@@ -175,8 +197,11 @@ def build(path: Path, spec_dir: Path, timeout: int, write: bool) -> BuildResult:
     problems = check_structure(nb, _split(path), KERNEL_NAME)
     if problems:
         raise BuildError(f"{path}: " + "; ".join(problems))
+    rendering = task_rendering(path)
+    if rendering.basis != "declared" and isinstance(nb.metadata.get("cibench_lab"), dict):
+        nb.metadata["cibench_lab"]["rendering"] = rendering.rendering.record()  # a task we write
     started = time.perf_counter()
-    step_seconds = _run(nb, path, spec_dir, timeout)
+    step_seconds = _run(nb, path, spec_dir, timeout, rendering.rendering)
     seconds = time.perf_counter() - started
     problems = check_outputs(nb, _split(path))
     if problems:

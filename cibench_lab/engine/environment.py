@@ -13,6 +13,7 @@ import sys
 from functools import lru_cache
 from importlib import metadata
 
+from ..tasks.model import Task
 from .interpreter import describe, kernel_python
 from .kernel import KERNEL_ENV
 from .sandbox import current
@@ -72,3 +73,9 @@ def _machine() -> dict:
         "threads": {k: v for k, v in KERNEL_ENV.items() if k.endswith("THREADS")},
         "server": {"python": sys.version.split()[0], "cibench-lab": server},
     }
+
+
+def attempt_environment(task: Task) -> dict:
+    """:func:`environment` plus how ``task``'s plots are rendered in its kernels (tasks/rendering.py)."""
+    r = task.rendering
+    return {**environment(), "rendering": {**r.rendering.record(), "basis": r.basis, "verified": r.verified}}

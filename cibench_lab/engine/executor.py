@@ -10,8 +10,9 @@ from pathlib import Path
 from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 
+from ..tasks.rendering import STOCK_72, Rendering
 from .execution import Execution
-from .kernel import KERNEL_NAME, START_CODE, ensure_kernelspec
+from .kernel import KERNEL_NAME, ensure_kernelspec, start_code
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,8 @@ class KernelExecutor:
     ``silence``: fail a run after that many seconds without output (the
     ``--compat-timeout`` rule); ``grace``: how long an interrupted run may take to
     stop; ``restart()`` replaces a dead (or unstoppable) kernel by a fresh one (the
-    caller restores the attempt's state on it).
+    caller restores the attempt's state on it).  ``rendering``: the plot settings of the
+    task it plays (``task.rendering.rendering``; default: the built-in set's).
     """
 
     def __init__(
@@ -92,8 +94,10 @@ class KernelExecutor:
         kernel_name: str = KERNEL_NAME,
         silence: float | None = None,
         grace: float | None = None,
+        rendering: Rendering = STOCK_72,
     ):
         self.cwd = Path(cwd)
+        self.rendering = rendering
         self.timeout = timeout
         self.silence = silence
         self.grace = grace
@@ -108,7 +112,7 @@ class KernelExecutor:
         self.kc = self.km.client()
         self.kc.start_channels()
         await self.kc.wait_for_ready(timeout=60)
-        await self.run(START_CODE)
+        await self.run(start_code(self.rendering))
 
     async def run(self, code: str, timeout: float | None = None) -> Execution:
         """Execute ``code`` and return everything the kernel published for it."""

@@ -3,8 +3,9 @@
 The `cibench-lab` kernelspec fixes thread counts and quietens noisy libraries so
 that the same code gives the same numbers and the same PNGs everywhere
 (the variables are in ``KERNEL_ENV``).  The start code mirrors what CIBench's
-interpreter runs before a task (no ``input()``, no shell escapes) and is run by
-the server (lab) or the executor (headless) before the first step.
+interpreter runs before a task (no ``input()``, no shell escapes), then sets the
+task's plot rendering (:func:`start_code`); it is run by the server (lab), the
+executor (headless, ``tasks verify``) and ``tasks build`` before the first step.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import json
 import os
 import sys
 from pathlib import Path
+
+from ..tasks.rendering import Rendering
 
 KERNEL_NAME = "cibench-lab"
 LAUNCHER = "cibench_lab.engine.kernel_launch"
@@ -39,13 +42,26 @@ def input(*args, **kwargs):
     raise NotImplementedError('Python input() function is disabled.')
 
 get_ipython().system = lambda *args: print('Assume we have this package, ! is disabled!')
-try:
-    import matplotlib as _mpl
-    _mpl.rcParams.update({'figure.dpi': 72, 'savefig.dpi': 72})
-    del _mpl
-except ImportError:
-    pass
 """
+
+
+def rendering_code(rendering: Rendering) -> str:
+    """Python that gives matplotlib ``rendering``'s rcParams (nothing when it is not installed)."""
+    rc = ", ".join(f"{k!r}: {v!r}" for k, v in rendering.rc().items())
+    return (
+        "try:\n"
+        "    import matplotlib as _mpl\n"
+        f"    _mpl.rcParams.update({{{rc}}})\n"
+        "    del _mpl\n"
+        "except ImportError:\n"
+        "    pass\n"
+    )
+
+
+def start_code(rendering: Rendering) -> str:
+    """The hidden start code of a kernel that plays a task rendered as ``rendering``
+    (``task.rendering.rendering``)."""
+    return START_CODE + rendering_code(rendering)
 
 
 def kernelspec_dict(python: str | None = None, launcher_python: str | None = None) -> dict:

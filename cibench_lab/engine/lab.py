@@ -34,11 +34,11 @@ from ..tasks.model import Task
 from .attempt import Attempts, NewAttempt
 from .capture import Captures
 from .driver import StepDriver
-from .environment import environment
+from .environment import attempt_environment
 from .errors import BadInput, Conflict, Unavailable, Unwritable
 from .execution import Execution
 from .executor import execute
-from .kernel import KERNEL_NAME, START_CODE
+from .kernel import KERNEL_NAME, start_code
 from .oracle import referenced_steps
 from .settings import PlaySettings
 from .workspace import copy_data, unwritable, write_notebook
@@ -158,12 +158,13 @@ class LabPlay:
             kc.stop_channels()
         return ran
 
-    async def _restore(self, attempt_id: str, kernel_id: str) -> int:
-        """Run the start code and the attempt's state on a new kernel; oracle: record the
-        references no oracle report covered, from what this kernel printed."""
+    async def _restore(self, attempt_id: str, kernel_id: str, task: Task) -> int:
+        """Run the start code (with ``task``'s rendering) and the attempt's state on a new kernel;
+        oracle: record the references no oracle report covered, from what this kernel printed."""
+        start = start_code(task.rendering.rendering)
 
         async def run(codes: list[str]) -> list[TurnOutput]:
-            return (await self._run_hidden(kernel_id, [START_CODE, *codes]))[1:]
+            return (await self._run_hidden(kernel_id, [start, *codes]))[1:]
 
         return await self.driver.restore(attempt_id, run, source="restore", kernel_id=kernel_id)
 
@@ -202,7 +203,7 @@ class LabPlay:
             player=spec,
             participant=participant,
             settings=settings,
-            environment=environment(),
+            environment=attempt_environment(task),
         )
         attempt_id = await self.call(self.attempts.create, new)
         opening = _Opening(attempt_id, Path(self.config.attempts_dir) / f"{task.stem}-{attempt_id[:8]}")
@@ -247,7 +248,7 @@ class LabPlay:
 
     async def bind(self, attempt_id: str, kernel_id: str, participant: str) -> dict[str, Any]:
         """Make ``kernel_id`` the attempt's kernel (for its participant only); restore it if it is new."""
-        row, _ = await self.call(self.attempts.load, attempt_id, participant)
+        row, task = await self.call(self.attempts.load, attempt_id, participant)
         km = self.app.kernel_manager
         if kernel_id not in km:
             raise BadInput(f"kernel_id: no running kernel {kernel_id!r}")
@@ -255,7 +256,7 @@ class LabPlay:
         restored = 0
         async with self.locks.setdefault(kernel_id, asyncio.Lock()):  # one restore per kernel
             if self.prepared.get(kernel_id) != attempt_id:
-                restored = await self._restore(attempt_id, kernel_id)
+                restored = await self._restore(attempt_id, kernel_id, task)
                 self.prepared[kernel_id] = attempt_id
                 self.prepared_at[kernel_id] = time.time()
         if row.kernel_id != kernel_id:

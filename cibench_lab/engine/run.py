@@ -35,7 +35,7 @@ from ..store.tables import Attempt, Event, Run
 from ..tasks.model import Task
 from .attempt import Attempts, NewAttempt, _get
 from .driver import Executed, StepDriver
-from .environment import environment
+from .environment import attempt_environment
 from .errors import BadInput
 from .execution import Execution
 from .executor import COMPAT_SILENCE, KernelExecutor
@@ -235,7 +235,7 @@ async def _open_attempt(ctx: PlayContext, task: Task, attempt_id: str | None) ->
         player=ctx.player.name,
         participant=f"player:{ctx.player.name}",
         settings=ctx.settings,
-        environment=environment(),
+        environment=attempt_environment(task),
         run_id=ctx.run_id,
     )
     return await ctx.db(ctx.attempts.create, new), False
@@ -247,7 +247,9 @@ async def _play(ctx: PlayContext, task: Task, attempt_id: str | None) -> str:
     await asyncio.to_thread(copy_data, task, folder)
     await ctx.db(ctx.attempts.paths, attempt_id, str(folder), "")
     kernel = HeadlessKernel(
-        ctx.driver, attempt_id, KernelExecutor(folder, timeout=ctx.timeout, silence=ctx.silence)
+        ctx.driver,
+        attempt_id,
+        KernelExecutor(folder, timeout=ctx.timeout, silence=ctx.silence, rendering=task.rendering.rendering),
     )
     try:
         await kernel.executor.start()

@@ -10,6 +10,13 @@ stored reference itself cannot pass (:func:`~cibench_lab.tasks.checks.known_exce
 under ``cibench``, a text answer with no ASCII letter or digit) are counted, not failed.
 Outputs whose bytes changed but still pass every profile are reported as *changed*
 (drift with ``exact``).
+
+Each task runs under its rendering (``task.rendering``, :mod:`cibench_lab.tasks.rendering`),
+or the one given.  A detected rendering no verify confirmed yet that drifts on a vis step is
+tried again under each other candidate (the other preset at the same dpi, then each preset
+at its own); the first that verifies without drift is the verdict, and says so
+(``rendering_note``).  :func:`record_renderings` writes what verified into the task
+directory's sidecar (:mod:`cibench_lab.tasks.sidecar`).
 """
 
 from __future__ import annotations
@@ -24,8 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..tasks import sidecar
 from ..tasks.checks import known_exception
 from ..tasks.model import Step, Task
+from ..tasks.rendering import Rendering, TaskRendering, candidates
 
 
 @dataclass
@@ -47,6 +56,8 @@ class Verdict:
     changed: list[Drift] = field(default_factory=list)
     exceptions: int = 0  # documented exceptions met (step x profile)
     error: str | None = None  # the task could not be run at all
+    rendering: str = ""  # the rendering it ran under (Rendering.name)
+    rendering_note: str | None = None  # the task's own rendering drifted and this one did not
 
     @property
     def ok(self) -> bool:
@@ -149,15 +160,44 @@ def _vm_hwm(pid: int) -> int | None:
     return None
 
 
-async def verify_task(task: Task, workroot: Path, timeout: float = 120.0, exact: bool = False) -> Verdict:
+async def verify_task(
+    task: Task,
+    workroot: Path,
+    timeout: float = 120.0,
+    exact: bool = False,
+    rendering: Rendering | None = None,
+) -> Verdict:
+    """Re-run ``task`` under ``rendering`` (default: its own; when that is unconfirmed and
+    drifts on a vis step, the first candidate that does not)."""
+    chosen = rendering or task.rendering.rendering
+    verdict = await _run_task(task, workroot, timeout, exact, chosen)
+    if rendering is not None or not task.rendering.needs_verify or not _vis_drift(task, verdict):
+        return verdict
+    vis = sorted({d.step + 1 for d in verdict.drifts if task.steps[d.step].kind == "vis"})
+    for other in candidates(chosen):
+        trial = await _run_task(task, workroot, timeout, exact, other)
+        trial.seconds += verdict.seconds
+        if trial.ok:
+            steps = ", ".join(map(str, vis))
+            trial.rendering_note = f"{chosen.name} drifts on vis step(s) {steps}; {other.name} verifies"
+            return trial
+        verdict.seconds = trial.seconds
+    return verdict
+
+
+def _vis_drift(task: Task, verdict: Verdict) -> bool:
+    return verdict.error is None and any(task.steps[d.step].kind == "vis" for d in verdict.drifts)
+
+
+async def _run_task(task: Task, workroot: Path, timeout: float, exact: bool, rendering: Rendering) -> Verdict:
     from .executor import KernelExecutor
     from .workspace import copy_data
 
-    verdict = Verdict(task.id, len(task.steps))
+    verdict = Verdict(task.id, len(task.steps), rendering=rendering.name)
     folder = workroot / f"{task.stem}-{uuid.uuid4().hex[:8]}"
     started = time.perf_counter()
     copy_data(task, folder)
-    executor = KernelExecutor(folder, timeout=timeout)
+    executor = KernelExecutor(folder, timeout=timeout, rendering=rendering)
     try:
         await executor.start()
         for step in task.steps:
@@ -179,16 +219,50 @@ async def verify_tasks(
     timeout: float = 120.0,
     exact: bool = False,
     on_done: Callable[[Verdict], None] | None = None,
+    rendering: Rendering | None = None,
 ) -> list[Verdict]:
-    """Verify ``tasks`` with up to ``jobs`` kernels at once; verdicts in task order."""
+    """Verify ``tasks`` with up to ``jobs`` kernels at once; verdicts in task order
+    (``rendering``: run every task under it instead of its own)."""
     gate = asyncio.Semaphore(max(1, jobs))
     with tempfile.TemporaryDirectory(prefix="cibench-verify-") as tmp:
 
         async def one(task: Task) -> Verdict:
             async with gate:
-                verdict = await verify_task(task, Path(tmp), timeout, exact)
+                verdict = await verify_task(task, Path(tmp), timeout, exact, rendering)
             if on_done:
                 on_done(verdict)
             return verdict
 
         return list(await asyncio.gather(*(one(t) for t in tasks)))
+
+
+def task_root(task: Task) -> Path:
+    """The task directory holding ``task`` (``<root>/<split>/<lib>/<stem>.ipynb``), as the library
+    reads its sidecar."""
+    return task.path.resolve().parent.parent.parent
+
+
+def record_renderings(tasks: list[Task], verdicts: list[Verdict]) -> dict[str, Path]:
+    """Record the rendering each verified task ran under in its directory's sidecar, as confirmed
+    — unless its notebook declares one; returns the files written, by task id."""
+    by_root: dict[Path, dict[str, TaskRendering]] = {}
+    for task, v in zip(tasks, verdicts, strict=True):
+        if not v.ok or task.rendering.basis == "declared":
+            continue
+        used = _named(task, v.rendering)
+        if task.rendering.verified and used == task.rendering.rendering:
+            continue
+        detail = v.rendering_note or task.rendering.detail
+        basis = task.rendering.basis if used == task.rendering.rendering else "sidecar"
+        by_root.setdefault(task_root(task), {})[task.id] = TaskRendering(used, basis, True, detail)
+    written = {}
+    for root, entries in by_root.items():
+        path = sidecar.update(root, entries)
+        written.update({task_id: path for task_id in entries})
+    return written
+
+
+def _named(task: Task, name: str) -> Rendering:
+    from ..tasks.rendering import parse
+
+    return parse(name) if name else task.rendering.rendering

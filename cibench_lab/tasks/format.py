@@ -18,6 +18,7 @@ from typing import Any
 from .errors import TaskError
 from .meta import read_meta
 from .model import METRIC_KINDS, ReferenceOutput, Step, Task
+from .rendering import RenderingError, TaskRendering, detect, from_record
 
 THOUGHT_MARK = "\n\nThought: "
 NBFORMAT = 4  # the notebook format major version tasks are written in (CIBench's, nbformat's current)
@@ -196,7 +197,18 @@ def parse_notebook(raw: bytes, path: Path, task_id: str, datasources: Path | Non
         steps=steps,
         content_hash=hashlib.sha256(raw).hexdigest(),
         metadata=meta,
+        rendering=_rendering(extra["rendering"], steps, name),
     )
+
+
+def _rendering(declared: dict | None, steps: tuple[Step, ...], name: str) -> TaskRendering:
+    """Declared in ``metadata.cibench_lab.rendering``, else detected from the reference PNGs."""
+    if declared is None:
+        return detect(s.reference.value or "" for s in steps if s.reference.kind == "vis")
+    try:
+        return TaskRendering(from_record(declared, "metadata.cibench_lab.rendering"), "declared")
+    except RenderingError as err:
+        raise TaskError(name, str(err)) from None
 
 
 def _step(i, md, code, kinds, modules, chinese, name) -> Step:

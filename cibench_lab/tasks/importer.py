@@ -21,9 +21,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import sidecar
 from .archive import DATASOURCES, find_root, is_ignored, unpack
 from .errors import TaskError
 from .library import TaskLibrary, task_notebooks
+from .rendering import TaskRendering
 
 
 @dataclass
@@ -33,6 +35,8 @@ class ImportReport:
     unchanged: list[str] = field(default_factory=list)
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
     data_files: int = 0  # datasources files written (new or changed)
+    #: the imported tasks whose rendering no `tasks verify` confirmed yet, with what was detected
+    unverified: dict[str, TaskRendering] = field(default_factory=dict)
 
 
 def _write_if_changed(src: Path, dest: Path) -> bool:
@@ -119,7 +123,27 @@ def _import_root(root: Path, into: Path, served: TaskLibrary, source: Path) -> I
         else:
             (report.updated if existed else report.imported).append(task_id)
     report.data_files = _copy_datasources(root, into, source, report)
+    _record_renderings(into, lib, report)
     return report
+
+
+def _record_renderings(into: Path, lib: TaskLibrary, report: ImportReport) -> None:
+    """Each imported task's detected rendering into the sidecar (the notebooks stay as they were);
+    a confirmed entry of a notebook that did not change is kept."""
+    recorded = sidecar.read(into)
+    fresh = {}
+    for task_id in report.imported + report.updated + report.unchanged:
+        detected = lib.tasks[task_id].rendering
+        if detected.basis == "declared":
+            continue
+        kept = recorded.get(task_id)
+        if task_id in report.unchanged and kept is not None and kept.verified:
+            continue
+        fresh[task_id] = detected
+        if detected.needs_verify:
+            report.unverified[task_id] = detected
+    if fresh:
+        sidecar.update(into, fresh)
 
 
 def _inside(path: Path, folder: Path) -> bool:

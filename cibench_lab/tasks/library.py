@@ -15,15 +15,18 @@ A duplicate id in a later directory is refused.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from . import sidecar
 from .archive import DATASOURCES, cached_unpack, find_root, is_ignored
 from .errors import TaskError
 from .format import parse_notebook
 from .model import Task
+from .rendering import TaskRendering, from_record
 
 log = logging.getLogger(__name__)
 
@@ -91,21 +94,31 @@ class TaskLibrary:
             self.problems.append(TaskError(str(root), "task directory does not exist"))
             return
         datasources = root / DATASOURCES
+        renderings = recorded_renderings(root)
         for nb in task_notebooks(root) if notebooks is None else notebooks:
             rel = nb.relative_to(root)
             task_id = f"{rel.parts[0]}/{rel.parts[1]}/{nb.stem}"
-            self.add_file(nb, task_id, datasources if datasources.is_dir() else None)
+            self.add_file(nb, task_id, datasources if datasources.is_dir() else None, renderings)
 
     def add_notebook(self, path: Path) -> Task | None:
         """One notebook on its own: id ``<parent of parent>/<parent>/<stem>``."""
         path = path.resolve()
         split, lib = path.parent.parent.name or "notebooks", path.parent.name or "local"
-        datasources = path.parent.parent.parent / DATASOURCES
+        root = path.parent.parent.parent
+        datasources = root / DATASOURCES
+        task_id = f"{split}/{lib}/{path.stem}"
         return self.add_file(
-            path, f"{split}/{lib}/{path.stem}", datasources if datasources.is_dir() else None
+            path, task_id, datasources if datasources.is_dir() else None, recorded_renderings(root)
         )
 
-    def add_file(self, path: Path, task_id: str, datasources: Path | None) -> Task | None:
+    def add_file(
+        self,
+        path: Path,
+        task_id: str,
+        datasources: Path | None,
+        renderings: dict[str, TaskRendering] | None = None,
+    ) -> Task | None:
+        """One notebook as task ``task_id``; ``renderings``: its directory's recorded ones."""
         try:
             if task_id in self.tasks:
                 raise TaskError(
@@ -114,6 +127,7 @@ class TaskLibrary:
                 )
             task = parse_notebook(path.read_bytes(), path, task_id, datasources)
             _check_data(task)
+            task = with_recorded_rendering(task, renderings or {})
         except TaskError as err:
             self.problems.append(err)
             return None
@@ -137,6 +151,25 @@ class TaskLibrary:
         if patterns:
             ids = [i for i in ids if any(i == p or fnmatchcase(i, p) for p in patterns)]
         return [self.tasks[i] for i in ids]
+
+
+def recorded_renderings(root: Path) -> dict[str, TaskRendering]:
+    """The renderings recorded for ``root``'s tasks: its sidecar, and for the built-in set its
+    declared default (under the key ``"*"``)."""
+    found = sidecar.read(root) if root.is_dir() else {}
+    if root.resolve() == builtin_dir().resolve():
+        from cibench_lab.builtin import RENDERING
+
+        found["*"] = TaskRendering(from_record(RENDERING, "cibench_lab.builtin.RENDERING"), "declared")
+    return found
+
+
+def with_recorded_rendering(task: Task, renderings: dict[str, TaskRendering]) -> Task:
+    """``task`` with its recorded rendering, unless its notebook declares one."""
+    if task.rendering.basis == "declared":
+        return task
+    recorded = renderings.get(task.id) or renderings.get("*")
+    return task if recorded is None else dataclasses.replace(task, rendering=recorded)
 
 
 def _check_data(task: Task) -> None:

@@ -41,4 +41,5 @@ def read_meta(meta: dict[str, Any], path: str, split: str, lib: str, stem: str) 
         "language_from_path": not declared,
         "libraries": extra.get("libraries") or [lib],
         "data_files": extra.get("data_files") or [],
+        "rendering": extra.get("rendering"),
     }

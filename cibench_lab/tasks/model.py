@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .rendering import TaskRendering
+
 #: Step kinds a `step_types` entry may name.
 METRIC_KINDS = ("exec", "num", "text", "vis")
 
@@ -63,6 +65,7 @@ class Task:
     steps: tuple[Step, ...]
     content_hash: str
     metadata: dict[str, Any] = field(default_factory=dict)
+    rendering: TaskRendering = TaskRendering()  # how its plots are rendered (tasks/rendering.py)
 
     def summary(self) -> dict[str, Any]:
         """The listing row (safe for the browser)."""
