@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import sys
@@ -126,7 +127,7 @@ def test_the_attempt_records_the_kernels_libraries_asked_of_its_own_python(monke
 
 
 @pytest.mark.fast
-def test_run_and_the_server_refuse_a_kernel_python_that_is_not_there(tmp_path, monkeypatch, capsys):
+def test_run_and_the_server_refuse_a_kernel_python_that_is_not_there(tmp_path, monkeypatch, capsys, caplog):
     from cibench_lab.app import CIBenchLabApp
     from cibench_lab.cli import main
 
@@ -136,6 +137,9 @@ def test_run_and_the_server_refuse_a_kernel_python_that_is_not_there(tmp_path, m
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and missing in err and PYTHON_VAR in err
     monkeypatch.setenv(PYTHON_VAR, "")
+    app = CIBenchLabApp(kernel_python=missing)
+    app.log = logging.getLogger("cibench-lab-test")  # not the app's handler of another test's stream
     with pytest.raises(SystemExit):
-        CIBenchLabApp(kernel_python=missing)._start_kernel_python()
+        app._start_kernel_python()
     assert os.environ[PYTHON_VAR] == missing  # the trait is what this process's kernels run
+    assert [r.levelname for r in caplog.records if missing in r.getMessage()] == ["CRITICAL"]
