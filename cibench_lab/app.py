@@ -6,6 +6,7 @@ import asyncio
 import getpass
 import logging
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from jupyter_server.serverapp import ServerApp
 from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 
 from .engine.attempt import Attempts
+from .engine.interpreter import PYTHON_VAR, check_kernel_python, kernel_python, kernel_python_note
 from .engine.kernel import ensure_kernelspec, hide_from_kernels
 from .engine.lab import LabConfig, LabPlay
 from .engine.proctor import apply_preset
@@ -182,6 +184,16 @@ class CIBenchLabApp(ExtensionApp):
             "the server's user with its view of the disk; each attempt records the choice."
         ),
     ).tag(config=True)
+    kernel_python = Unicode(
+        "",
+        help=(
+            "The Python task kernels run (an environment with ipykernel and the task libraries; "
+            "nothing of cibench_lab is needed in it). Empty: $CIBENCH_LAB_KERNEL_PYTHON, else the "
+            "kernel environment scripts/setup installs inside the server's environment "
+            "(<venv>/kernel/bin/python) when it exists, else the server's own Python (logged). "
+            "Each attempt records its version and libraries, asked of that interpreter."
+        ),
+    ).tag(config=True)
     kernel_network = Bool(
         False,
         help="Let sandboxed task kernels reach the network (off by default); recorded with each attempt.",
@@ -215,6 +227,7 @@ class CIBenchLabApp(ExtensionApp):
             apply_preset(serverapp)
 
     def initialize_settings(self) -> None:
+        self._start_kernel_python()
         self._start_sandbox()
         ensure_kernelspec(self._server.kernel_spec_manager)
         library = TaskLibrary.load([Path(d) for d in self.task_dirs] or default_task_dirs())
@@ -244,6 +257,18 @@ class CIBenchLabApp(ExtensionApp):
         events.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel)
         redact_logs(logging.getLogger(), self.log, self._server.log)
         self.log.info("cibench-lab: %d tasks, results in %s", len(library.tasks), store.shown_url)
+
+    def _start_kernel_python(self) -> None:
+        """Kernels run the configured Python, or the server exits with one line saying why not."""
+        if self.kernel_python:
+            os.environ[PYTHON_VAR] = self.kernel_python
+        problem = check_kernel_python()
+        if problem:
+            self.log.critical("cibench-lab: %s", problem)
+            raise SystemExit(1)
+        executable = kernel_python()
+        log = self.log.info if executable != sys.executable else self.log.warning
+        log("cibench-lab: %s", kernel_python_note(executable))
 
     def _start_sandbox(self) -> None:
         """Kernels start sandboxed as configured, or the server exits with one line saying why not."""

@@ -278,3 +278,42 @@ def test_the_other_libraries_replay_their_references_sandboxed(_sandbox_setting)
         assert v.ok, (v.task_id, v.error, v.drifts)
         # TensorFlow's import logs a timestamped line to fd 2, which ipykernel captures outside pytest
         assert not v.changed or "/tensorflow/" in v.task_id, (v.task_id, v.changed)
+
+
+KERNEL_FACTS = """
+import importlib.metadata as m, json, os, sys
+try:
+    import cibench_lab
+    imported = True
+except ImportError:
+    imported = False
+print(json.dumps({
+    'executable': sys.executable,
+    'prefix': sys.prefix,
+    'versions': {n: m.version(n) for n in NAMES},
+    'imported': imported,
+    'server_packages': os.path.isdir(SERVER_PACKAGES) and bool(os.listdir(SERVER_PACKAGES)),
+}))
+"""
+
+
+@pytest.mark.parametrize("boxed", [True, False], ids=["sandboxed", "unsandboxed"])
+def test_a_kernel_runs_the_kernel_environment_at_its_pins(tmp_path, monkeypatch, _sandbox_setting, boxed):
+    from test_kernel_python import kernel_env, pins
+
+    python = kernel_env()
+    sandbox.configure(SandboxSetting(enabled=boxed))
+    # the server's own PYTHONPATH (here: the repository) must not reach another Python's kernel
+    monkeypatch.setenv("PYTHONPATH", str(Path(cibench_lab.__file__).resolve().parents[1]))
+    server_packages = next(p for p in map(Path, sys.path) if p.name == "site-packages" and p.is_dir())
+    names = ["numpy", "pandas", "matplotlib", "tensorflow-cpu", "lightgbm", "torch", "scikit-learn"]
+    code = f"NAMES = {names!r}\nSERVER_PACKAGES = {str(server_packages)!r}\n{KERNEL_FACTS}"
+    (tmp_path / "a").mkdir()
+    facts = asyncio.run(_probe(tmp_path / "a", code))
+    assert facts["executable"] == python
+    assert Path(facts["prefix"]) == Path(python).parents[1]
+    locked = pins()
+    assert facts["versions"] == {n: locked[n] for n in names}
+    assert not facts["imported"], "cibench_lab is importable in the kernel"
+    if boxed:  # the server's environment is not bound, only the kernel's
+        assert not facts["server_packages"], f"{server_packages} is readable in the sandbox"

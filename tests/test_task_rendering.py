@@ -15,7 +15,6 @@ import base64
 import io
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import nbformat
@@ -29,6 +28,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from cibench_lab.cli import main
 from cibench_lab.engine.attempt import Attempts
 from cibench_lab.engine.executor import KernelExecutor
+from cibench_lab.engine.interpreter import kernel_python
 from cibench_lab.engine.run import run_tasks
 from cibench_lab.engine.verify import verify_tasks
 from cibench_lab.grading import TurnOutput, grade
@@ -56,11 +56,14 @@ LEGACY_RC = dict(PRESETS["legacy-inline"][1], **{"figure.dpi": 72})
 
 def stock_kernels(root: Path) -> KernelSpecManager:
     """Two plain IPython kernels: ``stock`` (today's matplotlib-inline: no rcParams) and
-    ``legacy`` (its IPYTHONDIR sets the old InlineBackend.rc, as matplotlib-inline 0.1.3 did)."""
+    ``legacy`` (its IPYTHONDIR sets the old InlineBackend.rc, as matplotlib-inline 0.1.3 did).
+    Both run the task kernel's Python, so they differ from ours in rendering settings only
+    (another matplotlib draws other pixels whatever the settings)."""
     profile = root / "ipython-legacy" / "profile_default"
     profile.mkdir(parents=True)
     (profile / "ipython_kernel_config.py").write_text(f"c.InlineBackend.rc = {LEGACY_RC!r}\n")
-    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    # --matplotlib=inline: as our kernelspec, so that the first figure is a PNG (engine/kernel.py)
+    argv = [kernel_python(), "-m", "ipykernel_launcher", "-f", "{connection_file}", "--matplotlib=inline"]
     inline = {"MPLBACKEND": "module://matplotlib_inline.backend_inline"}  # what ipykernel sets
     for name, env in (("stock", inline), ("legacy", {**inline, "IPYTHONDIR": str(profile.parent)})):
         spec = root / "kernels" / name

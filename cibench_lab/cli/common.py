@@ -16,10 +16,18 @@ def library(args) -> TaskLibrary:
 
 
 def start_sandbox(args) -> bool:
-    """Configure the kernel sandbox from ``--no-sandbox``/``--allow-network``; False (and one
-    line on stderr) when it is on but cannot start."""
+    """Check the kernel Python (``CIBENCH_LAB_KERNEL_PYTHON``) and configure the kernel sandbox
+    from ``--no-sandbox``/``--allow-network``; False (and one line on stderr) when either cannot
+    start."""
+    from ..engine.interpreter import check_kernel_python, kernel_python, kernel_python_note
     from ..engine.sandbox import SandboxSetting, configure, prepare
 
+    problem = check_kernel_python()
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return False
+    if kernel_python() == sys.executable:
+        print(f"warning: {kernel_python_note(sys.executable)}", file=sys.stderr)
     setting = SandboxSetting(
         enabled=not getattr(args, "no_sandbox", False), network=getattr(args, "allow_network", False)
     )

@@ -1,4 +1,9 @@
-"""The environment an attempt ran in, recorded with it (comparability across machines)."""
+"""The environment an attempt ran in, recorded with it (comparability across machines).
+
+The libraries are the kernel's: asked of the kernel's own interpreter
+(:func:`.interpreter.describe`), never read from the server's packages, with the
+sha256 of the constraints file its environment was installed from.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,11 @@ from functools import lru_cache
 from importlib import metadata
 
 from ..tasks.model import Task
+from .interpreter import describe, kernel_python
 from .kernel import KERNEL_ENV
 from .sandbox import current
 
+#: The kernel's libraries recorded with each attempt (canonical distribution names).
 LIBRARIES = (
     "numpy",
     "pandas",
@@ -24,32 +31,47 @@ LIBRARIES = (
     "opencv-python-headless",
     "torch",
     "tensorflow-cpu",
+    "keras",
     "scikit-image",
+    "pillow",
     "ipykernel",
-    "cibench-lab",
+    "matplotlib-inline",
 )
 
 
 def environment() -> dict:
-    """The machine, the libraries and the kernel sandbox this process starts kernels in."""
-    return {**_machine(), "sandbox": current().as_dict()}
+    """The machine, the kernel's Python and libraries, and the sandbox this process starts kernels in."""
+    return {**_machine(), **kernel_environment(kernel_python()), "sandbox": current().as_dict()}
+
+
+@lru_cache(maxsize=8)
+def kernel_environment(executable: str) -> dict:
+    """What the kernel of ``executable`` runs on, as that interpreter reports it."""
+    python = describe(executable)
+    return {
+        "python": python.version,
+        "libraries": {name: python.packages[name] for name in LIBRARIES if name in python.packages},
+        "kernel": {
+            "executable": executable,
+            "python": python.version,
+            "constraints_sha256": python.constraints_sha256(),
+            "own_environment": os.path.abspath(executable) != os.path.abspath(sys.executable),
+        },
+    }
 
 
 @lru_cache(maxsize=1)
 def _machine() -> dict:
-    versions = {}
-    for name in LIBRARIES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
+    try:
+        server = metadata.version("cibench-lab")
+    except metadata.PackageNotFoundError:
+        server = None
     return {
-        "python": sys.version.split()[0],
         "platform": platform.platform(),
         "cpu": platform.processor() or platform.machine(),
         "cpu_count": os.cpu_count(),
         "threads": {k: v for k, v in KERNEL_ENV.items() if k.endswith("THREADS")},
-        "libraries": versions,
+        "server": {"python": sys.version.split()[0], "cibench-lab": server},
     }
 
 

@@ -68,16 +68,26 @@ def start_code(rendering: Rendering) -> str:
     return START_CODE + rendering_code(rendering)
 
 
-def kernelspec_dict(python: str | None = None) -> dict:
-    """The kernel.json of the `cibench-lab` kernelspec."""
+def kernelspec_dict(python: str | None = None, launcher_python: str | None = None) -> dict:
+    """The kernel.json of the `cibench-lab` kernelspec: the launcher runs with the server's Python
+    (``launcher_python``), the kernel with ``python`` (default: :func:`.interpreter.kernel_python`)."""
+    from .interpreter import kernel_python
+    from .kernel_launch import PYTHON_FLAG
+
     return {
         # the launcher drops the server's secrets from the kernel's environment
         "argv": [
-            python or sys.executable,
+            launcher_python or sys.executable,
             "-m",
             LAUNCHER,
+            PYTHON_FLAG,
+            python or kernel_python(),
             "-f",
             "{connection_file}",
+            # the inline backend, activated before the first cell: imported from pyplot on first
+            # use, matplotlib-inline 0.2 under matplotlib < 3.9 registers its PNG formatter only
+            # after that cell (the first figure would show as text)
+            "--matplotlib=inline",
         ],
         "display_name": "Python 3 (CIBench)",
         "language": "python",
@@ -120,7 +130,7 @@ def ensure_kernelspec(kernel_spec_manager=None) -> Path:
     This environment's ``share/jupyter`` when the manager searches it, else the
     user's kernel dir; ``CIBENCH_LAB_KERNEL_PREFIX`` (a folder holding
     ``kernels/``) overrides both.  Written every time, so the spec always runs
-    this Python.
+    this Python's launcher and the kernel Python this process chose.
     """
     from .provisioner import register
 

@@ -13,6 +13,12 @@ of the kernelspec's variables only (bubblewrap is the sandbox's PID 1, whose
 ``/proc/1/environ`` the kernel can read); ``--network`` keeps the network;
 ``--attempts-root DIR`` (the lab's attempts folder) leaves a kernel started
 anywhere else with an empty attempt folder.
+
+The launcher runs with the server's Python (it needs ``cibench_lab``); the kernel
+runs ``--kernel-python PATH`` (the kernelspec names the kernel environment's
+interpreter: :mod:`.interpreter`), which has no ``cibench_lab``.  A kernel of
+another Python than the launcher's gets none of the server's ``PYTHONPATH``,
+``PYTHONHOME`` or ``VIRTUAL_ENV``: they are the server's environment's, not its own.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ SECRET = re.compile(r"(API_?KEY|(^|_)KEY$|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIA
 SANDBOX_FLAG = "--sandbox"
 NETWORK_FLAG = "--network"
 ATTEMPTS_FLAG = "--attempts-root"  # its value: only a folder inside it is the kernel's attempt
+PYTHON_FLAG = "--kernel-python"  # its value: the interpreter that runs ipykernel (default: this one)
+SERVER_PYTHON_VARS = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")
 
 
 def kernel_env(environ: dict[str, str]) -> dict[str, str]:
@@ -35,34 +43,54 @@ def kernel_env(environ: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in environ.items() if k not in listed and k != HIDE_VAR and not SECRET.search(k)}
 
 
-def sandboxed_command(args: list[str], environ: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+def _take(args: list[str], flag: str) -> tuple[str, list[str]]:
+    """The value of ``flag VALUE`` in ``args`` ("" when absent) and ``args`` without both."""
+    if flag not in args:
+        return "", args
+    at = args.index(flag)
+    return args[at + 1], args[:at] + args[at + 2 :]
+
+
+def sandboxed_command(
+    args: list[str], environ: dict[str, str], python: str = ""
+) -> tuple[list[str], dict[str, str]]:
     """bwrap's argv and environment for a kernel with ipykernel arguments ``args`` (``-f FILE``)."""
+    from .interpreter import describe
     from .kernel import KERNEL_ENV
     from .sandbox import attempt_folder, bwrap_argv, kernel_policy, sandbox_env
 
     network = NETWORK_FLAG in args
     args = [a for a in args if a != NETWORK_FLAG]
-    root = ""
-    if ATTEMPTS_FLAG in args:
-        at = args.index(ATTEMPTS_FLAG)
-        root, args = args[at + 1], args[:at] + args[at + 2 :]
+    root, args = _take(args, ATTEMPTS_FLAG)
     connection = Path(args[args.index("-f") + 1])
     attempt = attempt_folder(Path.cwd(), root)
-    policy = kernel_policy(attempt, connection.parent, network)
+    interpreter = describe(python or sys.executable)
+    policy = kernel_policy(attempt, connection.parent, network, interpreter)
     # its parent is bubblewrap's init, PID 1: no parent poller (it would exit at once), no
     # "Ctrl-C will not work" banner; it dies with the sandbox instead (--die-with-parent)
-    kernel = [sys.executable, "-m", "ipykernel_launcher", "--IPKernelApp.parent_handle=1", *args]
+    kernel = [interpreter.executable, "-m", "ipykernel_launcher", "--IPKernelApp.parent_handle=1", *args]
     argv = bwrap_argv(policy, kernel)
     return argv, sandbox_env(kernel_env(environ), policy, KERNEL_ENV)
 
 
+def unsandboxed_env(environ: dict[str, str], python: str) -> dict[str, str]:
+    """An unsandboxed kernel's environment: no secrets; for another Python than this one, none of
+    the server environment's Python variables, and that Python's ``bin`` first on ``PATH``."""
+    env = kernel_env(environ)
+    if os.path.abspath(python) != os.path.abspath(sys.executable):
+        env = {k: v for k, v in env.items() if k not in SERVER_PYTHON_VARS}
+        env["PATH"] = os.pathsep.join(p for p in (os.path.dirname(python), env.get("PATH", "")) if p)
+    return env
+
+
 def main() -> None:
-    args = sys.argv[1:]
+    python, args = _take(sys.argv[1:], PYTHON_FLAG)
+    python = python or sys.executable
     if SANDBOX_FLAG in args:
-        argv, env = sandboxed_command([a for a in args if a != SANDBOX_FLAG], dict(os.environ))
+        argv, env = sandboxed_command([a for a in args if a != SANDBOX_FLAG], dict(os.environ), python)
         os.execve(argv[0], argv, env)
-    argv = [sys.executable, "-m", "ipykernel_launcher", *args]
-    os.execve(sys.executable, argv, kernel_env(dict(os.environ)))
+    argv = [python, "-m", "ipykernel_launcher", *args]
+    os.execve(python, argv, unsandboxed_env(dict(os.environ), python))
 
 
 if __name__ == "__main__":

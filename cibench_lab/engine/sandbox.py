@@ -1,6 +1,8 @@
 """The task kernel's sandbox: bubblewrap, built from a :class:`SandboxPolicy`.
 
-A sandboxed kernel sees its own Python environment read-only, its attempt folder
+A sandboxed kernel sees its own Python environment read-only (the kernel
+environment of :mod:`.interpreter` and the base installation it was made from,
+as that interpreter reports them; not the server's environment), its attempt folder
 read-write at :data:`ATTEMPT_DIR` (the same path for every player), its own
 connection folder, a private ``/tmp`` and ``HOME``, and the system's ``/usr``;
 not the task directories, the results database, the Jupyter data and runtime
@@ -17,11 +19,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass, field, replace
-from importlib import metadata
 from pathlib import Path
+
+from .interpreter import Interpreter, KernelPythonError, describe, kernel_python
 
 ATTEMPT_DIR = "/work/attempt"
 HOME_DIR = "/home/player"
@@ -186,24 +188,27 @@ def attempt_folder(cwd: Path, attempts_root: str) -> Path | None:
     return cwd if cwd != root and cwd.is_relative_to(root) else None
 
 
-def kernel_policy(attempt: Path | None, runtime: Path | None, network: bool) -> SandboxPolicy:
-    """The policy of a kernel of this Python started in ``attempt``, connected through ``runtime``."""
-    python = python_dirs()
+def kernel_policy(
+    attempt: Path | None, runtime: Path | None, network: bool, python: Interpreter
+) -> SandboxPolicy:
+    """The policy of a kernel of ``python`` started in ``attempt``, connected through ``runtime``."""
+    dirs = python_dirs(python)
     return SandboxPolicy(
         attempt=attempt,
         runtime=runtime,
-        python=python,
+        python=dirs,
         network=network,
-        mpl_cache=mpl_cache_dir(),
+        mpl_cache=mpl_cache_dir(python),
         data=nltk_data(),
-        hidden=hidden_dirs(python),
+        hidden=hidden_dirs(dirs),
     )
 
 
-def python_dirs() -> tuple[Path, ...]:
-    """This interpreter's environment and its base installation (outermost first, no duplicates)."""
-    found = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
-    found.add(Path(os.path.realpath(sys.executable)).parent.parent)
+def python_dirs(python: Interpreter) -> tuple[Path, ...]:
+    """``python``'s environment and its base installation, as it reports them (outermost first,
+    no duplicates, none under /usr, which is bound anyway).  For the kernel environment that is
+    ``.venv/kernel`` and the base interpreter's prefix, not the server's environment."""
+    found = {Path(p).resolve() for p in python.dirs}
     ordered = sorted(found, key=lambda p: len(p.parts))
     outer: list[Path] = []
     for path in ordered:
@@ -228,15 +233,14 @@ def nltk_data() -> tuple[Path, ...]:
     return tuple(p.resolve() for p in paths if p.is_dir())
 
 
-def mpl_cache_dir() -> Path | None:
-    """Where this Python's prebuilt matplotlib font cache is (or goes): beside the environment
-    when it is writable, else in the user's cache.  None: no matplotlib."""
-    try:
-        version = metadata.version("matplotlib")
-    except metadata.PackageNotFoundError:
+def mpl_cache_dir(python: Interpreter) -> Path | None:
+    """Where ``python``'s prebuilt matplotlib font cache is (or goes): beside its environment
+    when that is writable, else in the user's cache.  None: no matplotlib there."""
+    version = python.packages.get("matplotlib")
+    if version is None:
         return None
     user = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cibench-lab"
-    dirs = [root / f"matplotlib-{version}" for root in (Path(sys.prefix) / "share" / "cibench-lab", user)]
+    dirs = [root / f"matplotlib-{version}" for root in (python.prefix / "share" / "cibench-lab", user)]
     built = [d for d in dirs if any(d.glob("fontlist-*.json"))]
     return (built or [d for d in dirs if _writable(d)] or [dirs[-1]])[0]
 
@@ -247,16 +251,16 @@ def _writable(path: Path) -> bool:
     return os.access(path, os.W_OK)
 
 
-def prepare_mpl_cache() -> Path | None:
-    """Build the font cache once, in a sandbox (so its font paths are the kernel's)."""
-    target = mpl_cache_dir()
+def prepare_mpl_cache(python: Interpreter) -> Path | None:
+    """Build ``python``'s font cache once, in a sandbox (so its font paths are the kernel's)."""
+    target = mpl_cache_dir(python)
     if target is None or any(target.glob("fontlist-*.json")):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        policy = replace(kernel_policy(Path(tmp), None, False), mpl_cache=None)
+        policy = replace(kernel_policy(Path(tmp), None, False, python), mpl_cache=None)
         env = {**sandbox_env(dict(os.environ), policy, {}), "MPLCONFIGDIR": ATTEMPT_DIR}
-        command = [sys.executable, "-c", "import matplotlib.font_manager"]
+        command = [python.executable, "-c", "import matplotlib.font_manager"]
         subprocess.run(bwrap_argv(policy, command), env=env, capture_output=True, timeout=300, check=False)
         if any(Path(tmp).glob("fontlist-*.json")) and not target.exists():
             os.chmod(tmp, 0o755)
@@ -266,8 +270,12 @@ def prepare_mpl_cache() -> Path | None:
 
 
 def prepare() -> str | None:
-    """At server/CLI start: None when sandboxed kernels can start (font cache built), else why not."""
+    """At server/CLI start: None when sandboxed kernels of the kernel Python can start (its font
+    cache built), else why not."""
     problem = check_sandbox()
     if problem is None:
-        prepare_mpl_cache()
+        try:
+            prepare_mpl_cache(describe(kernel_python()))
+        except KernelPythonError as err:
+            return str(err)
     return problem
