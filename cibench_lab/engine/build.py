@@ -31,6 +31,9 @@ any notebook would change (use it to prove the references are reproducible here)
 from __future__ import annotations
 
 import argparse
+import copy
+import json
+import re
 import shutil
 import sys
 import tempfile
@@ -50,6 +53,7 @@ from cibench_lab.engine.kernel import KERNEL_NAME, ensure_kernelspec, start_code
 from cibench_lab.tasks.checks import check_outputs, check_structure
 from cibench_lab.tasks.errors import TaskError
 from cibench_lab.tasks.lint import lint_text, refusal
+from cibench_lab.tasks.plot import FIGURE_MIME
 from cibench_lab.tasks.rendering import STOCK_72, Rendering, TaskRendering
 
 STEP_SECONDS = 3.0  # authoring budget: a typical step takes at most this long ...
@@ -153,8 +157,22 @@ def execute(
 
 
 def _render(nb: nbformat.NotebookNode) -> str:
-    text = nbformat.writes(nb)
+    """The notebook's text as nbformat writes it, but each figure structure on one line: nbformat
+    would put every number of it on a line of its own (a built task's text would triple)."""
+    nb = copy.deepcopy(nb)
+    figures: list[str] = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data") or {}
+            if FIGURE_MIME in data:
+                figures.append(json.dumps(data[FIGURE_MIME], ensure_ascii=False, separators=(",", ":")))
+                data[FIGURE_MIME] = {_FIGURE_SLOT: len(figures) - 1}
+    text = _SLOT.sub(lambda m: figures[int(m.group(1))], nbformat.writes(nb))
     return text if text.endswith("\n") else text + "\n"
+
+
+_FIGURE_SLOT = "__cibench_lab_figure__"
+_SLOT = re.compile(r'\{\s*"' + _FIGURE_SLOT + r'": (\d+)\s*\}')
 
 
 def _split(path: Path) -> str:
