@@ -126,6 +126,7 @@ def test_import_detects_the_rendering_and_says_verify_must_confirm_it(folders, t
         name = expected[kind].name
         assert f"rendering  {TASK_ID}: {name} (detected from the PNGs' pHYs; 2 of 2 PNGs at" in out
         assert "1 tasks' rendering is unconfirmed: `cibench-lab tasks verify` confirms it" in out
+        assert f"{TASK_ID}: {name} " in out and ": unconfirmed; plots graded by SSIM until verify" in out
         task = load(into)
         assert task.rendering.rendering == expected[kind] and task.rendering.needs_verify
         assert (into / TASK_ID).with_suffix(".ipynb").read_bytes() == (folder / TASK_ID).with_suffix(
@@ -270,3 +271,39 @@ def test_build_runs_a_task_we_write_under_its_rendering_and_records_it(folders, 
     assert built.metadata["cibench_lab"]["rendering"] == {"preset": "stock", "dpi": 100.0}
     assert [c.outputs for c in built.cells if c.cell_type == "code"] == before, "rebuilt at the PNGs' 100 dpi"
     assert load(root).rendering == TaskRendering(Rendering.of("stock"), "declared")
+
+
+def test_verify_records_the_reference_figures_so_fair_grades_an_imported_plot_structurally(
+    imported, tmp_path, capsys
+):
+    """An imported official notebook has no figure structure: its plots are graded by SSIM until
+    verify records the fresh structures; an edited notebook drops them."""
+    from cibench_lab.grading.figure import read_figure
+    from cibench_lab.tasks import reference_figures
+
+    task_dir = imported["stock"]
+    task = load(task_dir)
+    turn = asyncio.run(played(task, task.rendering.rendering, tmp_path / "turn"))
+    before = grade(task.steps[1], [turn], "fair")
+    assert "SSIM" in before.detail and "the reference has no plot structure" in before.detail
+
+    assert main(["--task-dir", str(task_dir), "tasks", "verify", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert f"figures    {TASK_ID}: 2 reference figure structures recorded -> " in out
+    assert "2 reference figures recorded" in out
+    recorded = reference_figures.read(task_dir, TASK_ID, task.content_hash)
+    assert sorted(recorded) == [1, 2] and all(read_figure(b) for b in recorded.values())
+    assert (task_dir / ".cibench-lab" / "figures" / f"{TASK_ID}.json").is_file()
+
+    reloaded = load(task_dir)
+    after = grade(reloaded.steps[1], [turn], "fair")
+    assert "data matches" in after.detail and "SSIM" not in after.detail, after.detail
+    assert after.passed and reloaded.steps[0].outputs == task.steps[0].outputs
+
+    notebook = (task_dir / TASK_ID).with_suffix(".ipynb")
+    nb = nbformat.read(notebook, as_version=4)
+    nb.cells[0].source += "\n"
+    nbformat.write(nb, notebook)
+    edited = load(task_dir)
+    assert edited.content_hash != task.content_hash
+    assert "the reference has no plot structure" in grade(edited.steps[1], [turn], "fair").detail

@@ -115,11 +115,12 @@ def cmd_import(args) -> int:
     for path, why in report.rejected:
         print(f"rejected   {path}: {why}")
     for task_id, rendering in sorted(report.unverified.items()):
-        print(f"rendering  {task_id}: {rendering.describe()}: unconfirmed")
+        print(f"rendering  {task_id}: {rendering.describe()}: unconfirmed; plots graded by SSIM until verify")
     if report.unverified:
         print(
             f"{len(report.unverified)} tasks' rendering is unconfirmed: "
-            "`cibench-lab tasks verify` confirms it by re-running their references"
+            "`cibench-lab tasks verify` confirms it by re-running their references, and records "
+            "their reference figures' structure (until then the fair profile grades their plots by SSIM)"
         )
     print_lint_warnings(report.lint, into)
     print(
@@ -193,15 +194,17 @@ def run_with_progress(tasks: list[Task], args) -> list:
         return asyncio.run(coro)
 
 
-def summary_line(verdicts: list, seconds: float) -> str:
+def summary_line(verdicts: list, seconds: float, figures: int | None = None) -> str:
+    """The verify summary (``figures``: the reference figure structures recorded, when recorded)."""
     steps = sum(v.steps for v in verdicts)
     drifted = sum(len({d.step for d in v.drifts}) for v in verdicts)
     bad = sum(not v.ok for v in verdicts)
     peak = max((v.peak_rss or 0 for v in verdicts), default=0)
+    recorded = "" if figures is None else f", {figures} reference figures recorded"
     return (
         f"{len(verdicts)} tasks, {steps} steps: {drifted} drifted steps in {bad} tasks, "
         f"{sum(len(v.changed) for v in verdicts)} changed outputs, "
-        f"{sum(v.exceptions for v in verdicts)} documented exceptions; "
+        f"{sum(v.exceptions for v in verdicts)} documented exceptions{recorded}; "
         f"{seconds:.1f} s, peak kernel memory {peak / 2**20:.0f} MiB"
     )
 
@@ -210,7 +213,7 @@ def cmd_verify(args) -> int:
     import dataclasses
     import time
 
-    from ..engine.verify import record_renderings
+    from ..engine.verify import record_figures, record_renderings
 
     tasks = library(args).select(args.patterns or None)
     if not tasks:
@@ -223,11 +226,13 @@ def cmd_verify(args) -> int:
     seconds = time.perf_counter() - started
     try:
         recorded = record_renderings(tasks, verdicts)
+        figures = record_figures(tasks, verdicts)
     except OSError as err:
-        print(f"error: the confirmed renderings could not be recorded: {err}", file=sys.stderr)
+        print(f"error: the confirmed renderings or figures could not be recorded: {err}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps([dataclasses.asdict(v) for v in verdicts], indent=2))
+        rows = [{**dataclasses.asdict(v), "figures": sorted(v.figures)} for v in verdicts]
+        print(json.dumps(rows, indent=2))
     else:
         for v in verdicts:
             if not v.ok or v.changed or v.rendering_note:
@@ -235,7 +240,9 @@ def cmd_verify(args) -> int:
         for task_id, path in sorted(recorded.items()):
             rendering = next(v.rendering for v in verdicts if v.task_id == task_id)
             print(f"rendering  {task_id}: {rendering} confirmed -> {path}")
-        print(summary_line(verdicts, seconds))
+        for task_id, (path, count) in sorted(figures.items()):
+            print(f"figures    {task_id}: {count} reference figure structures recorded -> {path}")
+        print(summary_line(verdicts, seconds, sum(n for _, n in figures.values())))
     return 0 if all(v.ok for v in verdicts) else 1
 
 

@@ -17,6 +17,11 @@ tried again under each other candidate (the other preset at the same dpi, then e
 at its own); the first that verifies without drift is the verdict, and says so
 (``rendering_note``).  :func:`record_renderings` writes what verified into the task
 directory's sidecar (:mod:`cibench_lab.tasks.sidecar`).
+
+A vis step whose stored reference carries no figure structure (an official notebook) while
+its fresh run's image does, and which did not drift, keeps that structure (``figures``,
+validated against the figure schema); :func:`record_figures` writes them beside the
+rendering sidecar (:mod:`cibench_lab.tasks.reference_figures`), for the ``fair`` profile.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..tasks import sidecar
+from ..tasks import reference_figures, sidecar
 from ..tasks.checks import known_exception
 from ..tasks.model import Step, Task
 from ..tasks.rendering import Rendering, TaskRendering, candidates
@@ -58,6 +63,8 @@ class Verdict:
     error: str | None = None  # the task could not be run at all
     rendering: str = ""  # the rendering it ran under (Rendering.name)
     rendering_note: str | None = None  # the task's own rendering drifted and this one did not
+    #: fresh figure structures of vis steps whose stored reference has none, by 0-based step
+    figures: dict[int, dict] = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -126,6 +133,28 @@ def compare_step(v: Verdict, step: Step, outputs: list[dict], error: bool, statu
         (v.drifts if exact else v.changed).append(
             Drift(step.index, step.kind, "output bytes differ from the stored reference")
         )
+
+
+def keep_figure(v: Verdict, step: Step, outputs: list[dict]) -> None:
+    """Keep the fresh figure structure of vis ``step`` in ``v.figures`` when its stored reference
+    has none and the step did not drift (a structure failing the schema is not kept)."""
+    from ..grading.figure import FigureError, bundle_of, validate
+
+    if (
+        step.kind != "vis"
+        or reference_figures.has_structure(step)
+        or any(d.step == step.index for d in v.drifts)
+    ):
+        return
+    i = reference_figures.image_output(outputs)
+    bundle = None if i is None else bundle_of(outputs[i])
+    if not isinstance(bundle, dict):
+        return
+    try:
+        validate(bundle)
+    except FigureError:
+        return
+    v.figures[step.index] = bundle
 
 
 def peak_rss(executor) -> int | None:
@@ -203,6 +232,7 @@ async def _run_task(task: Task, workroot: Path, timeout: float, exact: bool, ren
         for step in task.steps:
             ex = await executor.run(step.code)
             compare_step(verdict, step, ex.outputs, ex.error, ex.status, exact)
+            keep_figure(verdict, step, ex.outputs)
         verdict.peak_rss = peak_rss(executor)
     except Exception as err:  # a kernel that would not start, a dead channel, ...
         verdict.error = f"{type(err).__name__}: {err}"
@@ -259,6 +289,17 @@ def record_renderings(tasks: list[Task], verdicts: list[Verdict]) -> dict[str, P
     for root, entries in by_root.items():
         path = sidecar.update(root, entries)
         written.update({task_id: path for task_id in entries})
+    return written
+
+
+def record_figures(tasks: list[Task], verdicts: list[Verdict]) -> dict[str, tuple[Path, int]]:
+    """Record each task's kept figure structures (:func:`keep_figure`) for its notebook's
+    content; returns the file written and the count recorded, by task id."""
+    written = {}
+    for task, v in zip(tasks, verdicts, strict=True):
+        if v.figures:
+            path = reference_figures.record(task_root(task), task.id, task.content_hash, v.figures)
+            written[task.id] = (path, len(v.figures))
     return written
 
 

@@ -3,7 +3,8 @@
 Returns a :class:`~.plot.Comparison` when both figures carry a readable structure
 (``FIGURE_MIME``, in the same output as the graded PNG), else why not — the reason the
 badge gives for falling back to SSIM.  The reference's structure is the one in the
-reference cell's output that holds its image.
+reference cell's output that holds its image: recorded there when the task was built, or —
+for an imported notebook — by ``tasks verify`` (:mod:`cibench_lab.tasks.reference_figures`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import logging
 from typing import Any
 
 from ..tasks.model import Step
+from ..tasks.reference_figures import image_output
 from .figure import Figure, FigureError, bundle_of, read_figure
 from .plot import Comparison, compare
 
@@ -20,10 +22,8 @@ log = logging.getLogger(__name__)
 
 def reference_figure_output(step: Step) -> dict[str, Any] | None:
     """The reference cell's output holding its image (the first display_data with a PNG)."""
-    for out in step.outputs:
-        if out.get("output_type") == "display_data" and "image/png" in (out.get("data") or {}):
-            return out
-    return None
+    i = image_output(step.outputs)
+    return None if i is None else step.outputs[i]
 
 
 def _read(output: dict[str, Any] | None, whose: str) -> Figure | str:
@@ -31,7 +31,9 @@ def _read(output: dict[str, Any] | None, whose: str) -> Figure | str:
     if bundle is None:
         if whose == "your":
             return "your figure carries no plot structure (not drawn with matplotlib)"
-        return "the reference has no plot structure (recorded before it was captured)"
+        return (
+            "the reference has no plot structure (recorded before it was captured; `tasks verify` records it)"
+        )
     try:
         return read_figure(bundle)
     except FigureError as err:

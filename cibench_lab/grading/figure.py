@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from ..tasks.plot import FIGURE_MIME
+from ..tasks.plot import FIGURE_MAX_BYTES, FIGURE_MIME
 
-MAX_BYTES = 1_000_000
+MAX_BYTES = FIGURE_MAX_BYTES
 MAX_DEPTH = 12
 MAX_NODES = 400_000
 #: Series one axes may hold once read (a collection gives one per path): bounds the pairing work.

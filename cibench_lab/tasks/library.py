@@ -26,6 +26,7 @@ from .archive import DATASOURCES, cached_unpack, find_root, is_ignored
 from .errors import TaskError
 from .format import parse_notebook
 from .model import Task
+from .reference_figures import with_recorded_figures
 from .rendering import TaskRendering, from_record
 
 log = logging.getLogger(__name__)
@@ -118,7 +119,8 @@ class TaskLibrary:
         datasources: Path | None,
         renderings: dict[str, TaskRendering] | None = None,
     ) -> Task | None:
-        """One notebook as task ``task_id``; ``renderings``: its directory's recorded ones."""
+        """One notebook as task ``task_id``; ``renderings``: its directory's recorded ones.  The
+        reference figure structures ``tasks verify`` recorded for it are attached to its steps."""
         try:
             if task_id in self.tasks:
                 raise TaskError(
@@ -127,7 +129,7 @@ class TaskLibrary:
                 )
             task = parse_notebook(path.read_bytes(), path, task_id, datasources)
             _check_data(task)
-            task = with_recorded_rendering(task, renderings or {})
+            task = with_recorded_figures(with_recorded_rendering(task, renderings or {}))
         except TaskError as err:
             self.problems.append(err)
             return None

@@ -15,6 +15,8 @@ from typing import Any
 #: The MIME type of the figure structure the kernel's start code displays beside
 #: each matplotlib figure's ``image/png`` (invisible to people, read by the server).
 FIGURE_MIME = "application/vnd.cibench-lab.figure+json"
+#: The largest figure structure (bytes of JSON) the server reads; a larger one falls back to SSIM.
+FIGURE_MAX_BYTES = 1_000_000
 
 #: element -> what it means (the docs and the lint's messages use these words).
 ELEMENTS: dict[str, str] = {

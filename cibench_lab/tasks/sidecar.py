@@ -15,6 +15,11 @@ directory that cannot be written (a read-only mount) gets its sidecar in the use
 data dir instead: ``<jupyter data dir>/cibench_lab/rendering/<hash of the dir's path>.json``;
 both are read, that one last.  A sidecar that cannot be read is reported, never fatal: its
 tasks fall back to detection.
+
+``tasks verify`` also records the figure structure of each reference plot that was
+recorded without one (an official notebook), so that the ``fair`` profile grades its plots
+structurally: :mod:`.reference_figures` keeps them in ``.cibench-lab/figures/`` beside this
+file, with the same fallback, atomic writes and helpers.
 """
 
 from __future__ import annotations
@@ -38,11 +43,20 @@ def in_dir(root: Path) -> Path:
     return Path(root) / FOLDER / NAME
 
 
-def in_data_dir(root: Path) -> Path:
+def dir_digest(root: Path) -> str:
+    """The name a task directory's sidecars get in the user's data dir: a hash of its path."""
+    return hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:16]
+
+
+def data_dir(kind: str) -> Path:
+    """``<jupyter data dir>/cibench_lab/<kind>``: where sidecars of read-only task dirs go."""
     from jupyter_core.paths import jupyter_data_dir
 
-    digest = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:16]
-    return Path(jupyter_data_dir()) / "cibench_lab" / "rendering" / f"{digest}.json"
+    return Path(jupyter_data_dir()) / "cibench_lab" / kind
+
+
+def in_data_dir(root: Path) -> Path:
+    return data_dir("rendering") / f"{dir_digest(root)}.json"
 
 
 def _entry(task_id: str, value: object, where: str) -> TaskRendering:
@@ -55,18 +69,29 @@ def _entry(task_id: str, value: object, where: str) -> TaskRendering:
     return TaskRendering(rendering, basis, bool(value.get("verified")), str(value.get("detail", "")))
 
 
-def _read_one(path: Path) -> dict[str, TaskRendering]:
+def read_json(path: Path, what: str, max_bytes: int | None = None) -> dict | None:
+    """The object in sidecar ``path`` with a ``tasks`` object, or None (absent, or unreadable:
+    then reported as the ``what`` sidecar, never raised)."""
     try:
+        if max_bytes is not None and path.stat().st_size > max_bytes:
+            raise ValueError(f"larger than {max_bytes:,} bytes")
         doc = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
+        return None
+    except (OSError, ValueError, RecursionError) as err:
+        log.warning("cibench-lab: %s sidecar %s not read: %s", what, path, err)
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("tasks"), dict):
+        log.warning("cibench-lab: %s sidecar %s not read: no 'tasks' object", what, path)
+        return None
+    return doc
+
+
+def _read_one(path: Path) -> dict[str, TaskRendering]:
+    doc = read_json(path, "rendering")
+    if doc is None:
         return {}
-    except (OSError, ValueError) as err:
-        log.warning("cibench-lab: rendering sidecar %s not read: %s", path, err)
-        return {}
-    tasks = doc.get("tasks") if isinstance(doc, dict) else None
-    if not isinstance(tasks, dict):
-        log.warning("cibench-lab: rendering sidecar %s not read: no 'tasks' object", path)
-        return {}
+    tasks = doc["tasks"]
     found = {}
     for task_id, value in tasks.items():
         try:
@@ -89,9 +114,10 @@ def _as_json(entries: dict[str, TaskRendering]) -> str:
     return json.dumps({"schema_version": 1, "tasks": tasks}, indent=1, ensure_ascii=False) + "\n"
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> None:
+    """``text`` into ``path`` whole or not at all (a temporary file renamed over it)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".rendering-", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -105,14 +131,17 @@ def update(root: Path, entries: dict[str, TaskRendering]) -> Path:
     """Record ``entries`` (merged over what is recorded) for ``root``; returns the file written:
     the task directory's sidecar, or the data dir's when the directory cannot be written."""
     merged = {**read(root), **entries}
-    target = in_dir(root)
+    return write_either(in_dir(root), in_data_dir(root), _as_json(merged))
+
+
+def write_either(target: Path, fallback: Path, text: str) -> Path:
+    """``text`` into ``target`` (in the task directory), or into ``fallback`` (in the data dir)
+    when that cannot be written; returns the file written."""
     try:
-        _write_atomic(target, _as_json(merged))
+        write_atomic(target, text)
     except OSError:
-        target = in_data_dir(root)
-        _write_atomic(target, _as_json(merged))  # an OSError here names the data dir's file
-        return target
-    stale = in_data_dir(root)
-    if stale.is_file():  # the directory is writable again: one record only
-        stale.unlink(missing_ok=True)
+        write_atomic(fallback, text)  # an OSError here names the data dir's file
+        return fallback
+    if fallback.is_file():  # the directory is writable again: one record only
+        fallback.unlink(missing_ok=True)
     return target
