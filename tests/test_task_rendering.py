@@ -36,6 +36,7 @@ from cibench_lab.players import ReferencePlayer
 from cibench_lab.store import Store
 from cibench_lab.tasks import sidecar
 from cibench_lab.tasks.library import TaskLibrary
+from cibench_lab.tasks.plot import FIGURE_MIME
 from cibench_lab.tasks.rendering import PRESETS, STOCK_72, Rendering, TaskRendering
 
 TASK_ID = "cibench_template/matplotlib/points"
@@ -269,7 +270,11 @@ def test_build_runs_a_task_we_write_under_its_rendering_and_records_it(folders, 
     assert build_main([str(path)]) == 0
     built = nbformat.read(path, as_version=4)
     assert built.metadata["cibench_lab"]["rendering"] == {"preset": "stock", "dpi": 100.0}
-    assert [c.outputs for c in built.cells if c.cell_type == "code"] == before, "rebuilt at the PNGs' 100 dpi"
+    rebuilt = [c.outputs for c in built.cells if c.cell_type == "code"]
+    assert (
+        sum(FIGURE_MIME in o.get("data", {}) for cell in rebuilt for o in cell) == 2
+    )  # a build captures them
+    assert [_without_figures(c) for c in rebuilt] == before, "rebuilt at the PNGs' 100 dpi"
     assert load(root).rendering == TaskRendering(Rendering.of("stock"), "declared")
 
 
@@ -307,3 +312,11 @@ def test_verify_records_the_reference_figures_so_fair_grades_an_imported_plot_st
     edited = load(task_dir)
     assert edited.content_hash != task.content_hash
     assert "the reference has no plot structure" in grade(edited.steps[1], [turn], "fair").detail
+
+
+def _without_figures(outputs: list) -> list:
+    """Outputs as a stock kernel gives them: without the figure structure our start code adds."""
+    return [
+        {**o, "data": {k: v for k, v in o["data"].items() if k != FIGURE_MIME}} if "data" in o else o
+        for o in outputs
+    ]
