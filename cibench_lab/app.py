@@ -23,6 +23,7 @@ from .engine.sandbox import SandboxSetting, configure, prepare
 from .engine.settings import REVEAL, PlaySettings
 from .engine.workspace import check_writable, unwritable
 from .grading.pool import WORKERS, Grader
+from .grading.profile import PROFILES
 from .handlers.routes import handlers
 from .models.config import ModelRegistry, read_config_file
 from .models.judge import VisionJudge
@@ -50,7 +51,7 @@ class Services:
             "defaults": c.settings.as_dict(),
             "locked": c.lock_settings,
             "turn_timeout": c.turn_timeout,
-            "profile": "cibench",
+            "profile": self.attempts.profile,
         }
 
 
@@ -96,6 +97,16 @@ class CIBenchLabApp(ExtensionApp):
         help=(
             "Seconds the server waits for a turn's execution to finish (kernel idle) before "
             "grading it as timed out; also bounds hidden setup runs."
+        ),
+    ).tag(config=True)
+    profile = Enum(
+        list(PROFILES),
+        default_value="cibench",
+        help=(
+            "The grading profile the lab shows: badges, the Turns dialog, summaries. `cibench` (default): "
+            "CIBench's own rules (plots by SSIM); `fair`: ours (plots by what the figure shows, "
+            "CJK-aware text, numbers with tolerance; docs/grading.md). Every turn is graded and stored "
+            "under every profile whatever this says."
         ),
     ).tag(config=True)
     interrupt_grace = Float(
@@ -234,7 +245,7 @@ class CIBenchLabApp(ExtensionApp):
         root = Path(self._server.root_dir).resolve()
         self._check_attempts_dir(root)
         store = self._open_store()
-        attempts = Attempts(store, library)
+        attempts = Attempts(store, library, self.profile)
         participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
         config = LabConfig(
             root_dir=root,

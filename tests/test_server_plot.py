@@ -4,6 +4,8 @@ shows without revealing the reference."""
 
 from __future__ import annotations
 
+import json
+
 import nbformat
 import pytest
 from figures import output
@@ -49,6 +51,7 @@ def jp_server_config(tmp_path, task_root):
             "database_url": f"sqlite:///{tmp_path / 'results.sqlite'}",
             "task_dirs": [str(task_root)],
             "grading_workers": 1,
+            "profile": "fair",  # the lab shows the fair grades: the badge is the structural plot grade
         },
     }
 
@@ -64,8 +67,21 @@ async def test_a_lab_turn_keeps_the_structure_and_is_graded_on_it(start_attempt,
     assert FIGURE_MIME in shown["data"]  # the server's own IOPub capture, then the store
     fair = recorded.grade["fair"]
     assert fair["detail"].startswith("data differs: 1 of 3 bars differs; missing the declared title"), fair
+    assert r["grade"]["detail"] == fair["detail"]  # what the badge says (profile = fair)
+    assert recorded.grade["cibench"]["detail"].startswith("plot SSIM")  # stored too, not shown
     assert "Secret" not in str(r) and "Secret" not in str(recorded.grade)
     code, r = await b.turn(0, REFERENCE)
     assert code == 200, r
     (_, again) = services.attempts.turns(b.attempt["id"], 0)
     assert again.grade["fair"]["passed"] and again.grade["fair"]["score"] == 1.0, again.grade["fair"]
+
+
+async def test_the_lab_shows_the_configured_profile(jp_fetch, start_attempt):
+    settings = json.loads((await jp_fetch("cibench-lab", "api", "settings")).body)
+    assert settings["profile"] == "fair"
+    b = await start_attempt(VIS_ID, turn_cap=3)
+    code, _ = await b.turn(0, REFERENCE)
+    assert code == 200
+    view = json.loads((await jp_fetch("cibench-lab", "api", "attempts", b.attempt["id"])).body)
+    assert view["profile"] == "fair"
+    assert view["steps"][0]["grade"]["detail"].startswith("data matches"), view["steps"][0]["grade"]

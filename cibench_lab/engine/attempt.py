@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..grading import TurnOutput, grade_all, summarize
+from ..grading.profile import PROFILES
 from ..store import Store
 from ..store.tables import Attempt, Base, Event, Participant, StepRow, Turn, utcnow
 from ..tasks.library import TaskLibrary
@@ -26,7 +27,7 @@ from .errors import BadInput, Conflict, Forbidden, NotFound
 from .settings import PlaySettings
 from .step import settle_rule
 
-PROFILE = "cibench"  # what badges and summaries show until the fair profile lands
+PROFILE = "cibench"  # what badges, summaries and views show unless the server chooses another
 MODES = ("e2e", "oracle")
 
 _Row = TypeVar("_Row", bound=Base)
@@ -80,9 +81,13 @@ def participant_id(store: Store, name: str, tries: int = 5) -> int:
 class Attempts:
     """Create attempts and move them through their steps."""
 
-    def __init__(self, store: Store, library: TaskLibrary):
+    def __init__(self, store: Store, library: TaskLibrary, profile: str = PROFILE):
+        """``profile``: the grades that turn, settle and view answers carry (every profile is stored)."""
+        if profile not in PROFILES:
+            raise ValueError(f"profile: must be one of {', '.join(PROFILES)}")
         self.store = store
         self.library = library
+        self.profile = profile
 
     # ---- creation and lookup -------------------------------------------------
     def create(self, new: NewAttempt) -> str:
@@ -231,7 +236,7 @@ class Attempts:
             grades = grade_all(task.steps[step], [turn_output(t) for t in previous] + [turn])
         times = (started_at or utcnow(), finished_at or utcnow())
         self._add_turn(attempt_id, step, len(previous), turn, msg_id, times, meta or {}, grades)
-        result = {"step": step, "turn": len(previous), "grade": grades[PROFILE], "settled": None}
+        result = {"step": step, "turn": len(previous), "grade": grades[self.profile], "settled": None}
         outcome = settle_rule(row.player, PlaySettings(**row.settings), turn, len(previous) + 1)
         if outcome:
             result["settled"] = self.settle(attempt_id, step, outcome)
@@ -302,7 +307,7 @@ class Attempts:
         return {
             "step": step,
             "outcome": outcome,
-            "grade": grades[PROFILE],
+            "grade": grades[self.profile],
             "oracle_code": task.steps[step].code if row.mode == "oracle" else None,
             "next_step": step + 1 if step + 1 < row.n_steps else None,
         }

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from ..store.tables import Attempt, StepRow, Turn
 from ..tasks.model import Task
-from .attempt import PROFILE, Attempts
+from .attempt import Attempts
 from .settings import PlaySettings
 from .step import next_action
 
@@ -34,7 +34,9 @@ def _revealed(row: Attempt, settings: PlaySettings, settled: bool) -> bool:
     return settings.reveal == "after-task" and row.status == "done"
 
 
-def _step_view(row: Attempt, task: Task, srow: StepRow, n_turns: int, last_grade, settings) -> dict:
+def _step_view(
+    row: Attempt, task: Task, srow: StepRow, n_turns: int, last_grade, settings, profile: str
+) -> dict:
     step = task.steps[srow.index]
     settled = srow.settled_at is not None
     view: dict[str, Any] = {
@@ -50,7 +52,7 @@ def _step_view(row: Attempt, task: Task, srow: StepRow, n_turns: int, last_grade
     }
     if srow.settled_at is not None:
         view["seconds"] = round((srow.settled_at - srow.opened_at).total_seconds(), 1)
-    grade = (srow.grade or {}).get(PROFILE) if settled else last_grade
+    grade = (srow.grade or {}).get(profile) if settled else last_grade
     if grade is not None and grades_visible(row.status, settings.show_grades):
         view["grade"] = grade
     if _revealed(row, settings, settled):
@@ -74,8 +76,11 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
             .order_by(Turn.number.desc())
             .limit(1)
         )
-        last_grade = last.grade.get(PROFILE) if last is not None else None
-        steps = [_step_view(row, task, r, counts.get(r.index, 0), last_grade, settings) for r in srows]
+        profile = attempts.profile
+        last_grade = last.grade.get(profile) if last is not None else None
+        steps = [
+            _step_view(row, task, r, counts.get(r.index, 0), last_grade, settings, profile) for r in srows
+        ]
     return {
         "id": row.id,
         "task_id": row.task_id,
@@ -90,9 +95,9 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
         "settings": settings.as_dict(),
         "notebook_path": row.notebook_path,
         "kernel_id": row.kernel_id,
-        "profile": PROFILE,
+        "profile": profile,
         "steps": steps,
-        "summary": (row.summary or {}).get(PROFILE) if row.status == "done" else None,
+        "summary": (row.summary or {}).get(profile) if row.status == "done" else None,
         "next": next_action(row),
         "created_at": row.created_at.isoformat() + "Z",
         "sandbox": (row.environment or {}).get("sandbox"),
@@ -142,7 +147,7 @@ def turns_view(attempts: Attempts, attempt_id: str, participant: str | None) -> 
                 "error": t.error,
                 "started_at": t.started_at.isoformat() + "Z",
                 "finished_at": t.finished_at.isoformat() + "Z",
-                "grade": (t.grade or {}).get(PROFILE) if show else None,
+                "grade": (t.grade or {}).get(attempts.profile) if show else None,
                 **{k: t.meta[k] for k in TURN_META if k in (t.meta or {})},
             }
             for t in turns
