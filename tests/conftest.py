@@ -70,6 +70,8 @@ def jp_server_config(tmp_path, task_root):
             "database_url": f"sqlite:///{tmp_path / 'results.sqlite'}",
             "task_dirs": [str(builtin_dir()), str(task_root)],
             "turn_timeout": 60.0,
+            # these tests read CIBench's wording; the lab's default (fair) is tested in test_grade_rule_server
+            "profile": "cibench",
             "models": {
                 "probe-model": {
                     "model": "gpt-probe",
