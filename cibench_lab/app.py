@@ -22,6 +22,7 @@ from .engine.proctor import apply_preset
 from .engine.sandbox import SandboxSetting, configure, prepare
 from .engine.settings import REVEAL, PlaySettings
 from .engine.workspace import check_writable, unwritable
+from .grading.kept import GRADE_RULES
 from .grading.pool import WORKERS, Grader
 from .grading.profile import PROFILES
 from .handlers.routes import handlers
@@ -52,6 +53,7 @@ class Services:
             "locked": c.lock_settings,
             "turn_timeout": c.turn_timeout,
             "profile": self.attempts.profile,
+            "profiles": list(PROFILES),
         }
 
 
@@ -101,12 +103,13 @@ class CIBenchLabApp(ExtensionApp):
     ).tag(config=True)
     profile = Enum(
         list(PROFILES),
-        default_value="cibench",
+        default_value="fair",
         help=(
-            "The grading profile the lab shows: badges, the Turns dialog, summaries. `cibench` (default): "
-            "CIBench's own rules (plots by SSIM); `fair`: ours (plots by what the figure shows, "
-            "CJK-aware text, numbers with tolerance; docs/grading.md). Every turn is graded and stored "
-            "under every profile whatever this says."
+            "The grading profile the lab shows: badges, the Turns dialog, summaries. `fair` (default): "
+            "ours (plots by what the figure shows, CJK-aware text, numbers with tolerance; "
+            "docs/grading.md); `cibench`: CIBench's own rules (plots by SSIM; its text rule reads only "
+            "Latin letters and digits, so Chinese answers are not read). Every turn is graded and stored "
+            "under every profile whatever this says (each attempt's view carries both summaries)."
         ),
     ).tag(config=True)
     interrupt_grace = Float(
@@ -136,6 +139,16 @@ class CIBenchLabApp(ExtensionApp):
         help=(
             "When an end-to-end step's reference code and output are shown: after-step, "
             "after-task or never. Oracle mode shows each settled step's reference by nature."
+        ),
+    ).tag(config=True)
+    grade_rule = Enum(
+        list(GRADE_RULES),
+        default_value="best",
+        help=(
+            "The grade a person's step keeps: `best` (default) the best of its runs so far (passed, "
+            "then score, then ran without error), `settling` the profile applied to its runs when it "
+            "settles, as for models (the last run's grade). A model's or replay's attempt is always "
+            "`settling`. Recorded with each attempt."
         ),
     ).tag(config=True)
     lock_settings = Bool(
@@ -253,7 +266,12 @@ class CIBenchLabApp(ExtensionApp):
             turn_timeout=self.turn_timeout,
             interrupt_grace=self.interrupt_grace,
             lock_settings=self.lock_settings,
-            settings=PlaySettings(show_grades=self.show_grades, turn_cap=self.turn_cap, reveal=self.reveal),
+            settings=PlaySettings(
+                show_grades=self.show_grades,
+                turn_cap=self.turn_cap,
+                reveal=self.reveal,
+                grade_rule=self.grade_rule,
+            ),
             participant=participant,
         )
         config.settings.validate()

@@ -278,6 +278,12 @@ export type components = {
       /** @description relative to the server root */
       notebook_path: string;
       created_at: string;
+      /** @description done: steps whose kept grade passed (shown profile); open: null */
+      passed: number | null;
+      /** @description the task's language (en | zh; empty when the task is gone) */
+      language: string;
+      /** @description the task's split */
+      split: string;
     };
     /** @enum {string} */
     AttemptStatus: 'open' | 'done';
@@ -301,6 +307,10 @@ export type components = {
       profile: string;
       steps: components['schemas']['StepView'][];
       summary: components['schemas']['Summary'] | null;
+      /** @description done: every stored profile's summary; open: null */
+      summaries: {
+        [key: string]: components['schemas']['Summary'];
+      } | null;
       next: components['schemas']['NextAction'];
       created_at: string;
       /** @description null: not recorded (an attempt made before sandboxing) */
@@ -329,6 +339,8 @@ export type components = {
     } & {
       [key: string]: unknown;
     };
+    /** @enum {string} */
+    GradeRule: 'best' | 'settling';
     KernelBinding: {
       kernel_id: string;
       /** @description cells replayed on a kernel new to the attempt */
@@ -366,6 +378,8 @@ export type components = {
       turn_cap: number;
       reveal: components['schemas']['Reveal'];
       max_turn: number;
+      /** @description best: the best turn so far is kept; settling: as the step settles */
+      grade_rule: components['schemas']['GradeRule'];
     };
     /** @description Exactly one of: a server-configured model, a recorded model attempt, a transcript file. */
     PlayerChoice: {
@@ -411,6 +425,8 @@ export type components = {
       code: string;
       thought: string;
       output: string;
+      /** @description vis steps: the reference plot, a base64 PNG; else null */
+      image: string | null;
     };
     ReferenceResult: {
       step: number;
@@ -440,7 +456,10 @@ export type components = {
       defaults: components['schemas']['PlaySettings'];
       locked: boolean;
       turn_timeout: number;
+      /** @description the profile the lab shows (badges, summaries) */
       profile: string;
+      /** @description every profile each turn is graded and stored under */
+      profiles: string[];
     };
     /** @description Play settings a start request overrides (ignored when the server locks them). */
     SettingsOverride: {
@@ -452,6 +471,8 @@ export type components = {
       reveal?: components['schemas']['Reveal'];
       /** @description a model's step settles at its first error-free turn or here */
       max_turn?: number;
+      /** @description the grade a person's step keeps: best (the best turn so far) or settling (as the step settles); a player's attempt is always settling */
+      grade_rule?: components['schemas']['GradeRule'];
     };
     SettleResult: {
       settled: components['schemas']['Settled'];
@@ -499,6 +520,10 @@ export type components = {
       settled: boolean;
       seconds: number | null;
       grade: components['schemas']['Grade'] | null;
+      /** @description 0-based turn whose grade is `grade` under the grade rule (open step: so far); null without turns or while grades are hidden */
+      kept_turn: number | null;
+      /** @description how the shown profile decides pass for this kind, in words */
+      criterion: string;
       /** @description only for settled steps the reveal policy (or oracle mode) shows */
       reference?: components['schemas']['Reference'];
     };

@@ -80,6 +80,8 @@ def jp_server_config(tmp_path, task_root):
         tmp_path,
         [builtin_dir(), task_root],
         turn_timeout=60.0,
+        # these tests read CIBench's wording; the lab's default (fair) is tested in test_grade_rule_server
+        profile="cibench",
         models={
             "probe-model": {
                 "model": "gpt-probe",

@@ -71,7 +71,9 @@ def play_golden_run(store: Store, lib: TaskLibrary, groups: dict[str, list[dict]
     run_id = ensure_run(attempts, RUN if mode == "e2e" else f"{RUN}-{mode}", "golden", mode)
     for task_id, cases in groups.items():
         task = lib.get(task_id)
-        new = NewAttempt(task, mode, "human", "golden", PlaySettings(), {}, run_id=run_id)
+        # graded as the recorded model runs are (settling): the export re-scores the last turns
+        settling = PlaySettings(grade_rule="settling")
+        new = NewAttempt(task, mode, "human", "golden", settling, {}, run_id=run_id)
         attempt_id = attempts.create(new)
         for step, case in zip(task.steps, cases, strict=True):
             for turn in turns_of(case):

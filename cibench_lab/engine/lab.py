@@ -40,7 +40,8 @@ from .execution import Execution
 from .executor import execute
 from .kernel import KERNEL_NAME, start_code
 from .oracle import referenced_steps
-from .settings import PlaySettings
+from .settings import PlaySettings, attempt_settings
+from .step import HUMAN
 from .workspace import copy_data, unwritable, write_notebook
 
 log = logging.getLogger(__name__)
@@ -192,11 +193,11 @@ class LabPlay:
             task = self.attempts.library.get(task_id)
         except KeyError as err:
             raise BadInput(str(err.args[0])) from None
-        settings = PlaySettings.merge(self.config.settings, None if self.config.lock_settings else overrides)
         try:
             spec = await self.call(spec_of_choice, player, task.id, self.player_context)
         except SpecError as err:
             raise BadInput(str(err)) from None
+        settings = attempt_settings(self.config.settings, overrides, spec == HUMAN, self.config.lock_settings)
         new = NewAttempt(
             task=task,
             mode=mode,

@@ -21,6 +21,7 @@ StepKind = TypeAliasType("StepKind", Literal["exec", "num", "text", "vis", "gene
 Reveal = TypeAliasType("Reveal", Literal["after-step", "after-task", "never"])
 AttemptStatus = TypeAliasType("AttemptStatus", Literal["open", "done"])
 Next = TypeAliasType("Next", Literal["propose", "run", "reference", "wait", "done"])
+GradeRule = TypeAliasType("GradeRule", Literal["best", "settling"])
 Action = TypeAliasType("Action", Literal["code", "empty", "no_action", "invalid", "finish", "give_up"])
 
 
@@ -88,6 +89,10 @@ class SettingsOverride(Closed):
     turn_cap: Count = absent("a person's step settles after this many turns (0: no cap)")
     reveal: Reveal = absent("when an end-to-end step's reference is shown")
     max_turn: Count = absent("a model's step settles at its first error-free turn or here")
+    grade_rule: GradeRule = absent(
+        "the grade a person's step keeps: best (the best turn so far) or settling (as the step "
+        "settles); a player's attempt is always settling"
+    )
 
 
 class PlayerChoice(Closed):
@@ -176,13 +181,17 @@ class PlaySettings(Closed):
     turn_cap: int
     reveal: Reveal
     max_turn: int
+    grade_rule: GradeRule = Field(
+        description="best: the best turn so far is kept; settling: as the step settles"
+    )
 
 
 class ServerSettings(Closed):
     defaults: PlaySettings
     locked: bool
     turn_timeout: float
-    profile: str
+    profile: str = Field(description="the profile the lab shows (badges, summaries)")
+    profiles: list[str] = Field(description="every profile each turn is graded and stored under")
 
 
 class ModelInfo(Closed):
@@ -211,6 +220,9 @@ class AttemptRow(Closed):
     n_steps: int
     notebook_path: str = Field(description="relative to the server root")
     created_at: str
+    passed: int | None = Field(description="done: steps whose kept grade passed (shown profile); open: null")
+    language: str = Field(description="the task's language (en | zh; empty when the task is gone)")
+    split: str = Field(description="the task's split")
 
 
 class Grade(Record):
@@ -232,6 +244,7 @@ class Reference(Closed):
     code: str
     thought: str
     output: str
+    image: str | None = Field(description="vis steps: the reference plot, a base64 PNG; else null")
 
 
 class StepView(Closed):
@@ -244,6 +257,11 @@ class StepView(Closed):
     settled: bool
     seconds: float | None
     grade: Grade | None
+    kept_turn: int | None = Field(
+        description="0-based turn whose grade is `grade` under the grade rule (open step: so far); "
+        "null without turns or while grades are hidden"
+    )
+    criterion: str = Field(description="how the shown profile decides pass for this kind, in words")
     reference: Reference = absent("only for settled steps the reveal policy (or oracle mode) shows")
 
 
@@ -309,6 +327,9 @@ class AttemptView(Closed):
     profile: str
     steps: list[StepView]
     summary: Summary | None
+    summaries: dict[str, Summary] | None = Field(
+        description="done: every stored profile's summary; open: null"
+    )
     next: NextAction
     created_at: str
     sandbox: SandboxView | None = Field(description="null: not recorded (an attempt made before sandboxing)")
