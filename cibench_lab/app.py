@@ -130,6 +130,14 @@ class CIBenchLabApp(ExtensionApp):
             "protocol's max_turn."
         ),
     ).tag(config=True)
+    pause_after = Int(
+        300,
+        help=(
+            "Seconds without an edit and without a run of the open step that pause its working "
+            "clock (time per step net of pauses, shown beside wall time); any edit or run resumes "
+            "it. At least 1; recorded with each attempt."
+        ),
+    ).tag(config=True)
     reveal = Enum(
         list(REVEAL),
         default_value="after-task",
@@ -253,7 +261,12 @@ class CIBenchLabApp(ExtensionApp):
             turn_timeout=self.turn_timeout,
             interrupt_grace=self.interrupt_grace,
             lock_settings=self.lock_settings,
-            settings=PlaySettings(show_grades=self.show_grades, turn_cap=self.turn_cap, reveal=self.reveal),
+            settings=PlaySettings(
+                show_grades=self.show_grades,
+                turn_cap=self.turn_cap,
+                reveal=self.reveal,
+                pause_after=self.pause_after,
+            ),
             participant=participant,
         )
         config.settings.validate()

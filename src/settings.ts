@@ -26,6 +26,14 @@ export function playSettingsFrom(composite: {
   if (typeof reveal === 'string' && (REVEAL as string[]).includes(reveal)) {
     out.reveal = reveal as Reveal;
   }
+  const pauseAfter = composite.pauseAfter;
+  if (
+    typeof pauseAfter === 'number' &&
+    Number.isInteger(pauseAfter) &&
+    pauseAfter >= 1
+  ) {
+    out.pause_after = pauseAfter;
+  }
   return out;
 }
 
