@@ -73,6 +73,7 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
     settings: {
       show_grades: true,
       turn_cap: 0,
+      pause_after: 300,
       reveal: 'after-task',
       max_turn: 3
     },
@@ -89,6 +90,7 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
         outcome: 'next',
         settled: true,
         seconds: 12.34,
+        working_seconds: 10.5,
         grade: grade({ kind: 'exec', detail: 'ran without error' })
       },
       {
@@ -100,6 +102,7 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
         outcome: null,
         settled: false,
         seconds: null,
+        working_seconds: 3,
         grade: null
       }
     ],
