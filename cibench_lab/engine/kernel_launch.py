@@ -24,12 +24,11 @@ another Python than the launcher's gets none of the server's ``PYTHONPATH``,
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
 
-HIDE_VAR = "CIBENCH_LAB_HIDE_ENV"
-SECRET = re.compile(r"(API_?KEY|(^|_)KEY$|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
+from ..models.redact import HIDE_VAR, hidden_names, is_secret_name
+
 SANDBOX_FLAG = "--sandbox"
 NETWORK_FLAG = "--network"
 ATTEMPTS_FLAG = "--attempts-root"  # its value: only a folder inside it is the kernel's attempt
@@ -39,8 +38,8 @@ SERVER_PYTHON_VARS = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")
 
 def kernel_env(environ: dict[str, str]) -> dict[str, str]:
     """``environ`` without secrets: names that look like one, and those listed in HIDE_VAR."""
-    listed = {n.strip() for n in environ.get(HIDE_VAR, "").split(",") if n.strip()}
-    return {k: v for k, v in environ.items() if k not in listed and k != HIDE_VAR and not SECRET.search(k)}
+    listed = hidden_names(environ)
+    return {k: v for k, v in environ.items() if k not in listed and k != HIDE_VAR and not is_secret_name(k)}
 
 
 def _take(args: list[str], flag: str) -> tuple[str, list[str]]:
