@@ -133,6 +133,14 @@ class CIBenchLabApp(ExtensionApp):
             "protocol's max_turn."
         ),
     ).tag(config=True)
+    pause_after = Int(
+        300,
+        help=(
+            "Seconds without an edit and without a run of the open step that pause its working "
+            "clock (time per step net of pauses, shown beside wall time); any edit or run resumes "
+            "it. At least 1; recorded with each attempt."
+        ),
+    ).tag(config=True)
     reveal = Enum(
         list(REVEAL),
         default_value="after-task",
@@ -271,6 +279,7 @@ class CIBenchLabApp(ExtensionApp):
                 turn_cap=self.turn_cap,
                 reveal=self.reveal,
                 grade_rule=self.grade_rule,
+                pause_after=self.pause_after,
             ),
             participant=participant,
         )

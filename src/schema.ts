@@ -210,6 +210,23 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/cibench-lab/api/attempts/{attempt_id}/activity': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Report an edit of the open step (keeps its working clock running) */
+    post: operations['post_attempts_attempt_id_activity'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/cibench-lab/api/attempts/{attempt_id}/propose': {
     parameters: {
       query?: never;
@@ -267,6 +284,16 @@ export type components = {
   schemas: {
     /** @enum {string} */
     Action: 'code' | 'empty' | 'no_action' | 'invalid' | 'finish' | 'give_up';
+    Activity: {
+      step: number;
+      /** @description the open step's working time so far */
+      working_seconds: number;
+    };
+    /** @description The person edited the open step (sent at most every 20 s while they type). */
+    ActivityReport: {
+      /** @description 0-based step index */
+      step: number;
+    };
     AttemptRow: {
       id: string;
       task_id: string;
@@ -376,6 +403,8 @@ export type components = {
     PlaySettings: {
       show_grades: boolean;
       turn_cap: number;
+      /** @description seconds without an edit or a run that pause the working clock */
+      pause_after: number;
       reveal: components['schemas']['Reveal'];
       max_turn: number;
       /** @description best: the best turn so far is kept; settling: as the step settles */
@@ -467,6 +496,8 @@ export type components = {
       show_grades?: boolean;
       /** @description a person's step settles after this many turns (0: no cap) */
       turn_cap?: number;
+      /** @description seconds without an edit or a run that pause the working clock */
+      pause_after?: number;
       /** @description when an end-to-end step's reference is shown */
       reveal?: components['schemas']['Reveal'];
       /** @description a model's step settles at its first error-free turn or here */
@@ -519,6 +550,8 @@ export type components = {
       outcome: string | null;
       settled: boolean;
       seconds: number | null;
+      /** @description the step's time net of pauses (settled: final; open: up to now) */
+      working_seconds: number | null;
       grade: components['schemas']['Grade'] | null;
       /** @description 0-based turn whose grade is `grade` under the grade rule (open step: so far); null without turns or while grades are hidden */
       kept_turn: number | null;
@@ -1082,6 +1115,42 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['SettleResult'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  post_attempts_attempt_id_activity: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ActivityReport'];
+      };
+    };
+    responses: {
+      /** @description Report an edit of the open step (keeps its working clock running) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Activity'];
         };
       };
       /** @description an error */

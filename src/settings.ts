@@ -35,6 +35,14 @@ export function playSettingsFrom(composite: {
   ) {
     out.grade_rule = gradeRule as GradeRule;
   }
+  const pauseAfter = composite.pauseAfter;
+  if (
+    typeof pauseAfter === 'number' &&
+    Number.isInteger(pauseAfter) &&
+    pauseAfter >= 1
+  ) {
+    out.pause_after = pauseAfter;
+  }
   return out;
 }
 

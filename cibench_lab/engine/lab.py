@@ -43,6 +43,7 @@ from .oracle import referenced_steps
 from .settings import PlaySettings, attempt_settings
 from .step import HUMAN
 from .workspace import copy_data, unwritable, write_notebook
+from .worktime import record_activity
 
 log = logging.getLogger(__name__)
 RESTORE_WAIT = 60.0  # seconds a turn whose kernel was replaced waits for the state's restore
@@ -339,6 +340,11 @@ class LabPlay:
     async def settle(self, attempt_id: str, step: Any, outcome: str, participant: str) -> dict:
         _check_step(step)
         return await self.driver.settle(attempt_id, step, outcome, participant)
+
+    async def activity(self, attempt_id: str, step: Any, participant: str) -> dict[str, Any]:
+        """The person edited the open step: an ``activity`` event; the step's working time so far."""
+        _check_step(step)
+        return await self.call(record_activity, self.attempts, attempt_id, step, participant)
 
     async def propose(self, attempt_id: str, step: Any, participant: str) -> dict[str, Any]:
         """Play step: the attached player's next turn, for the browser to run in the cell."""

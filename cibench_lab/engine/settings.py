@@ -19,6 +19,7 @@ PLAYER_BEST = "settings.grade_rule: a player's steps are graded when they settle
 class PlaySettings:
     show_grades: bool = True  # grades shown before a step settles
     turn_cap: int = 0  # a person's step settles after this many turns (0 = no cap)
+    pause_after: int = 300  # seconds without an edit or a run that pause the working clock
     reveal: str = "after-task"  # when an end-to-end step's reference is shown
     max_turn: int = 3  # a model's step settles at its first error-free turn or here
     grade_rule: str = "best"  # a person's kept grade: the best turn so far, or as the step settles
@@ -48,6 +49,9 @@ class PlaySettings:
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise BadInput(f"settings.{name}: must be a whole number >= 0")
+        pause = self.pause_after
+        if not isinstance(pause, int) or isinstance(pause, bool) or pause < 1:
+            raise BadInput("settings.pause_after: must be a whole number of seconds >= 1")
         if self.reveal not in REVEAL:
             raise BadInput(f"settings.reveal: must be one of {', '.join(REVEAL)}")
         if self.grade_rule not in GRADE_RULES:

@@ -20,6 +20,7 @@ from ..tasks.model import Step, Task
 from .attempt import Attempts
 from .settings import PlaySettings
 from .step import next_action
+from .worktime import step_working_seconds
 
 
 def grades_visible(status: str, show_grades: bool) -> bool:
@@ -118,6 +119,9 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
         steps = [
             _step_view(row, task, r, counts.get(r.index, 0), open_grades, settings, profile) for r in srows
         ]
+        worked = step_working_seconds(s, row.id, srows, settings.pause_after)
+        for view in steps:
+            view["working_seconds"] = worked[view["index"]]
     return {
         "id": row.id,
         "task_id": row.task_id,

@@ -87,6 +87,9 @@ class SettingsOverride(Closed):
 
     show_grades: bool = absent("grades shown before a step settles")
     turn_cap: Count = absent("a person's step settles after this many turns (0: no cap)")
+    pause_after: Annotated[int, Field(ge=1)] = absent(
+        "seconds without an edit or a run that pause the working clock"
+    )
     reveal: Reveal = absent("when an end-to-end step's reference is shown")
     max_turn: Count = absent("a model's step settles at its first error-free turn or here")
     grade_rule: GradeRule = absent(
@@ -142,6 +145,12 @@ class StepRequest(Request):
     step: StepIndex
 
 
+class ActivityReport(Request):
+    """The person edited the open step (sent at most every 20 s while they type)."""
+
+    step: StepIndex
+
+
 class StopRequest(Request):
     pass
 
@@ -179,6 +188,7 @@ class TaskDetail(TaskSummary):
 class PlaySettings(Closed):
     show_grades: bool
     turn_cap: int
+    pause_after: int = Field(description="seconds without an edit or a run that pause the working clock")
     reveal: Reveal
     max_turn: int
     grade_rule: GradeRule = Field(
@@ -256,6 +266,9 @@ class StepView(Closed):
     outcome: str | None
     settled: bool
     seconds: float | None
+    working_seconds: float | None = Field(
+        description="the step's time net of pauses (settled: final; open: up to now)"
+    )
     grade: Grade | None
     kept_turn: int | None = Field(
         description="0-based turn whose grade is `grade` under the grade rule (open step: so far); "
@@ -379,6 +392,11 @@ class Proposal(Closed):
     settled: Settled | None
     next: NextAction
     attempt: AttemptView
+
+
+class Activity(Closed):
+    step: int
+    working_seconds: float = Field(description="the open step's working time so far")
 
 
 class Stopped(Closed):

@@ -73,6 +73,7 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
     settings: {
       show_grades: true,
       turn_cap: 0,
+      pause_after: 300,
       reveal: 'after-task',
       max_turn: 3,
       grade_rule: 'best'
@@ -90,6 +91,7 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
         outcome: 'next',
         settled: true,
         seconds: 12.34,
+        working_seconds: 10.5,
         grade: grade({ kind: 'exec', detail: 'ran without error' }),
         kept_turn: 0,
         criterion: 'passes when it runs without error'
@@ -103,6 +105,7 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
         outcome: null,
         settled: false,
         seconds: null,
+        working_seconds: 3,
         grade: null,
         kept_turn: null,
         criterion: 'passes when the printed number matches'
