@@ -287,7 +287,9 @@ class CIBenchLabApp(ExtensionApp):
         models = ModelRegistry(self._model_configs())
         hide_from_kernels(self.judge_api_key_env, *(c.api_key_env for c in models.configs.values()))
         self.judge = self._judge()
-        lab = LabPlay(attempts, self._server, config, models, Grader(self.judge, self.grading_workers))
+        grader = Grader(self.judge, self.grading_workers)
+        grader.warm()  # the first text grade would load rouge-score and nltk (seconds): now, in its thread
+        lab = LabPlay(attempts, self._server, config, models, grader)
         self.services = Services(library, store, attempts, lab, participant, models)
         self.settings.update({"cibench_lab": self.services})
         events = self._server.event_logger

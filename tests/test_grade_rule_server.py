@@ -9,6 +9,8 @@ import json
 import pytest
 from conftest import PROBE_ID
 
+from cibench_lab.grading import cjk, text
+
 
 @pytest.fixture
 def jp_server_config(jp_server_config):
@@ -62,3 +64,18 @@ async def test_the_kept_grade_follows_the_rule_through_the_server(start_attempt,
     assert code == 200 and {r["id"] for r in rows} == {best.attempt["id"], settling.attempt["id"]}
     for row in rows:
         assert (row["passed"], row["language"], row["split"]) == (None, "en", "cibench_template")
+
+
+@pytest.fixture
+def cold_scorers():
+    """The ROUGE scorers not built yet in this process (as in a fresh server)."""
+    cjk._scorer.cache_clear()
+    text._scorer.cache_clear()
+
+
+@pytest.mark.fast
+async def test_the_server_loads_the_text_graders_when_it_starts(cold_scorers, jp_serverapp):
+    grader = jp_serverapp.web_app.settings["cibench_lab"].lab.grader
+    assert grader.warmed is not None  # started with the server, on the grader's own thread
+    grader.warmed.result(timeout=120)
+    assert text._scorer.cache_info().currsize == 1 and cjk._scorer.cache_info().currsize == 1

@@ -16,7 +16,7 @@ from ..grading.criterion import criterion
 from ..grading.fair import first_image
 from ..grading.kept import kept_turn
 from ..store.tables import Attempt, StepRow, Turn
-from ..tasks.model import Task
+from ..tasks.model import Step, Task
 from .attempt import Attempts
 from .settings import PlaySettings
 from .step import next_action
@@ -38,7 +38,9 @@ def _revealed(row: Attempt, settings: PlaySettings, settled: bool) -> bool:
     return settings.reveal == "after-task" and row.status == "done"
 
 
-def _kept(srow: StepRow, n_turns: int, open_grades: list[dict | None], settings, profile: str):
+def _kept(
+    srow: StepRow, n_turns: int, open_grades: list[dict | None], settings: PlaySettings, profile: str
+) -> tuple[dict | None, int | None]:
     """(the step's grade under ``profile``, the turn it was kept from): a settled step's as
     stored (rows from before kept_turn kept the last turn), the open step's so far."""
     if srow.settled_at is not None:
@@ -50,7 +52,7 @@ def _kept(srow: StepRow, n_turns: int, open_grades: list[dict | None], settings,
     return (None, None) if k is None else (open_grades[k], k)
 
 
-def reference_view(step) -> dict[str, Any]:
+def reference_view(step: Step) -> dict[str, Any]:
     """A settled step's reference as the reveal policy shows it (vis: its plot too)."""
     image = first_image(list(step.outputs)) if step.kind == "vis" else None
     return {

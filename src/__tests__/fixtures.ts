@@ -75,7 +75,8 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
       turn_cap: 0,
       pause_after: 300,
       reveal: 'after-task',
-      max_turn: 3
+      max_turn: 3,
+      grade_rule: 'best'
     },
     notebook_path: 'cibench-attempts/wine_quality-aaaaaaaa/wine_quality.ipynb',
     kernel_id: null,
@@ -91,7 +92,9 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
         settled: true,
         seconds: 12.34,
         working_seconds: 10.5,
-        grade: grade({ kind: 'exec', detail: 'ran without error' })
+        grade: grade({ kind: 'exec', detail: 'ran without error' }),
+        kept_turn: 0,
+        criterion: 'passes when it runs without error'
       },
       {
         index: 1,
@@ -103,10 +106,13 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
         settled: false,
         seconds: null,
         working_seconds: 3,
-        grade: null
+        grade: null,
+        kept_turn: null,
+        criterion: 'passes when the printed number matches'
       }
     ],
     summary: null,
+    summaries: null,
     next: { do: 'wait', step: 1 },
     created_at: '2024-01-01T00:00:00Z',
     sandbox: { enabled: true, network: false, tool: 'bubblewrap' },
