@@ -41,6 +41,7 @@ from pathlib import Path
 
 import psutil
 from lab_page import Api, Deadline, Lab, new_lab
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
@@ -247,8 +248,34 @@ def measure(args, url: str, browser) -> dict:
     }
 
 
+SIGNALS: list[int] = []
+
+
 def interrupted(signum, frame):
+    SIGNALS.append(signum)
     raise KeyboardInterrupt(f"signal {signum}")
+
+
+def run(args, tmp: Path) -> dict:
+    """Start the server and the browser, measure, and stop every process started, by PID."""
+    root = tmp / "workspace"
+    root.mkdir()
+    lab_dirs = [f"--LabApp.workspaces_dir={tmp}/workspaces", f"--LabApp.user_settings_dir={tmp}/settings"]
+    server = LabServer(root, tmp / "results.sqlite", args=SERVER_ARGS + lab_dirs)
+    try:
+        server.start()
+        with sync_playwright() as pw:
+            browser = launch_chromium(pw)
+            try:
+                return measure(args, server.url, browser)
+            finally:
+                try:
+                    browser.close()
+                except PlaywrightError:
+                    pass  # a Ctrl+C reached the browser too
+    finally:
+        server.kill()
+        stop_processes(psutil.Process().children(recursive=True))  # anything of ours still there
 
 
 def main() -> int:
@@ -261,23 +288,16 @@ def main() -> int:
     args = ap.parse_args()
     if args.starts < 1 or args.runs < 1:
         ap.error("--starts and --runs must be >= 1")
+    signal.signal(signal.SIGINT, interrupted)
     signal.signal(signal.SIGTERM, interrupted)
-    with tempfile.TemporaryDirectory(prefix="cibench-bench-lab-") as tmp:
-        root = Path(tmp) / "workspace"
-        root.mkdir()
-        lab_dirs = [f"--LabApp.workspaces_dir={tmp}/workspaces", f"--LabApp.user_settings_dir={tmp}/settings"]
-        server = LabServer(root, Path(tmp) / "results.sqlite", args=SERVER_ARGS + lab_dirs)
-        try:
-            server.start()
-            with sync_playwright() as pw:
-                browser = launch_chromium(pw)
-                try:
-                    result = measure(args, server.url, browser)
-                finally:
-                    browser.close()
-        finally:
-            server.kill()
-            stop_processes(psutil.Process().children(recursive=True))  # anything of ours still there
+    try:
+        with tempfile.TemporaryDirectory(prefix="cibench-bench-lab-") as tmp:
+            result = run(args, Path(tmp))
+    except (KeyboardInterrupt, PlaywrightError):
+        if not SIGNALS:
+            raise
+        print(f"bench/lab.py: interrupted (signal {SIGNALS[0]}); its server, kernels and browser are stopped")
+        return 130
     print(report(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
