@@ -7,8 +7,12 @@ start them (tests/ui/lab.py). One run measures, side by side:
 start   Start pressed (the click on .jp-CIBench-start) -> the new attempt's first answer cell
         focused (or at least active) with its editor, and its kernel bound (the panel's
         ``POST attempts/{id}/kernel`` answered: the server has run the start code) and idle.
-        ``--starts`` new attempts of ``--task`` through the panel; each attempt's kernel is
-        shut down and its notebook closed once it is measured.
+        An answer cell neither focused nor active 3 s after the rest held counts as "present",
+        timed when the rest held. ``--starts`` new attempts of ``--task`` through the panel
+        (back to the task list by its "All tasks" button, else on a fresh page); each
+        attempt's kernel is shut down and its notebook closed once it is measured. Also
+        printed: when the answer cell showed, the binding answered, and the kernel was last
+        seen busy (the JSON names the requests that kept it busy).
 badge   execution finished -> final badge, per step kind (exec, num, text, vis): ``--runs``
         runs of the reference code of the task's first step of each kind, re-run in that open
         step's answer cell (each run a turn; the server runs with turn_cap=0, so runs never
@@ -51,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from ui.lab import TOKEN, LabServer, launch_chromium, stop_processes  # noqa: E402
 
 KINDS = ("exec", "num", "text", "vis")
+WIDTHS = (6, 5, 6, 11, 9, 9, 9, 9, 12, 12)  # the badge table's columns
 TARGET_P95 = {"exec": 100.0, "num": 100.0, "text": 100.0, "vis": 250.0}
 SERVER_ARGS = [
     "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: the probe reads the kernel connection
@@ -194,26 +199,35 @@ def report(result: dict) -> str:
     return "\n".join(lines)
 
 
+def row(cells) -> str:
+    first, *rest = cells
+    return f"  {first:<{WIDTHS[0]}}" + "".join(f"{c:>{w}}" for c, w in zip(rest, WIDTHS[1:], strict=False))
+
+
 def badge_table(kinds: dict, plain: dict) -> list[str]:
+    head = ("kind", "step", "runs", "badge p50", "p95", "max", "first", "run p50", "/plain p50", "/plain p95")
     lines = [
         "Execution finished (execute_reply in the page) -> final badge, ms",
-        f"  {'kind':<6}{'step':>5}{'runs':>6}{'run p50':>9}{'p50':>7}{'p95':>7}{'max':>7}{'first':>7}"
-        f"{'/plain p50':>12}{'p95':>7}{'target p95':>12}  result",
+        row(head) + "  target p95",
     ]
     for kind in KINDS:
         k = kinds[kind]
         b = k["badge_ms"]
         ok = "OK" if b["p95"] <= TARGET_P95[kind] else "MISS"
-        lines.append(
-            f"  {kind:<6}{k['step'] + 1:>5}{b['n']:>6}{k['run_ms']['p50']:>9.1f}{b['p50']:>7.1f}"
-            f"{b['p95']:>7.1f}{b['max']:>7.1f}{b['first']:>7.1f}{b['p50'] / plain['p50']:>11.1f}x"
-            f"{b['p95'] / plain['p95']:>6.1f}x{'<= ' + format(TARGET_P95[kind], '.0f'):>12}  {ok}"
-        )
-    lines.append(
-        f"  {'plain':<6}{'-':>5}{plain['n']:>6}{plain['p50']:>9.1f}   (plain cell round trip, "
-        f"execute_request -> execute_reply: p95 {plain['p95']:.1f}, max {plain['max']:.1f})"
-    )
-    lines.append("  badges shown on the repeated runs:")
+        cells = [kind, k["step"] + 1, b["n"], *(f"{b[q]:.1f}" for q in ("p50", "p95", "max", "first"))]
+        cells += [
+            f"{k['run_ms']['p50']:.1f}",
+            f"{b['p50'] / plain['p50']:.1f}x",
+            f"{b['p95'] / plain['p95']:.1f}x",
+        ]
+        lines.append(row(cells) + f"  <= {TARGET_P95[kind]:.0f} {ok}")
+    cells = ["plain", "-", plain["n"], *(f"{plain[q]:.1f}" for q in ("p50", "p95", "max", "first"))]
+    lines += [
+        row(cells),
+        "  (step: 1-based; run: the answer cell's execute_request -> execute_reply; plain: a plain",
+        "  cell's on the same kernel; /plain: badge over plain round trip, p50 to p50 and p95 to p95)",
+        "  badges shown on the repeated runs:",
+    ]
     for kind in KINDS:
         shown = "; ".join(f"{text!r} x{n}" for text, n in kinds[kind]["badges"].items())
         lines.append(f"    {kind}: {shown}")
