@@ -101,13 +101,14 @@ def bench_task(task_id: str) -> tuple[Task, dict[str, int]]:
 
 # ---- the two measurements --------------------------------------------------------------
 def measure_starts(lab: Lab, api: Api, task_id: str, n: int, deadline: Deadline) -> dict:
-    ready, shown, bound, idle, how, records = [], [], [], [], Counter(), []
+    ready, created, shown, bound, idle, how, records = [], [], [], [], [], Counter(), []
     for i in range(n):
         deadline.check(f"start {i + 1} of {n}")
         rec, attempt_id = lab.start(api, task_id)
         api.sandboxed_view(attempt_id)
         lab.close_started()
         ready.append(rec["ready"] - rec["t0"])
+        created.append((rec["created"] or float("nan")) - rec["t0"])
         shown.append(rec["present"] - rec["t0"])
         bound.append(rec["bound"] - rec["t0"])
         idle.append((rec["lastNotIdle"] or rec["present"]) - rec["t0"])
@@ -116,6 +117,7 @@ def measure_starts(lab: Lab, api: Api, task_id: str, n: int, deadline: Deadline)
         print(f"  start {i + 1}/{n}: {ready[-1]:.0f} ms ({rec['how']})", file=sys.stderr)
     return {
         "ready_ms": stats(ready),
+        "attempt_created_ms": stats(created),
         "answer_shown_ms": stats(shown),
         "kernel_bound_ms": stats(bound),
         "kernel_last_busy_ms": stats(idle),
@@ -185,6 +187,7 @@ def report(result: dict) -> str:
     ]
     rows = (
         ("ready", "ready_ms"),
+        ("attempt created (POST)", "attempt_created_ms"),
         ("answer cell shown", "answer_shown_ms"),
         ("kernel bound", "kernel_bound_ms"),
         ("kernel last not idle", "kernel_last_busy_ms"),

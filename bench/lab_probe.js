@@ -16,6 +16,7 @@
   window.cibenchBench = B;
   const GRADED = ['jp-CIBench-badge-pass', 'jp-CIBench-badge-miss'];
   const BIND = /\/cibench-lab\/api\/attempts\/[^/?]+\/kernel(\?|$)/;
+  const START = /\/cibench-lab\/api\/attempts(\?|$)/; // the first after Start is its POST
   // a started attempt whose answer cell never becomes active: ready as soon as the rest is
   const NEVER_ACTIVE_MS = 3000;
 
@@ -53,7 +54,13 @@
       .find(r => r.startTime >= since && BIND.test(r.name));
     return e ? e.responseEnd : null;
   }
-  B.boundSince = since => boundAt(since);
+  /** When the Start request (POST attempts) answered, after `since`. */
+  function createdAt(since) {
+    const e = performance
+      .getEntriesByType('resource')
+      .find(r => r.startTime >= since && START.test(r.name));
+    return e ? e.responseEnd : null;
+  }
 
   function watch(check) {
     const mo = new MutationObserver(check);
@@ -110,6 +117,7 @@
     const finish = (how, at) => {
       s.how = how;
       s.ready = at;
+      s.created = createdAt(s.t0);
       stop();
       heard?.iopubMessage.disconnect(onBusy);
       document.removeEventListener('click', onClick, true);
