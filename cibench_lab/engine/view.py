@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from ..store.tables import Attempt, StepRow, Turn
 from ..tasks.model import Task
 from .attempt import Attempts
+from .cull import kernel_state
 from .settings import PlaySettings
 from .step import next_action
 from .worktime import step_working_seconds
@@ -83,6 +84,7 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
             _step_view(row, task, r, counts.get(r.index, 0), last_grade, settings, profile) for r in srows
         ]
         worked = step_working_seconds(s, row.id, srows, settings.pause_after)
+        kernel = kernel_state(s, row, attempts.kernels)
         for view in steps:
             view["working_seconds"] = worked[view["index"]]
     return {
@@ -105,6 +107,7 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
         "next": next_action(row),
         "created_at": row.created_at.isoformat() + "Z",
         "sandbox": (row.environment or {}).get("sandbox"),
+        **kernel,
     }
 
 

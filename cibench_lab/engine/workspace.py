@@ -14,6 +14,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -103,6 +104,28 @@ def step_cells(step: Step, n_steps: int) -> list:
         ),
         new_code_cell("", metadata={"deletable": False, CELL_KEY: {"role": "answer", "step": step.index}}),
     ]
+
+
+#: A split's word for a language, left out of a notebook's name when the language says it.
+_LANGUAGE_WORD = {"zh": "chinese", "en": "english"}
+
+
+def notebook_name(task: Task) -> str:
+    """The attempt notebook's file name, which the lab's tab shows: the task's stem, its split and
+    language, so same-named tasks of two splits or languages differ
+    (``tips.template-en.ipynb``, ``tips.template-zh.ipynb``, ``tips.generation-en.ipynb``)."""
+    split = task.split.removeprefix("cibench_")
+    word = _LANGUAGE_WORD.get(task.language)
+    if word:
+        split = split.removesuffix(f"_{word}")
+    return f"{task.stem}.{split}-{task.language}.ipynb"
+
+
+def sign_notebook(notary: Any, path: Path) -> None:
+    """Trust the notebook the server wrote: its signature in ``notary``'s store (the server's
+    contents manager's, so JupyterLab opens it trusted). Call it on the thread that made the
+    notary: its SQLite store is bound to that thread."""
+    notary.sign(nbformat.read(str(path), as_version=4))
 
 
 def write_notebook(task: Task, attempt_id: str, mode: str, path: Path, player: str = "human") -> None:

@@ -21,6 +21,8 @@ StepKind = TypeAliasType("StepKind", Literal["exec", "num", "text", "vis", "gene
 Reveal = TypeAliasType("Reveal", Literal["after-step", "after-task", "never"])
 AttemptStatus = TypeAliasType("AttemptStatus", Literal["open", "done"])
 Next = TypeAliasType("Next", Literal["propose", "run", "reference", "wait", "done"])
+KernelStatus = TypeAliasType("KernelStatus", Literal["running", "stopped", "none"])
+KernelStop = TypeAliasType("KernelStop", Literal["idle", "finished"])
 Action = TypeAliasType("Action", Literal["code", "empty", "no_action", "invalid", "finish", "give_up"])
 
 
@@ -193,6 +195,9 @@ class ServerSettings(Closed):
     locked: bool
     turn_timeout: float
     profile: str
+    kernel_idle_cull: float = Field(
+        description="seconds an attempt's kernel may idle before it is stopped (0: never)"
+    )
 
 
 class ModelInfo(Closed):
@@ -325,11 +330,16 @@ class AttemptView(Closed):
     next: NextAction
     created_at: str
     sandbox: SandboxView | None = Field(description="null: not recorded (an attempt made before sandboxing)")
+    kernel: KernelStatus = Field(description="whether the attempt's kernel is alive (none: it never had one)")
+    kernel_stopped: KernelStop | None = Field(description="why the server stopped it (null: it did not)")
 
 
 class KernelBinding(Closed):
     kernel_id: str
     restored_cells: int = Field(description="cells replayed on a kernel new to the attempt")
+    previous_stop: KernelStop | None = Field(
+        description="the server had stopped the attempt's previous kernel, and why (the first kernel since)"
+    )
 
 
 class Settled(Closed):
