@@ -40,6 +40,20 @@ async def run_hidden(
     return ran
 
 
+async def language_info(kernel_manager: Any, kernel_id: str) -> dict[str, Any]:
+    """The kernel's ``language_info`` (its kernel_info reply), which JupyterLab writes into a
+    notebook's metadata when the kernel connects."""
+    kernel = kernel_manager.get_kernel(kernel_id)
+    kc = kernel.client(session=own_session(kernel.session))
+    kc.start_channels()
+    try:
+        await kc.wait_for_ready(timeout=60)
+        reply = await kc.kernel_info(reply=True, timeout=30)
+    finally:
+        kc.stop_channels()
+    return reply["content"].get("language_info") or {"name": "python"}
+
+
 def own_session(session: Any) -> Any:
     """The kernel manager's session under an id of its own: a kernel's shell answers a client
     by its identity (the session id), and of two clients connected under one id only one

@@ -37,15 +37,15 @@ from .capture import Captures
 from .cull import Culler, check_cull, previous_stop, session_of
 from .driver import StepDriver
 from .environment import attempt_environment
-from .errors import BadInput, Conflict, Unavailable, Unwritable
+from .errors import BadInput, Conflict, Unavailable
 from .execution import Execution
-from .hidden import run_hidden
+from .hidden import language_info, run_hidden
 from .interrupt import stop_turn
 from .kernel import KERNEL_NAME, start_code
 from .oracle import referenced_steps
 from .settings import PlaySettings
 from .step import HUMAN
-from .workspace import copy_data, notebook_name, sign_notebook, unwritable, write_notebook
+from .workspace import copy_data, notebook_name, sign_notebook, write_notebook, written
 from .worktime import record_activity
 
 log = logging.getLogger(__name__)
@@ -141,17 +141,14 @@ class LabPlay:
         Only this server's participant's attempts: another server on the same database has
         its own root, where the same relative path is someone else's notebook."""
         who = self.config.participant
-        path = await self._session_path(kernel_id)
+        session = await session_of(self.app.session_manager, kernel_id, tries=100)
+        path = session.get("path") if session else None
         attempt_id = path and await self.call(self.attempts.open_attempt_at, path, who)
         if attempt_id:
             try:
                 await self.bind(attempt_id, kernel_id, who)
             except Exception:
                 log.exception("cibench-lab: restoring attempt %s on kernel %s failed", attempt_id, kernel_id)
-
-    async def _session_path(self, kernel_id: str, tries: int = 100) -> str | None:
-        session = await session_of(self.app.session_manager, kernel_id, tries)
-        return session.get("path") if session else None
 
     async def _restore(self, attempt_id: str, kernel_id: str, task: Task, player: str) -> int:
         """Run the start code (with ``task``'s rendering) and the attempt's state on a new kernel;
@@ -214,23 +211,22 @@ class LabPlay:
         return attempt_id
 
     async def _open(self, opening: _Opening, task: Task, mode: str, spec: str, participant: str) -> None:
-        """The new attempt's folder, notebook, session and kernel."""
+        """The new attempt's folder, session and kernel, then its notebook."""
         rel, folder = opening.rel, self.config.root_dir / opening.rel
         name = notebook_name(task)
         nb_rel = (rel / name).as_posix()
-        try:
-            await asyncio.to_thread(copy_data, task, folder)
-            await asyncio.to_thread(write_notebook, task, opening.attempt_id, mode, folder / name, spec)
-            sign_notebook(self.app.contents_manager.notary, folder / name)
-        except OSError as err:
-            what = f"the attempt folder {rel.as_posix()}"
-            raise Unwritable(unwritable(err, what, "CIBenchLabApp.attempts_dir")) from None
+        await written(rel, asyncio.to_thread(copy_data, task, folder))
         await self.call(self.attempts.paths, opening.attempt_id, str(folder), nb_rel)
         session = await self.app.session_manager.create_session(
             path=nb_rel, name=name, type="notebook", kernel_name=KERNEL_NAME
         )
-        opening.session_id = session["id"]
-        await self.bind(opening.attempt_id, session["kernel"]["id"], participant)
+        opening.session_id, kernel_id = session["id"], session["kernel"]["id"]
+        await self.bind(opening.attempt_id, kernel_id, participant)
+        # as JupyterLab records it (its kernel's language_info) and trusted: it opens clean
+        language = await language_info(self.app.kernel_manager, kernel_id)
+        nb, aid = folder / name, opening.attempt_id
+        await written(rel, asyncio.to_thread(write_notebook, task, aid, mode, nb, spec, language))
+        sign_notebook(self.app.contents_manager.notary, nb)
 
     async def _abandon(self, opening: _Opening) -> None:
         """Undo a start that failed — its session, folder and row — so no orphan attempt stays."""

@@ -13,6 +13,7 @@ import logging
 import os
 import shutil
 import tempfile
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from ..tasks.model import Step, Task
+from .errors import Unwritable
 from .kernel import KERNEL_NAME
 
 NB_KEY = "cibench_lab_attempt"  # notebook metadata naming the attempt
@@ -37,6 +39,16 @@ def unwritable(err: OSError, what: str, setting: str) -> str:
     else:
         fix = f"make it writable or set {setting} to a writable folder"
     return f"cannot write {what}: {reason}; {fix}"
+
+
+async def written(rel: Path, work: Awaitable[Any]) -> None:
+    """Await file work in the attempt folder ``rel`` (relative to the server root); a folder that
+    cannot be written is :class:`.errors.Unwritable`, in one line."""
+    try:
+        await work
+    except OSError as err:
+        what = f"the attempt folder {rel.as_posix()}"
+        raise Unwritable(unwritable(err, what, "CIBenchLabApp.attempts_dir")) from None
 
 
 def check_writable(folder: Path) -> None:
@@ -128,8 +140,12 @@ def sign_notebook(notary: Any, path: Path) -> None:
     notary.sign(nbformat.read(str(path), as_version=4))
 
 
-def write_notebook(task: Task, attempt_id: str, mode: str, path: Path, player: str = "human") -> None:
-    """The attempt's notebook: title cell, the first instruction and an empty answer cell."""
+def write_notebook(
+    task: Task, attempt_id: str, mode: str, path: Path, player: str = "human", language: dict | None = None
+) -> None:
+    """The attempt's notebook: title cell, the first instruction and an empty answer cell.
+    ``language``: the kernel's ``language_info``, as JupyterLab would record it (so that opening
+    the notebook changes nothing: it is not dirty)."""
     mode_name = "end-to-end" if mode == "e2e" else "oracle"
     how = (
         "run each step's cell to have it graded; use the CIBench panel for Next step"
@@ -147,7 +163,7 @@ def write_notebook(task: Task, attempt_id: str, mode: str, path: Path, player: s
         "display_name": "Python 3 (CIBench)",
         "language": "python",
     }
-    nb.metadata["language_info"] = {"name": "python"}
+    nb.metadata["language_info"] = language or {"name": "python"}
     nb.metadata[NB_KEY] = {"attempt_id": attempt_id, "task_id": task.id, "mode": mode}
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, str(path))
