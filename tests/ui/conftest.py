@@ -25,6 +25,7 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 TOKEN = "cibench-ui-test"
+LAB_SETTINGS = Path(__file__).resolve().parents[2] / "scripts" / "lab-settings"  # what scripts/play uses
 
 
 def _free_port() -> int:
@@ -57,7 +58,8 @@ class LabServer:
             f"--ServerApp.root_dir={self.root}",
             "--ServerApp.allow_root=True",
             f"--CIBenchLabApp.database_url=sqlite:///{self.db}",
-            "--LabApp.news_url=",
+            "--LabApp.news_url=None",
+            f"--LabApp.app_settings_dir={LAB_SETTINGS}",  # no "Jupyter news?" prompt over the page
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
             *([f"--config={self.config}"] if self.config else []),
         ]
