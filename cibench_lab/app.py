@@ -299,9 +299,9 @@ class CIBenchLabApp(ExtensionApp):
     def _check_cull(self, config: LabConfig) -> None:
         """Idle kernels are culled after the working clock pauses, or the server exits saying so."""
         try:
-            check_cull(config.kernel_idle_cull, config.settings.pause_after)
+            check_cull(config.kernel_idle_cull, config.settings.pause_after, "CIBenchLabApp.pause_after")
         except BadInput as err:
-            self.log.critical("cibench-lab: %s (CIBenchLabApp.kernel_idle_cull, pause_after)", err)
+            self.log.critical("cibench-lab: %s", err)
             raise SystemExit(1) from None
 
     def _start_kernel_python(self) -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import time
 import uuid
 
@@ -139,3 +140,17 @@ async def test_the_next_kernel_is_restored_and_told_why_the_last_stopped(start_a
     b.kc.start_channels()
     code, r = await b.turn(1, "print(len(probe) * 'alpha beta ')")  # `probe` came back
     assert code == 200 and r["grade"]["score"] > 0, r
+
+
+def test_the_server_refuses_a_cull_that_comes_before_the_pause(tmp_path):
+    from test_faults import CHILD_TIMEOUT, a_database, a_task, env_for, free_port, refusal, server_argv
+
+    root = tmp_path / "root"
+    root.mkdir()
+    options = {"database_url": a_database(tmp_path), "task_dirs": [str(a_task(tmp_path))]}
+    argv = server_argv(tmp_path, root, free_port(), kernel_idle_cull=60, pause_after=300, **options)
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=CHILD_TIMEOUT, env=env_for(tmp_path))
+    assert refusal(proc) == (
+        "CIBenchLabApp.pause_after: must be less than CIBenchLabApp.kernel_idle_cull (60 s): "
+        "an idle kernel is culled only after the working clock paused"
+    )

@@ -34,14 +34,15 @@ SWEEP_MAX = 60.0  # seconds between idle checks, at most
 Call = Callable[..., Awaitable[Any]]
 
 
-def check_cull(kernel_idle_cull: float, pause_after: int) -> None:
-    """BadInput unless idle kernels are culled later than the working clock pauses (or never)."""
+def check_cull(kernel_idle_cull: float, pause_after: int, field: str = "settings.pause_after") -> None:
+    """BadInput unless idle kernels are culled later than the working clock pauses (or never);
+    ``field`` names the pause_after being checked."""
     if kernel_idle_cull < 0:
-        raise BadInput("kernel_idle_cull: must be >= 0 seconds (0: never)")
+        raise BadInput("CIBenchLabApp.kernel_idle_cull: must be >= 0 seconds (0: never)")
     if kernel_idle_cull and pause_after >= kernel_idle_cull:
         raise BadInput(
-            f"settings.pause_after: must be less than the server's kernel_idle_cull "
-            f"({kernel_idle_cull:g} s): an idle kernel is culled only after the working clock paused"
+            f"{field}: must be less than CIBenchLabApp.kernel_idle_cull ({kernel_idle_cull:g} s): "
+            "an idle kernel is culled only after the working clock paused"
         )
 
 
