@@ -15,6 +15,8 @@ from jupyter_server.serverapp import ServerApp
 from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 
 from .engine.attempt import Attempts
+from .engine.cull import check_cull
+from .engine.errors import BadInput
 from .engine.interpreter import PYTHON_VAR, check_kernel_python, kernel_python, kernel_python_note
 from .engine.kernel import ensure_kernelspec, hide_from_kernels
 from .engine.lab import LabConfig, LabPlay
@@ -52,6 +54,7 @@ class Services:
             "defaults": c.settings.as_dict(),
             "locked": c.lock_settings,
             "turn_timeout": c.turn_timeout,
+            "kernel_idle_cull": c.kernel_idle_cull,
             "profile": self.attempts.profile,
             "profiles": list(PROFILES),
         }
@@ -110,6 +113,15 @@ class CIBenchLabApp(ExtensionApp):
             "docs/grading.md); `cibench`: CIBench's own rules (plots by SSIM; its text rule reads only "
             "Latin letters and digits, so Chinese answers are not read). Every turn is graded and stored "
             "under every profile whatever this says (each attempt's view carries both summaries)."
+        ),
+    ).tag(config=True)
+    kernel_idle_cull = Float(
+        1800.0,
+        help=(
+            "Seconds an attempt's kernel may stay idle (no run, no edit of the attempt, no kernel "
+            "activity) before the server shuts it down; the notebook's next run starts a new kernel "
+            "and the attempt's state is restored on it. 0: never. Must be longer than every "
+            "attempt's pause_after. A finished attempt's kernel is always shut down when it finishes."
         ),
     ).tag(config=True)
     interrupt_grace = Float(
@@ -273,6 +285,7 @@ class CIBenchLabApp(ExtensionApp):
             attempts_dir=self.attempts_dir,
             turn_timeout=self.turn_timeout,
             interrupt_grace=self.interrupt_grace,
+            kernel_idle_cull=self.kernel_idle_cull,
             lock_settings=self.lock_settings,
             settings=PlaySettings(
                 show_grades=self.show_grades,
@@ -284,6 +297,7 @@ class CIBenchLabApp(ExtensionApp):
             participant=participant,
         )
         config.settings.validate()
+        self._check_cull(config)
         models = ModelRegistry(self._model_configs())
         hide_from_kernels(self.judge_api_key_env, *(c.api_key_env for c in models.configs.values()))
         self.judge = self._judge()
@@ -297,6 +311,14 @@ class CIBenchLabApp(ExtensionApp):
         events.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel)
         redact_logs(logging.getLogger(), self.log, self._server.log)
         self.log.info("cibench-lab: %d tasks, results in %s", len(library.tasks), store.shown_url)
+
+    def _check_cull(self, config: LabConfig) -> None:
+        """Idle kernels are culled after the working clock pauses, or the server exits saying so."""
+        try:
+            check_cull(config.kernel_idle_cull, config.settings.pause_after, "CIBenchLabApp.pause_after")
+        except BadInput as err:
+            self.log.critical("cibench-lab: %s", err)
+            raise SystemExit(1) from None
 
     def _start_kernel_python(self) -> None:
         """Kernels run the configured Python, or the server exits with one line saying why not."""

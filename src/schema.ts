@@ -342,6 +342,10 @@ export type components = {
       created_at: string;
       /** @description null: not recorded (an attempt made before sandboxing) */
       sandbox: components['schemas']['SandboxView'] | null;
+      /** @description whether the attempt's kernel is alive (none: it never had one) */
+      kernel: components['schemas']['KernelStatus'];
+      /** @description why the server stopped it (null: it did not) */
+      kernel_stopped: components['schemas']['KernelStop'] | null;
     };
     /** @description Every error, of every route (also unknown routes under the API). */
     Error: {
@@ -372,11 +376,17 @@ export type components = {
       kernel_id: string;
       /** @description cells replayed on a kernel new to the attempt */
       restored_cells: number;
+      /** @description the server had stopped the attempt's previous kernel, and why (the first kernel since) */
+      previous_stop: components['schemas']['KernelStop'] | null;
     };
     /** @description The kernel that now runs the attempt's notebook. */
     KernelReport: {
       kernel_id: string;
     };
+    /** @enum {string} */
+    KernelStatus: 'running' | 'stopped' | 'none';
+    /** @enum {string} */
+    KernelStop: 'idle' | 'finished';
     /** @enum {string} */
     Mode: 'e2e' | 'oracle';
     /** @description A model the server lets the lab attach: never its key or endpoint. */
@@ -489,6 +499,8 @@ export type components = {
       profile: string;
       /** @description every profile each turn is graded and stored under */
       profiles: string[];
+      /** @description seconds an attempt's kernel may idle before it is stopped (0: never) */
+      kernel_idle_cull: number;
     };
     /** @description Play settings a start request overrides (ignored when the server locks them). */
     SettingsOverride: {

@@ -111,3 +111,16 @@ async def test_activity_of_another_participants_attempt_is_refused(jp_serverapp,
     assert resp.code == 403
     with services.store.session() as s:
         assert s.scalar(select(Event.id).where(Event.attempt_id == mine)) is None
+
+
+@pytest.mark.fast
+async def test_pause_after_is_checked_against_the_kernel_cull(api):
+    body = {"task_id": PROBE_ID, "mode": "e2e", "settings": {"pause_after": 1800}}
+    code, err = await api("POST", "attempts", body)  # kernel_idle_cull is 1800 by default
+    assert code == 400 and err["error"].startswith("settings.pause_after: must be less than"), err
+    code, err = await api("POST", "attempts", {**body, "settings": {"pause_after": 0}})
+    assert code == 400 and "settings.pause_after" in err["error"], err
+    code, attempts = await api("GET", "attempts")
+    assert code == 200 and attempts == []
+    code, settings = await api("GET", "settings")
+    assert settings["kernel_idle_cull"] == 1800 and settings["defaults"]["pause_after"] == 300

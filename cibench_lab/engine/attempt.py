@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -89,6 +90,7 @@ class Attempts:
         self.store = store
         self.library = library
         self.profile = profile
+        self.kernels: Container[str] = ()  # ids of running kernels (the lab's kernel manager)
 
     # ---- creation and lookup -------------------------------------------------
     def create(self, new: NewAttempt) -> str:

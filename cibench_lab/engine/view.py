@@ -18,6 +18,7 @@ from ..grading.kept import kept_turn
 from ..store.tables import Attempt, StepRow, Turn
 from ..tasks.model import Step, Task
 from .attempt import Attempts
+from .cull import kernel_state
 from .settings import PlaySettings
 from .step import next_action
 from .worktime import step_working_seconds
@@ -120,6 +121,7 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
             _step_view(row, task, r, counts.get(r.index, 0), open_grades, settings, profile) for r in srows
         ]
         worked = step_working_seconds(s, row.id, srows, settings.pause_after)
+        kernel = kernel_state(s, row, attempts.kernels)
         for view in steps:
             view["working_seconds"] = worked[view["index"]]
     return {
@@ -143,6 +145,7 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
         "next": next_action(row),
         "created_at": row.created_at.isoformat() + "Z",
         "sandbox": (row.environment or {}).get("sandbox"),
+        **kernel,
     }
 
 

@@ -22,6 +22,8 @@ Reveal = TypeAliasType("Reveal", Literal["after-step", "after-task", "never"])
 AttemptStatus = TypeAliasType("AttemptStatus", Literal["open", "done"])
 Next = TypeAliasType("Next", Literal["propose", "run", "reference", "wait", "done"])
 GradeRule = TypeAliasType("GradeRule", Literal["best", "settling"])
+KernelStatus = TypeAliasType("KernelStatus", Literal["running", "stopped", "none"])
+KernelStop = TypeAliasType("KernelStop", Literal["idle", "finished"])
 Action = TypeAliasType("Action", Literal["code", "empty", "no_action", "invalid", "finish", "give_up"])
 
 
@@ -202,6 +204,9 @@ class ServerSettings(Closed):
     turn_timeout: float
     profile: str = Field(description="the profile the lab shows (badges, summaries)")
     profiles: list[str] = Field(description="every profile each turn is graded and stored under")
+    kernel_idle_cull: float = Field(
+        description="seconds an attempt's kernel may idle before it is stopped (0: never)"
+    )
 
 
 class ModelInfo(Closed):
@@ -346,11 +351,16 @@ class AttemptView(Closed):
     next: NextAction
     created_at: str
     sandbox: SandboxView | None = Field(description="null: not recorded (an attempt made before sandboxing)")
+    kernel: KernelStatus = Field(description="whether the attempt's kernel is alive (none: it never had one)")
+    kernel_stopped: KernelStop | None = Field(description="why the server stopped it (null: it did not)")
 
 
 class KernelBinding(Closed):
     kernel_id: str
     restored_cells: int = Field(description="cells replayed on a kernel new to the attempt")
+    previous_stop: KernelStop | None = Field(
+        description="the server had stopped the attempt's previous kernel, and why (the first kernel since)"
+    )
 
 
 class Settled(Closed):

@@ -116,6 +116,8 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
     next: { do: 'wait', step: 1 },
     created_at: '2024-01-01T00:00:00Z',
     sandbox: { enabled: true, network: false, tool: 'bubblewrap' },
+    kernel: 'running',
+    kernel_stopped: null,
     ...over
   };
 }

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import psutil
 
+LAB_SETTINGS = Path(__file__).resolve().parents[2] / "scripts" / "lab-settings"  # what scripts/play uses
+
 CHROMIUM = os.environ.get("CIBENCH_LAB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -64,7 +66,8 @@ class LabServer:
             f"--ServerApp.root_dir={self.root}",
             "--ServerApp.allow_root=True",
             f"--CIBenchLabApp.database_url=sqlite:///{self.db}",
-            "--LabApp.news_url=",
+            "--LabApp.news_url=None",
+            f"--LabApp.app_settings_dir={LAB_SETTINGS}",  # no "Jupyter news?" prompt over the page
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
             *([f"--config={self.config}"] if self.config else []),
             *self.args,
