@@ -278,6 +278,12 @@ export type components = {
       /** @description relative to the server root */
       notebook_path: string;
       created_at: string;
+      /** @description done: steps whose kept grade passed (shown profile); open: null */
+      passed?: number | null;
+      /** @description the task's language */
+      language?: string;
+      /** @description the task's split */
+      split?: string;
     };
     /** @enum {string} */
     AttemptStatus: 'open' | 'done';
@@ -301,6 +307,10 @@ export type components = {
       profile: string;
       steps: components['schemas']['StepView'][];
       summary: components['schemas']['Summary'] | null;
+      /** @description done: every stored profile's summary; open: null */
+      summaries?: {
+        [key: string]: components['schemas']['Summary'];
+      } | null;
       next: components['schemas']['NextAction'];
       created_at: string;
       /** @description null: not recorded (an attempt made before sandboxing) */
@@ -366,7 +376,13 @@ export type components = {
       turn_cap: number;
       reveal: components['schemas']['Reveal'];
       max_turn: number;
+      /** @description best: the best turn so far is kept; settling: as the step settles */
+      grade_rule?: components['schemas']['GradeRule'];
+      /** @description seconds without an edit or a run that pause the working clock */
+      pause_after?: number;
     };
+    /** @enum {string} */
+    GradeRule: 'best' | 'settling';
     /** @description Exactly one of: a server-configured model, a recorded model attempt, a transcript file. */
     PlayerChoice: {
       /** @description a model the server configures (GET models) */
@@ -411,6 +427,8 @@ export type components = {
       code: string;
       thought: string;
       output: string;
+      /** @description vis steps: the reference plot, a base64 PNG; else null */
+      image?: string | null;
     };
     ReferenceResult: {
       step: number;
@@ -441,6 +459,8 @@ export type components = {
       locked: boolean;
       turn_timeout: number;
       profile: string;
+      /** @description every profile each turn is graded and stored under */
+      profiles?: string[];
     };
     /** @description Play settings a start request overrides (ignored when the server locks them). */
     SettingsOverride: {
@@ -498,7 +518,13 @@ export type components = {
       outcome: string | null;
       settled: boolean;
       seconds: number | null;
+      /** @description the step's time net of pauses (settled: final; open: up to now) */
+      working_seconds?: number | null;
       grade: components['schemas']['Grade'] | null;
+      /** @description 0-based turn whose grade is `grade` under the grade rule (open step: so far) */
+      kept_turn?: number | null;
+      /** @description how the shown profile decides pass for this kind, in words */
+      criterion?: string;
       /** @description only for settled steps the reveal policy (or oracle mode) shows */
       reference?: components['schemas']['Reference'];
     };

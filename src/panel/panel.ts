@@ -1,11 +1,13 @@
 /**
- * The CIBench left-sidebar panel: a header, an error line, and either the
- * task view or the attempt view.
+ * The CIBench left-sidebar panel: a header, an error line, the task view or
+ * the attempt view (scrolling), and the action bar (always in view).
  */
 import { LabIcon } from '@jupyterlab/ui-components';
+import { Message } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 
 import { ChangeKind, CIBenchModel } from '../model';
+import { ActionBar, ShortcutLabel } from './actionbar';
 import { IPanelActions, LOCK_ATTR } from './actions';
 import { AttemptView } from './attempt';
 import { button, h } from './dom';
@@ -28,7 +30,8 @@ export const cibenchIcon = new LabIcon({
 export class CIBenchPanel extends Widget {
   constructor(
     readonly model: CIBenchModel,
-    actions: IPanelActions
+    actions: IPanelActions,
+    shortcut: ShortcutLabel = () => ''
   ) {
     super();
     this.id = PANEL_ID;
@@ -36,11 +39,14 @@ export class CIBenchPanel extends Widget {
     this.title.icon = cibenchIcon;
     this.title.caption = 'CIBench';
     this.tasksView = new TasksView(model, actions);
-    this.attemptView = new AttemptView(model, actions);
+    this.attemptView = new AttemptView(model, actions, () => this.showTasks());
+    this.actionBar = new ActionBar(model, actions, shortcut);
     this.node.appendChild(this.header(actions));
     this.node.appendChild(this.errorLine);
-    this.node.appendChild(this.tasksView.node);
-    this.node.appendChild(this.attemptView.node);
+    this.body.appendChild(this.tasksView.node);
+    this.body.appendChild(this.attemptView.node);
+    this.node.appendChild(this.body);
+    this.node.appendChild(this.actionBar.node);
     this.renderView();
     this.renderError();
     model.changed.connect(this.onChange, this);
@@ -52,6 +58,36 @@ export class CIBenchPanel extends Widget {
     }
     this.model.changed.disconnect(this.onChange, this);
     super.dispose();
+  }
+
+  /**
+   * Put the focus inside the panel: the task filter, or the attempt's main
+   * action (once the panel is shown, when it is not yet).
+   */
+  focusInside(): void {
+    if (!this.isVisible) {
+      this.focusWhenShown = true;
+      return;
+    }
+    if (this.model.view === 'tasks') {
+      this.tasksView.focusFilter();
+    } else if (!this.actionBar.focusPrimary()) {
+      this.node.querySelector<HTMLElement>('.jp-CIBench-back')?.focus();
+    }
+  }
+
+  protected onAfterShow(msg: Message): void {
+    super.onAfterShow(msg);
+    if (this.focusWhenShown) {
+      this.focusWhenShown = false;
+      this.focusInside();
+    }
+  }
+
+  /** "All tasks": the task view, with the focus back in its filter. */
+  private showTasks(): void {
+    this.model.view = 'tasks';
+    this.tasksView.focusFilter();
   }
 
   private header(actions: IPanelActions): HTMLElement {
@@ -78,10 +114,12 @@ export class CIBenchPanel extends Widget {
         break;
       case 'view':
         this.renderView();
+        this.actionBar.update(kind);
         break;
       default:
         this.tasksView.update(kind);
         this.attemptView.update(kind);
+        this.actionBar.update(kind);
     }
   }
 
@@ -108,6 +146,9 @@ export class CIBenchPanel extends Widget {
 
   private tasksView: TasksView;
   private attemptView: AttemptView;
+  private actionBar: ActionBar;
+  private body = h('div', { className: 'jp-CIBench-body' });
+  private focusWhenShown = false;
   private errorLine = h('div', {
     className: 'jp-CIBench-error',
     attrs: { role: 'alert' }
