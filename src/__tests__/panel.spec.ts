@@ -1,3 +1,5 @@
+import { MessageLoop } from '@lumino/messaging';
+
 import { IAttemptSummary } from '../api';
 import { CIBenchModel } from '../model';
 import { IPanelActions } from '../panel/actions';
@@ -360,19 +362,28 @@ describe('the action bar', () => {
     expect(q('.jp-CIBench-next')).not.toBeNull();
   });
 
-  it('focuses the filter or the main action when opened', () => {
+  it('focuses the filter or the main action when opened', async () => {
     const { model, panel, q } = setup();
     document.body.appendChild(panel.node);
-    panel.show();
     Object.defineProperty(panel, 'isVisible', { value: true });
-    panel.focusInside();
+    const opened = async () => {
+      panel.focusInside();
+      await Promise.resolve(); // the focus goes through the message loop
+      MessageLoop.flush();
+    };
+    await opened();
     expect(document.activeElement).toBe(q('.jp-CIBench-filter'));
     model.showAttempt(attemptView());
-    panel.focusInside();
+    await opened();
+    expect(document.activeElement).toBe(q('.jp-CIBench-next'));
+    // taken away by the lab right after: given back
+    (document.activeElement as HTMLElement).blur();
+    await new Promise(r => setTimeout(r, 150));
     expect(document.activeElement).toBe(q('.jp-CIBench-next'));
     q<HTMLButtonElement>('.jp-CIBench-back')!.click();
     expect(model.view).toBe('tasks');
     expect(document.activeElement).toBe(q('.jp-CIBench-filter'));
+    panel.dispose(); // ends the hold
     panel.node.remove();
   });
 });
@@ -567,5 +578,31 @@ describe('the task view', () => {
     expect(q('.jp-CIBench-attempt')?.textContent).toContain(
       'finished 2024-05-06 · 2/3 passed'
     );
+  });
+
+  it('keeps the focus on a task row when the list re-renders', () => {
+    const { model, panel, q } = setup();
+    document.body.appendChild(panel.node);
+    model.tasks = TASKS;
+    const id = TASKS[1].id;
+    q<HTMLButtonElement>(`.jp-CIBench-task[data-task-id="${id}"]`)!.focus();
+    model.selected = { ...DETAIL, id };
+    const row = q<HTMLButtonElement>(`.jp-CIBench-task[data-task-id="${id}"]`)!;
+    expect(row.getAttribute('aria-pressed')).toBe('true');
+    expect(document.activeElement).toBe(row);
+    panel.node.remove();
+  });
+});
+
+describe('focus in the attempt view', () => {
+  it('stays on the same control when the view updates', () => {
+    const { model, panel, q } = setup();
+    document.body.appendChild(panel.node);
+    model.showAttempt(attemptView());
+    q<HTMLButtonElement>('.jp-CIBench-turns-button')!.focus();
+    model.attempt = attemptView({ current_step: 1 });
+    const again = q<HTMLButtonElement>('.jp-CIBench-turns-button')!;
+    expect(document.activeElement).toBe(again);
+    panel.node.remove();
   });
 });

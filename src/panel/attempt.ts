@@ -7,7 +7,7 @@
 import { IAttemptView } from '../api';
 import { ChangeKind, CIBenchModel, modeLabel, playerLabel } from '../model';
 import { IPanelActions } from './actions';
-import { button, h, replaceChildren } from './dom';
+import { button, h, keepingFocus, replaceChildren } from './dom';
 import { splitOf, taskTitle } from './facets';
 import { IStepListState, stepList } from './steps';
 import { summaryNode } from './summary';
@@ -35,6 +35,10 @@ export class AttemptView {
   }
 
   private render(): void {
+    keepingFocus(this.node, () => this.renderNow());
+  }
+
+  private renderNow(): void {
     const view = this.model.attempt;
     if (view?.id !== this.shownId) {
       this.shownId = view?.id ?? null;

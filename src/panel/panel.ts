@@ -3,7 +3,7 @@
  * the attempt view (scrolling), and the action bar (always in view).
  */
 import { LabIcon } from '@jupyterlab/ui-components';
-import { Message } from '@lumino/messaging';
+import { Message, MessageLoop } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 
 import { ChangeKind, CIBenchModel } from '../model';
@@ -14,6 +14,11 @@ import { button, h } from './dom';
 import { TasksView } from './tasks';
 
 export const PANEL_ID = 'cibench-lab-panel';
+
+/** How long the panel keeps the focus it was given by command (ms). */
+const HOLD_MS = 1500;
+const HOLD_TICK_MS = 100;
+const FOCUS_MSG = 'cibench-focus';
 
 const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 24 24">
   <g class="jp-icon3" fill="#616161">
@@ -62,25 +67,61 @@ export class CIBenchPanel extends Widget {
 
   /**
    * Put the focus inside the panel: the task filter, or the attempt's main
-   * action (once the panel is shown, when it is not yet).
+   * action. After a palette command the lab activates the main area's widget
+   * once the command has run (a frame or more later): the focus is given
+   * through the message loop, and for a moment it is given back (to where the
+   * person had moved it in the panel) when the lab takes it — until the person
+   * uses the pointer or a shortcut.
    */
   focusInside(): void {
-    if (!this.isVisible) {
-      this.focusWhenShown = true;
-      return;
+    void Promise.resolve().then(() =>
+      MessageLoop.postMessage(this, new Message(FOCUS_MSG))
+    );
+    const until = Date.now() + HOLD_MS;
+    let last: HTMLElement | null = null;
+    let held = true;
+    const onFocus = (event: FocusEvent) => {
+      last = event.target instanceof HTMLElement ? event.target : last;
+    };
+    const onPointer = () => (held = false);
+    const onKey = (event: KeyboardEvent) => {
+      held = held && !(event.ctrlKey || event.metaKey || event.altKey);
+    };
+    this.node.addEventListener('focusin', onFocus);
+    window.addEventListener('pointerdown', onPointer, true);
+    window.addEventListener('keydown', onKey, true);
+    const tick = () => {
+      if (!held || this.isDisposed || Date.now() > until) {
+        this.node.removeEventListener('focusin', onFocus);
+        window.removeEventListener('pointerdown', onPointer, true);
+        window.removeEventListener('keydown', onKey, true);
+        return;
+      }
+      if (this.isVisible && !this.node.contains(document.activeElement)) {
+        if (last && this.node.contains(last)) {
+          last.focus();
+        } else {
+          this.focusNow();
+        }
+      }
+      setTimeout(tick, HOLD_TICK_MS);
+    };
+    setTimeout(tick, HOLD_TICK_MS);
+  }
+
+  processMessage(msg: Message): void {
+    if (msg.type === FOCUS_MSG) {
+      this.focusNow();
+    } else {
+      super.processMessage(msg);
     }
+  }
+
+  private focusNow(): void {
     if (this.model.view === 'tasks') {
       this.tasksView.focusFilter();
     } else if (!this.actionBar.focusPrimary()) {
       this.node.querySelector<HTMLElement>('.jp-CIBench-back')?.focus();
-    }
-  }
-
-  protected onAfterShow(msg: Message): void {
-    super.onAfterShow(msg);
-    if (this.focusWhenShown) {
-      this.focusWhenShown = false;
-      this.focusInside();
     }
   }
 
@@ -148,7 +189,6 @@ export class CIBenchPanel extends Widget {
   private attemptView: AttemptView;
   private actionBar: ActionBar;
   private body = h('div', { className: 'jp-CIBench-body' });
-  private focusWhenShown = false;
   private errorLine = h('div', {
     className: 'jp-CIBench-error',
     attrs: { role: 'alert' }

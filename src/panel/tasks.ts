@@ -132,12 +132,14 @@ export class TasksView {
     const selected = this.model.selected?.id;
     const rows = tasks.map(task => h('li', {}, this.taskRow(task, selected)));
     const empty = total ? 'No task matches the filter.' : 'No tasks loaded.';
+    const focused = focusedIn(this.list, 'data-task-id');
     replaceChildren(
       this.list,
       ...(rows.length
         ? rows
         : [h('li', { className: 'jp-CIBench-empty', text: empty })])
     );
+    refocus(this.list, 'data-task-id', focused);
   }
 
   private taskRow(task: ITaskSummary, selected?: string): HTMLButtonElement {
@@ -238,6 +240,7 @@ export class TasksView {
 
   private renderAttempts(): void {
     const rows = this.model.attempts.map(a => this.attemptRow(a));
+    const focused = focusedIn(this.attempts, 'data-attempt-id');
     replaceChildren(
       this.attempts,
       h('summary', {
@@ -248,6 +251,7 @@ export class TasksView {
         ? h('ul', { className: 'jp-CIBench-attemptList' }, ...rows)
         : h('p', { className: 'jp-CIBench-empty', text: 'No attempts yet.' })
     );
+    refocus(this.attempts, 'data-attempt-id', focused);
   }
 
   private attemptRow(a: IAttemptSummary): HTMLLIElement {
@@ -355,6 +359,38 @@ export class TasksView {
 }
 
 const PLAYER_ID = 'jp-CIBench-player-select';
+
+/** The `attr` of the row holding the focus inside `container`, if any. */
+function focusedIn(container: HTMLElement, attr: string): string | null {
+  const active = document.activeElement;
+  if (!(active instanceof HTMLElement) || !container.contains(active)) {
+    return null;
+  }
+  return active.closest(`[${attr}]`)?.getAttribute(attr) ?? null;
+}
+
+/** Give the focus back to the (re-created) row with `attr` = `value`. */
+function refocus(
+  container: HTMLElement,
+  attr: string,
+  value: string | null
+): void {
+  if (value === null) {
+    return;
+  }
+  for (const row of Array.from(
+    container.querySelectorAll<HTMLElement>(`[${attr}]`)
+  )) {
+    if (row.getAttribute(attr) === value) {
+      const target =
+        row.tagName === 'BUTTON'
+          ? row
+          : row.querySelector<HTMLElement>('button');
+      target?.focus();
+      return;
+    }
+  }
+}
 
 /**
  * Who plays: you, an attached model (server-configured, by name) or a replay

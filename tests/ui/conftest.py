@@ -57,6 +57,9 @@ class LabServer:
             f"--ServerApp.root_dir={self.root}",
             "--ServerApp.allow_root=True",
             f"--CIBenchLabApp.database_url=sqlite:///{self.db}",
+            # the lab's own state per server: a theme or layout one test leaves is not the next one's
+            f"--LabApp.user_settings_dir={self.root.parent / 'lab-user-settings'}",
+            f"--LabApp.workspaces_dir={self.root.parent / 'lab-workspaces'}",
             "--LabApp.news_url=",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
             *([f"--config={self.config}"] if self.config else []),
