@@ -109,10 +109,25 @@ def test_the_grade_rule_is_named_and_applied(page: Page, configured_lab, rule, k
     assert view["steps"][1]["kept_turn"] == (0 if rule == "best" else 1)
 
 
+def palette_labels(page: Page, query: str) -> list[str]:
+    page.keyboard.press("Control+Shift+c")
+    page.keyboard.insert_text(query)
+    items = page.locator(".lm-CommandPalette-item:not(.lm-mod-disabled) .lm-CommandPalette-itemLabel")
+    expect(items.first).to_be_visible()
+    labels = items.all_inner_texts()
+    page.keyboard.press("Escape")
+    return labels
+
+
 def test_next_step_without_a_run_asks_first_and_can_be_undone(page: Page, lab_server):
     open_lab(page, lab_server.url)
     open_panel(page)
     start_task(page, "penguins_raw_tidy", "end-to-end")
+    # typing "CIBench" in the palette puts Next Step first (Enter does not give up)
+    labels = palette_labels(page, "CIBench")
+    assert labels[0] == "CIBench: Next Step", labels
+    assert labels.index("CIBench: Give Up Step") > 0
+    assert "CIBench: Play Step (attached player)" not in labels  # disabled for a person
     next_step = page.locator(f"{BAR} .jp-CIBench-next")
     next_step.click()
     dialog = page.locator(".jp-Dialog")
