@@ -493,13 +493,18 @@ describe('the attempt view', () => {
     ];
     model.showAttempt(done);
     const heads = all('.jp-CIBench-times thead th').map(t => t.textContent);
-    expect(heads).toEqual(['Step', 'Outcome', 'Kept grade', 'Working', 'Wall']);
+    expect(heads).toEqual([
+      'Step',
+      'Outcome',
+      'Kept grade',
+      'Time (working / wall)'
+    ]);
     const cells = all('.jp-CIBench-times tbody tr').map(tr =>
       Array.from(tr.children).map(c => c.textContent)
     );
     expect(cells).toEqual([
-      ['Step 1', 'settled', 'passed · 1.00', '8.0 s', '12.3 s'],
-      ['Step 2', 'gave up', 'missed · 0.00', '–', '1m 10s']
+      ['1', 'settled', 'passed · 1.00', '8.0 s / 12.3 s'],
+      ['2', 'gave up', 'missed · 0.00', '– / 1m 10s']
     ]);
   });
 

@@ -49,7 +49,10 @@ export class Settler {
   /** Settle the open step of the attempt the panel shows, after the Undo window. */
   async settle(kind: SettleKind): Promise<void> {
     const { model, notebooks } = this.options;
-    const view = model.attempt;
+    const shown = model.attempt;
+    await (shown && notebooks.byId(shown.id)?.settled()); // runs being reported count
+    const view =
+      shown && model.attempt?.id === shown.id ? model.attempt : shown;
     if (!view || view.status !== 'open') {
       model.error = view
         ? 'This attempt is finished.'

@@ -4,7 +4,6 @@
  * its kept grade, and its working time beside its wall time.
  */
 import { IAttemptView, ISummary } from '../api';
-import { stepLabel } from '../model';
 import { h } from './dom';
 import {
   formatSeconds,
@@ -107,9 +106,17 @@ function metricsTable(
   );
 }
 
-/** Per step: Outcome, Kept grade, Working time, Wall time. */
+/** "8.0 s / 12.3 s": working time beside wall time. */
+export function timeText(
+  working: number | null | undefined,
+  wall: number | null
+): string {
+  return `${formatSeconds(working)} / ${formatSeconds(wall)}`;
+}
+
+/** Per step: Outcome, Kept grade, and its time (working / wall). */
 export function stepsTable(view: IAttemptView): HTMLElement {
-  const heads = ['Step', 'Outcome', 'Kept grade', 'Working', 'Wall'];
+  const heads = ['Step', 'Outcome', 'Kept grade', 'Time (working / wall)'];
   const head = h(
     'tr',
     {},
@@ -119,18 +126,21 @@ export function stepsTable(view: IAttemptView): HTMLElement {
     h(
       'tr',
       {},
-      h('th', { text: stepLabel(step.index), attrs: { scope: 'row' } }),
+      h('th', { text: String(step.index + 1), attrs: { scope: 'row' } }),
       h('td', { text: outcomeText(step.outcome, step.settled) }),
       h('td', { text: keptGradeText(step.grade) }),
-      h('td', { text: formatSeconds(step.working_seconds) }),
-      h('td', { text: formatSeconds(step.seconds) })
+      h('td', { text: timeText(step.working_seconds, step.seconds) })
     )
   );
   return h(
-    'table',
-    { className: 'jp-CIBench-times' },
-    h('caption', { text: 'Steps: outcome, kept grade, time (working / wall)' }),
-    h('thead', {}, head),
-    h('tbody', {}, ...rows)
+    'div',
+    { className: 'jp-CIBench-tableScroll' },
+    h(
+      'table',
+      { className: 'jp-CIBench-times' },
+      h('caption', { text: 'Steps' }),
+      h('thead', {}, head),
+      h('tbody', {}, ...rows)
+    )
   );
 }
