@@ -210,6 +210,23 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/cibench-lab/api/attempts/{attempt_id}/activity': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Report an edit of the open step (keeps its working clock running) */
+    post: operations['post_attempts_attempt_id_activity'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/cibench-lab/api/attempts/{attempt_id}/propose': {
     parameters: {
       query?: never;
@@ -267,6 +284,16 @@ export type components = {
   schemas: {
     /** @enum {string} */
     Action: 'code' | 'empty' | 'no_action' | 'invalid' | 'finish' | 'give_up';
+    Activity: {
+      step: number;
+      /** @description the open step's working time so far */
+      working_seconds: number;
+    };
+    /** @description The person edited the open step (sent at most every 20 s while they type). */
+    ActivityReport: {
+      /** @description 0-based step index */
+      step: number;
+    };
     AttemptRow: {
       id: string;
       task_id: string;
@@ -279,11 +306,11 @@ export type components = {
       notebook_path: string;
       created_at: string;
       /** @description done: steps whose kept grade passed (shown profile); open: null */
-      passed?: number | null;
-      /** @description the task's language */
-      language?: string;
+      passed: number | null;
+      /** @description the task's language (en | zh; empty when the task is gone) */
+      language: string;
       /** @description the task's split */
-      split?: string;
+      split: string;
     };
     /** @enum {string} */
     AttemptStatus: 'open' | 'done';
@@ -308,13 +335,17 @@ export type components = {
       steps: components['schemas']['StepView'][];
       summary: components['schemas']['Summary'] | null;
       /** @description done: every stored profile's summary; open: null */
-      summaries?: {
+      summaries: {
         [key: string]: components['schemas']['Summary'];
       } | null;
       next: components['schemas']['NextAction'];
       created_at: string;
       /** @description null: not recorded (an attempt made before sandboxing) */
       sandbox: components['schemas']['SandboxView'] | null;
+      /** @description whether the attempt's kernel is alive (none: it never had one) */
+      kernel: components['schemas']['KernelStatus'];
+      /** @description why the server stopped it (null: it did not) */
+      kernel_stopped: components['schemas']['KernelStop'] | null;
     };
     /** @description Every error, of every route (also unknown routes under the API). */
     Error: {
@@ -339,15 +370,23 @@ export type components = {
     } & {
       [key: string]: unknown;
     };
+    /** @enum {string} */
+    GradeRule: 'best' | 'settling';
     KernelBinding: {
       kernel_id: string;
       /** @description cells replayed on a kernel new to the attempt */
       restored_cells: number;
+      /** @description the server had stopped the attempt's previous kernel, and why (the first kernel since) */
+      previous_stop: components['schemas']['KernelStop'] | null;
     };
     /** @description The kernel that now runs the attempt's notebook. */
     KernelReport: {
       kernel_id: string;
     };
+    /** @enum {string} */
+    KernelStatus: 'running' | 'stopped' | 'none';
+    /** @enum {string} */
+    KernelStop: 'idle' | 'finished';
     /** @enum {string} */
     Mode: 'e2e' | 'oracle';
     /** @description A model the server lets the lab attach: never its key or endpoint. */
@@ -374,15 +413,13 @@ export type components = {
     PlaySettings: {
       show_grades: boolean;
       turn_cap: number;
+      /** @description seconds without an edit or a run that pause the working clock */
+      pause_after: number;
       reveal: components['schemas']['Reveal'];
       max_turn: number;
       /** @description best: the best turn so far is kept; settling: as the step settles */
-      grade_rule?: components['schemas']['GradeRule'];
-      /** @description seconds without an edit or a run that pause the working clock */
-      pause_after?: number;
+      grade_rule: components['schemas']['GradeRule'];
     };
-    /** @enum {string} */
-    GradeRule: 'best' | 'settling';
     /** @description Exactly one of: a server-configured model, a recorded model attempt, a transcript file. */
     PlayerChoice: {
       /** @description a model the server configures (GET models) */
@@ -428,7 +465,7 @@ export type components = {
       thought: string;
       output: string;
       /** @description vis steps: the reference plot, a base64 PNG; else null */
-      image?: string | null;
+      image: string | null;
     };
     ReferenceResult: {
       step: number;
@@ -458,9 +495,12 @@ export type components = {
       defaults: components['schemas']['PlaySettings'];
       locked: boolean;
       turn_timeout: number;
+      /** @description the profile the lab shows (badges, summaries) */
       profile: string;
       /** @description every profile each turn is graded and stored under */
-      profiles?: string[];
+      profiles: string[];
+      /** @description seconds an attempt's kernel may idle before it is stopped (0: never) */
+      kernel_idle_cull: number;
     };
     /** @description Play settings a start request overrides (ignored when the server locks them). */
     SettingsOverride: {
@@ -468,10 +508,14 @@ export type components = {
       show_grades?: boolean;
       /** @description a person's step settles after this many turns (0: no cap) */
       turn_cap?: number;
+      /** @description seconds without an edit or a run that pause the working clock */
+      pause_after?: number;
       /** @description when an end-to-end step's reference is shown */
       reveal?: components['schemas']['Reveal'];
       /** @description a model's step settles at its first error-free turn or here */
       max_turn?: number;
+      /** @description the grade a person's step keeps: best (the best turn so far) or settling (as the step settles); a player's attempt is always settling */
+      grade_rule?: components['schemas']['GradeRule'];
     };
     SettleResult: {
       settled: components['schemas']['Settled'];
@@ -519,12 +563,12 @@ export type components = {
       settled: boolean;
       seconds: number | null;
       /** @description the step's time net of pauses (settled: final; open: up to now) */
-      working_seconds?: number | null;
+      working_seconds: number | null;
       grade: components['schemas']['Grade'] | null;
-      /** @description 0-based turn whose grade is `grade` under the grade rule (open step: so far) */
-      kept_turn?: number | null;
+      /** @description 0-based turn whose grade is `grade` under the grade rule (open step: so far); null without turns or while grades are hidden */
+      kept_turn: number | null;
       /** @description how the shown profile decides pass for this kind, in words */
-      criterion?: string;
+      criterion: string;
       /** @description only for settled steps the reveal policy (or oracle mode) shows */
       reference?: components['schemas']['Reference'];
     };
@@ -1083,6 +1127,42 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['SettleResult'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  post_attempts_attempt_id_activity: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ActivityReport'];
+      };
+    };
+    responses: {
+      /** @description Report an edit of the open step (keeps its working clock running) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Activity'];
         };
       };
       /** @description an error */

@@ -142,7 +142,12 @@ describe('step cells', () => {
   it('reconciles oracle mode: missing references of settled steps', () => {
     const nb = notebook();
     const view = attemptView({ mode: 'oracle' });
-    view.steps[0].reference = { code: 'df = 1', thought: '', output: '' };
+    view.steps[0].reference = {
+      code: 'df = 1',
+      thought: '',
+      output: '',
+      image: null
+    };
     const fixed = reconcile(nb, view);
     expect(fixed.oracle).toHaveLength(1);
     expect(roles(nb)).toEqual([
