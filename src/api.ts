@@ -18,6 +18,8 @@ export type Mode = Schemas['Mode'];
 export type StepKind = Schemas['StepKind'];
 export type Reveal = Schemas['Reveal'];
 export type AttemptStatus = Schemas['AttemptStatus'];
+/** Which of a person's runs gives the step its grade (`best` or `settling`). */
+export type GradeRule = Schemas['GradeRule'];
 /** What an attached player's proposal does (`code`: run it in the step's cell). */
 export type ProposalAction = Schemas['Action'];
 
@@ -106,6 +108,38 @@ export function errorMessage(body: unknown, status: number): string {
     }
   }
   return `request failed (HTTP ${status})`;
+}
+
+/** A cookie's value, or undefined. */
+export function cookieValue(cookies: string, name: string): string | undefined {
+  for (const part of cookies.split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) {
+      return decodeURIComponent(rest.join('='));
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The headers `ServerConnection.makeRequest` sends with a JSON POST: the
+ * token (when the settings hold one) and the XSRF cookie's value.
+ */
+export function requestHeaders(
+  token: string,
+  cookies: string
+): { [name: string]: string } {
+  const headers: { [name: string]: string } = {
+    'Content-Type': 'application/json'
+  };
+  if (token) {
+    headers['Authorization'] = `token ${token}`;
+  }
+  const xsrf = cookieValue(cookies, '_xsrf');
+  if (xsrf !== undefined) {
+    headers['X-XSRFToken'] = xsrf;
+  }
+  return headers;
 }
 
 /** The client for all routes of docs/api.md. */
@@ -203,6 +237,24 @@ export class CIBenchApi {
 
   turns(id: string): Promise<ITurnDetail[]> {
     return this.request(`attempts/${encodeURIComponent(id)}/turns`);
+  }
+
+  /**
+   * POST `body` as JSON with `keepalive`, so the request outlives the page
+   * (sent while the page is being closed or reloaded; its answer is lost).
+   */
+  keepalive(route: string, body: unknown): void {
+    const url = URLExt.join(this.settings.baseUrl, 'cibench-lab/api', route);
+    const cookies = typeof document === 'undefined' ? '' : document.cookie;
+    const send = this.settings.fetch; // called unbound, as ServerConnection does
+    void send(url, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: requestHeaders(this.settings.token, cookies),
+      credentials: 'same-origin',
+      cache: 'no-store',
+      keepalive: true
+    }).catch(() => undefined);
   }
 
   /** GET when `body` is undefined, else POST it as JSON. */

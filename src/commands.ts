@@ -1,11 +1,14 @@
 /**
- * The CIBench commands and their palette entries.
+ * The CIBench commands and their palette entries. Next step and Give up act
+ * on the attempt the panel shows; the player commands are enabled only for an
+ * attempt an attached player plays.
  */
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
+import { CommandRegistry } from '@lumino/commands';
 
+import { CIBenchModel } from './model';
 import { AttemptController } from './notebook/controller';
-import { PANEL_ID } from './panel/panel';
 
 export namespace CommandIDs {
   export const openPanel = 'cibench-lab:open-panel';
@@ -19,61 +22,111 @@ export namespace CommandIDs {
 
 export const CATEGORY = 'CIBench';
 
+/**
+ * The platform's label of a command's first key binding ("Ctrl+Alt+N",
+ * "⌥⌘N"), or '' when it has none.
+ */
+export function shortcutLabel(
+  commands: CommandRegistry,
+  command: string
+): string {
+  const binding = commands.keyBindings.find(b => b.command === command);
+  return binding ? CommandRegistry.formatKeystroke(binding.keys) : '';
+}
+
+/** One command: its label, caption, action, when it is enabled, palette rank. */
+interface ICommandRow {
+  id: string;
+  label: string;
+  caption: string;
+  execute: () => unknown;
+  isEnabled?: () => boolean;
+  /** Palette order within the category (lower first). */
+  rank: number;
+}
+
+/** What the commands need besides the controller. */
+export interface ICommandHost {
+  model: CIBenchModel;
+  /** Show the panel and put the focus in it. */
+  openPanel: () => void;
+}
+
 /** Register the commands (and palette items when a palette exists). */
 export function addCommands(
   app: JupyterFrontEnd,
   controller: AttemptController,
-  palette: ICommandPalette | null
+  palette: ICommandPalette | null,
+  host: ICommandHost
 ): void {
-  const { commands, shell } = app;
-  const table: [string, string, string, () => unknown][] = [
-    [
-      CommandIDs.openPanel,
-      'Open CIBench Panel',
-      'Show the CIBench task panel',
-      () => shell.activateById(PANEL_ID)
-    ],
-    [
-      CommandIDs.nextStep,
-      'CIBench: Next Step',
-      'Settle the open step and open the next one',
-      () => controller.settle('next', true)
-    ],
-    [
-      CommandIDs.giveUp,
-      'CIBench: Give Up Step',
-      'Give up the open step and open the next one',
-      () => controller.settle('give-up', true)
-    ],
-    [
-      CommandIDs.playStep,
-      'CIBench: Play Step (attached player)',
-      "Let the attempt's model or replay play the open step",
-      () => controller.playStep(true)
-    ],
-    [
-      CommandIDs.playAll,
-      'CIBench: Play All Steps (attached player)',
-      "Let the attempt's model or replay play every remaining step",
-      () => controller.playAll(true)
-    ],
-    [
-      CommandIDs.stopPlayer,
-      'CIBench: Stop Player',
-      'Stop the attached player after the turn in flight',
-      () => controller.stopPlayer(true)
-    ],
-    [
-      CommandIDs.showTurns,
-      "CIBench: Show This Step's Turns",
-      'Code, prompt, raw reply, tokens and latency of each turn',
-      () => controller.showTurns()
-    ]
+  const { commands } = app;
+  const player = () => controller.hasPlayer();
+  const open = () => host.model.attempt?.status === 'open';
+  const table: ICommandRow[] = [
+    {
+      id: CommandIDs.openPanel,
+      label: 'Open CIBench Panel',
+      caption: 'Show the CIBench task panel',
+      execute: () => host.openPanel(),
+      rank: 10
+    },
+    {
+      id: CommandIDs.nextStep,
+      label: 'CIBench: Next Step',
+      caption: 'Settle the open step of the attempt the panel shows',
+      execute: () => controller.settle('next'),
+      isEnabled: () => controller.canSettle(),
+      rank: 0
+    },
+    {
+      id: CommandIDs.giveUp,
+      label: 'CIBench: Give Up Step',
+      caption: 'Give up the open step of the attempt the panel shows',
+      execute: () => controller.settle('give-up'),
+      isEnabled: open,
+      rank: 1
+    },
+    {
+      id: CommandIDs.playStep,
+      label: 'CIBench: Play Step (attached player)',
+      caption: "Let the attempt's model or replay play the open step",
+      execute: () => controller.playStep(),
+      isEnabled: player,
+      rank: 2
+    },
+    {
+      id: CommandIDs.playAll,
+      label: 'CIBench: Play All Steps (attached player)',
+      caption: "Let the attempt's model or replay play every remaining step",
+      execute: () => controller.playAll(),
+      isEnabled: player,
+      rank: 3
+    },
+    {
+      id: CommandIDs.stopPlayer,
+      label: 'CIBench: Stop Player',
+      caption: 'Stop the attached player after the turn in flight',
+      execute: () => controller.stopPlayer(),
+      isEnabled: player,
+      rank: 4
+    },
+    {
+      id: CommandIDs.showTurns,
+      label: "CIBench: Show This Step's Turns",
+      caption: 'Code, prompt, raw reply, tokens and latency of each turn',
+      execute: () => controller.showTurns(),
+      rank: 5
+    }
   ];
-  for (const [id, label, caption, execute] of table) {
-    commands.addCommand(id, { label, caption, execute });
-    palette?.addItem({ command: id, category: CATEGORY });
+  for (const { id, label, caption, execute, isEnabled, rank } of table) {
+    commands.addCommand(id, { label, caption, execute, isEnabled });
+    palette?.addItem({ command: id, category: CATEGORY, rank });
   }
+  host.model.changed.connect((_, kind) => {
+    if (kind === 'attempt' || kind === 'view') {
+      commands.notifyCommandChanged();
+    }
+  });
   app.contextMenu.addItem({
     command: CommandIDs.showTurns,
     selector: '.jp-CIBench-answer',

@@ -4,6 +4,7 @@
  */
 import {
   ILabShell,
+  ILayoutRestorer,
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
@@ -11,12 +12,14 @@ import { ICommandPalette } from '@jupyterlab/apputils';
 import { IDocumentManager } from '@jupyterlab/docmanager';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import { IStateDB } from '@jupyterlab/statedb';
 
 import { CIBenchApi } from './api';
-import { addCommands } from './commands';
+import { addCommands, CommandIDs, shortcutLabel } from './commands';
 import { CIBenchModel } from './model';
 import { AttemptController } from './notebook/controller';
-import { CIBenchPanel } from './panel/panel';
+import { CIBenchPanel, PANEL_ID } from './panel/panel';
+import { restorePanel } from './panel/restore';
 import { PlaySettingsSource } from './settings';
 
 const PLUGIN_ID = 'cibench-lab:plugin';
@@ -26,14 +29,16 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'Play and grade CIBench tasks in notebooks.',
   autoStart: true,
   requires: [ILabShell, INotebookTracker, IDocumentManager],
-  optional: [ISettingRegistry, ICommandPalette],
+  optional: [ISettingRegistry, ICommandPalette, ILayoutRestorer, IStateDB],
   activate: (
     app: JupyterFrontEnd,
     labShell: ILabShell,
     tracker: INotebookTracker,
     docManager: IDocumentManager,
     registry: ISettingRegistry | null,
-    palette: ICommandPalette | null
+    palette: ICommandPalette | null,
+    restorer: ILayoutRestorer | null,
+    state: IStateDB | null
   ) => {
     const settings = new PlaySettingsSource();
     if (registry) {
@@ -49,10 +54,28 @@ const plugin: JupyterFrontEndPlugin<void> = {
       shell: labShell,
       playSettings: () => settings.current
     });
-    const panel = new CIBenchPanel(model, controller);
+    const panel = new CIBenchPanel(model, controller, action =>
+      shortcutLabel(
+        app.commands,
+        action === 'next' ? CommandIDs.nextStep : CommandIDs.giveUp
+      )
+    );
     labShell.add(panel, 'left', { rank: 600 });
-    addCommands(app, controller, palette);
-    void controller.refresh();
+    restorer?.add(panel, PANEL_ID);
+    addCommands(app, controller, palette, {
+      model,
+      openPanel: () => {
+        labShell.activateById(PANEL_ID);
+        panel.focusInside();
+      }
+    });
+    void controller
+      .refresh()
+      .then(() =>
+        state
+          ? restorePanel(model, state, id => controller.showById(id))
+          : undefined
+      );
   }
 };
 

@@ -4,13 +4,20 @@
  */
 import { ISignal, Signal } from '@lumino/signaling';
 
+export {
+  DASH,
+  formatScore,
+  formatSeconds,
+  outcomeText,
+  summaryRows
+} from './panel/words';
+
 import {
   IAttemptSummary,
   IAttemptView,
   IGrade,
   IModelInfo,
   IRecording,
-  ISummary,
   ITaskDetail,
   ITaskSummary,
   Mode,
@@ -29,27 +36,53 @@ export type ChangeKind =
   | 'busy'
   | 'error'
   | 'players'
-  | 'autoplay';
+  | 'autoplay'
+  | 'pending'
+  | 'notebooks';
 
 /** Which of the panel's two views shows. */
 export type ViewKind = 'tasks' | 'attempt';
 
-export const DASH = '–';
 export const BADGE_PASS = 'jp-CIBench-badge-pass';
 export const BADGE_MISS = 'jp-CIBench-badge-miss';
 export const BADGE_RECORDED = 'jp-CIBench-badge-recorded';
 export const BADGE_PENDING = 'jp-CIBench-badge-pending';
 
-/** Tasks whose id, title, library or language contain every word of `text`. */
+/** The task list's facets: '' lets every value through. */
+export interface ITaskFacets {
+  split: string;
+  lib: string;
+  language: string;
+}
+
+export const NO_FACETS: ITaskFacets = { split: '', lib: '', language: '' };
+
+/** Whether a task has every chosen facet value. */
+export function matchesFacets(
+  task: ITaskSummary,
+  facets: ITaskFacets
+): boolean {
+  return (
+    (!facets.split || task.split === facets.split) &&
+    (!facets.lib || task.lib === facets.lib) &&
+    (!facets.language || task.language === facets.language)
+  );
+}
+
+/**
+ * Tasks with the chosen facets whose id, title, library or language contain
+ * every word of `text`.
+ */
 export function filterTasks(
   tasks: readonly ITaskSummary[],
-  text: string
+  text: string,
+  facets: ITaskFacets = NO_FACETS
 ): ITaskSummary[] {
   const words = text.toLowerCase().split(/\s+/).filter(Boolean);
-  if (!words.length) {
-    return tasks.slice();
-  }
   return tasks.filter(task => {
+    if (!matchesFacets(task, facets)) {
+      return false;
+    }
     const hay = [task.id, task.title, task.lib, task.language]
       .concat(task.libraries ?? [])
       .join(' ')
@@ -90,54 +123,6 @@ export function modeLabel(mode: Mode): string {
   return mode === 'e2e' ? 'end-to-end' : 'oracle';
 }
 
-/** A summary value (already ×100) with one decimal, or a dash. */
-export function formatScore(value: number | null | undefined): string {
-  return typeof value === 'number' && isFinite(value) ? value.toFixed(1) : DASH;
-}
-
-/** The rows of the summary table: [label, value]. */
-export function summaryRows(summary: ISummary | null): [string, string][] {
-  const metrics: [string, keyof ISummary][] = [
-    ['Tool', 'tool'],
-    ['Exec', 'exec'],
-    ['Num', 'num'],
-    ['Text', 'text'],
-    ['Vis', 'vis']
-  ];
-  return metrics.map(([label, key]) => [
-    label,
-    formatScore(summary ? (summary[key] as number | null) : null)
-  ]);
-}
-
-/** Seconds as `1m 05s` / `42.0 s`, or a dash. */
-export function formatSeconds(seconds: number | null | undefined): string {
-  if (typeof seconds !== 'number' || !isFinite(seconds)) {
-    return DASH;
-  }
-  if (seconds < 60) {
-    return `${seconds.toFixed(1)} s`;
-  }
-  const m = Math.floor(seconds / 60);
-  const s = Math.round(seconds % 60);
-  return `${m}m ${String(s).padStart(2, '0')}s`;
-}
-
-/** A step's outcome in words. */
-export function outcomeText(outcome: string | null, settled: boolean): string {
-  if (!settled) {
-    return 'open';
-  }
-  const words: { [k: string]: string } = {
-    next: 'done',
-    gave_up: 'gave up',
-    turn_cap: 'turn cap reached',
-    passed: 'passed',
-    out_of_turns: 'out of turns'
-  };
-  return outcome ? (words[outcome] ?? outcome.replace(/_/g, ' ')) : 'settled';
-}
-
 /** The message of anything thrown. */
 export function messageOf(err: unknown): string {
   if (err instanceof Error) {
@@ -170,9 +155,18 @@ export class CIBenchModel {
     }
   }
 
-  /** The tasks that match the filter text. */
+  /** The task list's facet choices (split, library, language). */
+  get facets(): ITaskFacets {
+    return { ...this._facets };
+  }
+  set facets(facets: ITaskFacets) {
+    this._facets = { ...facets };
+    this._changed.emit('filter');
+  }
+
+  /** The tasks that match the facets and the filter text. */
   get visibleTasks(): ITaskSummary[] {
-    return filterTasks(this._tasks, this._filter);
+    return filterTasks(this._tasks, this._filter, this._facets);
   }
 
   get selected(): ITaskDetail | null {
@@ -283,6 +277,32 @@ export class CIBenchModel {
     this._changed.emit('autoplay');
   }
 
+  /** A person's settle waiting out its Undo window (null: none). */
+  get pending(): IPendingSettle | null {
+    return this._pending;
+  }
+  set pending(pending: IPendingSettle | null) {
+    this._pending = pending;
+    this._changed.emit('pending');
+  }
+
+  /** Whether the attempt's notebook is open in the lab. */
+  hasNotebook(attemptId: string): boolean {
+    return this._notebooks.has(attemptId);
+  }
+
+  /** Record that an attempt's notebook was opened or closed. */
+  setNotebook(attemptId: string, open: boolean): void {
+    if (open !== this._notebooks.has(attemptId)) {
+      if (open) {
+        this._notebooks.add(attemptId);
+      } else {
+        this._notebooks.delete(attemptId);
+      }
+      this._changed.emit('notebooks');
+    }
+  }
+
   /** Show an attempt in the attempt view. */
   showAttempt(view: IAttemptView): void {
     this.attempt = view;
@@ -329,6 +349,9 @@ export class CIBenchModel {
   private _changed = new Signal<this, ChangeKind>(this);
   private _tasks: ITaskSummary[] = [];
   private _filter = '';
+  private _facets: ITaskFacets = { ...NO_FACETS };
+  private _pending: IPendingSettle | null = null;
+  private _notebooks = new Set<string>();
   private _selected: ITaskDetail | null = null;
   private _mode: Mode = 'e2e';
   private _attempts: IAttemptSummary[] = [];
@@ -341,6 +364,16 @@ export class CIBenchModel {
   private _player = '';
   private _transcript = '';
   private _autoplay: IAutoplayState = { id: '', playing: false, status: '' };
+}
+
+/** A settle a person asked for, sent when its Undo window ends. */
+export interface IPendingSettle {
+  attemptId: string;
+  /** The step it settles (0-based). */
+  step: number;
+  kind: 'next' | 'give-up';
+  /** Whole seconds left before it is sent. */
+  remaining: number;
 }
 
 /** The attached player's activity, shown in the attempt view. */

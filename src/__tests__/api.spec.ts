@@ -1,6 +1,13 @@
 import { ServerConnection } from '@jupyterlab/services';
 
-import { ApiError, CIBenchApi, errorMessage, taskPath } from '../api';
+import {
+  ApiError,
+  CIBenchApi,
+  cookieValue,
+  errorMessage,
+  requestHeaders,
+  taskPath
+} from '../api';
 
 describe('api helpers', () => {
   it('encodes each segment of a task id but keeps the slashes', () => {
@@ -14,6 +21,24 @@ describe('api helpers', () => {
       errorMessage({ error: 'step 1 is not open', status: 409 }, 409)
     ).toBe('step 1 is not open');
     expect(errorMessage(null, 500)).toBe('request failed (HTTP 500)');
+  });
+});
+
+describe('keepalive headers', () => {
+  it('reads a cookie among others', () => {
+    expect(cookieValue('a=1; _xsrf=2|ab%3D; b=3', '_xsrf')).toBe('2|ab=');
+    expect(cookieValue('a=1', '_xsrf')).toBeUndefined();
+  });
+
+  it('sends the token and the XSRF cookie as ServerConnection does', () => {
+    expect(requestHeaders('tok', 'x=1; _xsrf=abc')).toEqual({
+      'Content-Type': 'application/json',
+      Authorization: 'token tok',
+      'X-XSRFToken': 'abc'
+    });
+    expect(requestHeaders('', '')).toEqual({
+      'Content-Type': 'application/json'
+    });
   });
 });
 
@@ -91,5 +116,33 @@ describe('CIBenchApi', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect(err.message).toBe('attempt x is finished');
     expect(err.status).toBe(409);
+  });
+
+  it('posts a settle with keepalive, token and XSRF header', async () => {
+    const seen: { url: string; init: RequestInit }[] = [];
+    const fetch = async (url: string, init: RequestInit) => {
+      seen.push({ url, init });
+      return new Response('{}');
+    };
+    const settings = ServerConnection.makeSettings({
+      baseUrl: 'http://localhost:8888/',
+      token: 'tok',
+      fetch: fetch as unknown as typeof window.fetch
+    });
+    document.cookie = '_xsrf=xs';
+    new CIBenchApi(settings).keepalive('attempts/abc/next', { step: 2 });
+    expect(seen).toHaveLength(1);
+    expect(seen[0].url).toBe(
+      'http://localhost:8888/cibench-lab/api/attempts/abc/next'
+    );
+    const { init } = seen[0];
+    expect(init.keepalive).toBe(true);
+    expect(init.method).toBe('POST');
+    expect(JSON.parse(init.body as string)).toEqual({ step: 2 });
+    expect(init.headers).toEqual({
+      'Content-Type': 'application/json',
+      Authorization: 'token tok',
+      'X-XSRFToken': 'xs'
+    });
   });
 });

@@ -1,4 +1,10 @@
-import { IAttemptView, IGrade, ITaskDetail, ITaskSummary } from '../api';
+import {
+  IAttemptSummary,
+  IAttemptView,
+  IGrade,
+  ITaskDetail,
+  ITaskSummary
+} from '../api';
 
 export const TASKS: ITaskSummary[] = [
   {
@@ -118,6 +124,26 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
     sandbox: { enabled: true, network: false, tool: 'bubblewrap' },
     kernel: 'running',
     kernel_stopped: null,
+    ...over
+  };
+}
+
+export function attemptRow(
+  over: Partial<IAttemptSummary> = {}
+): IAttemptSummary {
+  return {
+    id: 'x1',
+    task_id: TASKS[0].id,
+    title: TASKS[0].title,
+    mode: 'e2e',
+    status: 'open',
+    current_step: 0,
+    n_steps: 3,
+    notebook_path: 'a.ipynb',
+    created_at: '2024-01-01T00:00:00Z',
+    passed: null,
+    language: 'en',
+    split: 'cibench_template',
     ...over
   };
 }

@@ -157,7 +157,10 @@ describe('labels', () => {
     expect(formatSeconds(null)).toBe(DASH);
     expect(outcomeText(null, false)).toBe('open');
     expect(outcomeText('gave_up', true)).toBe('gave up');
-    expect(outcomeText('turn_cap', true)).toBe('turn cap reached');
+    expect(outcomeText('turn_cap', true)).toBe('out of turns');
+    expect(outcomeText('out_of_turns', true)).toBe('out of turns');
+    expect(outcomeText('next', true)).toBe('settled');
+    expect(outcomeText('passed', true)).toBe('settled');
     expect(outcomeText('weird_one', true)).toBe('weird one');
   });
 });

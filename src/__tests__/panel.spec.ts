@@ -1,8 +1,10 @@
+import { MessageLoop } from '@lumino/messaging';
+
 import { IAttemptSummary } from '../api';
 import { CIBenchModel } from '../model';
 import { IPanelActions } from '../panel/actions';
 import { CIBenchPanel, PANEL_ID } from '../panel/panel';
-import { attemptView, DETAIL, TASKS } from './fixtures';
+import { attemptRow, attemptView, DETAIL, grade, TASKS } from './fixtures';
 
 function fakeActions(): IPanelActions & { calls: string[] } {
   const calls: string[] = [];
@@ -22,6 +24,11 @@ function fakeActions(): IPanelActions & { calls: string[] } {
     openNotebook: record('openNotebook'),
     next: record('next'),
     giveUp: record('giveUp'),
+    undoSettle: () => {
+      calls.push('undo');
+      return true;
+    },
+    settleNow: record('settleNow'),
     playStep: record('playStep'),
     playAll: record('playAll'),
     stopPlayer: record('stopPlayer'),
@@ -34,7 +41,9 @@ function fakeActions(): IPanelActions & { calls: string[] } {
 function setup() {
   const model = new CIBenchModel();
   const actions = fakeActions();
-  const panel = new CIBenchPanel(model, actions);
+  const panel = new CIBenchPanel(model, actions, action =>
+    action === 'next' ? 'Ctrl+Alt+N' : ''
+  );
   const q = <T extends Element>(sel: string) =>
     panel.node.querySelector<T>(sel);
   const all = (sel: string) => Array.from(panel.node.querySelectorAll(sel));
@@ -287,5 +296,322 @@ describe('CIBenchPanel', () => {
     model.error = 'unknown task x';
     expect(alert.hidden).toBe(false);
     expect(alert.textContent).toBe('unknown task x');
+  });
+});
+
+describe('the action bar', () => {
+  it('offers Start only once a task is selected', () => {
+    const { model, q } = setup();
+    const start = () =>
+      q<HTMLButtonElement>('.jp-CIBench-actionBar .jp-CIBench-start')!;
+    expect(start().disabled).toBe(true);
+    expect(q('.jp-CIBench-actionBar')?.textContent).toContain(
+      'Select a task to start.'
+    );
+    model.selected = DETAIL;
+    expect(start().disabled).toBe(false);
+    expect(start().title).toBe(`Start ${DETAIL.title}`);
+  });
+
+  it('shows the step counter, Next step with its shortcut, and Give up', () => {
+    const { model, q } = setup();
+    model.showAttempt(attemptView());
+    const bar = q<HTMLElement>('.jp-CIBench-actionBar')!;
+    expect(bar.querySelector('.jp-CIBench-counter')?.textContent).toBe(
+      'Step 2 of 3'
+    );
+    const next = bar.querySelector<HTMLButtonElement>('.jp-CIBench-next')!;
+    expect(next.title).toContain('(Ctrl+Alt+N)');
+    expect(next.getAttribute('aria-keyshortcuts')).toBe('Ctrl+Alt+N');
+    expect(bar.querySelector('.jp-CIBench-giveup')).not.toBeNull();
+    // the step list is outside the bar: it scrolls, the bar does not
+    expect(bar.querySelector('.jp-CIBench-step')).toBeNull();
+  });
+
+  it('counts down a settle with Undo (Enter or Escape) and Settle now', () => {
+    const { model, actions, q, panel } = setup();
+    document.body.appendChild(panel.node);
+    const view = attemptView();
+    model.showAttempt(view);
+    q<HTMLButtonElement>('.jp-CIBench-next')!.focus();
+    model.pending = { attemptId: view.id, step: 1, kind: 'next', remaining: 5 };
+    expect(q('.jp-CIBench-next')).toBeNull();
+    const undo = q<HTMLButtonElement>('.jp-CIBench-undo')!;
+    expect(document.activeElement).toBe(undo); // the focus stays in the bar
+    const countdown = q<HTMLElement>('.jp-CIBench-countdown')!;
+    expect(countdown.textContent).toBe('Step 2 settles in 5 s');
+    model.pending = { ...model.pending, remaining: 4 };
+    expect(q('.jp-CIBench-countdown')).toBe(countdown); // updated in place
+    expect(countdown.textContent).toBe('Step 2 settles in 4 s');
+    expect(q('.jp-CIBench-pending')?.getAttribute('role')).toBe('status');
+    undo.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape' }));
+    q<HTMLButtonElement>('.jp-CIBench-settle-now')!.click();
+    expect(actions.calls).toEqual(['undo', 'settleNow']);
+    model.pending = null;
+    expect(q('.jp-CIBench-next')).not.toBeNull();
+    panel.node.remove();
+  });
+
+  it("does not show another attempt's countdown", () => {
+    const { model, q } = setup();
+    model.showAttempt(attemptView());
+    model.pending = {
+      attemptId: 'other',
+      step: 0,
+      kind: 'give-up',
+      remaining: 3
+    };
+    expect(q('.jp-CIBench-undo')).toBeNull();
+    expect(q('.jp-CIBench-next')).not.toBeNull();
+  });
+
+  it('focuses the filter or the main action when opened', async () => {
+    const { model, panel, q } = setup();
+    document.body.appendChild(panel.node);
+    Object.defineProperty(panel, 'isVisible', { value: true });
+    const opened = async () => {
+      panel.focusInside();
+      await Promise.resolve(); // the focus goes through the message loop
+      MessageLoop.flush();
+    };
+    await opened();
+    expect(document.activeElement).toBe(q('.jp-CIBench-filter'));
+    model.showAttempt(attemptView());
+    await opened();
+    expect(document.activeElement).toBe(q('.jp-CIBench-next'));
+    // taken away by the lab right after: given back
+    (document.activeElement as HTMLElement).blur();
+    await new Promise(r => setTimeout(r, 150));
+    expect(document.activeElement).toBe(q('.jp-CIBench-next'));
+    q<HTMLButtonElement>('.jp-CIBench-back')!.click();
+    expect(model.view).toBe('tasks');
+    expect(document.activeElement).toBe(q('.jp-CIBench-filter'));
+    panel.dispose(); // ends the hold
+    panel.node.remove();
+  });
+});
+
+describe('the attempt view', () => {
+  it('names the grade rule and says when the notebook is closed', () => {
+    const { model, actions, q } = setup();
+    const view = attemptView();
+    view.settings = { ...view.settings, grade_rule: 'best' };
+    model.showAttempt(view);
+    expect(q('.jp-CIBench-attempt-meta')?.textContent).toContain(
+      'Grades: best run kept'
+    );
+    expect(q('.jp-CIBench-notebookState')?.textContent).toBe(
+      'Notebook closed: wine_quality.ipynb'
+    );
+    model.setNotebook(view.id, true);
+    expect(q('.jp-CIBench-notebookState')?.textContent).toBe(
+      'Notebook: wine_quality.ipynb'
+    );
+    q<HTMLButtonElement>('.jp-CIBench-open')!.click();
+    expect(actions.calls).toEqual(['openNotebook']);
+  });
+
+  it("shows a settled step's reference: Thought, code, output and plot", () => {
+    const { model, q, all } = setup();
+    const view = attemptView();
+    view.steps[0] = {
+      ...view.steps[0],
+      reference: {
+        code: "df = pd.read_csv('wine.csv')",
+        thought: 'Load the data first.',
+        output: '',
+        image: 'iVBORw0KGgo='
+      }
+    };
+    model.showAttempt(view);
+    const ref = q<HTMLDetailsElement>('.jp-CIBench-reference[data-step="0"]')!;
+    expect(ref.open).toBe(false);
+    expect(ref.querySelector('summary')?.textContent).toBe(
+      'Reference for Step 1'
+    );
+    expect(ref.querySelector('.jp-CIBench-ref-code pre')?.textContent).toBe(
+      "df = pd.read_csv('wine.csv')"
+    );
+    expect(ref.querySelector('.jp-CIBench-ref-thought')?.textContent).toContain(
+      'Load the data first.'
+    );
+    expect(ref.querySelector('.jp-CIBench-ref-output')).toBeNull(); // empty
+    const img = ref.querySelector('img')!;
+    expect(img.getAttribute('src')).toBe('data:image/png;base64,iVBORw0KGgo=');
+    expect(img.getAttribute('alt')).toBe('The reference plot of Step 1');
+    expect(all('.jp-CIBench-reference')).toHaveLength(1);
+    // an expanded reference stays expanded when the view updates
+    ref.open = true;
+    ref.dispatchEvent(new Event('toggle'));
+    model.attempt = { ...view };
+    expect(q<HTMLDetailsElement>('.jp-CIBench-reference')!.open).toBe(true);
+  });
+
+  it('says pass or miss in words, and how the open step passes', () => {
+    const { model, q } = setup();
+    const view = attemptView();
+    view.steps[1] = {
+      ...view.steps[1],
+      turns: 2,
+      grade: grade({ passed: false, detail: 'expected 3, got 4' }),
+      criterion: 'passes when the printed number matches'
+    };
+    model.showAttempt(view);
+    const rows = q<HTMLElement>('.jp-CIBench-steps')!;
+    expect(rows.children[0].textContent).toContain('passed (kept)');
+    expect(rows.children[1].textContent).toContain(
+      'missed (so far): expected 3, got 4'
+    );
+    expect(q('.jp-CIBench-step-criterion')?.textContent).toBe(
+      'How it passes: passes when the printed number matches'
+    );
+  });
+
+  it('collapses the step list and keeps it collapsed', () => {
+    const { model, q } = setup();
+    model.showAttempt(attemptView());
+    const list = q<HTMLDetailsElement>('.jp-CIBench-stepList')!;
+    expect(list.open).toBe(true);
+    expect(list.querySelector('summary')?.textContent).toBe(
+      'Steps (1 of 3 steps settled)'
+    );
+    list.open = false;
+    list.dispatchEvent(new Event('toggle'));
+    model.attempt = attemptView({ current_step: 1 });
+    expect(q<HTMLDetailsElement>('.jp-CIBench-stepList')!.open).toBe(false);
+  });
+
+  it('summarises per step: outcome, kept grade, working and wall time', () => {
+    const { model, all } = setup();
+    const done = attemptView({ status: 'done' });
+    done.steps = [
+      { ...done.steps[0], working_seconds: 8 },
+      {
+        ...done.steps[1],
+        settled: true,
+        outcome: 'gave_up',
+        seconds: 70,
+        working_seconds: null,
+        grade: grade({ passed: false, score: 0 })
+      }
+    ];
+    model.showAttempt(done);
+    const heads = all('.jp-CIBench-times thead th').map(t => t.textContent);
+    expect(heads).toEqual([
+      'Step',
+      'Outcome',
+      'Kept grade',
+      'Time (working / wall)'
+    ]);
+    const cells = all('.jp-CIBench-times tbody tr').map(tr =>
+      Array.from(tr.children).map(c => c.textContent)
+    );
+    expect(cells).toEqual([
+      ['1', 'settled', 'passed · 1.00', '8.0 s / 12.3 s'],
+      ['2', 'gave up', 'missed · 0.00', '– / 1m 10s']
+    ]);
+  });
+
+  it("shows the summary's other profile one click away", () => {
+    const { model, q, all } = setup();
+    const summary = (tool: number) => ({
+      tool,
+      exec: tool,
+      num: null,
+      text: null,
+      vis: null,
+      counts: {}
+    });
+    model.showAttempt(
+      attemptView({
+        status: 'done',
+        profile: 'fair',
+        summary: summary(90),
+        summaries: { fair: summary(90), cibench: summary(80) }
+      })
+    );
+    const tabs = all('.jp-CIBench-profile') as HTMLButtonElement[];
+    expect(tabs.map(t => t.textContent)).toEqual(['fair (shown)', 'cibench']);
+    expect(tabs[0].getAttribute('aria-pressed')).toBe('true');
+    expect(q('.jp-CIBench-summary tr')?.textContent).toBe('Tool90.0');
+    tabs[1].click();
+    expect(q('.jp-CIBench-summary caption')?.textContent).toContain('cibench');
+    expect(q('.jp-CIBench-summary tr')?.textContent).toBe('Tool80.0');
+    expect(
+      q('.jp-CIBench-profile[data-profile="cibench"]')?.getAttribute(
+        'aria-pressed'
+      )
+    ).toBe('true');
+  });
+
+  it('has no profile tabs when only one summary is stored', () => {
+    const { model, q } = setup();
+    model.showAttempt(attemptView({ status: 'done', summaries: undefined }));
+    expect(q('.jp-CIBench-profiles')).toBeNull();
+  });
+});
+
+describe('the task view', () => {
+  it('filters by facets and counts the matches', () => {
+    const { model, q, all } = setup();
+    model.tasks = TASKS;
+    expect(q('.jp-CIBench-count')?.textContent).toBe('3 tasks');
+    const language = q<HTMLSelectElement>('select[data-facet="language"]')!;
+    expect(Array.from(language.options).map(o => o.textContent)).toEqual([
+      'All',
+      'English (2)',
+      'Chinese (1)'
+    ]);
+    expect(q(`label[for="${language.id}"]`)?.textContent).toBe('Language');
+    language.value = 'zh';
+    language.dispatchEvent(new Event('change'));
+    expect(all('.jp-CIBench-task')).toHaveLength(1);
+    expect(q('.jp-CIBench-count')?.textContent).toBe('1 of 3 tasks');
+    expect(model.facets.language).toBe('zh');
+  });
+
+  it('marks tasks already attempted and refreshes the marks', () => {
+    const { model, q } = setup();
+    model.tasks = TASKS;
+    expect(q('.jp-CIBench-task-mark')).toBeNull();
+    model.attempts = [
+      attemptRow({
+        status: 'done',
+        passed: 2,
+        created_at: '2024-05-06T00:00:00Z'
+      })
+    ];
+    expect(q('.jp-CIBench-task-mark')?.textContent).toBe(
+      'attempted 2024-05-06 · 2/3 passed'
+    );
+    expect(q('.jp-CIBench-attempt')?.textContent).toContain(
+      'finished 2024-05-06 · 2/3 passed'
+    );
+  });
+
+  it('keeps the focus on a task row when the list re-renders', () => {
+    const { model, panel, q } = setup();
+    document.body.appendChild(panel.node);
+    model.tasks = TASKS;
+    const id = TASKS[1].id;
+    q<HTMLButtonElement>(`.jp-CIBench-task[data-task-id="${id}"]`)!.focus();
+    model.selected = { ...DETAIL, id };
+    const row = q<HTMLButtonElement>(`.jp-CIBench-task[data-task-id="${id}"]`)!;
+    expect(row.getAttribute('aria-pressed')).toBe('true');
+    expect(document.activeElement).toBe(row);
+    panel.node.remove();
+  });
+});
+
+describe('focus in the attempt view', () => {
+  it('stays on the same control when the view updates', () => {
+    const { model, panel, q } = setup();
+    document.body.appendChild(panel.node);
+    model.showAttempt(attemptView());
+    q<HTMLButtonElement>('.jp-CIBench-turns-button')!.focus();
+    model.attempt = attemptView({ current_step: 1 });
+    const again = q<HTMLButtonElement>('.jp-CIBench-turns-button')!;
+    expect(document.activeElement).toBe(again);
+    panel.node.remove();
   });
 });

@@ -1,9 +1,10 @@
 /**
  * The attempt controller: implements the panel's actions, attaches every
  * notebook that names an attempt, reports answer-cell runs as turns and
- * drives Next step / Give up.
+ * drives Next step / Give up — always on the attempt the panel shows, which
+ * follows the notebook the person activates (follow.ts).
  */
-import { JupyterFrontEnd } from '@jupyterlab/application';
+import { ILabShell } from '@jupyterlab/application';
 import { Cell, CodeCell } from '@jupyterlab/cells';
 import { IDocumentManager } from '@jupyterlab/docmanager';
 import {
@@ -17,51 +18,71 @@ import {
   CIBenchApi,
   IAttemptSummary,
   IAttemptView,
-  IPlaySettings,
-  ISettleResult
+  IPlaySettings
 } from '../api';
 import { CIBenchModel } from '../model';
 import { IPanelActions } from '../panel/actions';
 import { showTurns } from '../panel/turns';
 import { Autoplayer } from './autoplay';
-import { attemptMeta, cellTag, NB_KEY } from './cells';
-import { applyNext, isTurnCell, reportTurn, syncNotebook } from './play';
+import { cellTag } from './cells';
+import { ActivationFollower, panelOf } from './follow';
+import { AttemptNotebooks } from './notebooks';
+import { applyNext, isTurnCell, reportTurn } from './play';
 import { AttemptSession } from './session';
-
-export type SettleKind = 'next' | 'give-up';
+import { Settler, SettleKind } from './settler';
 
 export interface IControllerOptions {
   api: CIBenchApi;
   model: CIBenchModel;
   tracker: INotebookTracker;
   docManager: IDocumentManager;
-  shell: JupyterFrontEnd.IShell;
+  shell: ILabShell;
   /** The user's play settings, sent with a new attempt. */
   playSettings: () => Partial<IPlaySettings>;
 }
 
 export class AttemptController implements IPanelActions {
   constructor(private options: IControllerOptions) {
-    const { tracker } = options;
-    NotebookActions.executionScheduled.connect(this.onScheduled, this);
-    tracker.widgetAdded.connect(this.onAdded, this);
-    tracker.currentChanged.connect(this.onCurrent, this);
-    tracker.forEach(panel => void this.attach(panel));
+    const { tracker, model, api, shell } = options;
+    this.notebooks = new AttemptNotebooks({
+      api,
+      docManager: options.docManager,
+      shell,
+      attached: (session, view) => this.attached(session, view),
+      detached: (session, last) => this.detached(session, last),
+      report: err => this.report(err)
+    });
     this.autoplayer = new Autoplayer({
-      api: options.api,
-      model: options.model,
+      api,
+      model,
       show: view => this.show(view),
       afterSettle: view => this.afterSettle(view)
     });
+    this.follower = new ActivationFollower({
+      shell,
+      target: window,
+      find: target => panelOf(target, this.notebooks.panels()),
+      follow: panel => this.follow(panel)
+    });
+    this.settler = new Settler({
+      api,
+      model,
+      notebooks: this.notebooks,
+      shell,
+      show: view => this.show(view),
+      afterSettle: view => this.afterSettle(view)
+    });
+    NotebookActions.executionScheduled.connect(this.onScheduled, this);
+    tracker.widgetAdded.connect(this.onAdded, this);
+    tracker.forEach(panel => void this.attach(panel));
   }
 
   dispose(): void {
-    const { tracker } = this.options;
     NotebookActions.executionScheduled.disconnect(this.onScheduled, this);
-    tracker.widgetAdded.disconnect(this.onAdded, this);
-    tracker.currentChanged.disconnect(this.onCurrent, this);
-    this.sessions.forEach(s => s.dispose());
-    this.sessions.clear();
+    this.options.tracker.widgetAdded.disconnect(this.onAdded, this);
+    this.follower.dispose();
+    this.settler.dispose();
+    this.notebooks.dispose();
   }
 
   private get model(): CIBenchModel {
@@ -127,6 +148,14 @@ export class AttemptController implements IPanelActions {
     });
   }
 
+  /** Show an attempt by id (the panel's restored state after a reload). */
+  async showById(id: string): Promise<void> {
+    const view = await this.api.attempt(id);
+    if (!this.model.attempt) {
+      this.model.showAttempt(view);
+    }
+  }
+
   async openNotebook(): Promise<void> {
     const view = this.model.attempt;
     if (view) {
@@ -135,24 +164,32 @@ export class AttemptController implements IPanelActions {
   }
 
   next(): Promise<void> {
-    return this.settle('next', false);
+    return this.settle('next');
   }
 
   giveUp(): Promise<void> {
-    return this.settle('give-up', false);
+    return this.settle('give-up');
   }
 
-  playStep(fromNotebook = false): Promise<void> {
-    return this.autoplay(false, fromNotebook);
+  undoSettle(): boolean {
+    return this.settler.undoSettle();
   }
 
-  playAll(fromNotebook = false): Promise<void> {
-    return this.autoplay(true, fromNotebook);
+  settleNow(): Promise<void> {
+    return this.settler.settleNow();
   }
 
-  async stopPlayer(fromNotebook = false): Promise<void> {
+  playStep(): Promise<void> {
+    return this.autoplay(false);
+  }
+
+  playAll(): Promise<void> {
+    return this.autoplay(true);
+  }
+
+  async stopPlayer(): Promise<void> {
     try {
-      const session = await this.resolveSession(fromNotebook);
+      const session = await this.shownSession();
       if (session) {
         await this.autoplayer.stop(session);
       }
@@ -161,10 +198,26 @@ export class AttemptController implements IPanelActions {
     }
   }
 
+  /** Whether the panel shows an open attempt a person plays (Next step). */
+  canSettle(): boolean {
+    const view = this.model.attempt;
+    return view?.status === 'open' && view.player === 'human';
+  }
+
+  /** Whether the panel shows an open attempt an attached player plays. */
+  hasPlayer(): boolean {
+    const view = this.model.attempt;
+    return view?.status === 'open' && view.player !== 'human';
+  }
+
   /** Show a step's turns (`step` undefined: the active cell's step). */
   async showTurns(step?: number): Promise<void> {
     const found = await this.model.run(async () => {
-      const session = await this.resolveSession(step === undefined);
+      const current = this.options.tracker.currentWidget;
+      const session =
+        step === undefined && current
+          ? await this.attach(current)
+          : await this.shownSession();
       const cell = session?.notebook.activeCell;
       const index = step ?? (cell ? cellTag(cell)?.step : undefined);
       if (!session || index === undefined) {
@@ -179,9 +232,9 @@ export class AttemptController implements IPanelActions {
   }
 
   /** Let the attempt's attached player play (the panel stays usable: Stop). */
-  private async autoplay(all: boolean, fromNotebook: boolean): Promise<void> {
+  private async autoplay(all: boolean): Promise<void> {
     try {
-      const session = await this.resolveSession(fromNotebook);
+      const session = await this.shownSession();
       if (!session) {
         return;
       }
@@ -195,87 +248,71 @@ export class AttemptController implements IPanelActions {
     }
   }
 
-  /**
-   * Settle the open step of the active notebook's attempt (`fromNotebook`,
-   * for commands) or of the attempt the panel shows.
-   */
-  async settle(kind: SettleKind, fromNotebook: boolean): Promise<void> {
-    await this.model.run(async () => {
-      const session = await this.resolveSession(fromNotebook);
-      if (!session || this.settling.has(session.id)) {
-        return;
-      }
-      this.settling.add(session.id);
-      try {
-        await this.settleIn(session, kind);
-      } finally {
-        this.settling.delete(session.id);
-      }
-    });
+  /** A person's Next step or Give up on the attempt the panel shows (settler.ts). */
+  settle(kind: SettleKind): Promise<void> {
+    return this.settler.settle(kind);
   }
 
   // ---- attaching notebooks -------------------------------------------------
   /** Attach a notebook to its attempt, once; undefined when it names none. */
   attach(panel: NotebookPanel): Promise<AttemptSession | undefined> {
-    let pending = this.attaching.get(panel);
-    if (!pending) {
-      pending = this.doAttach(panel).catch(err => {
-        this.attaching.delete(panel);
-        this.model.error = `CIBench: ${String(err?.message ?? err)}`;
-        return undefined;
-      });
-      this.attaching.set(panel, pending);
-    }
-    return pending;
+    return this.notebooks.attach(panel);
   }
 
   /** The session of an open notebook, if it plays an attempt. */
   sessionOf(notebook: Notebook): AttemptSession | undefined {
-    for (const session of this.sessions) {
-      if (session.notebook === notebook) {
-        return session;
-      }
-    }
-    return undefined;
+    return this.notebooks.of(notebook);
   }
 
-  private async doAttach(
-    panel: NotebookPanel
-  ): Promise<AttemptSession | undefined> {
-    await panel.context.ready;
-    const meta = attemptMeta(panel.model?.getMetadata(NB_KEY));
-    if (!meta || panel.isDisposed) {
-      return undefined;
-    }
-    const view = await this.api.attempt(meta.attempt_id);
-    const session = new AttemptSession(panel, view, this.api, err =>
-      this.report(err)
-    );
-    this.sessions.add(session);
-    panel.disposed.connect(() => {
-      session.dispose();
-      this.sessions.delete(session);
-      this.attaching.delete(panel);
-    });
+  private attached(session: AttemptSession, view: IAttemptView): void {
+    const panel = session.panel;
+    this.model.setNotebook(session.id, true);
+    const activated = this.follower.activated === panel;
     const current = this.options.tracker.currentWidget === panel;
-    if (!this.model.attempt && current) {
+    if (!this.model.attempt && (activated || current)) {
       this.model.showAttempt(view); // e.g. after a page reload
-    } else if (this.isShown(view) || current) {
+    } else if (this.isShown(view) || activated) {
       this.model.attempt = view;
     }
-    await syncNotebook(session);
-    return session;
   }
 
-  private async openAndAttach(
-    path: string
-  ): Promise<AttemptSession | undefined> {
-    const widget = this.options.docManager.openOrReveal(path);
-    if (!(widget instanceof NotebookPanel)) {
-      throw new Error(`cannot open ${path} as a notebook`);
+  /** A notebook closed: the panel keeps showing its attempt ("notebook closed"). */
+  private detached(session: AttemptSession, last: boolean): void {
+    if (last) {
+      this.model.setNotebook(session.id, false);
     }
-    this.options.shell.activateById(widget.id);
-    return this.attach(widget);
+    if (this.isShown(session.view)) {
+      this.follower.closed();
+    }
+  }
+
+  private openAndAttach(path: string): Promise<AttemptSession | undefined> {
+    return this.notebooks.open(path);
+  }
+
+  /** The session of the attempt the panel shows (its notebook reopened if closed). */
+  private async shownSession(): Promise<AttemptSession | undefined> {
+    const view = this.model.attempt;
+    if (!view) {
+      throw new Error('No CIBench attempt is open.');
+    }
+    return (
+      this.notebooks.byId(view.id) ??
+      (await this.openAndAttach(view.notebook_path))
+    );
+  }
+
+  /** The person activated an attempt's notebook: show that attempt, fresh. */
+  private follow(panel: NotebookPanel): void {
+    const session = this.notebooks.of(panel.content);
+    if (!session || this.isShown(session.view)) {
+      return;
+    }
+    this.model.attempt = session.view;
+    void this.api.attempt(session.id).then(
+      view => this.show(view),
+      () => undefined
+    );
   }
 
   // ---- turns and settling --------------------------------------------------
@@ -299,75 +336,27 @@ export class AttemptController implements IPanelActions {
       this.model.error = null;
       this.show(result.attempt);
       if (result.settled) {
+        this.settler.settledByTurn(result.attempt);
         await applyNext(session, result.next);
         this.afterSettle(result.attempt);
+      } else {
+        void this.refreshAttempts();
       }
     } catch (err) {
       this.report(err);
     }
   }
 
-  private async settleIn(
-    session: AttemptSession,
-    kind: SettleKind
-  ): Promise<void> {
-    await session.settled();
-    const view = session.view;
-    if (view.status !== 'open') {
-      this.model.showAttempt(view);
-      throw new Error('This attempt is finished.');
-    }
-    const step = view.current_step;
-    const result: ISettleResult =
-      kind === 'next'
-        ? await this.api.next(view.id, step)
-        : await this.api.giveUp(view.id, step);
-    session.view = result.attempt;
-    this.show(result.attempt);
-    this.options.shell.activateById(session.panel.id);
-    await applyNext(session, result.next);
-    this.afterSettle(result.attempt);
-  }
-
   private afterSettle(view: IAttemptView): void {
-    if (view.status === 'done') {
+    if (view.status === 'done' && this.isShown(view)) {
       this.model.showAttempt(view);
-      void this.refreshAttempts();
     }
-  }
-
-  private async resolveSession(
-    fromNotebook: boolean
-  ): Promise<AttemptSession | undefined> {
-    const current = this.options.tracker.currentWidget;
-    if (fromNotebook && current) {
-      const session = await this.attach(current);
-      if (session) {
-        return session;
-      }
-    }
-    const view = this.model.attempt;
-    if (!view) {
-      throw new Error('No CIBench attempt is open.');
-    }
-    for (const session of this.sessions) {
-      if (session.id === view.id) {
-        return session;
-      }
-    }
-    return this.openAndAttach(view.notebook_path);
+    void this.refreshAttempts();
   }
 
   // ---- helpers -------------------------------------------------------------
   private onAdded(_: INotebookTracker, panel: NotebookPanel): void {
     void this.attach(panel);
-  }
-
-  private onCurrent(_: INotebookTracker, panel: NotebookPanel | null): void {
-    const session = panel ? this.sessionOf(panel.content) : undefined;
-    if (session) {
-      this.model.attempt = session.view;
-    }
   }
 
   private isShown(view: IAttemptView): boolean {
@@ -393,11 +382,8 @@ export class AttemptController implements IPanelActions {
     this.model.error = err instanceof Error ? err.message : String(err);
   }
 
+  private notebooks: AttemptNotebooks;
   private autoplayer: Autoplayer;
-  private sessions = new Set<AttemptSession>();
-  private attaching = new WeakMap<
-    NotebookPanel,
-    Promise<AttemptSession | undefined>
-  >();
-  private settling = new Set<string>();
+  private follower: ActivationFollower;
+  private settler: Settler;
 }

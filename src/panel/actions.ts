@@ -17,6 +17,10 @@ export interface IPanelActions {
   next(): Promise<void>;
   /** Give up the open step. */
   giveUp(): Promise<void>;
+  /** Cancel the settle waiting in its Undo window; true when there was one. */
+  undoSettle(): boolean;
+  /** Send the settle waiting in its Undo window now. */
+  settleNow(): Promise<void>;
   /** The attached player plays the open step to its end. */
   playStep(): Promise<void>;
   /** The attached player plays every remaining step. */

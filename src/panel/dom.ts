@@ -75,3 +75,31 @@ export function button(
     onClick: () => onClick()
   });
 }
+
+/** What identifies a focused element across re-renders: its step, tag and classes. */
+function focusKey(el: Element): string {
+  const step = el.closest('[data-step]')?.getAttribute('data-step') ?? '';
+  return `${step}|${el.tagName}|${el.className}|${el.getAttribute('data-profile') ?? ''}`;
+}
+
+/**
+ * Re-render `container` with `render`, giving the focus back to the element
+ * that matches the one focused before (a keyboard user keeps their place).
+ */
+export function keepingFocus(container: HTMLElement, render: () => void): void {
+  const active = document.activeElement;
+  const key =
+    active instanceof HTMLElement && container.contains(active)
+      ? focusKey(active)
+      : null;
+  render();
+  if (key === null) {
+    return;
+  }
+  for (const el of Array.from(container.querySelectorAll<HTMLElement>('*'))) {
+    if (focusKey(el) === key) {
+      el.focus();
+      return;
+    }
+  }
+}

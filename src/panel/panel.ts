@@ -1,17 +1,24 @@
 /**
- * The CIBench left-sidebar panel: a header, an error line, and either the
- * task view or the attempt view.
+ * The CIBench left-sidebar panel: a header, an error line, the task view or
+ * the attempt view (scrolling), and the action bar (always in view).
  */
 import { LabIcon } from '@jupyterlab/ui-components';
+import { Message, MessageLoop } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 
 import { ChangeKind, CIBenchModel } from '../model';
+import { ActionBar, ShortcutLabel } from './actionbar';
 import { IPanelActions, LOCK_ATTR } from './actions';
 import { AttemptView } from './attempt';
 import { button, h } from './dom';
 import { TasksView } from './tasks';
 
 export const PANEL_ID = 'cibench-lab-panel';
+
+/** How long the panel keeps the focus it was given by command (ms). */
+const HOLD_MS = 1500;
+const HOLD_TICK_MS = 100;
+const FOCUS_MSG = 'cibench-focus';
 
 const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 24 24">
   <g class="jp-icon3" fill="#616161">
@@ -28,7 +35,8 @@ export const cibenchIcon = new LabIcon({
 export class CIBenchPanel extends Widget {
   constructor(
     readonly model: CIBenchModel,
-    actions: IPanelActions
+    actions: IPanelActions,
+    shortcut: ShortcutLabel = () => ''
   ) {
     super();
     this.id = PANEL_ID;
@@ -36,11 +44,14 @@ export class CIBenchPanel extends Widget {
     this.title.icon = cibenchIcon;
     this.title.caption = 'CIBench';
     this.tasksView = new TasksView(model, actions);
-    this.attemptView = new AttemptView(model, actions);
+    this.attemptView = new AttemptView(model, actions, () => this.showTasks());
+    this.actionBar = new ActionBar(model, actions, shortcut);
     this.node.appendChild(this.header(actions));
     this.node.appendChild(this.errorLine);
-    this.node.appendChild(this.tasksView.node);
-    this.node.appendChild(this.attemptView.node);
+    this.body.appendChild(this.tasksView.node);
+    this.body.appendChild(this.attemptView.node);
+    this.node.appendChild(this.body);
+    this.node.appendChild(this.actionBar.node);
     this.renderView();
     this.renderError();
     model.changed.connect(this.onChange, this);
@@ -52,6 +63,72 @@ export class CIBenchPanel extends Widget {
     }
     this.model.changed.disconnect(this.onChange, this);
     super.dispose();
+  }
+
+  /**
+   * Put the focus inside the panel: the task filter, or the attempt's main
+   * action. After a palette command the lab activates the main area's widget
+   * once the command has run (a frame or more later): the focus is given
+   * through the message loop, and for a moment it is given back (to where the
+   * person had moved it in the panel) when the lab takes it — until the person
+   * uses the pointer or a shortcut.
+   */
+  focusInside(): void {
+    void Promise.resolve().then(() =>
+      MessageLoop.postMessage(this, new Message(FOCUS_MSG))
+    );
+    const until = Date.now() + HOLD_MS;
+    let last: HTMLElement | null = null;
+    let held = true;
+    const onFocus = (event: FocusEvent) => {
+      last = event.target instanceof HTMLElement ? event.target : last;
+    };
+    const onPointer = () => (held = false);
+    const onKey = (event: KeyboardEvent) => {
+      held = held && !(event.ctrlKey || event.metaKey || event.altKey);
+    };
+    this.node.addEventListener('focusin', onFocus);
+    window.addEventListener('pointerdown', onPointer, true);
+    window.addEventListener('keydown', onKey, true);
+    const tick = () => {
+      if (!held || this.isDisposed || Date.now() > until) {
+        this.node.removeEventListener('focusin', onFocus);
+        window.removeEventListener('pointerdown', onPointer, true);
+        window.removeEventListener('keydown', onKey, true);
+        return;
+      }
+      if (this.isVisible && !this.node.contains(document.activeElement)) {
+        if (last && this.node.contains(last)) {
+          last.focus();
+        } else {
+          this.focusNow();
+        }
+      }
+      setTimeout(tick, HOLD_TICK_MS);
+    };
+    setTimeout(tick, HOLD_TICK_MS);
+  }
+
+  processMessage(msg: Message): void {
+    if (msg.type === FOCUS_MSG) {
+      this.focusNow();
+    } else {
+      super.processMessage(msg);
+    }
+  }
+
+  private focusNow(): void {
+    if (this.model.view === 'tasks') {
+      this.tasksView.focusFilter();
+    } else if (!this.actionBar.focusPrimary()) {
+      this.node.querySelector<HTMLElement>('.jp-CIBench-back')?.focus();
+    }
+  }
+
+  /** "All tasks": the task view, with the focus back in its filter. */
+  private showTasks(): void {
+    this.model.view = 'tasks';
+    this.tasksView.focusFilter();
   }
 
   private header(actions: IPanelActions): HTMLElement {
@@ -78,10 +155,12 @@ export class CIBenchPanel extends Widget {
         break;
       case 'view':
         this.renderView();
+        this.actionBar.update(kind);
         break;
       default:
         this.tasksView.update(kind);
         this.attemptView.update(kind);
+        this.actionBar.update(kind);
     }
   }
 
@@ -108,6 +187,8 @@ export class CIBenchPanel extends Widget {
 
   private tasksView: TasksView;
   private attemptView: AttemptView;
+  private actionBar: ActionBar;
+  private body = h('div', { className: 'jp-CIBench-body' });
   private errorLine = h('div', {
     className: 'jp-CIBench-error',
     attrs: { role: 'alert' }

@@ -1,20 +1,29 @@
 /**
- * The panel's task view: filter, task list, the selected task's intro with a
- * mode choice and Start, and the caller's earlier attempts.
+ * The panel's task view: filter and facets (split, library, language) with a
+ * match count, the task list (marks of the caller's attempts), the selected
+ * task's intro with a mode and player choice (Start is in the action bar),
+ * and the caller's attempts.
  */
 import { IAttemptSummary, ITaskDetail, ITaskSummary, Mode } from '../api';
 import { ChangeKind, CIBenchModel, modeLabel } from '../model';
 import { IPanelActions, lockable } from './actions';
 import { button, h, replaceChildren } from './dom';
+import {
+  attemptMark,
+  FacetKey,
+  facetLabel,
+  facetOptions,
+  FACETS,
+  matchCount,
+  splitOf,
+  taskMeta,
+  taskTitle
+} from './facets';
+import { languageLabel, splitLabel } from './words';
+
+export { taskMeta };
 
 const FILTER_ID = 'jp-CIBench-filter-input';
-
-/** One line describing a task: libraries · language · split · steps. */
-export function taskMeta(task: ITaskSummary): string {
-  const libs = task.libraries?.length ? task.libraries.join(', ') : task.lib;
-  const steps = `${task.steps} step${task.steps === 1 ? '' : 's'}`;
-  return [libs, task.language, task.split, steps].filter(Boolean).join(' · ');
-}
 
 export class TasksView {
   constructor(
@@ -35,10 +44,13 @@ export class TasksView {
         }),
         this.filter
       ),
+      this.facetRow,
+      this.count,
       this.list,
       this.detail,
       this.attempts
     );
+    this.renderFacets();
     this.renderList();
     this.renderDetail();
     this.renderAttempts();
@@ -46,8 +58,21 @@ export class TasksView {
 
   readonly node: HTMLElement;
 
+  /** Put the focus in the filter. */
+  focusFilter(): void {
+    this.filter.focus();
+  }
+
   update(kind: ChangeKind): void {
-    if (kind === 'tasks' || kind === 'filter' || kind === 'selected') {
+    if (kind === 'tasks') {
+      this.renderFacets();
+    }
+    if (
+      kind === 'tasks' ||
+      kind === 'filter' ||
+      kind === 'selected' ||
+      kind === 'attempts'
+    ) {
       this.renderList();
     }
     if (kind === 'selected' || kind === 'mode') {
@@ -77,23 +102,49 @@ export class TasksView {
     return input;
   }
 
+  /** The facet selects, refilled in place (a focused select keeps its focus). */
+  private renderFacets(): void {
+    const facets = this.model.facets;
+    for (const [key] of FACETS) {
+      const select = this.facetSelects[key];
+      const options = facetOptions(this.model.tasks, key).map(([value, n]) =>
+        h('option', {
+          text: `${facetLabel(key, value)} (${n})`,
+          attrs: { value }
+        })
+      );
+      replaceChildren(
+        select,
+        h('option', { text: 'All', attrs: { value: '' } }),
+        ...options
+      );
+      select.value = facets[key];
+      if (select.selectedIndex < 0) {
+        select.value = '';
+      }
+    }
+  }
+
   private renderList(): void {
     const tasks = this.model.visibleTasks;
+    const total = this.model.tasks.length;
+    this.count.textContent = total ? matchCount(tasks.length, total) : '';
     const selected = this.model.selected?.id;
     const rows = tasks.map(task => h('li', {}, this.taskRow(task, selected)));
-    const empty = this.model.tasks.length
-      ? 'No task matches the filter.'
-      : 'No tasks loaded.';
+    const empty = total ? 'No task matches the filter.' : 'No tasks loaded.';
+    const focused = focusedIn(this.list, 'data-task-id');
     replaceChildren(
       this.list,
       ...(rows.length
         ? rows
         : [h('li', { className: 'jp-CIBench-empty', text: empty })])
     );
+    refocus(this.list, 'data-task-id', focused);
   }
 
   private taskRow(task: ITaskSummary, selected?: string): HTMLButtonElement {
     const isSelected = task.id === selected;
+    const mark = attemptMark(task.id, this.model.attempts);
     return h(
       'button',
       {
@@ -107,8 +158,12 @@ export class TasksView {
         },
         onClick: () => void this.actions.selectTask(task.id)
       },
-      h('span', { className: 'jp-CIBench-task-title', text: task.title }),
-      h('span', { className: 'jp-CIBench-task-meta', text: taskMeta(task) })
+      h('span', {
+        className: 'jp-CIBench-task-title',
+        text: taskTitle(task, this.model.tasks)
+      }),
+      h('span', { className: 'jp-CIBench-task-meta', text: taskMeta(task) }),
+      mark ? h('span', { className: 'jp-CIBench-task-mark', text: mark }) : null
     );
   }
 
@@ -122,16 +177,15 @@ export class TasksView {
     this.detail.hidden = false;
     replaceChildren(
       this.detail,
-      h('h3', { className: 'jp-CIBench-detail-title', text: task.title }),
+      h('h3', {
+        className: 'jp-CIBench-detail-title',
+        text: taskTitle(task, this.model.tasks)
+      }),
       h('p', { className: 'jp-CIBench-task-meta', text: taskMeta(task) }),
       h('p', { className: 'jp-CIBench-intro', text: task.intro }),
       kindsLine(task),
       this.modeChoice(),
-      this.playerRow,
-      lockable(
-        button('Start', 'jp-CIBench-start', () => void this.actions.start()),
-        this.model
-      )
+      this.playerRow
     );
     this.renderPlayers();
   }
@@ -186,27 +240,35 @@ export class TasksView {
 
   private renderAttempts(): void {
     const rows = this.model.attempts.map(a => this.attemptRow(a));
+    const focused = focusedIn(this.attempts, 'data-attempt-id');
     replaceChildren(
       this.attempts,
-      h('h3', { text: 'My attempts' }),
+      h('summary', {
+        className: 'jp-CIBench-attempts-summary',
+        text: `My attempts (${rows.length})`
+      }),
       rows.length
         ? h('ul', { className: 'jp-CIBench-attemptList' }, ...rows)
         : h('p', { className: 'jp-CIBench-empty', text: 'No attempts yet.' })
     );
+    refocus(this.attempts, 'data-attempt-id', focused);
   }
 
   private attemptRow(a: IAttemptSummary): HTMLLIElement {
     const open = a.status === 'open';
+    const passed =
+      typeof a.passed === 'number' ? ` · ${a.passed}/${a.n_steps} passed` : '';
     const where = open
       ? `step ${a.current_step + 1} of ${a.n_steps}`
-      : 'finished';
+      : `finished ${a.created_at.slice(0, 10)}${passed}`;
+    const title = this.attemptTitle(a);
     const label = open ? 'Resume' : 'Review';
     const btn = button(
       label,
       open ? 'jp-CIBench-resume' : 'jp-CIBench-review',
       () => void this.actions.open(a)
     );
-    btn.setAttribute('aria-label', `${label} ${this.model.titleOf(a.task_id)}`);
+    btn.setAttribute('aria-label', `${label} ${title}`);
     return h(
       'li',
       {
@@ -216,10 +278,7 @@ export class TasksView {
       h(
         'span',
         { className: 'jp-CIBench-attempt-text' },
-        h('span', {
-          className: 'jp-CIBench-task-title',
-          text: this.model.titleOf(a.task_id)
-        }),
+        h('span', { className: 'jp-CIBench-task-title', text: title }),
         h('span', {
           className: 'jp-CIBench-task-meta',
           text: `${modeLabel(a.mode)} · ${where}`
@@ -229,6 +288,49 @@ export class TasksView {
     );
   }
 
+  /** An attempt's task title, with its split and language when they tell it apart. */
+  private attemptTitle(a: IAttemptSummary): string {
+    const task = this.model.tasks.find(t => t.id === a.task_id);
+    if (task) {
+      return taskTitle(task, this.model.tasks);
+    }
+    const split = a.split ?? splitOf(a.task_id);
+    const lang = a.language ? `, ${languageLabel(a.language)}` : '';
+    return `${a.title} (${splitLabel(split)}${lang})`;
+  }
+
+  private makeFacet(key: FacetKey, label: string): HTMLElement {
+    const id = `jp-CIBench-facet-${key}`;
+    const select = h('select', {
+      className: 'jp-CIBench-facet',
+      attrs: { id, 'data-facet': key, 'aria-controls': 'jp-CIBench-tasklist' }
+    });
+    select.addEventListener('change', () => {
+      this.model.facets = { ...this.model.facets, [key]: select.value };
+    });
+    this.facetSelects[key] = select;
+    return h(
+      'div',
+      { className: 'jp-CIBench-facetField' },
+      h('label', {
+        className: 'jp-CIBench-label',
+        text: label,
+        attrs: { for: id }
+      }),
+      select
+    );
+  }
+
+  private facetSelects = {} as { [key in FacetKey]: HTMLSelectElement };
+  private facetRow = h(
+    'div',
+    { className: 'jp-CIBench-facets' },
+    ...FACETS.map(([key, label]) => this.makeFacet(key, label))
+  );
+  private count = h('p', {
+    className: 'jp-CIBench-count',
+    attrs: { role: 'status', 'aria-live': 'polite' }
+  });
   private filter: HTMLInputElement;
   private list = h('ul', {
     className: 'jp-CIBench-tasklist',
@@ -238,9 +340,9 @@ export class TasksView {
     className: 'jp-CIBench-detail',
     attrs: { 'aria-label': 'Selected task' }
   });
-  private attempts = h('section', {
+  private attempts = h('details', {
     className: 'jp-CIBench-attempts',
-    attrs: { 'aria-label': 'My attempts' }
+    attrs: { open: '' }
   });
   private playerSelect = playerSelect(this.model);
   private playerRow = h(
@@ -257,6 +359,38 @@ export class TasksView {
 }
 
 const PLAYER_ID = 'jp-CIBench-player-select';
+
+/** The `attr` of the row holding the focus inside `container`, if any. */
+function focusedIn(container: HTMLElement, attr: string): string | null {
+  const active = document.activeElement;
+  if (!(active instanceof HTMLElement) || !container.contains(active)) {
+    return null;
+  }
+  return active.closest(`[${attr}]`)?.getAttribute(attr) ?? null;
+}
+
+/** Give the focus back to the (re-created) row with `attr` = `value`. */
+function refocus(
+  container: HTMLElement,
+  attr: string,
+  value: string | null
+): void {
+  if (value === null) {
+    return;
+  }
+  for (const row of Array.from(
+    container.querySelectorAll<HTMLElement>(`[${attr}]`)
+  )) {
+    if (row.getAttribute(attr) === value) {
+      const target =
+        row.tagName === 'BUTTON'
+          ? row
+          : row.querySelector<HTMLElement>('button');
+      target?.focus();
+      return;
+    }
+  }
+}
 
 /**
  * Who plays: you, an attached model (server-configured, by name) or a replay

@@ -68,6 +68,9 @@ class LabServer:
             f"--CIBenchLabApp.database_url=sqlite:///{self.db}",
             "--LabApp.news_url=None",
             f"--LabApp.app_settings_dir={LAB_SETTINGS}",  # no "Jupyter news?" prompt over the page
+            # the lab's own state per server: a theme or layout one test leaves is not the next one's
+            f"--LabApp.user_settings_dir={self.root.parent / 'lab-user-settings'}",
+            f"--LabApp.workspaces_dir={self.root.parent / 'lab-workspaces'}",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
             *([f"--config={self.config}"] if self.config else []),
             *self.args,

@@ -35,8 +35,26 @@ def open_lab(page: Page, url: str) -> None:
 def open_panel(page: Page) -> None:
     tab = page.locator('.jp-SideBar .lm-TabBar-tab[data-id="cibench-lab-panel"]')
     expect(tab).to_have_attribute("title", re.compile("CIBench"))
-    tab.click()
+    if not page.locator(".jp-CIBench-panel").is_visible():
+        tab.click()
     expect(page.locator(".jp-CIBench-filter")).to_be_visible()
+
+
+def press_next(page: Page, wait: bool = False) -> None:
+    """Next step, then through its Undo window: "Settle now", or (``wait``) let the window run out."""
+    page.locator(".jp-CIBench-actionBar .jp-CIBench-next").click()
+    settle_pending(page, wait)
+
+
+def settle_pending(page: Page, wait: bool = False) -> None:
+    undo = page.locator(".jp-CIBench-actionBar .jp-CIBench-undo")
+    expect(undo).to_be_visible()
+    if wait:
+        expect(page.locator(".jp-CIBench-countdown")).to_have_text(re.compile(r"in [1-5] s"))
+        expect(undo).to_be_hidden(timeout=15_000)
+    else:
+        page.locator(".jp-CIBench-actionBar .jp-CIBench-settle-now").click()
+        expect(undo).to_be_hidden(timeout=30_000)
 
 
 def start_task(page: Page, words: str, mode_label: str) -> None:
@@ -82,7 +100,7 @@ def test_person_plays_penguins_to_the_end(page: Page, lab_server):
         run_in_cell(page, index, code)
         expect(badge(page, index)).to_have_text(re.compile(EXPECTED_BADGE[kind]), timeout=60_000)
         expect(badge(page, index)).to_have_class(re.compile("jp-CIBench-badge-pass"))
-        page.locator(".jp-CIBench-next").click()
+        press_next(page, wait=index == 0)  # the first waits out its Undo window
         if index + 1 < len(steps):
             expect(answer_cell(page, index + 1)).to_be_visible()
     summary = page.locator(".jp-CIBench-summary")
@@ -108,7 +126,7 @@ def test_oracle_mode_runs_the_reference_after_a_miss(page: Page, lab_server):
     task = TaskLibrary.load([builtin_dir()]).get("cibench_template/sklearn/breast_cancer_classifiers")
     run_in_cell(page, 0, "X = None  # not what was asked")
     expect(badge(page, 0)).to_have_text("ran without error", timeout=60_000)
-    page.locator(".jp-CIBench-next").click()
+    press_next(page)
     oracle = oracle_cell(page, 0)
     expect(oracle).to_be_visible(timeout=30_000)
     expect(oracle.locator(".cm-content")).to_have_attribute("aria-readonly", "true")

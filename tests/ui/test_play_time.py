@@ -16,7 +16,7 @@ from playwright.sync_api import Page, expect
 from cibench_lab.tasks.library import builtin_dir
 
 from .conftest import LabServer
-from .test_lab_play import answer_cell, badge, open_lab, open_panel, run_in_cell, start_task
+from .test_lab_play import answer_cell, badge, open_lab, open_panel, press_next, run_in_cell, start_task
 
 PAUSE_AFTER = 2  # seconds: the server's pause_after
 AWAY = 6  # seconds between the two runs: counts PAUSE_AFTER
@@ -81,7 +81,7 @@ def test_the_clock_pauses_while_away_and_a_finished_attempts_kernel_stops(page: 
     page.wait_for_timeout(AWAY * 1000)  # away from the notebook: no edit, no run
     run_in_cell(page, 0, "x = 1")
     until(lambda: get(page, view_path)["steps"][0]["turns"] == 2, "the second run recorded")
-    page.locator(".jp-CIBench-next").click()
+    press_next(page)
     expect(answer_cell(page, 1)).to_be_visible()
 
     step = get(page, view_path)["steps"][0]
@@ -93,7 +93,7 @@ def test_the_clock_pauses_while_away_and_a_finished_attempts_kernel_stops(page: 
     assert view["kernel"] == "running" and kernel_id in [k["id"] for k in get(page, "/api/kernels")]
     run_in_cell(page, 1, "print(x + 1)")
     expect(badge(page, 1)).to_have_text(re.compile("number matched"), timeout=60_000)
-    page.locator(".jp-CIBench-next").click()
+    press_next(page)
     expect(page.locator(".jp-CIBench-summary")).to_be_visible(timeout=30_000)
     until(
         lambda: kernel_id not in [k["id"] for k in get(page, "/api/kernels")],

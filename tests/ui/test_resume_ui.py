@@ -13,6 +13,7 @@ from .test_lab_play import (
     badge,
     open_lab,
     open_panel,
+    press_next,
     reference_steps,
     run_in_cell,
     start_task,
@@ -28,7 +29,7 @@ def test_attempt_survives_kill_9(page: Page, lab_server):
         kind, code = steps[index]
         run_in_cell(page, index, code)
         expect(badge(page, index)).to_have_text(re.compile(EXPECTED_BADGE[kind]), timeout=60_000)
-        page.locator(".jp-CIBench-next").click()
+        press_next(page)
         expect(answer_cell(page, index + 1)).to_be_visible()
 
     lab_server.kill(signal.SIGKILL)
@@ -45,7 +46,7 @@ def test_attempt_survives_kill_9(page: Page, lab_server):
     kind, code = steps[3]
     run_in_cell(page, 3, code)
     expect(badge(page, 3)).to_have_text(re.compile(EXPECTED_BADGE[kind]), timeout=60_000)
-    page.locator(".jp-CIBench-next").click()
+    press_next(page)
     kind, code = steps[4]
     run_in_cell(page, 4, code)
     expect(badge(page, 4)).to_have_text(re.compile(EXPECTED_BADGE[kind]), timeout=60_000)

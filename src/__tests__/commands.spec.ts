@@ -1,0 +1,91 @@
+import { JupyterFrontEnd } from '@jupyterlab/application';
+import { ICommandPalette, IPaletteItem } from '@jupyterlab/apputils';
+import { CommandRegistry } from '@lumino/commands';
+
+import { addCommands, CommandIDs, shortcutLabel } from '../commands';
+import { CIBenchModel } from '../model';
+import { AttemptController } from '../notebook/controller';
+import { attemptView } from './fixtures';
+
+function setup() {
+  const commands = new CommandRegistry();
+  const app = {
+    commands,
+    contextMenu: { addItem: () => undefined }
+  } as unknown as JupyterFrontEnd;
+  const model = new CIBenchModel();
+  const calls: string[] = [];
+  // the controller's answers are the model's: whose attempt the panel shows
+  const controller = {
+    canSettle: () =>
+      model.attempt?.status === 'open' && model.attempt.player === 'human',
+    hasPlayer: () =>
+      model.attempt?.status === 'open' && model.attempt.player !== 'human',
+    settle: async (kind: string) => {
+      calls.push(kind);
+    },
+    playStep: async () => undefined,
+    playAll: async () => undefined,
+    stopPlayer: async () => undefined,
+    showTurns: async () => undefined
+  } as unknown as AttemptController;
+  const items: IPaletteItem[] = [];
+  const palette = {
+    addItem: (item: IPaletteItem) => {
+      items.push(item);
+      return { dispose: () => undefined };
+    }
+  } as unknown as ICommandPalette;
+  addCommands(app, controller, palette, { model, openPanel: () => undefined });
+  return { commands, model, calls, items };
+}
+
+describe('commands', () => {
+  it('ranks Next Step before Give Up Step in the palette', () => {
+    const { items } = setup();
+    const rank = (id: string) => items.find(i => i.command === id)?.rank ?? 99;
+    expect(rank(CommandIDs.nextStep)).toBeLessThan(rank(CommandIDs.giveUp));
+    expect(items.every(i => i.category === 'CIBench')).toBe(true);
+  });
+
+  it("enables the player's commands only for an attached player's attempt", () => {
+    const { commands, model } = setup();
+    const enabled = (id: string) => commands.isEnabled(id);
+    expect(enabled(CommandIDs.nextStep)).toBe(false);
+    model.showAttempt(attemptView());
+    expect(enabled(CommandIDs.nextStep)).toBe(true);
+    expect(enabled(CommandIDs.giveUp)).toBe(true);
+    expect(enabled(CommandIDs.playStep)).toBe(false);
+    expect(enabled(CommandIDs.playAll)).toBe(false);
+    expect(enabled(CommandIDs.stopPlayer)).toBe(false);
+    model.showAttempt(attemptView({ player: 'openai:qwen' }));
+    expect(enabled(CommandIDs.playStep)).toBe(true);
+    expect(enabled(CommandIDs.nextStep)).toBe(false);
+    model.showAttempt(attemptView({ status: 'done' }));
+    expect(enabled(CommandIDs.giveUp)).toBe(false);
+  });
+
+  it('settles the shown attempt from the commands', async () => {
+    const { commands, model, calls } = setup();
+    model.showAttempt(attemptView());
+    await commands.execute(CommandIDs.nextStep);
+    await commands.execute(CommandIDs.giveUp);
+    expect(calls).toEqual(['next', 'give-up']);
+  });
+
+  it("labels a shortcut in the platform's form", () => {
+    const { commands } = setup();
+    expect(shortcutLabel(commands, CommandIDs.nextStep)).toBe('');
+    commands.addKeyBinding({
+      command: CommandIDs.nextStep,
+      keys: ['Accel Alt N'],
+      selector: 'body'
+    });
+    expect(shortcutLabel(commands, CommandIDs.nextStep)).toBe(
+      CommandRegistry.formatKeystroke('Accel Alt N')
+    );
+    expect(shortcutLabel(commands, CommandIDs.nextStep)).toMatch(
+      /^(Ctrl\+Alt\+N|⌥⌘N)$/
+    );
+  });
+});

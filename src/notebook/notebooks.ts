@@ -1,0 +1,118 @@
+/**
+ * The open attempt notebooks: each notebook that names an attempt is attached
+ * once (an AttemptSession), found by notebook or attempt id, and detached when
+ * it closes.
+ */
+import { ILabShell } from '@jupyterlab/application';
+import { IDocumentManager } from '@jupyterlab/docmanager';
+import { Notebook, NotebookPanel } from '@jupyterlab/notebook';
+
+import { CIBenchApi, IAttemptView } from '../api';
+import { attemptMeta, NB_KEY } from './cells';
+import { syncNotebook } from './play';
+import { AttemptSession } from './session';
+
+export interface INotebooksOptions {
+  api: CIBenchApi;
+  docManager: IDocumentManager;
+  shell: ILabShell;
+  /** A notebook was attached (before it is brought in line with its attempt). */
+  attached: (session: AttemptSession, view: IAttemptView) => void;
+  /** An attached notebook closed (`last`: no other notebook shows its attempt). */
+  detached: (session: AttemptSession, last: boolean) => void;
+  /** A failure to show (attaching is best effort). */
+  report: (err: unknown) => void;
+}
+
+export class AttemptNotebooks {
+  constructor(private options: INotebooksOptions) {}
+
+  /** Attach a notebook to its attempt, once; undefined when it names none. */
+  attach(panel: NotebookPanel): Promise<AttemptSession | undefined> {
+    let pending = this.attaching.get(panel);
+    if (!pending) {
+      pending = this.doAttach(panel).catch(err => {
+        this.attaching.delete(panel);
+        this.options.report(
+          new Error(`CIBench: ${String(err?.message ?? err)}`)
+        );
+        return undefined;
+      });
+      this.attaching.set(panel, pending);
+    }
+    return pending;
+  }
+
+  /** Open (or reveal) an attempt's notebook, activate it and attach it. */
+  async open(path: string): Promise<AttemptSession | undefined> {
+    const widget = this.options.docManager.openOrReveal(path);
+    if (!(widget instanceof NotebookPanel)) {
+      throw new Error(`cannot open ${path} as a notebook`);
+    }
+    this.options.shell.activateById(widget.id);
+    return this.attach(widget);
+  }
+
+  /** The session of an open notebook, if it plays an attempt. */
+  of(notebook: Notebook): AttemptSession | undefined {
+    for (const session of this.sessions) {
+      if (session.notebook === notebook) {
+        return session;
+      }
+    }
+    return undefined;
+  }
+
+  /** The session of an attempt whose notebook is open. */
+  byId(id: string): AttemptSession | undefined {
+    for (const session of this.sessions) {
+      if (session.id === id) {
+        return session;
+      }
+    }
+    return undefined;
+  }
+
+  /** The attached notebooks. */
+  *panels(): Iterable<NotebookPanel> {
+    for (const session of this.sessions) {
+      yield session.panel;
+    }
+  }
+
+  dispose(): void {
+    this.sessions.forEach(s => s.dispose());
+    this.sessions.clear();
+  }
+
+  private async doAttach(
+    panel: NotebookPanel
+  ): Promise<AttemptSession | undefined> {
+    await panel.context.ready;
+    const meta = attemptMeta(panel.model?.getMetadata(NB_KEY));
+    if (!meta || panel.isDisposed) {
+      return undefined;
+    }
+    const { api, report } = this.options;
+    const view = await api.attempt(meta.attempt_id);
+    const session = new AttemptSession(panel, view, api, report);
+    this.sessions.add(session);
+    panel.disposed.connect(() => this.detach(session, panel));
+    this.options.attached(session, view);
+    await syncNotebook(session);
+    return session;
+  }
+
+  private detach(session: AttemptSession, panel: NotebookPanel): void {
+    session.dispose();
+    this.sessions.delete(session);
+    this.attaching.delete(panel);
+    this.options.detached(session, !this.byId(session.id));
+  }
+
+  private sessions = new Set<AttemptSession>();
+  private attaching = new WeakMap<
+    NotebookPanel,
+    Promise<AttemptSession | undefined>
+  >();
+}

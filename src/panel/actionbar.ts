@@ -1,0 +1,273 @@
+/**
+ * The panel's action bar, always in view below the scrolling content: Start
+ * (task view), or the step counter with Next step / Give up (a person's
+ * attempt) or Play step / Play all / Stop (an attached player's), and the
+ * Undo countdown of a settle a person started.
+ */
+import { IAttemptView } from '../api';
+import { ChangeKind, CIBenchModel, IPendingSettle, stepLabel } from '../model';
+import { IPanelActions, lockable } from './actions';
+import { button, h, replaceChildren } from './dom';
+import { passedText } from './summary';
+
+/** The platform's label of an action's keyboard shortcut ('' for none). */
+export type ShortcutLabel = (action: 'next' | 'give-up') => string;
+
+/** "Step 3 of 12" or "Finished". */
+export function progressText(view: IAttemptView): string {
+  if (view.status === 'done') {
+    return 'Finished';
+  }
+  return `${stepLabel(view.current_step)} of ${view.n_steps}`;
+}
+
+/** What the countdown says: "Step 3 settles in 4 s" / "Step 3 is given up in 4 s". */
+export function pendingText(p: IPendingSettle): string {
+  const what = p.kind === 'next' ? 'settles' : 'is given up';
+  return `${stepLabel(p.step)} ${what} in ${p.remaining} s`;
+}
+
+const KEY = 'data-focus-key';
+
+export class ActionBar {
+  constructor(
+    private model: CIBenchModel,
+    private actions: IPanelActions,
+    private shortcut: ShortcutLabel
+  ) {
+    this.node = h('div', {
+      className: 'jp-CIBench-actionBar',
+      attrs: { role: 'region', 'aria-label': 'CIBench actions' }
+    });
+    this.render();
+  }
+
+  readonly node: HTMLElement;
+
+  update(kind: ChangeKind): void {
+    if (kind === 'autoplay') {
+      this.renderAutoplay();
+    } else if (kind === 'pending' && this.countdown && this.samePending()) {
+      this.countdown.textContent = pendingText(this.model.pending!);
+    } else if (RENDER_ON.includes(kind)) {
+      this.render();
+    }
+  }
+
+  /** Focus the bar's main action (Undo, Next step, Play step or Start). */
+  focusPrimary(): boolean {
+    const target = this.node.querySelector<HTMLElement>(
+      '[data-primary]:not(:disabled)'
+    );
+    target?.focus();
+    return !!target;
+  }
+
+  private render(): void {
+    const active = document.activeElement;
+    const focused =
+      active instanceof HTMLElement && this.node.contains(active)
+        ? (active.getAttribute(KEY) ?? '')
+        : null;
+    this.countdown = null;
+    this.shownPending = null;
+    replaceChildren(this.node, ...this.content());
+    this.renderAutoplay();
+    if (focused !== null) {
+      const again = this.node.querySelector<HTMLElement>(
+        `[${KEY}="${focused}"]:not(:disabled)`
+      );
+      if (again) {
+        again.focus();
+      } else {
+        this.focusPrimary();
+      }
+    }
+  }
+
+  private content(): HTMLElement[] {
+    if (this.model.view === 'tasks') {
+      return this.startControls();
+    }
+    const view = this.model.attempt;
+    if (!view) {
+      return [];
+    }
+    const counter = h('span', {
+      className: 'jp-CIBench-counter',
+      text: progressText(view)
+    });
+    if (view.status !== 'open') {
+      return [counter, h('span', { text: passedText(view) })];
+    }
+    const pending = this.model.pending;
+    if (pending && pending.attemptId === view.id) {
+      return [counter, ...this.pendingControls(pending)];
+    }
+    return view.player === 'human'
+      ? [counter, ...this.personControls()]
+      : [counter, ...this.playerControls()];
+  }
+
+  private startControls(): HTMLElement[] {
+    const task = this.model.selected;
+    const start = button(
+      'Start',
+      'jp-CIBench-start',
+      () => void this.actions.start(),
+      task ? `Start ${task.title}` : 'Select a task first'
+    );
+    mark(start, 'start');
+    if (task) {
+      lockable(start, this.model);
+    } else {
+      start.disabled = true;
+    }
+    const hint = task ? task.title : 'Select a task to start.';
+    return [start, h('span', { className: 'jp-CIBench-barHint', text: hint })];
+  }
+
+  private personControls(): HTMLElement[] {
+    const keys = this.shortcut('next');
+    const next = button(
+      'Next step',
+      'jp-CIBench-next',
+      () => void this.actions.next(),
+      `Settle this step and open the next${keys ? ` (${keys})` : ''}`
+    );
+    if (keys) {
+      next.setAttribute('aria-keyshortcuts', keys.replace(/\s+/g, ''));
+    }
+    mark(lockable(next, this.model), 'next');
+    return [next, this.giveUpButton()];
+  }
+
+  private playerControls(): HTMLElement[] {
+    const play = button(
+      'Play step',
+      'jp-CIBench-play-step',
+      () => void this.actions.playStep(),
+      'Play the open step'
+    );
+    mark(play, 'play-step');
+    const all = button(
+      'Play all',
+      'jp-CIBench-play-all',
+      () => void this.actions.playAll(),
+      'Play every remaining step'
+    );
+    all.setAttribute(KEY, 'play-all');
+    const stop = button(
+      'Stop',
+      'jp-CIBench-stop',
+      () => void this.actions.stopPlayer(),
+      'Stop the player after the turn in flight'
+    );
+    stop.setAttribute(KEY, 'stop');
+    return [play, all, stop, this.giveUpButton(), this.autoplayLine];
+  }
+
+  private giveUpButton(): HTMLButtonElement {
+    const btn = lockable(
+      button(
+        'Give up',
+        'jp-CIBench-giveup',
+        () => void this.actions.giveUp(),
+        'Give up this step and open the next'
+      ),
+      this.model
+    );
+    btn.setAttribute(KEY, 'give-up');
+    return btn;
+  }
+
+  /** The countdown, Undo (Enter or Escape on it) and Settle now. */
+  private pendingControls(p: IPendingSettle): HTMLElement[] {
+    this.shownPending = p;
+    this.countdown = h('span', {
+      className: 'jp-CIBench-countdown',
+      text: pendingText(p),
+      attrs: { 'aria-hidden': 'true' }
+    });
+    const what = p.kind === 'next' ? 'Next step' : 'Give up';
+    const status = h('span', {
+      className: 'jp-CIBench-pending',
+      attrs: { role: 'status', id: 'jp-CIBench-pending-status' },
+      text: `${what} for ${stepLabel(p.step)} is sent in ${p.remaining} seconds unless you undo.`
+    });
+    const undo = button('Undo', 'jp-CIBench-undo', () => this.undo());
+    undo.setAttribute('aria-describedby', 'jp-CIBench-pending-status');
+    undo.addEventListener('keydown', event => {
+      if (event.key === 'Escape') {
+        event.preventDefault();
+        event.stopPropagation();
+        this.undo();
+      }
+    });
+    mark(undo, 'undo');
+    const now = button(
+      'Settle now',
+      'jp-CIBench-settle-now',
+      () => void this.actions.settleNow(),
+      'Send it without waiting'
+    );
+    now.setAttribute(KEY, 'settle-now');
+    return [this.countdown, undo, now, status];
+  }
+
+  private undo(): void {
+    this.actions.undoSettle();
+    this.focusPrimary(); // Next step again
+  }
+
+  private samePending(): boolean {
+    const a = this.model.pending;
+    const b = this.shownPending;
+    return (
+      !!a &&
+      !!b &&
+      a.attemptId === b.attemptId &&
+      a.step === b.step &&
+      a.kind === b.kind
+    );
+  }
+
+  /** The player's status line and the enabled state of its buttons. */
+  private renderAutoplay(): void {
+    const state = this.model.autoplay;
+    const mine = state.id === this.model.attempt?.id;
+    this.autoplayLine.textContent = mine ? state.status : '';
+    const playing = mine && state.playing;
+    this.node
+      .querySelectorAll<HTMLButtonElement>(
+        '.jp-CIBench-play-step, .jp-CIBench-play-all'
+      )
+      .forEach(btn => (btn.disabled = playing));
+    const stop = this.node.querySelector<HTMLButtonElement>('.jp-CIBench-stop');
+    if (stop) {
+      stop.disabled = !playing;
+    }
+  }
+
+  private countdown: HTMLElement | null = null;
+  private shownPending: IPendingSettle | null = null;
+  private autoplayLine = h('p', {
+    className: 'jp-CIBench-autoplay-status',
+    attrs: { role: 'status', 'aria-live': 'polite' }
+  });
+}
+
+const RENDER_ON: ChangeKind[] = [
+  'view',
+  'attempt',
+  'selected',
+  'pending',
+  'notebooks'
+];
+
+/** The bar's main action, and its focus key (kept across renders). */
+function mark(btn: HTMLButtonElement, key: string): HTMLButtonElement {
+  btn.setAttribute(KEY, key);
+  btn.setAttribute('data-primary', '');
+  return btn;
+}

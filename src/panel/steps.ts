@@ -1,0 +1,171 @@
+/**
+ * The attempt view's step list: each opened step with its outcome, its kept
+ * grade in words, how the open step passes, and — for a settled step the
+ * reveal policy shows — its reference (code, Thought, output, plot).
+ */
+import { IAttemptView, IReference, IStepView } from '../api';
+import { badgeText, stepLabel } from '../model';
+import { button, h } from './dom';
+import { outcomeText, passWord, turnsText } from './words';
+
+/** What the step list remembers between renders (the attempt view keeps it). */
+export interface IStepListState {
+  /** The list is expanded. */
+  open: boolean;
+  /** Steps whose reference is expanded. */
+  references: Set<number>;
+}
+
+/** "3 of 12 steps settled". */
+export function settledText(view: IAttemptView): string {
+  const settled = view.steps.filter(s => s.settled).length;
+  return `${settled} of ${view.n_steps} steps settled`;
+}
+
+/** The collapsible list of opened steps. */
+export function stepList(
+  view: IAttemptView,
+  state: IStepListState,
+  onTurns: (step: number) => void
+): HTMLElement {
+  const details = h(
+    'details',
+    { className: 'jp-CIBench-stepList' },
+    h('summary', {
+      className: 'jp-CIBench-stepList-summary',
+      text: `Steps (${settledText(view)})`
+    }),
+    h(
+      'ol',
+      { className: 'jp-CIBench-steps', attrs: { 'aria-label': 'Steps' } },
+      ...view.steps.map(step => stepRow(step, state, onTurns))
+    )
+  );
+  details.open = state.open;
+  details.addEventListener('toggle', () => (state.open = details.open));
+  return details;
+}
+
+/** A grade in words, with an icon (never colour alone). */
+export function gradeLine(step: IStepView): HTMLElement | null {
+  const grade = step.grade;
+  if (!grade) {
+    return null;
+  }
+  const word = passWord(grade);
+  const kept = step.settled ? 'kept' : 'so far';
+  return h(
+    'span',
+    {
+      className: `jp-CIBench-step-grade jp-CIBench-grade-${grade.passed ? 'pass' : 'miss'}`
+    },
+    h('span', {
+      className: 'jp-CIBench-grade-icon',
+      text: grade.passed ? '✓' : '✗',
+      attrs: { 'aria-hidden': 'true' }
+    }),
+    ` ${word} (${kept}): ${badgeText(grade)}`
+  );
+}
+
+function stepRow(
+  step: IStepView,
+  state: IStepListState,
+  onTurns: (step: number) => void
+): HTMLLIElement {
+  const current = !step.settled;
+  return h(
+    'li',
+    {
+      className:
+        'jp-CIBench-step' + (current ? ' jp-CIBench-step-current' : ''),
+      attrs: {
+        'data-step': String(step.index),
+        ...(current ? { 'aria-current': 'step' } : {})
+      }
+    },
+    h('span', {
+      className: 'jp-CIBench-step-label',
+      text: stepLabel(step.index)
+    }),
+    h('code', { className: 'jp-CIBench-step-kind', text: step.kind }),
+    h('span', {
+      className: 'jp-CIBench-step-outcome',
+      text: `${outcomeText(step.outcome, step.settled)} · ${turnsText(step.turns)}`
+    }),
+    step.turns ? turnsButton(step.index, onTurns) : null,
+    gradeLine(step),
+    current && step.criterion
+      ? h('span', {
+          className: 'jp-CIBench-step-criterion',
+          text: `How it passes: ${step.criterion}`
+        })
+      : null,
+    step.reference ? referenceNode(step.index, step.reference, state) : null
+  );
+}
+
+function turnsButton(
+  index: number,
+  onTurns: (step: number) => void
+): HTMLButtonElement {
+  const btn = button(
+    'Turns',
+    'jp-CIBench-turns-button',
+    () => onTurns(index),
+    'Code, prompt, raw reply, tokens and latency of each turn'
+  );
+  btn.setAttribute('aria-label', `Turns of ${stepLabel(index)}`);
+  return btn;
+}
+
+/** A settled step's reference, collapsed: Thought, code, output, plot. */
+export function referenceNode(
+  index: number,
+  ref: IReference,
+  state: IStepListState
+): HTMLElement {
+  const part = (label: string, text: string, cls: string) =>
+    text.trim()
+      ? h(
+          'div',
+          { className: `jp-CIBench-ref-part ${cls}` },
+          h('span', { className: 'jp-CIBench-ref-label', text: label }),
+          h('pre', { text })
+        )
+      : null;
+  const details = h(
+    'details',
+    {
+      className: 'jp-CIBench-reference',
+      attrs: { 'data-step': String(index) }
+    },
+    h('summary', { text: `Reference for ${stepLabel(index)}` }),
+    part('Thought', ref.thought, 'jp-CIBench-ref-thought'),
+    part('Code', ref.code, 'jp-CIBench-ref-code'),
+    part('Output', ref.output, 'jp-CIBench-ref-output'),
+    ref.image
+      ? h('img', {
+          className: 'jp-CIBench-ref-image',
+          attrs: {
+            src: imageSource(ref.image),
+            alt: `The reference plot of ${stepLabel(index)}`
+          }
+        })
+      : null
+  );
+  details.open = state.references.has(index);
+  details.addEventListener('toggle', () => {
+    if (details.open) {
+      state.references.add(index);
+    } else {
+      state.references.delete(index);
+    }
+  });
+  return details;
+}
+
+/** A `src` for a base64 PNG (or a data URL as it is). */
+export function imageSource(image: string): string {
+  return image.startsWith('data:') ? image : `data:image/png;base64,${image}`;
+}

@@ -1,0 +1,146 @@
+/**
+ * A finished attempt's summary: the per-metric means of the shown profile,
+ * with every other stored profile one click away, and per step its outcome,
+ * its kept grade, and its working time beside its wall time.
+ */
+import { IAttemptView, ISummary } from '../api';
+import { h } from './dom';
+import {
+  formatSeconds,
+  keptGradeText,
+  outcomeText,
+  summaryRows
+} from './words';
+
+/** The profiles a summary can show: the attempt's own first, then the others stored. */
+export function summaryProfiles(view: IAttemptView): string[] {
+  const stored = Object.keys(view.summaries ?? {}).filter(
+    p => p !== view.profile
+  );
+  return [view.profile, ...stored.sort()];
+}
+
+/** The summary of `profile` (the shown one's is `summary`). */
+export function summaryOf(
+  view: IAttemptView,
+  profile: string
+): ISummary | null {
+  if (profile === view.profile) {
+    return view.summary ?? view.summaries?.[profile] ?? null;
+  }
+  return view.summaries?.[profile] ?? null;
+}
+
+/** "9 of 13 steps passed" (kept grades of the shown profile). */
+export function passedText(view: IAttemptView): string {
+  const passed = view.steps.filter(s => s.grade?.passed).length;
+  return `${passed} of ${view.n_steps} steps passed`;
+}
+
+/**
+ * The summary block: profile tabs (when more than one is stored), the chosen
+ * profile's means, and the per-step table.
+ */
+export function summaryNode(
+  view: IAttemptView,
+  chosen: string,
+  choose: (profile: string) => void
+): HTMLElement {
+  const profiles = summaryProfiles(view);
+  const profile = profiles.includes(chosen) ? chosen : view.profile;
+  return h(
+    'div',
+    { className: 'jp-CIBench-done' },
+    h('p', { className: 'jp-CIBench-passed', text: passedText(view) }),
+    profiles.length > 1 ? profileTabs(profiles, profile, choose) : null,
+    metricsTable(summaryOf(view, profile), profile, profile === view.profile),
+    stepsTable(view)
+  );
+}
+
+function profileTabs(
+  profiles: string[],
+  chosen: string,
+  choose: (profile: string) => void
+): HTMLElement {
+  return h(
+    'div',
+    {
+      className: 'jp-CIBench-profiles',
+      attrs: { role: 'group', 'aria-label': 'Summary profile' }
+    },
+    ...profiles.map((p, i) =>
+      h('button', {
+        className: 'jp-CIBench-button jp-CIBench-profile',
+        text: i === 0 ? `${p} (shown)` : p,
+        attrs: {
+          type: 'button',
+          'aria-pressed': String(p === chosen),
+          'data-profile': p
+        },
+        onClick: () => choose(p)
+      })
+    )
+  );
+}
+
+function metricsTable(
+  summary: ISummary | null,
+  profile: string,
+  shown: boolean
+): HTMLElement {
+  const rows = summaryRows(summary).map(([label, value]) =>
+    h(
+      'tr',
+      {},
+      h('th', { text: label, attrs: { scope: 'row' } }),
+      h('td', { text: value })
+    )
+  );
+  const note = shown ? '' : ', not the one badges use';
+  return h(
+    'table',
+    { className: 'jp-CIBench-summary', attrs: { 'data-profile': profile } },
+    h('caption', { text: `Summary (${profile} profile${note}, ×100)` }),
+    h('tbody', {}, ...rows)
+  );
+}
+
+/** "8.0 s / 12.3 s": working time beside wall time. */
+export function timeText(
+  working: number | null | undefined,
+  wall: number | null
+): string {
+  return `${formatSeconds(working)} / ${formatSeconds(wall)}`;
+}
+
+/** Per step: Outcome, Kept grade, and its time (working / wall). */
+export function stepsTable(view: IAttemptView): HTMLElement {
+  const heads = ['Step', 'Outcome', 'Kept grade', 'Time (working / wall)'];
+  const head = h(
+    'tr',
+    {},
+    ...heads.map(t => h('th', { text: t, attrs: { scope: 'col' } }))
+  );
+  const rows = view.steps.map(step =>
+    h(
+      'tr',
+      {},
+      h('th', { text: String(step.index + 1), attrs: { scope: 'row' } }),
+      h('td', { text: outcomeText(step.outcome, step.settled) }),
+      h('td', { text: keptGradeText(step.grade) }),
+      h('td', { text: timeText(step.working_seconds, step.seconds) })
+    )
+  );
+  return h(
+    'div',
+    { className: 'jp-CIBench-tableScroll' },
+    h(
+      'table',
+      { className: 'jp-CIBench-times' },
+      h('caption', { text: 'Steps' }),
+      h('thead', {}, head),
+      h('tbody', {}, ...rows)
+    )
+  );
+}
