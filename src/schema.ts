@@ -305,6 +305,14 @@ export type components = {
       created_at: string;
       /** @description null: not recorded (an attempt made before sandboxing) */
       sandbox: components['schemas']['SandboxView'] | null;
+      /** @description every stored profile's summary when done (null while open) */
+      summaries?: {
+        [key: string]: components['schemas']['Summary'];
+      } | null;
+      /** @description whether the attempt's kernel is alive */
+      kernel?: 'running' | 'stopped' | 'none';
+      /** @description why the server stopped the attempt's kernel */
+      kernel_stopped?: 'idle' | 'finished' | null;
     };
     /** @description Every error, of every route (also unknown routes under the API). */
     Error: {
@@ -333,6 +341,8 @@ export type components = {
       kernel_id: string;
       /** @description cells replayed on a kernel new to the attempt */
       restored_cells: number;
+      /** @description the server had stopped the attempt's previous kernel (why) */
+      previous_stop?: 'idle' | 'finished' | null;
     };
     /** @description The kernel that now runs the attempt's notebook. */
     KernelReport: {
@@ -366,6 +376,10 @@ export type components = {
       turn_cap: number;
       reveal: components['schemas']['Reveal'];
       max_turn: number;
+      /** @description which of a step's turns a person keeps */
+      grade_rule?: 'best' | 'settling';
+      /** @description seconds without an edit or kernel activity that pause the working clock */
+      pause_after?: number;
     };
     /** @description Exactly one of: a server-configured model, a recorded model attempt, a transcript file. */
     PlayerChoice: {
@@ -411,6 +425,8 @@ export type components = {
       code: string;
       thought: string;
       output: string;
+      /** @description the reference plot (base64 PNG), when the step has one */
+      image?: string | null;
     };
     ReferenceResult: {
       step: number;
@@ -419,6 +435,15 @@ export type components = {
     };
     /** @enum {string} */
     Reveal: 'after-step' | 'after-task' | 'never';
+    /** @description The person edited the open step (``POST attempts/{id}/activity``). */
+    ActivityReport: {
+      /** @description 0-based step index */
+      step: number;
+    };
+    Activity: {
+      step: number;
+      working_seconds: number;
+    };
     /** @description A cell run the browser made on the attempt's kernel; other fields (``outputs``) are ignored. */
     RunReport: {
       /** @description 0-based step index */
@@ -441,6 +466,10 @@ export type components = {
       locked: boolean;
       turn_timeout: number;
       profile: string;
+      /** @description seconds an open attempt's idle kernel lives (0: never culled) */
+      kernel_idle_cull?: number;
+      /** @description every profile stored */
+      profiles?: string[];
     };
     /** @description Play settings a start request overrides (ignored when the server locks them). */
     SettingsOverride: {
@@ -501,6 +530,12 @@ export type components = {
       grade: components['schemas']['Grade'] | null;
       /** @description only for settled steps the reveal policy (or oracle mode) shows */
       reference?: components['schemas']['Reference'];
+      /** @description 0-based turn whose grade is the step's grade (null without turns) */
+      kept_turn?: number | null;
+      /** @description how the shown profile decides pass for this step's kind */
+      criterion?: string;
+      /** @description the step's time net of pauses */
+      working_seconds?: number | null;
     };
     StopRequest: Record<string, never>;
     Stopped: {

@@ -3,9 +3,8 @@
  * Next step / Give up, and when the attempt is done its summary and times.
  */
 import { IAttemptView, IStepView } from '../api';
+import { badgeClass, badgeText } from '../grade';
 import {
-  badgeClass,
-  badgeText,
   ChangeKind,
   CIBenchModel,
   formatSeconds,
