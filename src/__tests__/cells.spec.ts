@@ -167,7 +167,7 @@ describe('reference cells', () => {
     const oracle = insertOracle(nb, 0, 'df = 1');
     const label = oracle.node.querySelector(`:scope > .${LABEL_CLASS}`);
     expect(label?.textContent).toBe('Reference for step 1 · read-only');
-    expect(oracle.node.getAttribute('aria-label')).toBe('Reference for step 1');
+    expect(oracle.node.getAttribute('aria-labelledby')).toBe(label?.id);
     expect(oracle.node.getAttribute('role')).toBe('article');
   });
 

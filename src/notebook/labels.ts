@@ -1,7 +1,7 @@
 /**
  * Labels of the reference cells the lab adds — oracle mode's code cells and
  * end-to-end mode's markdown cells: a visible "Reference for step n" line with
- * a lock (read-only), also the cell's accessible name. A collapsed reference
+ * a lock (read-only), also the cell's accessible name (`aria-labelledby`). A collapsed reference
  * cell's label is a button that shows or hides it.
  */
 import { Cell } from '@jupyterlab/cells';
@@ -85,13 +85,19 @@ export function labelCell(
     label.appendChild(icon(lockIcon));
     label.appendChild(labelText(step, 'read-only'));
   }
+  // the label names the cell (over the "Code Cell Content" JupyterLab sets)
+  label.id = `jp-CIBench-label-${cell.model.id}`;
+  cell.node.setAttribute('role', 'article');
+  cell.node.setAttribute('aria-labelledby', label.id);
   cell.node.insertBefore(label, cell.node.firstChild);
-  // a cell not rendered yet adds its parts later: keep the label first
+  // a cell not rendered yet adds its parts later: keep the label first, and
+  // name its (read-only) editor
   void cell.ready.then(() => {
     if (label.parentNode === cell.node) {
       cell.node.insertBefore(label, cell.node.firstChild);
     }
+    cell.editor?.host
+      .querySelector('.cm-content')
+      ?.setAttribute('aria-label', `${referenceLabel(step)} (read-only)`);
   });
-  cell.node.setAttribute('role', 'article');
-  cell.node.setAttribute('aria-label', referenceLabel(step));
 }
