@@ -19,7 +19,7 @@ import { cellTag } from './cells';
 import { GradedSources, NOT_GRADED } from './freshness';
 import { freshKernel, kernelGone, kernelNote, showKernelNote } from './revive';
 
-/** At most one "is the kernel there?" check per this many ms when the person comes back. */
+/** At most one "is the kernel there?" check per this many ms while the person moves within the notebook. */
 const RECHECK_MS = 5_000;
 
 export class AttemptSession {
@@ -127,11 +127,13 @@ export class AttemptSession {
   }
 
   /**
-   * The person is back (the notebook gets the focus or shows again, or they
-   * ran a cell): an open attempt whose kernel the server stopped gets a fresh
-   * one, bound and restored by the server. Resolves to whether it did.
+   * The person is back — the focus comes into the notebook from elsewhere or
+   * the page shows again (`return`), they move within it (`back`, checked at
+   * most every few seconds), or they ran a cell (`run`): an open attempt whose
+   * kernel the server stopped gets a fresh one, bound and restored by the
+   * server. Resolves to whether it did.
    */
-  revive(why: 'back' | 'run' = 'back'): Promise<boolean> {
+  revive(why: 'return' | 'back' | 'run'): Promise<boolean> {
     const now = Date.now();
     if (
       this.reviving ||
@@ -166,7 +168,7 @@ export class AttemptSession {
     this.activity.dispose();
   }
 
-  private async doRevive(why: 'back' | 'run'): Promise<boolean> {
+  private async doRevive(why: 'return' | 'back' | 'run'): Promise<boolean> {
     const ctx = this.sessionContext;
     const quiet =
       this.isDisposed ||
@@ -178,7 +180,7 @@ export class AttemptSession {
     if (quiet || !(await kernelGone(ctx)) || this.isDisposed) {
       return false;
     }
-    this.revived = why; // the next binding's note says it was restored
+    this.revived = why === 'run' ? 'run' : 'back'; // for the next binding's note
     try {
       await freshKernel(ctx);
       return true;
@@ -271,13 +273,15 @@ export class AttemptSession {
     });
   }
 
-  private onBack = (): void => {
-    void this.revive();
+  private onBack = (event: FocusEvent): void => {
+    const from = event.relatedTarget as Node | null;
+    const inside = !!from && this.panel.node.contains(from);
+    void this.revive(inside ? 'back' : 'return');
   };
 
   private onVisible = (): void => {
     if (document.visibilityState === 'visible' && this.panel.isVisible) {
-      void this.revive();
+      void this.revive('return');
     }
   };
 

@@ -169,3 +169,39 @@ def test_after_step_reveal_shows_the_reference_cell(page: Page, lab):
     assert_accessible(page, [".jp-CIBench-badge", ".jp-CIBench-reference"])
     attempt = stored(page, f"attempts/{stored(page, 'attempts')[0]['id']}")
     assert attempt["steps"][0]["settled"] and attempt["steps"][0]["turns"] == 2
+
+
+def test_a_stopped_kernel_is_restored_when_the_person_comes_back(page: Page, lab):
+    open_lab(page, lab.url)
+    open_panel(page)
+    start_task(page, "penguins_raw_tidy", "end-to-end")
+    code = steps_of(PENGUINS)
+    run_in_cell(page, 0, code[0])
+    expect(badge(page, 0)).to_have_attribute("data-state", "final", timeout=60_000)
+    page.locator(".jp-CIBench-next").click()
+    expect(answer_cell(page, 1)).to_be_visible()
+    attempt_id = stored(page, "attempts")[0]["id"]
+    old = stored(page, f"attempts/{attempt_id}")["kernel_id"]
+    # the server stops the kernel while the person is away (a stand-in for its idle cull)
+    status = page.evaluate(
+        """async (kid) => {
+            const xsrf = decodeURIComponent(document.cookie.match(/_xsrf=([^;]+)/)[1]);
+            const r = await fetch('/api/kernels/' + kid, {method: 'DELETE', headers: {'X-XSRFToken': xsrf}});
+            return r.status;
+        }""",
+        old,
+    )
+    assert status == 204
+    page.locator(".lm-TabBar-tab", has_text="Launcher").click()
+    page.locator(".lm-TabBar-tab", has_text="penguins_raw_tidy.ipynb").click()
+    expect(page.locator(".jp-CIBench-kernelNote")).to_contain_text(
+        re.compile("Kernel stopped.* — restored"), timeout=60_000
+    )
+    expect(page.locator('.jp-NotebookPanel:visible[data-cibench-kernel="ready"]')).to_have_count(
+        1, timeout=60_000
+    )
+    expect(page.locator(".jp-Dialog")).to_have_count(0)
+    assert stored(page, f"attempts/{attempt_id}")["kernel_id"] != old
+    # step 2 builds on step 1's `raw`: the server restored it on the new kernel
+    run_in_cell(page, 1, code[1])
+    expect(badge(page, 1)).to_have_text(re.compile(r"passed · text ROUGE-1 1\.00"), timeout=60_000)
