@@ -53,6 +53,11 @@ def assert_accessible(page: Page, selectors: list[str]) -> None:
         assert axe_violations(page, selectors) == [], theme
 
 
+def next_step(page: Page) -> None:
+    """Press the panel's Next step (the one place these tests settle a step)."""
+    page.locator(".jp-CIBench-next").click()
+
+
 def stored(page: Page, route: str):
     return page.evaluate(f"async () => await (await fetch('/cibench-lab/api/{route}')).json()")
 
@@ -78,7 +83,7 @@ def test_focus_is_in_the_answer_editor_after_start_and_next(page: Page, lab):
     page.keyboard.press("Control+Enter")
     expect(badge(page, 0)).to_have_text(re.compile("passed · ran without error"), timeout=60_000)
     expect(badge(page, 0)).to_have_attribute("data-state", "final")
-    page.locator(".jp-CIBench-next").click()
+    next_step(page)
     expect(answer_cell(page, 1).locator(".cm-content")).to_be_focused()
     page.keyboard.insert_text(code[1])
     page.keyboard.press("Control+Enter")
@@ -98,7 +103,7 @@ def test_a_settled_step_rerun_is_not_graded(page: Page, lab):
     expect(badge(page, 0)).to_have_attribute("data-state", "final", timeout=60_000)
     expect(badge(page, 0)).to_have_class(re.compile("jp-CIBench-badge-pass"))
     expect(badge(page, 0).locator(".jp-CIBench-badge-rule")).to_have_text("best run kept")
-    page.locator(".jp-CIBench-next").click()
+    next_step(page)
     expect(answer_cell(page, 1)).to_be_visible()
     run_in_cell(page, 0, "raw = None  # other code in a settled step's cell")
     expect(badge(page, 0)).to_have_text("not graded (step settled)")
@@ -116,7 +121,7 @@ def test_the_oracle_cell_is_labelled_and_read_only(page: Page, lab):
     start_task(page, "breast_cancer_classifiers", "oracle")
     run_in_cell(page, 0, "X = None  # not what was asked")
     expect(badge(page, 0)).to_have_attribute("data-state", "final", timeout=60_000)
-    page.locator(".jp-CIBench-next").click()
+    next_step(page)
     oracle = oracle_cell(page, 0)
     expect(oracle.locator(".jp-CIBench-cellLabel")).to_have_text("Reference for step 1 · read-only")
     named = page.get_by_role("article", name="Reference for step 1 · read-only")
@@ -178,7 +183,7 @@ def test_a_stopped_kernel_is_restored_when_the_person_comes_back(page: Page, lab
     code = steps_of(PENGUINS)
     run_in_cell(page, 0, code[0])
     expect(badge(page, 0)).to_have_attribute("data-state", "final", timeout=60_000)
-    page.locator(".jp-CIBench-next").click()
+    next_step(page)
     expect(answer_cell(page, 1)).to_be_visible()
     attempt_id = stored(page, "attempts")[0]["id"]
     old = stored(page, f"attempts/{attempt_id}")["kernel_id"]
