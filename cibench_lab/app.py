@@ -15,6 +15,8 @@ from jupyter_server.serverapp import ServerApp
 from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 
 from .engine.attempt import Attempts
+from .engine.cull import check_cull
+from .engine.errors import BadInput
 from .engine.interpreter import PYTHON_VAR, check_kernel_python, kernel_python, kernel_python_note
 from .engine.kernel import ensure_kernelspec, hide_from_kernels
 from .engine.lab import LabConfig, LabPlay
@@ -22,6 +24,7 @@ from .engine.proctor import apply_preset
 from .engine.sandbox import SandboxSetting, configure, prepare
 from .engine.settings import REVEAL, PlaySettings
 from .engine.workspace import check_writable, unwritable
+from .grading.kept import GRADE_RULES
 from .grading.pool import WORKERS, Grader
 from .grading.profile import PROFILES
 from .handlers.routes import handlers
@@ -51,7 +54,9 @@ class Services:
             "defaults": c.settings.as_dict(),
             "locked": c.lock_settings,
             "turn_timeout": c.turn_timeout,
+            "kernel_idle_cull": c.kernel_idle_cull,
             "profile": self.attempts.profile,
+            "profiles": list(PROFILES),
         }
 
 
@@ -101,12 +106,22 @@ class CIBenchLabApp(ExtensionApp):
     ).tag(config=True)
     profile = Enum(
         list(PROFILES),
-        default_value="cibench",
+        default_value="fair",
         help=(
-            "The grading profile the lab shows: badges, the Turns dialog, summaries. `cibench` (default): "
-            "CIBench's own rules (plots by SSIM); `fair`: ours (plots by what the figure shows, "
-            "CJK-aware text, numbers with tolerance; docs/grading.md). Every turn is graded and stored "
-            "under every profile whatever this says."
+            "The grading profile the lab shows: badges, the Turns dialog, summaries. `fair` (default): "
+            "ours (plots by what the figure shows, CJK-aware text, numbers with tolerance; "
+            "docs/grading.md); `cibench`: CIBench's own rules (plots by SSIM; its text rule reads only "
+            "Latin letters and digits, so Chinese answers are not read). Every turn is graded and stored "
+            "under every profile whatever this says (each attempt's view carries both summaries)."
+        ),
+    ).tag(config=True)
+    kernel_idle_cull = Float(
+        1800.0,
+        help=(
+            "Seconds an attempt's kernel may stay idle (no run, no edit of the attempt, no kernel "
+            "activity) before the server shuts it down; the notebook's next run starts a new kernel "
+            "and the attempt's state is restored on it. 0: never. Must be longer than every "
+            "attempt's pause_after. A finished attempt's kernel is always shut down when it finishes."
         ),
     ).tag(config=True)
     interrupt_grace = Float(
@@ -130,12 +145,30 @@ class CIBenchLabApp(ExtensionApp):
             "protocol's max_turn."
         ),
     ).tag(config=True)
+    pause_after = Int(
+        300,
+        help=(
+            "Seconds without an edit and without a run of the open step that pause its working "
+            "clock (time per step net of pauses, shown beside wall time); any edit or run resumes "
+            "it. At least 1; recorded with each attempt."
+        ),
+    ).tag(config=True)
     reveal = Enum(
         list(REVEAL),
         default_value="after-task",
         help=(
             "When an end-to-end step's reference code and output are shown: after-step, "
             "after-task or never. Oracle mode shows each settled step's reference by nature."
+        ),
+    ).tag(config=True)
+    grade_rule = Enum(
+        list(GRADE_RULES),
+        default_value="best",
+        help=(
+            "The grade a person's step keeps: `best` (default) the best of its runs so far (passed, "
+            "then score, then ran without error), `settling` the profile applied to its runs when it "
+            "settles, as for models (the last run's grade). A model's or replay's attempt is always "
+            "`settling`. Recorded with each attempt."
         ),
     ).tag(config=True)
     lock_settings = Bool(
@@ -252,15 +285,25 @@ class CIBenchLabApp(ExtensionApp):
             attempts_dir=self.attempts_dir,
             turn_timeout=self.turn_timeout,
             interrupt_grace=self.interrupt_grace,
+            kernel_idle_cull=self.kernel_idle_cull,
             lock_settings=self.lock_settings,
-            settings=PlaySettings(show_grades=self.show_grades, turn_cap=self.turn_cap, reveal=self.reveal),
+            settings=PlaySettings(
+                show_grades=self.show_grades,
+                turn_cap=self.turn_cap,
+                reveal=self.reveal,
+                grade_rule=self.grade_rule,
+                pause_after=self.pause_after,
+            ),
             participant=participant,
         )
         config.settings.validate()
+        self._check_cull(config)
         models = ModelRegistry(self._model_configs())
         hide_from_kernels(self.judge_api_key_env, *(c.api_key_env for c in models.configs.values()))
         self.judge = self._judge()
-        lab = LabPlay(attempts, self._server, config, models, Grader(self.judge, self.grading_workers))
+        grader = Grader(self.judge, self.grading_workers)
+        grader.warm()  # the first text grade would load rouge-score and nltk (seconds): now, in its thread
+        lab = LabPlay(attempts, self._server, config, models, grader)
         self.services = Services(library, store, attempts, lab, participant, models)
         self.settings.update({"cibench_lab": self.services})
         events = self._server.event_logger
@@ -268,6 +311,14 @@ class CIBenchLabApp(ExtensionApp):
         events.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel)
         redact_logs(logging.getLogger(), self.log, self._server.log)
         self.log.info("cibench-lab: %d tasks, results in %s", len(library.tasks), store.shown_url)
+
+    def _check_cull(self, config: LabConfig) -> None:
+        """Idle kernels are culled after the working clock pauses, or the server exits saying so."""
+        try:
+            check_cull(config.kernel_idle_cull, config.settings.pause_after, "CIBenchLabApp.pause_after")
+        except BadInput as err:
+            self.log.critical("cibench-lab: %s", err)
+            raise SystemExit(1) from None
 
     def _start_kernel_python(self) -> None:
         """Kernels run the configured Python, or the server exits with one line saying why not."""

@@ -210,6 +210,23 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/cibench-lab/api/attempts/{attempt_id}/activity': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Report an edit of the open step (keeps its working clock running) */
+    post: operations['post_attempts_attempt_id_activity'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/cibench-lab/api/attempts/{attempt_id}/propose': {
     parameters: {
       query?: never;
@@ -267,6 +284,16 @@ export type components = {
   schemas: {
     /** @enum {string} */
     Action: 'code' | 'empty' | 'no_action' | 'invalid' | 'finish' | 'give_up';
+    Activity: {
+      step: number;
+      /** @description the open step's working time so far */
+      working_seconds: number;
+    };
+    /** @description The person edited the open step (sent at most every 20 s while they type). */
+    ActivityReport: {
+      /** @description 0-based step index */
+      step: number;
+    };
     AttemptRow: {
       id: string;
       task_id: string;
@@ -278,6 +305,12 @@ export type components = {
       /** @description relative to the server root */
       notebook_path: string;
       created_at: string;
+      /** @description done: steps whose kept grade passed (shown profile); open: null */
+      passed: number | null;
+      /** @description the task's language (en | zh; empty when the task is gone) */
+      language: string;
+      /** @description the task's split */
+      split: string;
     };
     /** @enum {string} */
     AttemptStatus: 'open' | 'done';
@@ -301,18 +334,18 @@ export type components = {
       profile: string;
       steps: components['schemas']['StepView'][];
       summary: components['schemas']['Summary'] | null;
+      /** @description done: every stored profile's summary; open: null */
+      summaries: {
+        [key: string]: components['schemas']['Summary'];
+      } | null;
       next: components['schemas']['NextAction'];
       created_at: string;
       /** @description null: not recorded (an attempt made before sandboxing) */
       sandbox: components['schemas']['SandboxView'] | null;
-      /** @description every stored profile's summary when done (null while open) */
-      summaries?: {
-        [key: string]: components['schemas']['Summary'];
-      } | null;
-      /** @description whether the attempt's kernel is alive */
-      kernel?: 'running' | 'stopped' | 'none';
-      /** @description why the server stopped the attempt's kernel */
-      kernel_stopped?: 'idle' | 'finished' | null;
+      /** @description whether the attempt's kernel is alive (none: it never had one) */
+      kernel: components['schemas']['KernelStatus'];
+      /** @description why the server stopped it (null: it did not) */
+      kernel_stopped: components['schemas']['KernelStop'] | null;
     };
     /** @description Every error, of every route (also unknown routes under the API). */
     Error: {
@@ -337,17 +370,23 @@ export type components = {
     } & {
       [key: string]: unknown;
     };
+    /** @enum {string} */
+    GradeRule: 'best' | 'settling';
     KernelBinding: {
       kernel_id: string;
       /** @description cells replayed on a kernel new to the attempt */
       restored_cells: number;
-      /** @description the server had stopped the attempt's previous kernel (why) */
-      previous_stop?: 'idle' | 'finished' | null;
+      /** @description the server had stopped the attempt's previous kernel, and why (the first kernel since) */
+      previous_stop: components['schemas']['KernelStop'] | null;
     };
     /** @description The kernel that now runs the attempt's notebook. */
     KernelReport: {
       kernel_id: string;
     };
+    /** @enum {string} */
+    KernelStatus: 'running' | 'stopped' | 'none';
+    /** @enum {string} */
+    KernelStop: 'idle' | 'finished';
     /** @enum {string} */
     Mode: 'e2e' | 'oracle';
     /** @description A model the server lets the lab attach: never its key or endpoint. */
@@ -374,12 +413,12 @@ export type components = {
     PlaySettings: {
       show_grades: boolean;
       turn_cap: number;
+      /** @description seconds without an edit or a run that pause the working clock */
+      pause_after: number;
       reveal: components['schemas']['Reveal'];
       max_turn: number;
-      /** @description which of a step's turns a person keeps */
-      grade_rule?: 'best' | 'settling';
-      /** @description seconds without an edit or kernel activity that pause the working clock */
-      pause_after?: number;
+      /** @description best: the best turn so far is kept; settling: as the step settles */
+      grade_rule: components['schemas']['GradeRule'];
     };
     /** @description Exactly one of: a server-configured model, a recorded model attempt, a transcript file. */
     PlayerChoice: {
@@ -425,8 +464,8 @@ export type components = {
       code: string;
       thought: string;
       output: string;
-      /** @description the reference plot (base64 PNG), when the step has one */
-      image?: string | null;
+      /** @description vis steps: the reference plot, a base64 PNG; else null */
+      image: string | null;
     };
     ReferenceResult: {
       step: number;
@@ -435,15 +474,6 @@ export type components = {
     };
     /** @enum {string} */
     Reveal: 'after-step' | 'after-task' | 'never';
-    /** @description The person edited the open step (``POST attempts/{id}/activity``). */
-    ActivityReport: {
-      /** @description 0-based step index */
-      step: number;
-    };
-    Activity: {
-      step: number;
-      working_seconds: number;
-    };
     /** @description A cell run the browser made on the attempt's kernel; other fields (``outputs``) are ignored. */
     RunReport: {
       /** @description 0-based step index */
@@ -465,11 +495,12 @@ export type components = {
       defaults: components['schemas']['PlaySettings'];
       locked: boolean;
       turn_timeout: number;
+      /** @description the profile the lab shows (badges, summaries) */
       profile: string;
-      /** @description seconds an open attempt's idle kernel lives (0: never culled) */
-      kernel_idle_cull?: number;
-      /** @description every profile stored */
-      profiles?: string[];
+      /** @description every profile each turn is graded and stored under */
+      profiles: string[];
+      /** @description seconds an attempt's kernel may idle before it is stopped (0: never) */
+      kernel_idle_cull: number;
     };
     /** @description Play settings a start request overrides (ignored when the server locks them). */
     SettingsOverride: {
@@ -477,10 +508,14 @@ export type components = {
       show_grades?: boolean;
       /** @description a person's step settles after this many turns (0: no cap) */
       turn_cap?: number;
+      /** @description seconds without an edit or a run that pause the working clock */
+      pause_after?: number;
       /** @description when an end-to-end step's reference is shown */
       reveal?: components['schemas']['Reveal'];
       /** @description a model's step settles at its first error-free turn or here */
       max_turn?: number;
+      /** @description the grade a person's step keeps: best (the best turn so far) or settling (as the step settles); a player's attempt is always settling */
+      grade_rule?: components['schemas']['GradeRule'];
     };
     SettleResult: {
       settled: components['schemas']['Settled'];
@@ -527,15 +562,15 @@ export type components = {
       outcome: string | null;
       settled: boolean;
       seconds: number | null;
+      /** @description the step's time net of pauses (settled: final; open: up to now) */
+      working_seconds: number | null;
       grade: components['schemas']['Grade'] | null;
+      /** @description 0-based turn whose grade is `grade` under the grade rule (open step: so far); null without turns or while grades are hidden */
+      kept_turn: number | null;
+      /** @description how the shown profile decides pass for this kind, in words */
+      criterion: string;
       /** @description only for settled steps the reveal policy (or oracle mode) shows */
       reference?: components['schemas']['Reference'];
-      /** @description 0-based turn whose grade is the step's grade (null without turns) */
-      kept_turn?: number | null;
-      /** @description how the shown profile decides pass for this step's kind */
-      criterion?: string;
-      /** @description the step's time net of pauses */
-      working_seconds?: number | null;
     };
     StopRequest: Record<string, never>;
     Stopped: {
@@ -1092,6 +1127,42 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['SettleResult'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  post_attempts_attempt_id_activity: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ActivityReport'];
+      };
+    };
+    responses: {
+      /** @description Report an edit of the open step (keeps its working clock running) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Activity'];
         };
       };
       /** @description an error */

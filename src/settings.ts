@@ -5,14 +5,17 @@ import { ISettingRegistry } from '@jupyterlab/settingregistry';
 
 import { IPlaySettings, Reveal } from './api';
 
+type GradeRule = IPlaySettings['grade_rule'];
+
 const REVEAL: Reveal[] = ['after-step', 'after-task', 'never'];
+const GRADE_RULES: GradeRule[] = ['best', 'settling'];
 
 /** Play settings from the plugin's composite settings (invalid values dropped). */
 export function playSettingsFrom(composite: {
   [key: string]: unknown;
 }): Partial<IPlaySettings> {
   const out: Partial<IPlaySettings> = {};
-  const { showGrades, turnCap, reveal } = composite;
+  const { showGrades, turnCap, reveal, gradeRule } = composite;
   if (typeof showGrades === 'boolean') {
     out.show_grades = showGrades;
   }
@@ -25,6 +28,20 @@ export function playSettingsFrom(composite: {
   }
   if (typeof reveal === 'string' && (REVEAL as string[]).includes(reveal)) {
     out.reveal = reveal as Reveal;
+  }
+  if (
+    typeof gradeRule === 'string' &&
+    (GRADE_RULES as string[]).includes(gradeRule)
+  ) {
+    out.grade_rule = gradeRule as GradeRule;
+  }
+  const pauseAfter = composite.pauseAfter;
+  if (
+    typeof pauseAfter === 'number' &&
+    Number.isInteger(pauseAfter) &&
+    pauseAfter >= 1
+  ) {
+    out.pause_after = pauseAfter;
   }
   return out;
 }

@@ -57,28 +57,39 @@ def task_root(tmp_path_factory) -> Path:
     return root
 
 
+def server_config(tmp_path: Path, task_dirs: list[Path], **options) -> dict:
+    """A Jupyter server config with cibench_lab on, authenticated, its results in ``tmp_path``;
+    ``options`` are more ``CIBenchLabApp`` traits (or a ``{"Section": {...}}`` under ``extra``)."""
+    extra = options.pop("extra", {})
+    return {
+        "ServerApp": {"jpserver_extensions": {"cibench_lab": True}, "allow_unauthenticated_access": False},
+        "CIBenchLabApp": {
+            "database_url": f"sqlite:///{tmp_path / 'results.sqlite'}",
+            "task_dirs": [str(d) for d in task_dirs],
+            **options,
+        },
+        **extra,
+    }
+
+
 @pytest.fixture
 def jp_server_config(tmp_path, task_root):
     from cibench_lab.tasks.library import builtin_dir
 
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"cibench_lab": True},
-            "allow_unauthenticated_access": False,
+    return server_config(
+        tmp_path,
+        [builtin_dir(), task_root],
+        turn_timeout=60.0,
+        # these tests read CIBench's wording; the lab's default (fair) is tested in test_grade_rule_server
+        profile="cibench",
+        models={
+            "probe-model": {
+                "model": "gpt-probe",
+                "base_url": "http://127.0.0.1:9/v1",
+                "api_key_env": "CIBENCH_PROBE_KEY",
+            }
         },
-        "CIBenchLabApp": {
-            "database_url": f"sqlite:///{tmp_path / 'results.sqlite'}",
-            "task_dirs": [str(builtin_dir()), str(task_root)],
-            "turn_timeout": 60.0,
-            "models": {
-                "probe-model": {
-                    "model": "gpt-probe",
-                    "base_url": "http://127.0.0.1:9/v1",
-                    "api_key_env": "CIBENCH_PROBE_KEY",
-                }
-            },
-        },
-    }
+    )
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ give the golden scores.  (The same export was scored by OpenCompass's own
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import nbformat
@@ -66,12 +67,21 @@ def golden_tasks(root: Path) -> dict[str, list[dict]]:
     return groups
 
 
-def play_golden_run(store: Store, lib: TaskLibrary, groups: dict[str, list[dict]], mode: str = "e2e") -> None:
+def play_golden_run(
+    store: Store,
+    lib: TaskLibrary,
+    groups: dict[str, list[dict]],
+    mode: str = "e2e",
+    rule: str = "settling",
+    run: str = RUN,
+) -> None:
+    """``rule``: settling (default), as the recorded model runs are graded (the export re-scores
+    the last turns)."""
     attempts = Attempts(store, lib)
-    run_id = ensure_run(attempts, RUN if mode == "e2e" else f"{RUN}-{mode}", "golden", mode)
+    run_id = ensure_run(attempts, run if mode == "e2e" else f"{run}-{mode}", "golden", mode)
     for task_id, cases in groups.items():
         task = lib.get(task_id)
-        new = NewAttempt(task, mode, "human", "golden", PlaySettings(), {}, run_id=run_id)
+        new = NewAttempt(task, mode, "human", "golden", PlaySettings(grade_rule=rule), {}, run_id=run_id)
         attempt_id = attempts.create(new)
         for step, case in zip(task.steps, cases, strict=True):
             for turn in turns_of(case):
@@ -108,6 +118,7 @@ def test_export_rescores_identically(golden_run, tmp_path):
         == 0
     )
     manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["grade_rules"] == {"settling": len(groups)}  # the rule OpenCompass re-scores by
     assert set(manifest["datasets"]) == {"cibench_template/pandas", "cibench_generation/pandas"}
     for task_id, cases in groups.items():
         abbr = "/".join(task_id.split("/")[:2])
@@ -170,3 +181,28 @@ def test_report_matches_the_official_evaluator_on_the_export(golden_run, capsys)
         for metric, key in names.items():
             value = expected.get(key, -1)
             assert ours[metric] == (None if value == -1 else round(value, 2)), (split, metric)
+
+
+def test_a_run_that_kept_best_runs_says_so(golden_run, tmp_path, capsys):
+    root, shared, lib, groups = golden_run
+    copy = tmp_path / "copy.sqlite"  # the module's database stays as the other tests read it
+    with sqlite3.connect(shared.removeprefix("sqlite:///")) as src, sqlite3.connect(copy) as dst:
+        src.backup(dst)
+    db = f"sqlite:///{copy}"
+    store = Store(db)
+    play_golden_run(store, lib, groups, rule="best", run="golden-best")
+    store.dispose()
+    args = ["--db", db, "--task-dir", str(root), "export", "--format", "opencompass", "golden-best"]
+    assert main([*args, str(tmp_path / "export")]) == 0
+    out = capsys.readouterr()
+    manifest = json.loads((tmp_path / "export" / "manifest.json").read_text())
+    assert manifest["grade_rules"] == {"best": len(groups)}
+    assert "kept their best run (grade rule best)" in out.err and "grade rule: best (2)" in out.out
+    assert main(["--db", db, "report", "golden-best", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["runs"][0]["grade_rule"] == "best" and "grade rule: best" in report["notes"]
+    assert main(["--db", db, "report", "golden", "golden-best", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [row["grade_rule"] for row in report["leaderboard"]] == ["best", "settling"]
+    best, settling = (row["E-Exec"] for row in report["leaderboard"])
+    assert best > settling  # the golden corpus has steps whose last turn failed after one that ran

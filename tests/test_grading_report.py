@@ -115,3 +115,43 @@ def test_cli_report_formats_and_plot(golden_run, tmp_path, capsys):  # noqa: F81
     assert report["profile"] == "cibench" and report["leaderboard"][0]["player"] == "human"
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["--db", db, "report", "nope"]) == 2
+
+
+def test_grade_rules_are_never_pooled():
+    """A player whose attempts used both rules gets a leaderboard row per rule; a run split the
+    same way; the notes say which rules the report holds."""
+    from cibench_lab.cli.report import build, csv_rows
+
+    best = [
+        Record(r.run, r.player, r.mode, r.task_id, r.split, r.lib, r.grades, "best")
+        for r in records("e2e", [1, 1])
+    ]
+    settling = records("e2e", [0, 0])
+    assert {r.grade_rule for r in settling} == {"settling"}  # a Record's default: as model runs are kept
+    rows = leaderboard(best + settling)
+    assert [(r["player"], r["grade_rule"], r["E-Num"]) for r in rows] == [
+        ("m", "best", 100.0),
+        ("m", "settling", 0.0),
+    ]
+    report = build(best + settling, "fair")
+    assert sorted((r["run"], r["grade_rule"], r["overall"]["num"]) for r in report["runs"]) == [
+        ("m-e2e", "best", 100.0),
+        ("m-e2e", "settling", 0.0),
+    ]
+    assert (
+        "grade rules: best, settling (never pooled: a run or player is reported once per rule)"
+        in report["notes"]
+    )
+    assert "grade rule: settling" in build(settling, "fair")["notes"]
+    table = list(csv_rows(report))
+    assert table[0][-1] == "grade_rule" and {row[-1] for row in table[1:]} == {"best", "settling"}
+
+
+def test_cli_report_names_the_grade_rule(golden_run, capsys):  # noqa: F811
+    _, db, _, _ = golden_run
+    assert main(["--db", db, "report", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert {r["grade_rule"] for r in report["runs"]} == {"settling"}
+    assert report["leaderboard"][0]["grade_rule"] == "settling" and "grade rule: settling" in report["notes"]
+    assert main(["--db", db, "report", "--format", "table"]) == 0
+    assert "grade rule settling" in capsys.readouterr().out

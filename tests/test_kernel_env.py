@@ -32,3 +32,26 @@ def test_the_kernelspec_starts_kernels_through_the_launcher():
     launcher = ["/py", "-m", "cibench_lab.engine.kernel_launch"]
     kernel = ["--kernel-python", "/kernel/python", "-f", "{connection_file}", "--matplotlib=inline"]
     assert argv == [*launcher, *kernel]
+
+
+def test_kernels_drop_exactly_what_the_redactor_masks(monkeypatch):
+    """One secret-name rule: a variable a kernel does not inherit is one whose value ``redact``
+    masks, and the other way round."""
+    from cibench_lab.models.redact import is_secret_name, redact
+
+    names = [
+        "OPENAI_API_KEY",
+        "VLLM_KEY",
+        "GH_TOKEN",
+        "AWS_SECRET_ACCESS_KEY",
+        "PGPASSWORD",
+        "HOME",
+        "KEYMAP",
+    ]
+    values = {name: f"value-of-{name.lower()}-0123" for name in names}
+    kept = kernel_env(values)
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    for name, value in values.items():
+        assert (name not in kept) == is_secret_name(name) == (redact(value) == "***"), name
+    assert sorted(kept) == ["HOME", "KEYMAP"]

@@ -7,6 +7,7 @@ import logging
 import os
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,103 @@ def test_run_and_the_server_refuse_a_kernel_python_that_is_not_there(tmp_path, m
         app._start_kernel_python()
     assert os.environ[PYTHON_VAR] == missing  # the trait is what this process's kernels run
     assert [r.levelname for r in caplog.records if missing in r.getMessage()] == ["CRITICAL"]
+
+
+FAKE_PYTHON = """#!/bin/sh
+echo asked >> {runs}
+env > {env}
+cat <<'JSON'
+{facts}
+JSON
+"""
+
+
+def fake_python(tmp_path: Path) -> tuple[Path, Path, Callable[[], int]]:
+    """An executable that answers the probe as a Python of ``tmp_path/env`` would, and counts
+    how often it is asked (its environment in ``asked-env``); also that env's package folder."""
+    import json
+
+    prefix = tmp_path / "env"
+    site = prefix / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    facts = {"version": "3.11.7", "prefix": str(prefix), "dirs": [str(prefix)], "paths": [str(site)]}
+    facts["packages"] = {"numpy": "1.26.4"}
+    runs, env = tmp_path / "asked", tmp_path / "asked-env"
+    fake = prefix / "bin" / "python"
+    fake.parent.mkdir()
+    fake.write_text(FAKE_PYTHON.format(runs=runs, env=env, facts=json.dumps(facts)))
+    fake.chmod(0o755)
+    return fake, site, lambda: len(runs.read_text().splitlines()) if runs.exists() else 0
+
+
+def _touch(path: Path, seconds: int) -> None:
+    """A change of ``path`` (an install, a rebuilt interpreter): its mtime moved by ``seconds``."""
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + seconds * 10**9))
+
+
+@pytest.mark.fast
+def test_an_interpreters_answer_is_kept_until_it_its_packages_or_its_stamp_change(tmp_path):
+    fake, site, asked = fake_python(tmp_path)
+    cache = tmp_path / "cache"
+    first = describe(str(fake), cache)
+    assert (first.version, first.packages, asked()) == ("3.11.7", {"numpy": "1.26.4"}, 1)
+    assert describe(str(fake), cache) == first and asked() == 1  # kept: not asked again
+    _touch(fake, 10)  # the interpreter changed
+    assert describe(str(fake), cache) == first and asked() == 2
+    (site / "pandas-2.1.4.dist-info").mkdir()
+    _touch(site, 20)  # a package was installed (the folder's mtime, made unmistakable)
+    describe(str(fake), cache)
+    assert asked() == 3
+    (fake.parents[1] / interpreter.STAMP).write_text("abc  constraints.txt\n")  # reinstalled by kernel-env
+    describe(str(fake), cache)
+    assert asked() == 4
+    assert describe(str(fake), cache) == first and asked() == 4
+    assert describe(str(fake), tmp_path / "elsewhere") == first and asked() == 5  # each cache its own
+
+
+@pytest.mark.fast
+def test_a_corrupt_or_unreadable_kept_answer_is_ignored(tmp_path):
+    import json
+
+    fake, _, asked = fake_python(tmp_path)
+    cache = tmp_path / "cache"
+    first = describe(str(fake), cache)
+    (kept,) = cache.glob("*.json")
+    for broken in ("{not json", "[]", json.dumps({"format": 1, "executable": str(fake), "facts": 3})):
+        kept.write_text(broken)
+        assert describe(str(fake), cache) == first
+        assert json.loads(kept.read_text())["facts"]["packages"] == first.packages  # rewritten
+    stale = json.loads(kept.read_text())
+    stale["facts"]["dirs"] = 7  # fresh stamp, an answer that is not one
+    kept.write_text(json.dumps(stale))
+    assert describe(str(fake), cache) == first
+    kept.unlink()
+    kept.mkdir()  # unreadable, and cannot be replaced: asked every time, no error
+    assert describe(str(fake), cache) == first and describe(str(fake), cache) == first
+    assert asked() == 7
+
+
+@pytest.mark.fast
+def test_the_interpreter_is_asked_in_a_kernels_environment_without_secrets(tmp_path, monkeypatch):
+    from cibench_lab.engine.kernel import KERNEL_ENV
+    from cibench_lab.models.redact import HIDE_VAR, is_secret_name
+
+    for name, value in {
+        "OPENAI_API_KEY": "sk-probe-0123456789",
+        "JUPYTERHUB_API_TOKEN": "hub-token-0123456789",
+        "MY_JUDGE_ENDPOINT": "named-by-the-server",
+        HIDE_VAR: "MY_JUDGE_ENDPOINT",
+        "JUPYTER_RUNTIME_DIR": "/srv/runtime",
+        "LANG": "C.UTF-8",
+    }.items():
+        monkeypatch.setenv(name, value)
+    fake, _, _ = fake_python(tmp_path)
+    describe(str(fake), tmp_path / "cache")
+    text = (tmp_path / "asked-env").read_text()
+    env = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+    assert [k for k in env if is_secret_name(k)] == []
+    for value in ("sk-probe", "hub-token", "named-by-the-server", "/srv/runtime", HIDE_VAR):
+        assert value not in text
+    assert {k: env[k] for k in KERNEL_ENV} == KERNEL_ENV and env["LANG"] == "C.UTF-8"
+    assert env["PATH"].split(os.pathsep)[0] == str(fake.parent)

@@ -161,7 +161,7 @@ def test_a_killed_run_resumes_where_it_stopped(env, capsys, tmp_path, monkeypatc
         finally:
             if proc.poll() is None:
                 proc.kill()
-        for child in kernels:  # kill -9 leaves the kernel behind: ours to end
+        for child in kernels:  # an unsandboxed kernel may outlive its starter: ours to end
             if child.is_running():
                 child.kill()
         attempt, turns = turns_of(env, "killed")

@@ -116,3 +116,50 @@ async def test_no_reference_reaches_the_browser_while_open(start_attempt, api, j
     for secret in SECRETS:
         for text in texts + frames:
             assert secret not in text
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("reveal", ["after-step", "after-task", "never"])
+def test_the_reference_plot_reaches_the_view_only_when_revealed(tmp_path, reveal):
+    """A vis step's reference PNG (``Reference.image``) is in no view of the attempt before
+    the reveal policy shows that step's reference: not while it is open, not once it settled
+    under after-task until the attempt is done, never under never."""
+    from rules_task import REFERENCE_PNG, attempts_for, printed, start
+
+    from cibench_lab.engine.view import attempt_view, turns_view
+    from cibench_lab.grading import TurnOutput
+
+    attempts = attempts_for(tmp_path)
+    aid = start(attempts, reveal=reveal)
+    seen: list[tuple[str, str]] = []
+
+    def look(moment: str) -> None:
+        view = attempt_view(attempts, aid, "pat")
+        texts = json.dumps(view) + json.dumps(turns_view(attempts, aid, "pat"))
+        if REFERENCE_PNG in texts:
+            assert view["steps"][2]["reference"]["image"] == REFERENCE_PNG
+            seen.append((moment, reveal))
+
+    for step in (0, 1):
+        attempts.record_turn(aid, step, printed("x"))
+        attempts.settle(aid, step, "next")
+    look("vis step open")
+    attempts.record_turn(
+        aid, 2, TurnOutput("plot()", [{"output_type": "stream", "name": "stdout", "text": "."}])
+    )
+    look("vis step open, run")
+    attempts.settle(aid, 2, "next")
+    look("vis step settled")
+    attempts.settle(aid, 3, "next")
+    look("attempt done")
+    expected = {
+        "after-step": [("vis step settled", reveal), ("attempt done", reveal)],
+        "after-task": [("attempt done", reveal)],
+        "never": [],
+    }
+    assert seen == expected[reveal]
+    view = attempt_view(attempts, aid, "pat")
+    for step in view["steps"]:  # no image for a step that is not a plot
+        if "reference" in step and step["kind"] != "vis":
+            assert step["reference"]["image"] is None
+    attempts.store.dispose()

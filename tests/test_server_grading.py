@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
+from conftest import server_config
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from openai_server import ScriptedServer
 from test_grading_pool import plot_png
@@ -43,18 +44,15 @@ def judge_server(monkeypatch):
 
 @pytest.fixture
 def jp_server_config(tmp_path, task_root, judge_server):
-    return {
-        "ServerApp": {"jpserver_extensions": {"cibench_lab": True}, "allow_unauthenticated_access": False},
-        "CIBenchLabApp": {
-            "database_url": f"sqlite:///{tmp_path / 'results.sqlite'}",
-            "task_dirs": [str(task_root)],
-            "judge_model": "judge-vl",
-            "judge_base_url": judge_server.base_url,
-            "judge_api_key_env": "JUDGE_KEY_FOR_TEST",
-            "grading_workers": 1,
-        },
-        "VisionJudge": {"timeout": 30.0},
-    }
+    return server_config(
+        tmp_path,
+        [task_root],
+        judge_model="judge-vl",
+        judge_base_url=judge_server.base_url,
+        judge_api_key_env="JUDGE_KEY_FOR_TEST",
+        grading_workers=1,
+        extra={"VisionJudge": {"timeout": 30.0}},
+    )
 
 
 async def test_plot_turn_graded_off_the_engine_thread_and_judged(start_attempt, jp_serverapp, judge_server):

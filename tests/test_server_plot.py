@@ -8,6 +8,7 @@ import json
 
 import nbformat
 import pytest
+from conftest import server_config
 from figures import output
 from matplotlib.figure import Figure
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -45,15 +46,8 @@ def task_root(tmp_path_factory):
 
 @pytest.fixture
 def jp_server_config(tmp_path, task_root):
-    return {
-        "ServerApp": {"jpserver_extensions": {"cibench_lab": True}, "allow_unauthenticated_access": False},
-        "CIBenchLabApp": {
-            "database_url": f"sqlite:///{tmp_path / 'results.sqlite'}",
-            "task_dirs": [str(task_root)],
-            "grading_workers": 1,
-            "profile": "fair",  # the lab shows the fair grades: the badge is the structural plot grade
-        },
-    }
+    # the lab shows the fair grades: the badge is the structural plot grade
+    return server_config(tmp_path, [task_root], grading_workers=1, profile="fair")
 
 
 async def test_a_lab_turn_keeps_the_structure_and_is_graded_on_it(start_attempt, jp_serverapp):

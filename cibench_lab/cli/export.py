@@ -1,7 +1,9 @@
 """`cibench-lab export --format opencompass RUN DIR`: a run in OpenCompass's prediction format.
 
 Anyone can then score it with OpenCompass's own CIBenchEvaluator (the layout is
-described in :mod:`cibench_lab.grading.opencompass` and docs/grading.md).
+described in :mod:`cibench_lab.grading.opencompass` and docs/grading.md).  The manifest
+counts the attempts' grade rules (``grade_rules``); OpenCompass re-scores every step by its
+own rule, which is ``settling``, so attempts that kept their best run are named in a warning.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from ..engine.attempt import turn_output
+from ..engine.settings import PlaySettings
 from ..grading import TurnOutput
 from ..grading import opencompass as oc
 from ..store import Store
@@ -31,6 +34,7 @@ def step_turns(s, attempt_id: str, n_steps: int) -> list[list[TurnOutput]]:
 def export_run(store: Store, lib, run_selector: str, root: Path) -> dict:
     """Write one run under ``root``; returns the manifest."""
     datasets: dict[str, list] = {}
+    rules: dict[str, int] = {}
     with store.session() as s:
         (run,) = find_runs(s, [run_selector])[:1]
         q = select(Attempt).where(Attempt.run_id == run.id, Attempt.status == "done")
@@ -39,12 +43,20 @@ def export_run(store: Store, lib, run_selector: str, root: Path) -> dict:
             if task is None:
                 print(f"warning: task {att.task_id} is not in the library; skipped", file=sys.stderr)
                 continue
+            rule = PlaySettings.recorded(att.settings or {}).grade_rule
+            rules[rule] = rules.get(rule, 0) + 1
             entry = oc.prediction(task, step_turns(s, att.id, len(task.steps)), root / "images")
             datasets.setdefault(oc.dataset_abbr(task.split, task.lib, att.mode), []).append(
                 (task, att.id, entry)
             )
         name = run.name
-    return oc.write(root, name, datasets)
+    if rules.get("best"):
+        print(
+            f"warning: {rules['best']} attempt(s) of run {name} kept their best run (grade rule best); "
+            "OpenCompass re-scores them by its own rule (settling)",
+            file=sys.stderr,
+        )
+    return oc.write(root, name, datasets, {"grade_rules": dict(sorted(rules.items()))})
 
 
 def cmd_export(args) -> int:
@@ -55,8 +67,10 @@ def cmd_export(args) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     n = sum(len(v) for v in manifest["entries"].values())
+    rules = ", ".join(f"{rule} ({k})" for rule, k in manifest["grade_rules"].items()) or "none"
     print(
-        f"exported {n} attempts of run {manifest['run']} to {args.dir} ({len(manifest['datasets'])} datasets)"
+        f"exported {n} attempts of run {manifest['run']} to {args.dir} ({len(manifest['datasets'])} datasets;"
+        f" grade rule: {rules})"
     )
     return 0
 

@@ -3,7 +3,8 @@
     cibench-lab report [RUN ...] [--profile cibench|fair] [--format table|csv|json] [--plot FILE.png]
 
 RUN is a run name or id (default: every run).  Only finished attempts count.
-Every view names the profile it shows.  See docs/grading.md for the weighting,
+Every view names the profile it shows and the grade rule of its attempts (a run or player
+whose attempts used both rules is reported once per rule).  See docs/grading.md for the weighting,
 the E-/O- columns, Avg and the bootstrap confidence intervals.
 """
 
@@ -16,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ..engine.settings import PlaySettings
 from ..grading.leaderboard import Record, leaderboard, run_report
 from ..grading.profile import PROFILES
 from ..grading.summary import METRICS
@@ -45,18 +47,28 @@ def load_records(store: Store, selectors: list[str] | None, profile: str) -> lis
     with store.session() as s:
         runs = find_runs(s, selectors)
         rows = s.execute(
-            select(Attempt.run_id, Attempt.id, Attempt.player, Attempt.mode, Attempt.task_id, StepRow.grade)
+            select(
+                Attempt.run_id,
+                Attempt.id,
+                Attempt.player,
+                Attempt.mode,
+                Attempt.task_id,
+                Attempt.settings,
+                StepRow.grade,
+            )
             .outerjoin(StepRow, StepRow.attempt_id == Attempt.id)
             .where(Attempt.run_id.in_([run.id for run in runs]), Attempt.status == "done")
             .order_by(Attempt.task_id, Attempt.created_at, Attempt.id, StepRow.index)
         ).all()
     by_run: dict[int, dict[str, Record]] = {run.id: {} for run in runs}
     names = {run.id: run.name for run in runs}
-    for run_id, attempt_id, player, mode, task_id, grade in rows:
+    for run_id, attempt_id, player, mode, task_id, settings, grade in rows:
         record = by_run[run_id].get(attempt_id)
         if record is None:
             split, lib, _ = (task_id.split("/") + ["", ""])[:3]
-            record = by_run[run_id][attempt_id] = Record(names[run_id], player, mode, task_id, split, lib, [])
+            rule = PlaySettings.recorded(settings or {}).grade_rule
+            record = Record(names[run_id], player, mode, task_id, split, lib, [], rule)
+            by_run[run_id][attempt_id] = record
         if grade and profile in grade:
             record.grades.append(grade[profile])
     return [record for attempts in by_run.values() for record in attempts.values()]
@@ -87,12 +99,21 @@ def mark_unsandboxed(report: dict[str, Any], counts: dict[str, int]) -> None:
         report["notes"].append(f"run {name}: {n} attempt(s) ran UNSANDBOXED (no kernel sandbox recorded)")
 
 
+def rule_note(records: list[Record]) -> str:
+    """``grade rule: settling`` — or, when attempts used both rules, that they are apart."""
+    rules = sorted({r.grade_rule for r in records})
+    if len(rules) == 1:
+        return f"grade rule: {rules[0]}"
+    return f"grade rules: {', '.join(rules)} (never pooled: a run or player is reported once per rule)"
+
+
 def build(records: list[Record], profile: str) -> dict[str, Any]:
-    runs: dict[str, list[Record]] = {}
+    runs: dict[tuple[str, str], list[Record]] = {}
     for rec in records:
-        runs.setdefault(rec.run, []).append(rec)
+        runs.setdefault((rec.run, rec.grade_rule), []).append(rec)
     general = sum(g["kind"] == "general" for r in records for g in r.grades)
-    notes = [f"profile: {profile}"] + ([GENERAL_NOTE.format(n=general)] if general else [])
+    notes = [f"profile: {profile}", rule_note(records)]
+    notes += [GENERAL_NOTE.format(n=general)] if general else []
     notes.append("95% CIs: percentile bootstrap over tasks (2,000 resamples, seed 0)")
     return {
         "profile": profile,
@@ -119,7 +140,10 @@ def print_table(report: dict[str, Any]) -> None:
         console = Console(width=200)
     for run in report["runs"]:
         mark = f" · UNSANDBOXED ({run['unsandboxed']})" if run.get("unsandboxed") else ""
-        title = f"run {run['run']} · {run['player']} · {run['mode']} · profile {report['profile']}{mark}"
+        title = (
+            f"run {run['run']} · {run['player']} · {run['mode']} · profile {report['profile']}"
+            f" · grade rule {run['grade_rule']}{mark}"
+        )
         t = Table(title=title)
         for col in ("scope", "tasks", *(m.capitalize() for m in METRICS)):
             t.add_column(col, justify="left" if col == "scope" else "right")
@@ -131,8 +155,10 @@ def print_table(report: dict[str, Any]) -> None:
     names = [f"{p}-{m.capitalize()}" for p in ("E", "O") for m in METRICS] + ["Avg"]
     for col in ("player", "tasks", *names):
         board.add_column(col, justify="left" if col == "player" else "right")
+    mixed = len({row["grade_rule"] for row in report["leaderboard"]}) > 1
     for row in report["leaderboard"]:
-        board.add_row(row["player"], str(row["tasks"]), *(_cell(row[n], row["ci"][n]) for n in names))
+        player = f"{row['player']} · {row['grade_rule']}" if mixed else row["player"]
+        board.add_row(player, str(row["tasks"]), *(_cell(row[n], row["ci"][n]) for n in names))
     console.print(board)
     for note in report["notes"]:
         console.print(f"[dim]{note}[/dim]")
@@ -150,17 +176,20 @@ def _scopes(run: dict[str, Any]):
 
 
 def csv_rows(report: dict[str, Any]):
-    """Long format: section, run, player, mode, scope, metric, value, ci_lo, ci_hi."""
-    yield ["profile", "section", "run", "player", "mode", "scope", "metric", "value", "ci_lo", "ci_hi"]
+    """Long format: section, run, player, mode, scope, metric, value, ci_lo, ci_hi, grade_rule."""
+    head = ["profile", "section", "run", "player", "mode", "scope", "metric", "value", "ci_lo", "ci_hi"]
+    yield [*head, "grade_rule"]
     prof = report["profile"]
     for run in report["runs"]:
         for scope, data in _scopes(run):
             for m in METRICS:
                 lo, hi = data.get("ci", {}).get(m, [None, None])
-                yield [prof, "run", run["run"], run["player"], run["mode"], scope, m, data[m], lo, hi]
+                row = [prof, "run", run["run"], run["player"], run["mode"], scope, m, data[m], lo, hi]
+                yield [*row, run["grade_rule"]]
     for row in report["leaderboard"]:
         for name, ci in row["ci"].items():
-            yield [prof, "leaderboard", "", row["player"], "", "all", name, row[name], ci[0], ci[1]]
+            cells = [prof, "leaderboard", "", row["player"], "", "all", name, row[name], ci[0], ci[1]]
+            yield [*cells, row["grade_rule"]]
 
 
 def plot(report: dict[str, Any], path: str) -> None:

@@ -38,17 +38,11 @@ def cmd_run(args) -> int:
     from ..engine.kernel import hide_from_kernels
     from ..engine.lease import RunBusy
     from ..models.judge import VisionJudge
-    from ..players import PlayerContext, make_player
 
     store = Store(args.db)
     store.check_writable()  # a run records every turn: refuse now, in one line, not per task
-    try:
-        options = _model_options(args)
-        config_file = options.pop("config_file", None)
-        ctx = PlayerContext(store=store, model_options=options, config_file=config_file)
-        player = make_player(args.player, ctx)
-    except ValueError as err:  # SpecError, ConfigError and TranscriptError are ValueErrors
-        print(f"error: --player: {str(err).removeprefix('player: ')}", file=sys.stderr)
+    player = _player(args, store)
+    if player is None:
         return 2
     if args.grading_workers < 1:
         print("error: --grading-workers: must be at least 1", file=sys.stderr)
@@ -82,6 +76,20 @@ def cmd_run(args) -> int:
         print(f"transcript: {n} turns -> {args.export_transcript}", file=sys.stderr)
     print(f"leaderboard view (splits, E-/O- columns): cibench-lab report {run_name}", file=sys.stderr)
     return observer.report(run_name)
+
+
+def _player(args, store: Store):
+    """The player ``--player`` names, or None after printing why it cannot be made."""
+    from ..players import PlayerContext, make_player
+
+    try:
+        options = _model_options(args)
+        config_file = options.pop("config_file", None)
+        ctx = PlayerContext(store=store, model_options=options, config_file=config_file)
+        return make_player(args.player, ctx)
+    except ValueError as err:  # SpecError, ConfigError and TranscriptError are ValueErrors
+        print(f"error: --player: {str(err).removeprefix('player: ')}", file=sys.stderr)
+        return None
 
 
 async def _run(attempts, tasks, player, args, run_name: str, observer, judge) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -18,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..grading import TurnOutput, grade_all, summarize
+from ..grading.kept import kept_grades
 from ..grading.profile import PROFILES
 from ..store import Store
 from ..store.tables import Attempt, Base, Event, Participant, StepRow, Turn, utcnow
@@ -25,7 +27,7 @@ from ..tasks.library import TaskLibrary
 from ..tasks.model import Task
 from .errors import BadInput, Conflict, Forbidden, NotFound
 from .settings import PlaySettings
-from .step import settle_rule
+from .step import HUMAN, settle_rule
 
 PROFILE = "cibench"  # what badges, summaries and views show unless the server chooses another
 MODES = ("e2e", "oracle")
@@ -88,12 +90,14 @@ class Attempts:
         self.store = store
         self.library = library
         self.profile = profile
+        self.kernels: Container[str] = ()  # ids of running kernels (the lab's kernel manager)
 
     # ---- creation and lookup -------------------------------------------------
     def create(self, new: NewAttempt) -> str:
         if new.mode not in MODES:
             raise BadInput(f"mode: must be one of {', '.join(MODES)}")
         participant = participant_id(self.store, new.participant)
+        settings = new.settings if new.player == HUMAN else new.settings.for_player()
         with self.store.session() as s:
             row = Attempt(
                 id=uuid.uuid4().hex,
@@ -103,7 +107,7 @@ class Attempts:
                 player=new.player,
                 participant_id=participant,
                 run_id=new.run_id,
-                settings=new.settings.as_dict(),
+                settings=settings.as_dict(),
                 environment=new.environment,
                 workdir=new.workdir,
                 notebook_path=new.notebook_path,
@@ -136,6 +140,8 @@ class Attempts:
                 .where(Participant.name == participant)
                 .order_by(Attempt.created_at.desc())
             )
+            rows = list(s.scalars(q))
+            passed = self._passed(s, [a.id for a in rows if a.status == "done"])
             return [
                 {
                     "id": a.id,
@@ -147,9 +153,29 @@ class Attempts:
                     "n_steps": a.n_steps,
                     "notebook_path": a.notebook_path,
                     "created_at": a.created_at.isoformat() + "Z",
+                    "passed": passed.get(a.id, 0) if a.status == "done" else None,
+                    **self._origin(a.task_id),
                 }
-                for a in s.scalars(q)
+                for a in rows
             ]
+
+    def _passed(self, s: Session, attempt_ids: list[str]) -> dict[str, int]:
+        """Per attempt: its steps whose kept grade passed under the shown profile."""
+        counts: dict[str, int] = {}
+        if not attempt_ids:
+            return counts
+        q = select(StepRow.attempt_id, StepRow.grade).where(StepRow.attempt_id.in_(attempt_ids))
+        for attempt_id, grade in s.execute(q):
+            if ((grade or {}).get(self.profile) or {}).get("passed"):
+                counts[attempt_id] = counts.get(attempt_id, 0) + 1
+        return counts
+
+    def _origin(self, task_id: str) -> dict[str, str]:
+        """The task's language and split (the split from the id when the task is gone)."""
+        task = self.library.tasks.get(task_id)
+        if task is not None:
+            return {"language": task.language, "split": task.split}
+        return {"language": "", "split": task_id.split("/")[0]}
 
     def open_attempt_at(self, notebook_path: str, participant: str) -> str | None:
         """``participant``'s open attempt whose notebook is at ``notebook_path`` (relative to
@@ -237,7 +263,7 @@ class Attempts:
         times = (started_at or utcnow(), finished_at or utcnow())
         self._add_turn(attempt_id, step, len(previous), turn, msg_id, times, meta or {}, grades)
         result = {"step": step, "turn": len(previous), "grade": grades[self.profile], "settled": None}
-        outcome = settle_rule(row.player, PlaySettings(**row.settings), turn, len(previous) + 1)
+        outcome = settle_rule(row.player, PlaySettings.recorded(row.settings), turn, len(previous) + 1)
         if outcome:
             result["settled"] = self.settle(attempt_id, step, outcome)
         return result
@@ -288,8 +314,7 @@ class Attempts:
         """Close the step with the grade its turns earned; open the next or finish."""
         row, task = self.load(attempt_id)
         self.check_open(row, step)
-        turns = self.turns(attempt_id, step)
-        grades = turns[-1].grade if turns else grade_all(task.steps[step], [])
+        grades = self.kept(row, task, step)
         now = utcnow()
         with self.store.session() as s:
             srow = s.scalar(select(StepRow).where(StepRow.attempt_id == attempt_id, StepRow.index == step))
@@ -311,6 +336,14 @@ class Attempts:
             "oracle_code": task.steps[step].code if row.mode == "oracle" else None,
             "next_step": step + 1 if step + 1 < row.n_steps else None,
         }
+
+    def kept(self, row: Attempt, task: Task, step: int) -> dict[str, dict[str, Any]]:
+        """The step's grade under every profile by the attempt's grade rule, each with the
+        ``kept_turn`` it comes from (None: no turn, graded as no answer)."""
+        turns = self.turns(row.id, step)
+        if not turns:
+            return {p: {**g, "kept_turn": None} for p, g in grade_all(task.steps[step], []).items()}
+        return kept_grades([t.grade for t in turns], PlaySettings.recorded(row.settings).grade_rule)
 
     def _finish(self, attempt_id: str) -> None:
         with self.store.session() as s:

@@ -348,6 +348,6 @@ def settle_pending(attempts: Attempts, attempt_id: str) -> None:
     turns = attempts.turns(attempt_id, row.current_step)
     if not turns:
         return
-    outcome = settle_rule(row.player, PlaySettings(**row.settings), turn_output(turns[-1]), len(turns))
+    outcome = settle_rule(row.player, PlaySettings.recorded(row.settings), turn_output(turns[-1]), len(turns))
     if outcome:
         attempts.settle(attempt_id, row.current_step, outcome)

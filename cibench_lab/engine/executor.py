@@ -25,7 +25,13 @@ INTERRUPT_GRACE = 10.0
 
 
 async def execute(
-    kc, km, code: str, timeout: float, silence: float | None = None, grace: float | None = None
+    kc,
+    km,
+    code: str,
+    timeout: float,
+    silence: float | None = None,
+    grace: float | None = None,
+    store_history: bool = True,
 ) -> Execution:
     """Run ``code`` through client ``kc`` and collect its IOPub messages until idle.
 
@@ -33,9 +39,10 @@ async def execute(
     IOPub message when given) the kernel is interrupted and the turn recorded as
     ``timeout``, ``stopped="interrupted"`` when it went idle within ``grace``
     seconds (default ``INTERRUPT_GRACE``) — else the kernel is still busy and
-    ``stopped`` unset; a kernel that dies mid-turn gives status ``dead``.
+    ``stopped`` unset; a kernel that dies mid-turn gives status ``dead``.  ``store_history``
+    False: hidden work, not counted in the kernel's execution count.
     """
-    msg_id = kc.execute(code, store_history=True, allow_stdin=False)
+    msg_id = kc.execute(code, store_history=store_history, allow_stdin=False)
     ex = Execution(msg_id=msg_id)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

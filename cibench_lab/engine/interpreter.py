@@ -11,24 +11,33 @@ chosen once per process (:func:`kernel_python`):
 3. else the server's own Python (said in one line by :func:`kernel_python_note`).
 
 What that interpreter holds is asked of the interpreter itself, in a subprocess
-(:func:`describe`, cached per path): its prefixes (the sandbox binds them), its
-version and its packages (each attempt records them).
+(:func:`describe`): its prefixes (the sandbox binds them), its version and its
+packages (each attempt records them).  It is asked in a kernel's environment
+(:func:`probe_env`: the kernelspec's variables and the locale, none of the
+server's), and the answer is kept on disk (:func:`cache_dir`, in the Jupyter data
+folder, which no sandboxed kernel can write) until the interpreter file, the
+folders its packages are found in or its constraints stamp change: every kernel
+start asks (the launcher is a new process each time), and asking costs a Python
+start-up and a scan of its packages.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 PYTHON_VAR = "CIBENCH_LAB_KERNEL_PYTHON"
 KERNEL_ENV = "kernel"  # the kernel environment's folder inside the server's environment
 STAMP = "cibench-lab-kernel-env.sha256"  # written by scripts/kernel-env: what the env was installed from
+FACTS = ("version", "prefix", "dirs", "packages", "paths")  # what the probe prints
+CACHE_FORMAT = 1  # of a cached answer (a file of another format is asked again)
+SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
 
 _PROBE = """\
 import json, os, sys
@@ -45,6 +54,7 @@ print(json.dumps({
     'dirs': [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
              os.path.dirname(os.path.dirname(real))],
     'packages': packages,
+    'paths': [p for p in sys.path if os.path.isdir(p)],
 }))
 """
 
@@ -105,26 +115,129 @@ def kernel_python_note(executable: str, prefix: str | Path | None = None) -> str
     )
 
 
-@lru_cache(maxsize=8)
-def describe(executable: str) -> Interpreter:
-    """Ask ``executable`` what it is (cached per path for this process)."""
+def describe(executable: str, cache: Path | None = None) -> Interpreter:
+    """Ask ``executable`` what it is, or read its answer from ``cache`` (default :func:`cache_dir`)
+    while what the answer depends on is unchanged."""
+    folder = cache_dir() if cache is None else cache
+    kept = _cached(folder, executable)
+    if kept is not None:
+        try:
+            return _interpreter(executable, kept)
+        except (KeyError, TypeError, ValueError):  # a file that only looks like an answer
+            pass
+    facts = _probe(executable)
+    _store(folder, executable, facts)
+    return _interpreter(executable, facts)
+
+
+def _interpreter(executable: str, facts: dict) -> Interpreter:
+    return Interpreter(
+        executable=executable,
+        version=str(facts["version"]),
+        prefix=Path(facts["prefix"]),
+        dirs=tuple(Path(d) for d in facts["dirs"]),
+        packages=dict(facts["packages"]),
+    )
+
+
+def _probe(executable: str) -> dict:
     try:
         done = subprocess.run(
-            [executable, "-I", "-c", _PROBE], capture_output=True, text=True, timeout=120, check=False
+            [executable, "-I", "-c", _PROBE],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            env=probe_env(executable),
         )
     except (OSError, subprocess.TimeoutExpired) as err:
         raise KernelPythonError(f"the kernel Python {executable} does not run: {err}") from None
     if done.returncode != 0:
         why = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
         raise KernelPythonError(f"the kernel Python {executable} does not run: {why}")
-    facts = json.loads(done.stdout)
-    return Interpreter(
-        executable=executable,
-        version=facts["version"],
-        prefix=Path(facts["prefix"]),
-        dirs=tuple(Path(d) for d in facts["dirs"]),
-        packages=dict(facts["packages"]),
-    )
+    try:
+        facts = json.loads(done.stdout)
+    except ValueError:
+        facts = None
+    if not isinstance(facts, dict) or any(k not in facts for k in FACTS):
+        raise KernelPythonError(
+            f"the kernel Python {executable} did not say what it is: {done.stdout[:200]!r}"
+        )
+    return facts
+
+
+def probe_env(executable: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment ``executable`` is asked in: what the kernelspec gives a kernel (its
+    variables, the locale) and that interpreter's ``bin`` first on ``PATH``; nothing else of the
+    server's environment (``environ``, default this process's), so no secret."""
+    from .kernel import KERNEL_ENV
+    from .kernel_launch import kernel_env
+    from .sandbox import PASS_ENV
+
+    source = kernel_env(dict(os.environ if environ is None else environ))
+    env = {k: v for k, v in source.items() if k in PASS_ENV or k.startswith("LC_")}
+    env.update(KERNEL_ENV)
+    env["PATH"] = os.pathsep.join([os.path.dirname(executable), *SYSTEM_PATH])
+    return env
+
+
+def cache_dir() -> Path:
+    """Where interpreters' answers are kept: the Jupyter data folder (hidden from sandboxes)."""
+    from jupyter_core.paths import jupyter_data_dir
+
+    return Path(jupyter_data_dir()) / "cibench-lab" / "interpreters"
+
+
+def _cache_file(folder: Path, executable: str) -> Path:
+    return folder / f"{hashlib.sha256(executable.encode()).hexdigest()[:32]}.json"
+
+
+def _stamp(executable: str, prefix: str, paths: Iterable[str]) -> dict[str, list[int] | None]:
+    """What an answer depends on, by modification time, size and inode: the interpreter (the
+    link and the file it names), the constraints stamp and the folders its packages are in (a
+    venv's ``python`` links to the base interpreter, unchanged by an install; the folders change)."""
+    watched = [executable, os.path.realpath(executable), os.path.join(prefix, STAMP), *paths]
+    return {path: _stat(path) for path in dict.fromkeys(watched)}
+
+
+def _stat(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size, st.st_ino]
+
+
+def _cached(folder: Path, executable: str) -> dict | None:
+    """The answer kept for ``executable`` while still true; None when there is none, it is stale,
+    or the file cannot be read or is not one (it is asked again and rewritten)."""
+    try:
+        kept = json.loads(_cache_file(folder, executable).read_text(encoding="utf-8"))
+        facts = kept["facts"]
+        fresh = _stamp(executable, facts["prefix"], facts["paths"])
+        valid = kept["format"] == CACHE_FORMAT and kept["executable"] == executable
+        return facts if valid and kept["stamp"] == fresh else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _store(folder: Path, executable: str, facts: dict) -> None:
+    """Keep ``facts`` (atomically: a concurrent reader sees the old file or the new); a folder
+    that cannot be written only means asking again next time."""
+    kept = {
+        "format": CACHE_FORMAT,
+        "executable": executable,
+        "stamp": _stamp(executable, facts["prefix"], facts["paths"]),
+        "facts": facts,
+    }
+    target = _cache_file(folder, executable)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(kept), encoding="utf-8")
+        os.replace(tmp, target)
+    except OSError:
+        tmp.unlink(missing_ok=True)
 
 
 def check_kernel_python() -> str | None:

@@ -8,8 +8,10 @@ restart) and hands the driver each turn as its own IOPub capture read it
 
 A turn over ``turn_timeout`` is stopped: the kernel is interrupted and, if still
 busy after ``interrupt_grace``, restarted; a kernel that dies is noticed by the
-kernel manager's restarter.  Either way the restart path restores the attempt's
-state, and the turn's answer waits for it, so the next run can be graded.
+kernel manager's restarter (:mod:`.interrupt`).  Either way the restart path restores
+the attempt's state, and the turn's answer waits for it, so the next run can be graded.
+Hidden work runs through :mod:`.hidden`; a finished attempt's kernel and an idle one are
+stopped by :mod:`.cull`.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ import datetime as dt
 import logging
 import shutil
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,15 +34,19 @@ from ..players.transcript import replayable
 from ..tasks.model import Task
 from .attempt import Attempts, NewAttempt
 from .capture import Captures
+from .cull import Culler, check_cull, previous_stop, session_of
 from .driver import StepDriver
 from .environment import attempt_environment
-from .errors import BadInput, Conflict, Unavailable, Unwritable
+from .errors import BadInput, Conflict, Unavailable
 from .execution import Execution
-from .executor import execute
+from .hidden import language_info, run_hidden
+from .interrupt import stop_turn
 from .kernel import KERNEL_NAME, start_code
 from .oracle import referenced_steps
-from .settings import PlaySettings
-from .workspace import copy_data, unwritable, write_notebook
+from .settings import PlaySettings, attempt_settings
+from .step import HUMAN
+from .workspace import copy_data, notebook_name, sign_notebook, write_notebook, written
+from .worktime import record_activity
 
 log = logging.getLogger(__name__)
 RESTORE_WAIT = 60.0  # seconds a turn whose kernel was replaced waits for the state's restore
@@ -56,6 +61,7 @@ class LabConfig:
     lock_settings: bool  # when True, a browser cannot override them
     participant: str = ""  # whose attempts this server plays (the handlers' participant)
     interrupt_grace: float = 10.0  # seconds an interrupted turn may take to stop before a restart
+    kernel_idle_cull: float = 1800.0  # seconds an attempt's kernel may idle before it is stopped (0: never)
 
 
 @dataclass
@@ -84,11 +90,16 @@ class LabPlay:
         self.prepared: dict[str, str] = {}  # kernel_id -> attempt id whose state it holds
         self.locks: dict[str, asyncio.Lock] = {}
         self.prepared_at: dict[str, float] = {}  # when the kernel's state was last restored
+        self.reports: dict[str, int] = {}  # kernel_id -> turn reports being graded
         self.background: set[asyncio.Future] = set()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cibench-engine")
         self.player_context = PlayerContext(registry or ModelRegistry(), attempts.store, config.root_dir)
         self.players: dict[str, Player] = {}  # by spec, built once
         self.driver = StepDriver(attempts, self.player, self.call, self.grader)
+        attempts.kernels = serverapp.kernel_manager  # the view says whether an attempt's kernel runs
+        self.culler = Culler(
+            serverapp, attempts, self.call, config.kernel_idle_cull, self.prepared, self._busy
+        )
 
     async def call(self, fn, *args, **kwargs):
         """Run an engine transition (DB + grading) off the event loop, one at a time."""
@@ -96,6 +107,11 @@ class LabPlay:
         return await loop.run_in_executor(self.pool, lambda: fn(*args, **kwargs))
 
     # ---- kernels ---------------------------------------------------------------
+    def _busy(self, kernel_id: str) -> bool:
+        """A restore or a turn report is in flight on the kernel: it is not idle."""
+        lock = self.locks.get(kernel_id)
+        return (lock is not None and lock.locked()) or self.reports.get(kernel_id, 0) > 0
+
     def on_kernel_action(self, action: str, kernel_id: str | None) -> None:
         if not kernel_id:
             return
@@ -125,7 +141,8 @@ class LabPlay:
         Only this server's participant's attempts: another server on the same database has
         its own root, where the same relative path is someone else's notebook."""
         who = self.config.participant
-        path = await self._session_path(kernel_id)
+        session = await session_of(self.app.session_manager, kernel_id, tries=100)
+        path = session.get("path") if session else None
         attempt_id = path and await self.call(self.attempts.open_attempt_at, path, who)
         if attempt_id:
             try:
@@ -133,38 +150,16 @@ class LabPlay:
             except Exception:
                 log.exception("cibench-lab: restoring attempt %s on kernel %s failed", attempt_id, kernel_id)
 
-    async def _session_path(self, kernel_id: str, tries: int = 100) -> str | None:
-        for _ in range(tries):  # the session row is written just after its kernel starts
-            for session in await self.app.session_manager.list_sessions():
-                if (session.get("kernel") or {}).get("id") == kernel_id:
-                    return session.get("path")
-            await asyncio.sleep(0.05)
-        return None
-
-    async def _run_hidden(self, kernel_id: str, codes: list[str]) -> list[TurnOutput]:
-        kernel = self.app.kernel_manager.get_kernel(kernel_id)
-        kc = kernel.client(session=_own_session(kernel.session))
-        kc.start_channels()
-        ran = []
-        try:
-            await kc.wait_for_ready(timeout=60)
-            for code in codes:
-                ex = await execute(kc, kernel, code, self.config.turn_timeout)
-                if ex.error:
-                    last = ex.outputs[-1:] if ex.outputs else ex.status
-                    log.warning("cibench-lab: hidden code failed on kernel %s: %s", kernel_id, last)
-                ran.append(TurnOutput(code, ex.outputs, ex.error, ex.status))
-        finally:
-            kc.stop_channels()
-        return ran
-
-    async def _restore(self, attempt_id: str, kernel_id: str, task: Task) -> int:
+    async def _restore(self, attempt_id: str, kernel_id: str, task: Task, player: str) -> int:
         """Run the start code (with ``task``'s rendering) and the attempt's state on a new kernel;
-        oracle: record the references no oracle report covered, from what this kernel printed."""
+        oracle: record the references no oracle report covered, from what this kernel printed.
+        Counted in the kernel's history for a player only (``hidden.run_hidden``)."""
         start = start_code(task.rendering.rendering)
 
         async def run(codes: list[str]) -> list[TurnOutput]:
-            return (await self._run_hidden(kernel_id, [start, *codes]))[1:]
+            km, timeout = self.app.kernel_manager, self.config.turn_timeout
+            counted = player != HUMAN
+            return (await run_hidden(km, kernel_id, [start, *codes], timeout, counted))[1:]
 
         return await self.driver.restore(attempt_id, run, source="restore", kernel_id=kernel_id)
 
@@ -192,11 +187,12 @@ class LabPlay:
             task = self.attempts.library.get(task_id)
         except KeyError as err:
             raise BadInput(str(err.args[0])) from None
-        settings = PlaySettings.merge(self.config.settings, None if self.config.lock_settings else overrides)
         try:
             spec = await self.call(spec_of_choice, player, task.id, self.player_context)
         except SpecError as err:
             raise BadInput(str(err)) from None
+        settings = attempt_settings(self.config.settings, overrides, spec == HUMAN, self.config.lock_settings)
+        check_cull(self.config.kernel_idle_cull, settings.pause_after)
         new = NewAttempt(
             task=task,
             mode=mode,
@@ -215,23 +211,22 @@ class LabPlay:
         return attempt_id
 
     async def _open(self, opening: _Opening, task: Task, mode: str, spec: str, participant: str) -> None:
-        """The new attempt's folder, notebook, session and kernel."""
+        """The new attempt's folder, session and kernel, then its notebook."""
         rel, folder = opening.rel, self.config.root_dir / opening.rel
-        nb_rel = (rel / f"{task.stem}.ipynb").as_posix()
-        try:
-            await asyncio.to_thread(copy_data, task, folder)
-            await asyncio.to_thread(
-                write_notebook, task, opening.attempt_id, mode, folder / f"{task.stem}.ipynb", spec
-            )
-        except OSError as err:
-            what = f"the attempt folder {rel.as_posix()}"
-            raise Unwritable(unwritable(err, what, "CIBenchLabApp.attempts_dir")) from None
+        name = notebook_name(task)
+        nb_rel = (rel / name).as_posix()
+        await written(rel, asyncio.to_thread(copy_data, task, folder))
         await self.call(self.attempts.paths, opening.attempt_id, str(folder), nb_rel)
         session = await self.app.session_manager.create_session(
-            path=nb_rel, name=f"{task.stem}.ipynb", type="notebook", kernel_name=KERNEL_NAME
+            path=nb_rel, name=name, type="notebook", kernel_name=KERNEL_NAME
         )
-        opening.session_id = session["id"]
-        await self.bind(opening.attempt_id, session["kernel"]["id"], participant)
+        opening.session_id, kernel_id = session["id"], session["kernel"]["id"]
+        await self.bind(opening.attempt_id, kernel_id, participant)
+        # as JupyterLab records it (its kernel's language_info) and trusted: it opens clean
+        language = await language_info(self.app.kernel_manager, kernel_id)
+        nb, aid = folder / name, opening.attempt_id
+        await written(rel, asyncio.to_thread(write_notebook, task, aid, mode, nb, spec, language))
+        sign_notebook(self.app.contents_manager.notary, nb)
 
     async def _abandon(self, opening: _Opening) -> None:
         """Undo a start that failed — its session, folder and row — so no orphan attempt stays."""
@@ -256,12 +251,14 @@ class LabPlay:
         restored = 0
         async with self.locks.setdefault(kernel_id, asyncio.Lock()):  # one restore per kernel
             if self.prepared.get(kernel_id) != attempt_id:
-                restored = await self._restore(attempt_id, kernel_id, task)
+                restored = await self._restore(attempt_id, kernel_id, task, row.player)
                 self.prepared[kernel_id] = attempt_id
                 self.prepared_at[kernel_id] = time.time()
         if row.kernel_id != kernel_id:
             await self.call(self.attempts.set_kernel, attempt_id, kernel_id)
-        return {"kernel_id": kernel_id, "restored_cells": restored}
+        self.culler.start()
+        stopped = await self.call(previous_stop, self.attempts, attempt_id, kernel_id)
+        return {"kernel_id": kernel_id, "restored_cells": restored, "previous_stop": stopped}
 
     async def turn(
         self, attempt_id: str, step: Any, kernel_id: Any, msg_id: Any, participant: str
@@ -277,6 +274,15 @@ class LabPlay:
         if kernel_id != row.kernel_id or self.prepared.get(kernel_id) != attempt_id:
             raise Conflict(f"kernel {kernel_id} is not this attempt's kernel")
         Attempts.check_open(row, step)
+        self.reports[kernel_id] = self.reports.get(kernel_id, 0) + 1
+        try:
+            result = await self._graded(attempt_id, step, kernel_id, msg_id)
+        finally:
+            self.reports[kernel_id] -= 1
+        self.culler.after(attempt_id, kernel_id, result["next"])
+        return result
+
+    async def _graded(self, attempt_id: str, step: int, kernel_id: str, msg_id: str) -> dict[str, Any]:
         ex = await self._captured(attempt_id, step, kernel_id, msg_id)
         started, finished = ex.times()
         turn = TurnOutput(ex.code or "", ex.outputs, ex.error, ex.status)
@@ -299,30 +305,8 @@ class LabPlay:
         if not await ex.wait(self.config.turn_timeout):
             if ex.code is None and not ex.outputs:
                 raise BadInput(f"msg_id: kernel {kernel_id} published nothing for {msg_id}")
-            await self._stop(kernel_id, ex)
+            await stop_turn(self.app.kernel_manager, kernel_id, ex, self.config.interrupt_grace)
         return ex  # dead: perhaps with no code (a kernel killed at once may not publish its input)
-
-    async def _stop(self, kernel_id: str, ex: Execution) -> None:
-        """A turn over ``turn_timeout``: interrupt the kernel; restart one still busy after
-        ``interrupt_grace`` (the restart path restores its state)."""
-        km = self.app.kernel_manager
-        log.info("cibench-lab: a turn on kernel %s timed out; interrupting it", kernel_id)
-        try:
-            await km.interrupt_kernel(kernel_id)
-        except Exception:  # gone meanwhile: the restarter tells the capture
-            log.warning("cibench-lab: interrupting kernel %s failed", kernel_id, exc_info=True)
-        if await ex.wait(self.config.interrupt_grace):
-            if ex.status != "dead":
-                ex.timed_out("interrupted")
-            return
-        log.warning("cibench-lab: kernel %s ignored the interrupt; restarting it", kernel_id)
-        try:
-            await km.restart_kernel(kernel_id, now=True)
-        except Exception:
-            log.exception("cibench-lab: restarting kernel %s failed", kernel_id)
-            ex.timed_out(None)
-        else:
-            ex.timed_out("restarted")
 
     async def _until_restored(self, attempt_id: str, kernel_id: str, since: float) -> bool:
         """Wait (up to ``RESTORE_WAIT``) until the kernel holds the attempt's state again,
@@ -337,15 +321,30 @@ class LabPlay:
 
     async def settle(self, attempt_id: str, step: Any, outcome: str, participant: str) -> dict:
         _check_step(step)
-        return await self.driver.settle(attempt_id, step, outcome, participant)
+        settled = await self.driver.settle(attempt_id, step, outcome, participant)
+        await self._finished(attempt_id, settled["next"])
+        return settled
+
+    async def _finished(self, attempt_id: str, nxt: dict[str, Any]) -> None:
+        """The answer says the attempt is done: stop its kernel."""
+        if nxt.get("do") == "done":
+            row, _ = await self.call(self.attempts.load, attempt_id)
+            self.culler.after(attempt_id, row.kernel_id, nxt)
+
+    async def activity(self, attempt_id: str, step: Any, participant: str) -> dict[str, Any]:
+        """The person edited the open step: an ``activity`` event; the step's working time so far."""
+        _check_step(step)
+        return await self.call(record_activity, self.attempts, attempt_id, step, participant)
 
     async def propose(self, attempt_id: str, step: Any, participant: str) -> dict[str, Any]:
         """Play step: the attached player's next turn, for the browser to run in the cell."""
         _check_step(step)
         try:
-            return await self.driver.propose(attempt_id, step, participant)
+            out = await self.driver.propose(attempt_id, step, participant)
         except PlayerError as err:
             raise Unavailable(f"the model endpoint failed: {err}") from None
+        await self._finished(attempt_id, out["next"])
+        return out
 
     async def stop(self, attempt_id: str, participant: str) -> bool:
         await self.call(self.attempts.load, attempt_id, participant)
@@ -373,6 +372,7 @@ class LabPlay:
         return await self.driver.reference(attempt_id, step, ref, "notebook")
 
     async def close(self) -> None:
+        await self.culler.close()
         await self.driver.close()
         for player in self.players.values():
             closer = getattr(player, "aclose", None)
@@ -385,15 +385,6 @@ class LabPlay:
             self.captures.shutdown(kid)
         self.pool.shutdown(wait=False)
         self.grader.close()
-
-
-def _own_session(session: Any) -> Any:
-    """The kernel manager's session under an id of its own: a kernel's shell answers a client
-    by its identity (the session id), and of two clients connected under one id only one
-    is answered (e.g. after a restart, another client of the same session reconnects first)."""
-    own = session.clone()
-    own.session = str(uuid.uuid4())
-    return own
 
 
 def _check_step(step: Any) -> None:

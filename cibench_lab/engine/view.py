@@ -12,11 +12,16 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from ..grading.criterion import criterion
+from ..grading.fair import first_image
+from ..grading.kept import kept_turn
 from ..store.tables import Attempt, StepRow, Turn
-from ..tasks.model import Task
+from ..tasks.model import Step, Task
 from .attempt import Attempts
+from .cull import kernel_state
 from .settings import PlaySettings
 from .step import next_action
+from .worktime import step_working_seconds
 
 
 def grades_visible(status: str, show_grades: bool) -> bool:
@@ -34,8 +39,39 @@ def _revealed(row: Attempt, settings: PlaySettings, settled: bool) -> bool:
     return settings.reveal == "after-task" and row.status == "done"
 
 
+def _kept(
+    srow: StepRow, n_turns: int, open_grades: list[dict | None], settings: PlaySettings, profile: str
+) -> tuple[dict | None, int | None]:
+    """(the step's grade under ``profile``, the turn it was kept from): a settled step's as
+    stored (rows from before kept_turn kept the last turn), the open step's so far."""
+    if srow.settled_at is not None:
+        grade = (srow.grade or {}).get(profile)
+        if grade is None:
+            return None, None
+        return grade, grade.get("kept_turn", n_turns - 1 if n_turns else None)
+    k = kept_turn(open_grades, settings.grade_rule)
+    return (None, None) if k is None else (open_grades[k], k)
+
+
+def reference_view(step: Step) -> dict[str, Any]:
+    """A settled step's reference as the reveal policy shows it (vis: its plot too)."""
+    image = first_image(list(step.outputs)) if step.kind == "vis" else None
+    return {
+        "code": step.code,
+        "thought": step.thought,
+        "output": step.reference.summary(),
+        "image": image,
+    }
+
+
 def _step_view(
-    row: Attempt, task: Task, srow: StepRow, n_turns: int, last_grade, settings, profile: str
+    row: Attempt,
+    task: Task,
+    srow: StepRow,
+    n_turns: int,
+    open_grades: list[dict | None],
+    settings: PlaySettings,
+    profile: str,
 ) -> dict:
     step = task.steps[srow.index]
     settled = srow.settled_at is not None
@@ -49,20 +85,22 @@ def _step_view(
         "settled": settled,
         "grade": None,
         "seconds": None,
+        "kept_turn": None,
+        "criterion": criterion(profile, step.kind, task.language),
     }
     if srow.settled_at is not None:
         view["seconds"] = round((srow.settled_at - srow.opened_at).total_seconds(), 1)
-    grade = (srow.grade or {}).get(profile) if settled else last_grade
+    grade, kept = _kept(srow, n_turns, open_grades, settings, profile)
     if grade is not None and grades_visible(row.status, settings.show_grades):
-        view["grade"] = grade
+        view["grade"], view["kept_turn"] = grade, kept
     if _revealed(row, settings, settled):
-        view["reference"] = {"code": step.code, "thought": step.thought, "output": step.reference.summary()}
+        view["reference"] = reference_view(step)
     return view
 
 
 def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -> dict[str, Any]:
     row, task = attempts.load(attempt_id, participant)
-    settings = PlaySettings(**row.settings)
+    settings = PlaySettings.recorded(row.settings)
     with attempts.store.session() as s:
         srows = s.scalars(select(StepRow).where(StepRow.attempt_id == row.id).order_by(StepRow.index)).all()
         counts = dict(
@@ -70,17 +108,22 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
                 select(Turn.step, func.count()).where(Turn.attempt_id == row.id).group_by(Turn.step)
             ).all()
         )
-        last = s.scalar(
-            select(Turn)
-            .where(Turn.attempt_id == row.id, Turn.step == row.current_step)
-            .order_by(Turn.number.desc())
-            .limit(1)
-        )
         profile = attempts.profile
-        last_grade = last.grade.get(profile) if last is not None else None
-        steps = [
-            _step_view(row, task, r, counts.get(r.index, 0), last_grade, settings, profile) for r in srows
+        open_grades = [
+            (g or {}).get(profile)
+            for g in s.scalars(
+                select(Turn.grade)
+                .where(Turn.attempt_id == row.id, Turn.step == row.current_step)
+                .order_by(Turn.number)
+            )
         ]
+        steps = [
+            _step_view(row, task, r, counts.get(r.index, 0), open_grades, settings, profile) for r in srows
+        ]
+        worked = step_working_seconds(s, row.id, srows, settings.pause_after)
+        kernel = kernel_state(s, row, attempts.kernels)
+        for view in steps:
+            view["working_seconds"] = worked[view["index"]]
     return {
         "id": row.id,
         "task_id": row.task_id,
@@ -98,9 +141,11 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
         "profile": profile,
         "steps": steps,
         "summary": (row.summary or {}).get(profile) if row.status == "done" else None,
+        "summaries": dict(row.summary or {}) if row.status == "done" else None,
         "next": next_action(row),
         "created_at": row.created_at.isoformat() + "Z",
         "sandbox": (row.environment or {}).get("sandbox"),
+        **kernel,
     }
 
 
@@ -133,7 +178,7 @@ def turns_view(attempts: Attempts, attempt_id: str, participant: str | None) -> 
     """Every recorded turn of an attempt: the player's code and, for attached players, the
     prompt, raw reply, tokens and latency (the debugging view of a model's play)."""
     row, _ = attempts.load(attempt_id, participant)
-    settings = PlaySettings(**row.settings)
+    settings = PlaySettings.recorded(row.settings)
     show = grades_visible(row.status, settings.show_grades)
     with attempts.store.session() as s:
         turns = s.scalars(

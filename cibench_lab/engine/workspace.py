@@ -13,12 +13,15 @@ import logging
 import os
 import shutil
 import tempfile
+from collections.abc import Awaitable
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from ..tasks.model import Step, Task
+from .errors import Unwritable
 from .kernel import KERNEL_NAME
 
 NB_KEY = "cibench_lab_attempt"  # notebook metadata naming the attempt
@@ -36,6 +39,16 @@ def unwritable(err: OSError, what: str, setting: str) -> str:
     else:
         fix = f"make it writable or set {setting} to a writable folder"
     return f"cannot write {what}: {reason}; {fix}"
+
+
+async def written(rel: Path, work: Awaitable[Any]) -> None:
+    """Await file work in the attempt folder ``rel`` (relative to the server root); a folder that
+    cannot be written is :class:`.errors.Unwritable`, in one line."""
+    try:
+        await work
+    except OSError as err:
+        what = f"the attempt folder {rel.as_posix()}"
+        raise Unwritable(unwritable(err, what, "CIBenchLabApp.attempts_dir")) from None
 
 
 def check_writable(folder: Path) -> None:
@@ -105,8 +118,34 @@ def step_cells(step: Step, n_steps: int) -> list:
     ]
 
 
-def write_notebook(task: Task, attempt_id: str, mode: str, path: Path, player: str = "human") -> None:
-    """The attempt's notebook: title cell, the first instruction and an empty answer cell."""
+#: A split's word for a language, left out of a notebook's name when the language says it.
+_LANGUAGE_WORD = {"zh": "chinese", "en": "english"}
+
+
+def notebook_name(task: Task) -> str:
+    """The attempt notebook's file name, which the lab's tab shows: the task's stem, its split and
+    language, so same-named tasks of two splits or languages differ
+    (``tips.template-en.ipynb``, ``tips.template-zh.ipynb``, ``tips.generation-en.ipynb``)."""
+    split = task.split.removeprefix("cibench_")
+    word = _LANGUAGE_WORD.get(task.language)
+    if word:
+        split = split.removesuffix(f"_{word}")
+    return f"{task.stem}.{split}-{task.language}.ipynb"
+
+
+def sign_notebook(notary: Any, path: Path) -> None:
+    """Trust the notebook the server wrote: its signature in ``notary``'s store (the server's
+    contents manager's, so JupyterLab opens it trusted). Call it on the thread that made the
+    notary: its SQLite store is bound to that thread."""
+    notary.sign(nbformat.read(str(path), as_version=4))
+
+
+def write_notebook(
+    task: Task, attempt_id: str, mode: str, path: Path, player: str = "human", language: dict | None = None
+) -> None:
+    """The attempt's notebook: title cell, the first instruction and an empty answer cell.
+    ``language``: the kernel's ``language_info``, as JupyterLab would record it (so that opening
+    the notebook changes nothing: it is not dirty)."""
     mode_name = "end-to-end" if mode == "e2e" else "oracle"
     how = (
         "run each step's cell to have it graded; use the CIBench panel for Next step"
@@ -124,7 +163,7 @@ def write_notebook(task: Task, attempt_id: str, mode: str, path: Path, player: s
         "display_name": "Python 3 (CIBench)",
         "language": "python",
     }
-    nb.metadata["language_info"] = {"name": "python"}
+    nb.metadata["language_info"] = language or {"name": "python"}
     nb.metadata[NB_KEY] = {"attempt_id": attempt_id, "task_id": task.id, "mode": mode}
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, str(path))

@@ -14,6 +14,8 @@
   values present (CIBench's paper; OpenCompass has no such column).
 * 95% CIs: percentile bootstrap over tasks (a task's steps stay together), 2,000
   resamples, seed 0; leaderboard rows resample tasks jointly over both modes.
+* Grade rules (``best`` | ``settling``, recorded with each attempt) are never pooled: a
+  leaderboard row is one player under one rule, and each run report names its rule.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class Record:
     split: str
     lib: str
     grades: list[dict[str, Any]] = field(default_factory=list)
+    grade_rule: str = "settling"  # how each step's grade was kept (engine/settings.py)
 
 
 def task_matrix(records: list[Record]) -> tuple[np.ndarray, np.ndarray]:
@@ -143,16 +146,16 @@ def run_report(records: list[Record]) -> dict[str, Any]:
         total["official_counts"] = official_counts(split, libs)
         splits[split] = {"total": total, "libs": libs}
     first = records[0] if records else Record("", "", "", "", "", "")
-    return {"run": first.run, "player": first.player, "mode": first.mode,
+    return {"run": first.run, "player": first.player, "mode": first.mode, "grade_rule": first.grade_rule,
             "overall": metrics_with_ci(records), "splits": splits}  # fmt: skip
 
 
 def leaderboard(records: Iterable[Record]) -> list[dict[str, Any]]:
-    """One row per player: E-/O- metrics, Avg, and their bootstrap CIs."""
-    by_player: dict[str, list[Record]] = defaultdict(list)
+    """One row per player and grade rule: E-/O- metrics, Avg, and their bootstrap CIs."""
+    by_player: dict[tuple[str, str], list[Record]] = defaultdict(list)
     for rec in records:
-        by_player[rec.player].append(rec)
-    return [_row(player, recs) for player, recs in sorted(by_player.items())]
+        by_player[rec.player, rec.grade_rule].append(rec)
+    return [{**_row(player, recs), "grade_rule": rule} for (player, rule), recs in sorted(by_player.items())]
 
 
 def _row(player: str, records: list[Record]) -> dict[str, Any]:

@@ -78,9 +78,15 @@ def prediction(task, steps_turns: list[list[TurnOutput]], images_dir: Path) -> d
     return entry
 
 
-def write(root: Path, run: str, datasets: dict[str, list[tuple[Any, str, dict]]]) -> dict[str, Any]:
-    """Write prediction files + manifest; ``datasets`` maps abbr -> [(task, attempt id, entry)]."""
-    manifest: dict[str, Any] = {"run": run, "datasets": {}, "entries": {}}
+def write(
+    root: Path,
+    run: str,
+    datasets: dict[str, list[tuple[Any, str, dict]]],
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Write prediction files + manifest; ``datasets`` maps abbr -> [(task, attempt id, entry)];
+    ``extra``: more manifest fields (what the exporter says of the run)."""
+    manifest: dict[str, Any] = {"run": run, **(extra or {}), "datasets": {}, "entries": {}}
     for abbr, items in sorted(datasets.items()):
         items = sorted(items, key=lambda it: it[0].path.name)  # the loader's sorted order
         task0 = items[0][0]

@@ -24,7 +24,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -32,6 +32,7 @@ from ..tasks.model import Step
 from .judge import Judge, Verdicts
 from .profile import grade_all
 from .turn import TurnOutput
+from .warm import warm
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,15 @@ class Grader:
         self.niceness = niceness
         self._light = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cibench-grade")
         self._processes: ProcessPoolExecutor | None = None
+        self.warmed: Future | None = None
+
+    def warm(self) -> Future:
+        """Load the text-grading libraries on the grader's thread (returns at once; a turn
+        graded meanwhile waits behind it, no longer than it would have anyway)."""
+        if self.warmed is None:
+            self.warmed = self._light.submit(warm)
+            self.warmed.add_done_callback(_warm_failed)
+        return self.warmed
 
     async def grade(self, step: Step, turns: list[TurnOutput]) -> dict[str, dict]:
         """``grade_all(step, turns)``, with the judge's verdict when a judge is configured."""
@@ -87,6 +97,11 @@ class Grader:
         """Stop the workers (a grade in flight is abandoned)."""
         self._light.shutdown(wait=False, cancel_futures=True)
         self._replace_pool()
+
+
+def _warm_failed(done: Future) -> None:
+    if not done.cancelled() and done.exception() is not None:
+        log.warning("cibench-lab: the grading libraries could not be loaded ahead", exc_info=done.exception())
 
 
 def heavy(turns: list[TurnOutput]) -> bool:

@@ -156,6 +156,19 @@ def public_turn(attempts, attempt_id: str, result: dict) -> dict:
     }
 
 
+class ActivityHandler(Handler):
+    """The person edited the open step: keeps the working clock running."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, attempt_id: str):
+        await self.respond(self._activity(attempt_id))
+
+    async def _activity(self, attempt_id: str):
+        body = self.parse(s.ActivityReport)
+        return await self.services.lab.activity(attempt_id, body.step, self.participant)
+
+
 class ProposeHandler(Handler):
     """Play step: the attached player's next turn (code for the browser to run in the cell)."""
 
@@ -288,6 +301,14 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", f"{AID}/next", SettleHandler, s.SettleResult, "Settle the open step", body=s.StepRequest),
     Route(
         "POST", f"{AID}/give-up", GiveUpHandler, s.SettleResult, "Give up the open step", body=s.StepRequest
+    ),
+    Route(
+        "POST",
+        f"{AID}/activity",
+        ActivityHandler,
+        s.Activity,
+        "Report an edit of the open step (keeps its working clock running)",
+        body=s.ActivityReport,
     ),
     Route(
         "POST",

@@ -21,6 +21,9 @@ StepKind = TypeAliasType("StepKind", Literal["exec", "num", "text", "vis", "gene
 Reveal = TypeAliasType("Reveal", Literal["after-step", "after-task", "never"])
 AttemptStatus = TypeAliasType("AttemptStatus", Literal["open", "done"])
 Next = TypeAliasType("Next", Literal["propose", "run", "reference", "wait", "done"])
+GradeRule = TypeAliasType("GradeRule", Literal["best", "settling"])
+KernelStatus = TypeAliasType("KernelStatus", Literal["running", "stopped", "none"])
+KernelStop = TypeAliasType("KernelStop", Literal["idle", "finished"])
 Action = TypeAliasType("Action", Literal["code", "empty", "no_action", "invalid", "finish", "give_up"])
 
 
@@ -86,8 +89,15 @@ class SettingsOverride(Closed):
 
     show_grades: bool = absent("grades shown before a step settles")
     turn_cap: Count = absent("a person's step settles after this many turns (0: no cap)")
+    pause_after: Annotated[int, Field(ge=1)] = absent(
+        "seconds without an edit or a run that pause the working clock"
+    )
     reveal: Reveal = absent("when an end-to-end step's reference is shown")
     max_turn: Count = absent("a model's step settles at its first error-free turn or here")
+    grade_rule: GradeRule = absent(
+        "the grade a person's step keeps: best (the best turn so far) or settling (as the step "
+        "settles); a player's attempt is always settling"
+    )
 
 
 class PlayerChoice(Closed):
@@ -137,6 +147,12 @@ class StepRequest(Request):
     step: StepIndex
 
 
+class ActivityReport(Request):
+    """The person edited the open step (sent at most every 20 s while they type)."""
+
+    step: StepIndex
+
+
 class StopRequest(Request):
     pass
 
@@ -174,15 +190,23 @@ class TaskDetail(TaskSummary):
 class PlaySettings(Closed):
     show_grades: bool
     turn_cap: int
+    pause_after: int = Field(description="seconds without an edit or a run that pause the working clock")
     reveal: Reveal
     max_turn: int
+    grade_rule: GradeRule = Field(
+        description="best: the best turn so far is kept; settling: as the step settles"
+    )
 
 
 class ServerSettings(Closed):
     defaults: PlaySettings
     locked: bool
     turn_timeout: float
-    profile: str
+    profile: str = Field(description="the profile the lab shows (badges, summaries)")
+    profiles: list[str] = Field(description="every profile each turn is graded and stored under")
+    kernel_idle_cull: float = Field(
+        description="seconds an attempt's kernel may idle before it is stopped (0: never)"
+    )
 
 
 class ModelInfo(Closed):
@@ -211,6 +235,9 @@ class AttemptRow(Closed):
     n_steps: int
     notebook_path: str = Field(description="relative to the server root")
     created_at: str
+    passed: int | None = Field(description="done: steps whose kept grade passed (shown profile); open: null")
+    language: str = Field(description="the task's language (en | zh; empty when the task is gone)")
+    split: str = Field(description="the task's split")
 
 
 class Grade(Record):
@@ -232,6 +259,7 @@ class Reference(Closed):
     code: str
     thought: str
     output: str
+    image: str | None = Field(description="vis steps: the reference plot, a base64 PNG; else null")
 
 
 class StepView(Closed):
@@ -243,7 +271,15 @@ class StepView(Closed):
     outcome: str | None
     settled: bool
     seconds: float | None
+    working_seconds: float | None = Field(
+        description="the step's time net of pauses (settled: final; open: up to now)"
+    )
     grade: Grade | None
+    kept_turn: int | None = Field(
+        description="0-based turn whose grade is `grade` under the grade rule (open step: so far); "
+        "null without turns or while grades are hidden"
+    )
+    criterion: str = Field(description="how the shown profile decides pass for this kind, in words")
     reference: Reference = absent("only for settled steps the reveal policy (or oracle mode) shows")
 
 
@@ -309,14 +345,22 @@ class AttemptView(Closed):
     profile: str
     steps: list[StepView]
     summary: Summary | None
+    summaries: dict[str, Summary] | None = Field(
+        description="done: every stored profile's summary; open: null"
+    )
     next: NextAction
     created_at: str
     sandbox: SandboxView | None = Field(description="null: not recorded (an attempt made before sandboxing)")
+    kernel: KernelStatus = Field(description="whether the attempt's kernel is alive (none: it never had one)")
+    kernel_stopped: KernelStop | None = Field(description="why the server stopped it (null: it did not)")
 
 
 class KernelBinding(Closed):
     kernel_id: str
     restored_cells: int = Field(description="cells replayed on a kernel new to the attempt")
+    previous_stop: KernelStop | None = Field(
+        description="the server had stopped the attempt's previous kernel, and why (the first kernel since)"
+    )
 
 
 class Settled(Closed):
@@ -358,6 +402,11 @@ class Proposal(Closed):
     settled: Settled | None
     next: NextAction
     attempt: AttemptView
+
+
+class Activity(Closed):
+    step: int
+    working_seconds: float = Field(description="the open step's working time so far")
 
 
 class Stopped(Closed):

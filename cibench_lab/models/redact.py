@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+from collections.abc import Mapping
 
 MASK = "***"
 MIN_SECRET = 8  # shorter values ("EMPTY", "1") are not secrets worth a false positive
@@ -24,6 +25,17 @@ TOKEN_SHAPES = re.compile(r"(?i)(\bbearer\s+)[^\s\"',;}]+|\bsk-[A-Za-z0-9_\-]{8,
 _known: set[str] = set()
 
 
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable's name looks like a secret's (the one rule: what
+    :func:`redact` masks and what task kernels never inherit, ``engine/kernel_launch.py``)."""
+    return SECRET_NAME.search(name) is not None
+
+
+def hidden_names(environ: Mapping[str, str]) -> set[str]:
+    """The variables ``environ``'s ``CIBENCH_LAB_HIDE_ENV`` names (the server's API keys by name)."""
+    return {n.strip() for n in environ.get(HIDE_VAR, "").split(",") if n.strip()}
+
+
 def remember(secret: str | None) -> None:
     """A key this process sends somewhere: never shown again."""
     if secret and len(secret) >= MIN_SECRET:
@@ -32,8 +44,8 @@ def remember(secret: str | None) -> None:
 
 def secrets() -> list[str]:
     """Every value to hide, longest first (so a key containing another is masked whole)."""
-    hidden = {n.strip() for n in os.environ.get(HIDE_VAR, "").split(",") if n.strip()}
-    values = {v for k, v in os.environ.items() if k in hidden or SECRET_NAME.search(k)}
+    hidden = hidden_names(os.environ)
+    values = {v for k, v in os.environ.items() if k in hidden or is_secret_name(k)}
     found = {v for v in values if len(v) >= MIN_SECRET} | _known
     return sorted(found, key=len, reverse=True)
 

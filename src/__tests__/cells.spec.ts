@@ -145,7 +145,12 @@ describe('step cells', () => {
   it('reconciles oracle mode: missing references of settled steps', () => {
     const nb = notebook();
     const view = attemptView({ mode: 'oracle' });
-    view.steps[0].reference = { code: 'df = 1', thought: '', output: '' };
+    view.steps[0].reference = {
+      code: 'df = 1',
+      thought: '',
+      output: '',
+      image: null
+    };
     const fixed = reconcile(nb, view);
     expect(fixed.oracle).toHaveLength(1);
     expect(roles(nb)).toEqual([
@@ -160,7 +165,7 @@ describe('step cells', () => {
 });
 
 describe('reference cells', () => {
-  const REF = { code: 'df = 1', thought: '', output: 'no output' };
+  const REF = { code: 'df = 1', thought: '', output: 'no output', image: null };
 
   it('labels an oracle cell "Reference for step n" as its accessible name', () => {
     const nb = notebook();

@@ -73,8 +73,10 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
     settings: {
       show_grades: true,
       turn_cap: 0,
+      pause_after: 300,
       reveal: 'after-task',
-      max_turn: 3
+      max_turn: 3,
+      grade_rule: 'best'
     },
     notebook_path: 'cibench-attempts/wine_quality-aaaaaaaa/wine_quality.ipynb',
     kernel_id: null,
@@ -89,7 +91,10 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
         outcome: 'next',
         settled: true,
         seconds: 12.34,
-        grade: grade({ kind: 'exec', detail: 'ran without error' })
+        working_seconds: 10.5,
+        grade: grade({ kind: 'exec', detail: 'ran without error' }),
+        kept_turn: 0,
+        criterion: 'passes when it runs without error'
       },
       {
         index: 1,
@@ -100,13 +105,19 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
         outcome: null,
         settled: false,
         seconds: null,
-        grade: null
+        working_seconds: 3,
+        grade: null,
+        kept_turn: null,
+        criterion: 'passes when the printed number matches'
       }
     ],
     summary: null,
+    summaries: null,
     next: { do: 'wait', step: 1 },
     created_at: '2024-01-01T00:00:00Z',
     sandbox: { enabled: true, network: false, tool: 'bubblewrap' },
+    kernel: 'running',
+    kernel_stopped: null,
     ...over
   };
 }

@@ -61,8 +61,8 @@ describe('restored badges', () => {
     expect(last).toMatchObject({ kind: 'note', message: CHANGED });
   });
 
-  it('takes the last turn when the view predates kept_turn', () => {
-    const step = { ...settled, kept_turn: undefined };
+  it('takes the last turn when the view names none (grades hidden)', () => {
+    const step = { ...settled, kept_turn: null };
     expect(keptTurn(step)).toBe(1);
     expect(restoredBadge(attemptView(), step, TURNS, 'df = 1/0')?.kind).toBe(
       'grade'

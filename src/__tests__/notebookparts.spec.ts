@@ -74,7 +74,8 @@ describe('reference markdown', () => {
     const md = referenceMarkdown(1, {
       code: 'print(42)',
       thought: '',
-      output: '42'
+      output: '42',
+      image: null
     });
     expect(md.split('\n')[0]).toBe(
       "Reference for step 2: the task's code and output (read-only, never run)."
@@ -107,6 +108,9 @@ describe('kernel note', () => {
     );
     expect(kernelNote('idle', 60)).toBe(
       'Kernel stopped after 1 idle minute — restored'
+    );
+    expect(kernelNote('idle', 4)).toBe(
+      'Kernel stopped after 4 idle seconds — restored'
     );
     expect(kernelNote('idle', undefined)).toBe(
       'Kernel stopped while idle — restored'

@@ -105,7 +105,10 @@ describe('CIBenchPanel', () => {
       current_step: 1,
       n_steps: 3,
       notebook_path: 'a.ipynb',
-      created_at: ''
+      created_at: '',
+      passed: null,
+      language: 'en',
+      split: 'cibench_template'
     };
     model.attempts = [row, { ...row, id: 'x2', status: 'done' }];
     const resume = all('.jp-CIBench-resume') as HTMLButtonElement[];

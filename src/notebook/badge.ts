@@ -146,6 +146,7 @@ function render(look: IBadgeLook): HTMLElement {
   }
   el.appendChild(main);
   if (look.rule) {
+    el.append(' '); // the lines read apart as text too
     el.appendChild(span('jp-CIBench-badge-rule', look.rule));
   }
   if (look.criterion) {

@@ -19,7 +19,7 @@ export function sameCode(a: string, b: string): boolean {
   return a.replace(/\s+$/, '') === b.replace(/\s+$/, '');
 }
 
-/** The 0-based turn whose grade the step keeps (the last one when the view predates `kept_turn`). */
+/** The 0-based turn whose grade the step keeps (the last one when the view names none: grades hidden). */
 export function keptTurn(step: IStepView): number | null {
   if (typeof step.kept_turn === 'number') {
     return step.kept_turn;

@@ -17,15 +17,23 @@ export const NOTE_CLASS = 'jp-CIBench-kernelNote';
 
 export type KernelStop = NonNullable<IKernelBinding['previous_stop']>;
 
+/** "30 idle minutes", "45 idle seconds" for the server's kernel_idle_cull (seconds). */
+export function idleSpan(cull: number): string {
+  const [n, unit] =
+    cull >= 60
+      ? [Math.round(cull / 60), 'minute']
+      : [Math.round(cull), 'second'];
+  return `${n} idle ${unit}${n === 1 ? '' : 's'}`;
+}
+
 /** What the note says after a restore (`cull`: the server's kernel_idle_cull, seconds). */
 export function kernelNote(
   stop: KernelStop | null | undefined,
   cull: number | null | undefined
 ): string {
   if (stop === 'idle') {
-    const minutes = cull && cull > 0 ? Math.max(1, Math.round(cull / 60)) : 0;
-    return minutes
-      ? `Kernel stopped after ${minutes} idle minute${minutes === 1 ? '' : 's'} — restored`
+    return cull && cull > 0
+      ? `Kernel stopped after ${idleSpan(cull)} — restored`
       : 'Kernel stopped while idle — restored';
   }
   if (stop === 'finished') {

@@ -2,87 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = os.environ.get("CIBENCH_LAB_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-TOKEN = "cibench-ui-test"
+from .lab import CHROMIUM, TOKEN, LabServer, launch_chromium
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class LabServer:
-    def __init__(self, root: Path, db: Path, config: Path | None = None):
-        self.port = _free_port()
-        self.root, self.db, self.config = root, db, config
-        self.proc: subprocess.Popen | None = None
-        self.log = root.parent / "lab.log"
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        cmd = [
-            sys.executable,
-            "-m",
-            "jupyter",
-            "lab",
-            "--no-browser",
-            f"--port={self.port}",
-            "--ServerApp.ip=127.0.0.1",
-            f"--IdentityProvider.token={TOKEN}",
-            f"--ServerApp.root_dir={self.root}",
-            "--ServerApp.allow_root=True",
-            f"--CIBenchLabApp.database_url=sqlite:///{self.db}",
-            "--LabApp.news_url=",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            *([f"--config={self.config}"] if self.config else []),
-        ]
-        self.proc = subprocess.Popen(
-            cmd, stdout=self.log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True
-        )
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"jupyter lab exited: {self.log.read_text()[-3000:]}")
-            try:
-                urllib.request.urlopen(f"{self.url}/api/status?token={TOKEN}", timeout=2)
-                return
-            except OSError:
-                time.sleep(0.3)
-        raise RuntimeError(f"jupyter lab did not start: {self.log.read_text()[-3000:]}")
-
-    def kill(self, sig=signal.SIGTERM) -> None:
-        if self.proc and self.proc.poll() is None:
-            os.killpg(self.proc.pid, sig)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=10)
+__all__ = ["TOKEN", "LabServer"]  # the tests import them from here
 
 
 @pytest.fixture
@@ -102,7 +28,7 @@ def browser():
     if not Path(CHROMIUM).exists():
         pytest.fail(f"browser tests need {CHROMIUM} (apt-get install chromium)")
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        b = launch_chromium(pw)
         yield b
         b.close()
 

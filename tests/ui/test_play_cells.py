@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -56,6 +57,15 @@ def assert_accessible(page: Page, selectors: list[str]) -> None:
 def next_step(page: Page) -> None:
     """Press the panel's Next step (the one place these tests settle a step)."""
     page.locator(".jp-CIBench-next").click()
+
+
+def wait_until(condition, timeout: float = 60.0) -> None:
+    """Poll `condition` (a read of the server's API) until it holds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("the server never got there")
+        time.sleep(0.5)
 
 
 def stored(page: Page, route: str):
@@ -176,7 +186,8 @@ def test_after_step_reveal_shows_the_reference_cell(page: Page, lab):
     assert attempt["steps"][0]["settled"] and attempt["steps"][0]["turns"] == 2
 
 
-def test_a_stopped_kernel_is_restored_when_the_person_comes_back(page: Page, lab):
+@pytest.mark.parametrize("lab", [{"kernel_idle_cull": 10, "pause_after": 1}], indirect=True)
+def test_a_kernel_stopped_while_away_is_restored_when_the_person_comes_back(page: Page, lab):
     open_lab(page, lab.url)
     open_panel(page)
     start_task(page, "penguins_raw_tidy", "end-to-end")
@@ -185,28 +196,23 @@ def test_a_stopped_kernel_is_restored_when_the_person_comes_back(page: Page, lab
     expect(badge(page, 0)).to_have_attribute("data-state", "final", timeout=60_000)
     next_step(page)
     expect(answer_cell(page, 1)).to_be_visible()
-    attempt_id = stored(page, "attempts")[0]["id"]
-    old = stored(page, f"attempts/{attempt_id}")["kernel_id"]
-    # the server stops the kernel while the person is away (a stand-in for its idle cull)
-    status = page.evaluate(
-        """async (kid) => {
-            const xsrf = decodeURIComponent(document.cookie.match(/_xsrf=([^;]+)/)[1]);
-            const r = await fetch('/api/kernels/' + kid, {method: 'DELETE', headers: {'X-XSRFToken': xsrf}});
-            return r.status;
-        }""",
-        old,
-    )
-    assert status == 204
+    row = stored(page, "attempts")[0]
+    attempt, name = f"attempts/{row['id']}", row["notebook_path"].rsplit("/", 1)[-1]
+    old = stored(page, attempt)["kernel_id"]
+    # the person leaves the notebook; the server stops its idle kernel
     page.locator(".lm-TabBar-tab", has_text="Launcher").click()
-    page.locator(".lm-TabBar-tab", has_text="penguins_raw_tidy.ipynb").click()
-    expect(page.locator(".jp-CIBench-kernelNote")).to_contain_text(
-        re.compile("Kernel stopped.* — restored"), timeout=60_000
-    )
+    wait_until(lambda: stored(page, attempt)["kernel"] == "stopped")
+    page.locator(".lm-TabBar-tab", has_text=name).click()
+    note = page.locator(".jp-CIBench-kernelNote")
+    expect(note).to_contain_text("Kernel stopped after 10 idle seconds — restored", timeout=60_000)
     expect(page.locator('.jp-NotebookPanel:visible[data-cibench-kernel="ready"]')).to_have_count(
         1, timeout=60_000
     )
     expect(page.locator(".jp-Dialog")).to_have_count(0)
-    assert stored(page, f"attempts/{attempt_id}")["kernel_id"] != old
+    view = stored(page, attempt)
+    assert view["kernel"] == "running" and view["kernel_id"] != old
     # step 2 builds on step 1's `raw`: the server restored it on the new kernel
     run_in_cell(page, 1, code[1])
     expect(badge(page, 1)).to_have_text(re.compile(r"passed · text ROUGE-1 1\.00"), timeout=60_000)
+    note.get_by_role("button", name="Dismiss the kernel note").click()
+    expect(note).to_have_count(0)

@@ -1,0 +1,48 @@
+"""How a profile decides that a step passes, in words for the person playing it.
+
+One sentence per (profile, step kind), built from the graders' own thresholds so it stays
+true when they change; it never holds a reference value.  A Chinese task's ``cibench`` text
+step says that CIBench's rule reads only Latin letters and digits (docs/grading.md).
+"""
+
+from __future__ import annotations
+
+from .cibench import PASS_SCORE
+from .plot import TOL
+
+LATIN_ONLY = "CIBench's rule reads only Latin letters and digits"
+
+_RUNS = "passes when it runs without error"
+_FIRST = "CIBench's rule: your first printed result contains the reference's text"
+_SSIM = f"SSIM >= {PASS_SCORE['vis']:g}"
+
+_CRITERIA = {
+    "cibench": {
+        "exec": _RUNS,
+        "num": f"passes when the printed number matches ({_FIRST})",
+        "general": f"passes when the printed output matches ({_FIRST})",
+        "text": f"passes at ROUGE-1 >= {PASS_SCORE['text']:g} (the first printed block)",
+        "vis": f"passes at {_SSIM} (the first image)",
+    },
+    "fair": {
+        "exec": _RUNS,
+        "num": "passes when the printed number matches, to the reference's precision",
+        "general": "passes when the printed values and words match, in order",
+        "text": f"passes at ROUGE-1 >= {PASS_SCORE['text']:g} (the last printed output; CJK-aware)",
+        "vis": (
+            f"passes when the data match within {100 * TOL:g} % of the axes' span and every declared "
+            f"element matches; a figure without plot structure is graded by {_SSIM}"
+        ),
+    },
+}
+
+
+def criterion(profile: str, kind: str, language: str = "en") -> str:
+    """What passes a ``kind`` step under ``profile`` (``language``: the task's, ``en`` | ``zh``)."""
+    try:
+        words = _CRITERIA[profile][kind]
+    except KeyError:
+        raise ValueError(f"no pass criterion for a {kind!r} step under profile {profile!r}") from None
+    if profile == "cibench" and kind == "text" and language == "zh":
+        words = f"{words}; {LATIN_ONLY}"
+    return words
