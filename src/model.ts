@@ -42,7 +42,6 @@ export type ChangeKind =
 /** Which of the panel's two views shows. */
 export type ViewKind = 'tasks' | 'attempt';
 
-
 /** The task list's facets: '' lets every value through. */
 export interface ITaskFacets {
   split: string;
