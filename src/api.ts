@@ -276,6 +276,12 @@ export class CIBenchApi {
     }
     return data as T;
   }
+
+  /** The person edited the open step `step` (the working clock runs on). */
+  activity(id: string, step: number): Promise<Schemas['Activity']> {
+    const body: Schemas['ActivityReport'] = { step };
+    return this.request(`attempts/${encodeURIComponent(id)}/activity`, body);
+  }
 }
 
 async function readJson(response: Response): Promise<unknown> {

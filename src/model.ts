@@ -15,7 +15,6 @@ export {
 import {
   IAttemptSummary,
   IAttemptView,
-  IGrade,
   IModelInfo,
   IRecording,
   ITaskDetail,
@@ -42,11 +41,6 @@ export type ChangeKind =
 
 /** Which of the panel's two views shows. */
 export type ViewKind = 'tasks' | 'attempt';
-
-export const BADGE_PASS = 'jp-CIBench-badge-pass';
-export const BADGE_MISS = 'jp-CIBench-badge-miss';
-export const BADGE_RECORDED = 'jp-CIBench-badge-recorded';
-export const BADGE_PENDING = 'jp-CIBench-badge-pending';
 
 /** The task list's facets: '' lets every value through. */
 export interface ITaskFacets {
@@ -89,28 +83,6 @@ export function filterTasks(
       .toLowerCase();
     return words.every(word => hay.includes(word));
   });
-}
-
-/** A grade badge's text: what was measured, or that the turn was recorded. */
-export function badgeText(grade: IGrade | null | undefined): string {
-  if (!grade) {
-    return 'turn recorded';
-  }
-  if (grade.detail) {
-    return grade.detail;
-  }
-  if (grade.ungradable) {
-    return `ungradable: ${grade.ungradable}`;
-  }
-  return grade.passed ? 'passed' : 'not passed';
-}
-
-/** A grade badge's pass/miss class (a recorded, ungraded turn is neutral). */
-export function badgeClass(grade: IGrade | null | undefined): string {
-  if (!grade) {
-    return BADGE_RECORDED;
-  }
-  return grade.passed ? BADGE_PASS : BADGE_MISS;
 }
 
 /** The label of a 0-based step. */

@@ -10,7 +10,10 @@ type GradeRule = IPlaySettings['grade_rule'];
 const REVEAL: Reveal[] = ['after-step', 'after-task', 'never'];
 const GRADE_RULES: GradeRule[] = ['best', 'settling'];
 
-/** Play settings from the plugin's composite settings (invalid values dropped). */
+/**
+ * Play settings from the settings a person set (invalid values dropped). Only
+ * what they set is sent: the schema's defaults would override the server's.
+ */
 export function playSettingsFrom(composite: {
   [key: string]: unknown;
 }): Partial<IPlaySettings> {
@@ -59,7 +62,7 @@ export class PlaySettingsSource {
       const settings = await registry.load(pluginId);
       const update = () => {
         this._current = playSettingsFrom(
-          settings.composite as { [key: string]: unknown }
+          settings.user as { [key: string]: unknown }
         );
       };
       update();

@@ -2,16 +2,19 @@ import { MarkdownCell } from '@jupyterlab/cells';
 import { Notebook, NotebookModel } from '@jupyterlab/notebook';
 import { NBTestUtils } from '@jupyterlab/notebook/lib/testutils';
 
-import { BADGE_CLASS, showBadge } from '../notebook/badge';
+import { BADGE_CLASS, badgeLook, showBadge } from '../notebook/badge';
 import {
   appendStep,
   attemptMeta,
   cellTag,
   findCell,
   insertOracle,
+  insertReference,
   instructionMarkdown,
-  reconcile
+  reconcile,
+  revealReferences
 } from '../notebook/cells';
+import { LABEL_CLASS } from '../notebook/labels';
 import { attemptView, grade } from './fixtures';
 
 // Standalone Yjs cells (how the notebook model builds cells) warn in jsdom.
@@ -161,6 +164,72 @@ describe('step cells', () => {
   });
 });
 
+describe('reference cells', () => {
+  const REF = { code: 'df = 1', thought: '', output: 'no output', image: null };
+
+  it('labels an oracle cell "Reference for step n" as its accessible name', () => {
+    const nb = notebook();
+    const oracle = insertOracle(nb, 0, 'df = 1');
+    const label = oracle.node.querySelector(`:scope > .${LABEL_CLASS}`);
+    expect(label?.textContent).toBe('Reference for step 1 · read-only');
+    expect(oracle.node.getAttribute('aria-labelledby')).toBe(label?.id);
+    expect(oracle.node.getAttribute('role')).toBe('article');
+  });
+
+  it('reveals a settled step as a collapsed read-only markdown cell below its answer', () => {
+    const nb = notebook();
+    const view = attemptView();
+    view.steps[0].reference = REF;
+    appendStep(nb, view.steps[1], 3);
+    const cell = insertReference(nb, view.steps[0])!;
+    expect(nb.widgets.indexOf(cell)).toBe(3);
+    expect(cell.model.type).toBe('markdown');
+    expect(cellTag(cell)).toEqual({ role: 'reference', step: 0 });
+    expect(cell.model.getMetadata('editable')).toBe(false);
+    expect(cell.model.getMetadata('jupyter')).toEqual({ source_hidden: true });
+    expect(cell.model.sharedModel.getSource()).toContain(
+      '```python\ndf = 1\n```'
+    );
+    const toggle = cell.node.querySelector('button');
+    expect(toggle?.textContent).toContain('Reference for step 1');
+    expect(insertReference(nb, view.steps[0])).toBeUndefined();
+  });
+
+  it('reveals only what the view carries, only in end-to-end mode, once', () => {
+    const nb = notebook();
+    const view = attemptView();
+    expect(revealReferences(nb, view)).toBe(false); // no reference in the view
+    view.steps[0].reference = REF;
+    expect(revealReferences(nb, { ...view, mode: 'oracle' })).toBe(false);
+    expect(reconcile(nb, view).changed).toBe(true);
+    expect(roles(nb)).toEqual([
+      'title:-',
+      'instruction:0',
+      'answer:0',
+      'reference:0',
+      'instruction:1',
+      'answer:1'
+    ]);
+    expect(reconcile(nb, view)).toEqual({ changed: false, oracle: [] });
+  });
+
+  it('embeds the reference plot as an attachment', () => {
+    const nb = notebook();
+    const step = {
+      ...attemptView().steps[0],
+      reference: { ...REF, image: 'iVBORw0KGgo=' }
+    };
+    const cell = insertReference(nb, step)!;
+    const json = cell.model.toJSON() as { attachments?: unknown };
+    expect(json.attachments).toEqual({
+      'reference.png': { 'image/png': 'iVBORw0KGgo=' }
+    });
+    expect(cell.model.sharedModel.getSource()).toContain(
+      '(attachment:reference.png)'
+    );
+  });
+});
+
 describe('badges', () => {
   it('shows one badge per cell and replaces it', () => {
     const nb = notebook();
@@ -170,10 +239,55 @@ describe('badges', () => {
     const badges = cell.node.querySelectorAll(`.${BADGE_CLASS}`);
     expect(badges).toHaveLength(1);
     expect(badges[0].classList.contains('jp-CIBench-badge-pass')).toBe(true);
-    expect(badges[0].textContent).toBe('number matched');
+    expect(badges[0].textContent).toBe('passed · number matched');
     showBadge(cell, { kind: 'grade', grade: null });
     expect(cell.node.querySelector(`.${BADGE_CLASS}`)?.textContent).toBe(
       'turn recorded'
     );
+  });
+
+  it('says pass or miss in a word and an icon, the rule and the criterion', () => {
+    const nb = notebook();
+    const cell = nb.widgets[2];
+    const el = showBadge(
+      cell,
+      {
+        kind: 'grade',
+        grade: grade({ passed: false, detail: 'number differs' }),
+        rule: 'best run kept',
+        criterion: 'passes when the printed number matches'
+      },
+      0
+    );
+    expect(el.dataset.state).toBe('final');
+    expect(el.querySelector('.jp-CIBench-badge-word')?.textContent).toBe(
+      'missed'
+    );
+    expect(el.querySelector('.jp-CIBench-badge-icon svg')).not.toBeNull();
+    expect(el.querySelector('.jp-CIBench-badge-rule')?.textContent).toBe(
+      'best run kept'
+    );
+    expect(el.title).toBe('passes when the printed number matches');
+    expect(el.textContent).toContain('passes when the printed number matches');
+  });
+
+  it('says running while the kernel runs, grading after', () => {
+    expect(badgeLook({ kind: 'running' })).toMatchObject({
+      state: 'running',
+      text: 'running…'
+    });
+    expect(badgeLook({ kind: 'pending' })).toMatchObject({
+      state: 'grading',
+      text: 'grading…'
+    });
+    expect(badgeLook({ kind: 'error', message: 'x' })).toMatchObject({
+      state: 'error',
+      text: 'not graded: x'
+    });
+    expect(badgeLook({ kind: 'note', message: 'given up' })).toMatchObject({
+      state: 'note',
+      icon: null,
+      cls: 'jp-CIBench-badge-recorded'
+    });
   });
 });

@@ -1,9 +1,4 @@
 import {
-  BADGE_MISS,
-  BADGE_PASS,
-  BADGE_RECORDED,
-  badgeClass,
-  badgeText,
   ChangeKind,
   CIBenchModel,
   DASH,
@@ -15,7 +10,7 @@ import {
   stepLabel,
   summaryRows
 } from '../model';
-import { attemptView, DETAIL, grade, TASKS } from './fixtures';
+import { attemptView, DETAIL, TASKS } from './fixtures';
 
 describe('filterTasks', () => {
   it('returns every task for empty or blank text', () => {
@@ -52,61 +47,6 @@ describe('filterTasks', () => {
     const copy = TASKS.slice();
     filterTasks(TASKS, 'wine');
     expect(TASKS).toEqual(copy);
-  });
-});
-
-describe('badges', () => {
-  it('shows the detail of a passing grade with the pass class', () => {
-    const g = grade();
-    expect(badgeText(g)).toBe('number matched');
-    expect(badgeClass(g)).toBe(BADGE_PASS);
-    expect(BADGE_PASS).toBe('jp-CIBench-badge-pass');
-  });
-
-  it('shows a missed grade with the miss class', () => {
-    const g = grade({
-      passed: false,
-      score: 0,
-      detail: 'expected a printed number; your output had none'
-    });
-    expect(badgeText(g)).toBe(
-      'expected a printed number; your output had none'
-    );
-    expect(badgeClass(g)).toBe('jp-CIBench-badge-miss');
-    expect(BADGE_MISS).toBe('jp-CIBench-badge-miss');
-  });
-
-  it('handles exec steps (score null) by passed', () => {
-    const ok = grade({
-      kind: 'exec',
-      score: null,
-      detail: 'ran without error'
-    });
-    const bad = grade({
-      kind: 'exec',
-      score: null,
-      exec: 0,
-      passed: false,
-      detail: 'raised an error (KeyError)'
-    });
-    expect(badgeClass(ok)).toBe(BADGE_PASS);
-    expect(badgeText(ok)).toBe('ran without error');
-    expect(badgeClass(bad)).toBe(BADGE_MISS);
-    expect(badgeText(bad)).toBe('raised an error (KeyError)');
-  });
-
-  it('says "turn recorded" when live grades are off (null grade)', () => {
-    expect(badgeText(null)).toBe('turn recorded');
-    expect(badgeClass(null)).toBe(BADGE_RECORDED);
-    expect(badgeText(undefined)).toBe('turn recorded');
-  });
-
-  it('falls back when the detail is empty', () => {
-    expect(badgeText(grade({ detail: '' }))).toBe('passed');
-    expect(badgeText(grade({ detail: '', passed: false }))).toBe('not passed');
-    expect(badgeText(grade({ detail: '', ungradable: 'no image' }))).toBe(
-      'ungradable: no image'
-    );
   });
 });
 

@@ -1,33 +1,164 @@
 /**
  * Grade badges on answer cells: one `div.jp-CIBench-badge` appended to the
- * cell's node, replaced on each run.
+ * cell's node, replaced on each change. A final badge says pass or miss in a
+ * word and an icon (never colour alone), what was measured, and on a second
+ * line which run the person keeps; the step's pass criterion is its hover
+ * title and part of its accessible text. `data-state` says what it is:
+ * `running` (the kernel runs the cell), `grading` (ran; the server grades),
+ * `final`, `error` or `note`.
  */
 import { Cell } from '@jupyterlab/cells';
+import { checkIcon, closeIcon, errorIcon } from '@jupyterlab/ui-components';
 
 import { IGrade } from '../api';
-import { BADGE_PENDING, BADGE_RECORDED, badgeClass, badgeText } from '../model';
+import {
+  BADGE_PENDING,
+  BADGE_RECORDED,
+  badgeClass,
+  badgeText,
+  passWord
+} from '../grade';
 
 export const BADGE_CLASS = 'jp-CIBench-badge';
 export const BADGE_ERROR = 'jp-CIBench-badge-error';
 
-/** What a badge shows: a grade (null: recorded, ungraded), pending, or an error. */
-export type BadgeState =
-  | { kind: 'grade'; grade: IGrade | null }
-  | { kind: 'pending' }
-  | { kind: 'error'; message: string }
-  | { kind: 'note'; message: string };
+export type BadgeDataState = 'running' | 'grading' | 'final' | 'error' | 'note';
 
-function look(state: BadgeState): [string, string] {
+/** What a badge shows; `rule`: its second line, `criterion`: how the step passes. */
+export type BadgeState =
+  | { kind: 'running' }
+  | { kind: 'pending' }
+  | { kind: 'grade'; grade: IGrade | null; rule?: string; criterion?: string }
+  | { kind: 'error'; message: string }
+  | { kind: 'note'; message: string; rule?: string; criterion?: string };
+
+/** A badge's parts, before they become DOM. */
+export interface IBadgeLook {
+  cls: string;
+  state: BadgeDataState;
+  icon: 'pass' | 'miss' | 'error' | null;
+  /** "passed" / "missed" (final grades only). */
+  word: string;
+  /** What was measured, or the note. */
+  text: string;
+  rule: string;
+  criterion: string;
+}
+
+/** How a badge state looks. */
+export function badgeLook(state: BadgeState): IBadgeLook {
+  const base = { icon: null, word: '', rule: '', criterion: '' };
   switch (state.kind) {
+    case 'running':
+      return {
+        ...base,
+        cls: BADGE_PENDING,
+        state: 'running',
+        text: 'running…'
+      };
     case 'pending':
-      return [BADGE_PENDING, 'grading…'];
+      return {
+        ...base,
+        cls: BADGE_PENDING,
+        state: 'grading',
+        text: 'grading…'
+      };
     case 'error':
-      return [BADGE_ERROR, `not graded: ${state.message}`];
+      return {
+        ...base,
+        cls: BADGE_ERROR,
+        state: 'error',
+        icon: 'error',
+        text: `not graded: ${state.message}`
+      };
     case 'note':
-      return [BADGE_RECORDED, state.message];
+      return {
+        ...base,
+        cls: BADGE_RECORDED,
+        state: 'note',
+        text: state.message,
+        rule: state.rule ?? '',
+        criterion: state.criterion ?? ''
+      };
     default:
-      return [badgeClass(state.grade), badgeText(state.grade)];
+      return gradeLook(state.grade, state.rule, state.criterion);
   }
+}
+
+function gradeLook(
+  grade: IGrade | null,
+  rule = '',
+  criterion = ''
+): IBadgeLook {
+  const measured = badgeText(grade);
+  const look: IBadgeLook = {
+    cls: badgeClass(grade),
+    state: 'final',
+    icon: null,
+    word: '',
+    text: measured,
+    rule,
+    criterion
+  };
+  if (grade) {
+    look.icon = grade.passed ? 'pass' : 'miss';
+    look.word = passWord(grade);
+    // 'passed' / 'not passed' (no detail) would only repeat the word
+    look.text =
+      measured === 'passed' || measured === 'not passed' ? '' : measured;
+  }
+  return look;
+}
+
+const ICONS = { pass: checkIcon, miss: closeIcon, error: errorIcon };
+
+function span(cls: string, text: string): HTMLSpanElement {
+  const el = document.createElement('span');
+  el.className = cls;
+  el.textContent = text;
+  return el;
+}
+
+function render(look: IBadgeLook): HTMLElement {
+  const el = document.createElement('div');
+  el.className = `${BADGE_CLASS} ${look.cls}`;
+  el.dataset.state = look.state;
+  el.setAttribute('role', 'status');
+  el.setAttribute('aria-live', 'polite');
+  const main = document.createElement('div');
+  main.className = 'jp-CIBench-badge-main';
+  if (look.icon) {
+    const icon = ICONS[look.icon].element({
+      tag: 'span',
+      className: 'jp-CIBench-badge-icon'
+    });
+    icon.setAttribute('aria-hidden', 'true');
+    main.appendChild(icon);
+  }
+  if (look.word) {
+    main.appendChild(span('jp-CIBench-badge-word', look.word));
+  }
+  if (look.word && look.text) {
+    main.appendChild(span('jp-CIBench-badge-sep', ' · '));
+  }
+  if (look.text) {
+    main.appendChild(span('jp-CIBench-badge-text', look.text));
+  }
+  el.appendChild(main);
+  if (look.rule) {
+    el.append(' '); // the lines read apart as text too
+    el.appendChild(span('jp-CIBench-badge-rule', look.rule));
+  }
+  if (look.criterion) {
+    el.title = look.criterion;
+    el.appendChild(span('jp-CIBench-srOnly', ` (${look.criterion})`));
+  }
+  return el;
+}
+
+/** The cell's badge, if any. */
+export function badgeOf(cell: Cell): HTMLElement | null {
+  return cell.node.querySelector(`:scope > .${BADGE_CLASS}`);
 }
 
 /** Remove the cell's badge, if any. */
@@ -44,15 +175,16 @@ export function showBadge(
   step?: number
 ): HTMLElement {
   clearBadge(cell);
-  const [cls, text] = look(state);
-  const el = document.createElement('div');
-  el.className = `${BADGE_CLASS} ${cls}`;
-  el.textContent = text;
-  el.setAttribute('role', 'status');
-  el.setAttribute('aria-live', 'polite');
+  const el = render(badgeLook(state));
   if (step !== undefined) {
     el.dataset.step = String(step);
   }
   cell.node.appendChild(el);
+  // a cell not rendered yet adds its parts later: keep the badge last
+  void cell.ready.then(() => {
+    if (el.parentNode === cell.node) {
+      cell.node.appendChild(el);
+    }
+  });
   return el;
 }

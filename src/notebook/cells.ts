@@ -7,13 +7,16 @@ import { Cell, CodeCell, MarkdownCell } from '@jupyterlab/cells';
 import { Notebook } from '@jupyterlab/notebook';
 
 import { IAttemptView, IStepView, Mode } from '../api';
+import { labelCell } from './labels';
+import { referenceAttachments, referenceMarkdown } from './reference';
 
 /** Notebook metadata naming the attempt a notebook plays. */
 export const NB_KEY = 'cibench_lab_attempt';
 /** Cell metadata: `{role, step}`. */
 export const CELL_KEY = 'cibench_lab';
 
-export type CellRole = 'title' | 'instruction' | 'answer' | 'oracle';
+export type CellRole =
+  'title' | 'instruction' | 'answer' | 'oracle' | 'reference';
 
 export interface ICellTag {
   role: CellRole;
@@ -24,8 +27,12 @@ export interface ICellTag {
 export type CellMetadata = {
   editable?: boolean;
   deletable?: boolean;
+  jupyter?: { source_hidden?: boolean };
   cibench_lab: { role: CellRole; step: number };
 };
+
+/** A markdown cell's attachments: name -> mime type -> base64 data. */
+export type Attachments = { [name: string]: { [mime: string]: string } };
 
 export interface IAttemptMeta {
   attempt_id: string;
@@ -80,7 +87,8 @@ export function insertCell(
   index: number,
   type: 'markdown' | 'code',
   source: string,
-  metadata: CellMetadata
+  metadata: CellMetadata,
+  attachments?: Attachments
 ): Cell {
   if (!nb.model) {
     throw new Error('the notebook has no model');
@@ -99,7 +107,8 @@ export function insertCell(
     shared.insertCell(at, {
       cell_type: 'markdown',
       source,
-      metadata
+      metadata,
+      ...(attachments ? { attachments } : {})
     });
   }
   const cell = nb.widgets[at];
@@ -112,7 +121,8 @@ export function insertCell(
 
 /**
  * Expose a tagged cell's role and step in the DOM (`jp-CIBench-answer`,
- * `data-step`), for styling and for tests that drive the UI.
+ * `data-step`), for styling and for tests that drive the UI; label reference
+ * cells.
  */
 export function markCell(cell: Cell): void {
   const tag = cellTag(cell);
@@ -121,6 +131,12 @@ export function markCell(cell: Cell): void {
   }
   cell.addClass(`jp-CIBench-${tag.role}`);
   cell.node.dataset.step = String(tag.step);
+  if (
+    (tag.role === 'oracle' || tag.role === 'reference') &&
+    tag.step !== undefined
+  ) {
+    labelCell(cell, tag.role, tag.step);
+  }
 }
 
 function indexOf(nb: Notebook, cell: Cell | undefined): number {
@@ -166,6 +182,49 @@ export function insertOracle(
     deletable: false,
     [CELL_KEY]: { role: 'oracle', step }
   }) as CodeCell;
+}
+
+/**
+ * End-to-end mode: add a settled step's reference as a collapsed, read-only
+ * markdown cell right after its answer cell (once). Undefined when the view
+ * does not reveal it or the cell is there.
+ */
+export function insertReference(
+  nb: Notebook,
+  step: IStepView
+): Cell | undefined {
+  const ref = step.reference;
+  if (!ref || !step.settled || findCell(nb, 'reference', step.index)) {
+    return undefined;
+  }
+  const answer = indexOf(nb, findCell(nb, 'answer', step.index));
+  const index = answer >= 0 ? answer + 1 : nb.widgets.length;
+  const source = referenceMarkdown(step.index, ref);
+  return insertCell(
+    nb,
+    index,
+    'markdown',
+    source,
+    {
+      editable: false,
+      deletable: false,
+      jupyter: { source_hidden: true },
+      [CELL_KEY]: { role: 'reference', step: step.index }
+    },
+    referenceAttachments(ref)
+  );
+}
+
+/** End-to-end mode: add the reference cells the view reveals; whether any was added. */
+export function revealReferences(nb: Notebook, view: IAttemptView): boolean {
+  if (view.mode !== 'e2e') {
+    return false;
+  }
+  let added = false;
+  for (const step of view.steps) {
+    added = insertReference(nb, step) !== undefined || added;
+  }
+  return added;
 }
 
 /**
@@ -222,6 +281,7 @@ export function reconcile(nb: Notebook, view: IAttemptView): IReconciled {
       out.changed = true;
     }
   }
+  out.changed = revealReferences(nb, view) || out.changed;
   return out;
 }
 
@@ -241,8 +301,12 @@ function ensureStep(nb: Notebook, step: IStepView, nSteps: number): boolean {
   return changed;
 }
 
-/** Make a cell the active one, in edit mode, scrolled into view. */
-export function activate(nb: Notebook, cell: Cell): void {
+/**
+ * Make a cell the active one, in edit mode, scrolled into view; `focus`: give
+ * its editor the keyboard focus (the notebook focuses its active cell's editor
+ * when activated in edit mode), when the notebook shows.
+ */
+export function activate(nb: Notebook, cell: Cell, focus = false): void {
   const index = nb.widgets.indexOf(cell);
   if (index < 0) {
     return;
@@ -251,4 +315,7 @@ export function activate(nb: Notebook, cell: Cell): void {
   nb.activeCellIndex = index;
   nb.mode = 'edit';
   void nb.scrollToCell(cell);
+  if (focus && nb.isVisible) {
+    nb.activate();
+  }
 }

@@ -127,11 +127,16 @@ export class AttemptController implements IPanelActions {
       return;
     }
     await this.model.run(async () => {
+      const player = this.model.playerChoice;
+      const settings = this.options.playSettings();
+      if (player) {
+        delete settings.grade_rule; // a player's steps are always graded when they settle
+      }
       const view = await this.api.start({
         task_id: task.id,
         mode: this.model.mode,
-        settings: this.options.playSettings(),
-        player: this.model.playerChoice
+        settings,
+        player
       });
       this.model.showAttempt(view);
       await this.openAndAttach(view.notebook_path);

@@ -8,17 +8,20 @@
 import { Cell, CodeCell } from '@jupyterlab/cells';
 import { ISessionContext } from '@jupyterlab/apputils';
 
-import { CIBenchApi, INextAction, ITurnResult } from '../api';
+import { CIBenchApi, INextAction, ITurnDetail, ITurnResult } from '../api';
+import { ruleLine } from '../grade';
 import { messageOf } from '../model';
-import { showBadge } from './badge';
+import { badgeOf, clearBadge, showBadge } from './badge';
 import {
   activate,
   appendStep,
   cellTag,
   findCell,
   insertOracle,
-  reconcile
+  reconcile,
+  revealReferences
 } from './cells';
+import { restoredBadge, unrunNote } from './freshness';
 import { AttemptSession } from './session';
 
 /** Msg ids already reported, per cell (a run of an empty cell keeps the old future). */
@@ -38,7 +41,9 @@ export function isTurnCell(session: AttemptSession, cell: Cell): boolean {
 /**
  * Report the run of an answer cell just scheduled: read the execute request's
  * msg_id one microtask later (the future is assigned synchronously after the
- * signal) and POST it; show the grade on the cell.
+ * signal) and POST it (the server answers once the kernel is idle and the run
+ * graded); the badge says "running…" until the kernel finished the cell,
+ * "grading…" after, then the grade.
  */
 export async function reportTurn(
   session: AttemptSession,
@@ -47,24 +52,63 @@ export async function reportTurn(
 ): Promise<ITurnResult | undefined> {
   const step = session.view.current_step;
   await Promise.resolve();
-  const msgId = cell.outputArea.future?.msg.header.msg_id;
+  const future = cell.outputArea.future;
+  const msgId = future?.msg.header.msg_id;
   const kernelId = session.kernelId;
-  const empty = !cell.model.sharedModel.getSource().trim();
-  if (!msgId || !kernelId || empty || reported.get(cell) === msgId) {
+  const source = cell.model.sharedModel.getSource();
+  if (!msgId || !kernelId || !source.trim() || reported.get(cell) === msgId) {
     return undefined;
   }
   reported.set(cell, msgId);
-  showBadge(cell, { kind: 'pending' }, step);
+  session.graded.forget(cell);
+  const latest = () => reported.get(cell) === msgId;
+  let answered = false;
+  showBadge(cell, { kind: 'running' }, step);
+  void future.done
+    .catch(() => undefined)
+    .then(() => {
+      if (!answered && latest()) {
+        showBadge(cell, { kind: 'pending' }, step);
+      }
+    });
   try {
     await session.bound;
     const result = await api.turn(session.id, step, kernelId, msgId);
-    showBadge(cell, { kind: 'grade', grade: result.grade }, step);
+    answered = true;
     session.view = result.attempt;
+    if (latest()) {
+      showRun(session, cell, result, source);
+    }
     return result;
   } catch (err) {
-    showBadge(cell, { kind: 'error', message: messageOf(err) }, step);
+    answered = true;
+    if (latest()) {
+      showBadge(cell, { kind: 'error', message: messageOf(err) }, step);
+    }
     throw err;
   }
+}
+
+/** A graded run's badge: its grade, the grade rule and the step's criterion. */
+function showRun(
+  session: AttemptSession,
+  cell: CodeCell,
+  result: ITurnResult,
+  source: string
+): void {
+  const view = result.attempt;
+  const step = view.steps.find(s => s.index === result.step);
+  showBadge(
+    cell,
+    {
+      kind: 'grade',
+      grade: result.grade,
+      rule: ruleLine(view.settings, step, result.turn),
+      criterion: step?.criterion
+    },
+    result.step
+  );
+  session.graded.set(cell, result.step, source);
 }
 
 /**
@@ -137,13 +181,35 @@ export async function applyNext(
       after = (await runOracle(session, cell)) ?? after;
     }
   }
-  openCurrentStep(session);
+  revealReferences(session.notebook, session.view);
+  noteUnrunSettled(session);
+  openCurrentStep(session, true);
   await session.panel.context.save();
   return after;
 }
 
-/** Make sure the open step has its cells and put the cursor in its answer. */
-export function openCurrentStep(session: AttemptSession): void {
+/** Settled steps that never ran: "given up", else no badge (a cap's note goes). */
+function noteUnrunSettled(session: AttemptSession): void {
+  for (const step of session.view.steps) {
+    const cell = findCell(session.notebook, 'answer', step.index);
+    if (!cell || !step.settled || step.turns > 0) {
+      continue;
+    }
+    const note = unrunNote(session.view, step);
+    if (note) {
+      showBadge(cell, { kind: 'note', message: note }, step.index);
+    } else {
+      clearBadge(cell);
+    }
+  }
+}
+
+/**
+ * Make sure the open step has its cells and put the cursor in its answer
+ * (`focus`: its editor gets the keyboard focus when the notebook shows); a
+ * turn cap's runs left are noted on a cell that has no badge yet.
+ */
+export function openCurrentStep(session: AttemptSession, focus = false): void {
   const view = session.view;
   if (view.status !== 'open') {
     return;
@@ -155,34 +221,74 @@ export function openCurrentStep(session: AttemptSession): void {
   const nb = session.notebook;
   const answer =
     findCell(nb, 'answer', step.index) ?? appendStep(nb, step, view.n_steps);
-  activate(nb, answer);
-}
-
-/** Show the grades the attempt view holds on their answer cells. */
-export function restoreBadges(session: AttemptSession): void {
-  for (const step of session.view.steps) {
-    const cell = findCell(session.notebook, 'answer', step.index);
-    if (cell && step.grade) {
-      showBadge(cell, { kind: 'grade', grade: step.grade }, step.index);
-    }
+  activate(nb, answer, focus);
+  const note = unrunNote(view, step);
+  if (note && !badgeOf(answer)) {
+    showBadge(answer, { kind: 'note', message: note }, step.index);
   }
 }
 
 /**
+ * Badge the answer cells of a reopened notebook: the kept grade where the
+ * cell still holds the kept turn's code, else "changed since graded".
+ */
+export async function restoreBadges(session: AttemptSession): Promise<void> {
+  const view = session.view;
+  let turns: ITurnDetail[] = [];
+  if (view.steps.some(s => s.turns > 0)) {
+    try {
+      turns = await session.api.turns(view.id);
+    } catch (err) {
+      console.warn('cibench-lab: cannot read the turns to restore badges', err);
+    }
+  }
+  for (const step of view.steps) {
+    const cell = findCell(session.notebook, 'answer', step.index);
+    if (!cell || badgeOf(cell)) {
+      continue; // a run since the notebook opened has its own badge
+    }
+    const source = cell.model.sharedModel.getSource();
+    const state = restoredBadge(view, step, turns, source);
+    if (state) {
+      showBadge(cell, state, step.index);
+    }
+    if (state?.kind === 'grade') {
+      session.graded.set(cell, step.index, source);
+    }
+  }
+}
+
+/** The cells of a notebook as JSON text (to tell cell edits from metadata ones). */
+function cellsText(session: AttemptSession): string {
+  const cells = session.panel.model?.sharedModel.cells ?? [];
+  return JSON.stringify(cells.map(c => c.toJSON()));
+}
+
+/**
  * Bring a just-attached notebook in line with its attempt: add missing step
- * cells, bind the kernel, and run oracle cells the kernel has not seen.
+ * cells, restore badges, put the cursor in the open step's answer, bind the
+ * kernel, and run oracle cells the kernel has not seen. Saved when it changed
+ * — also when only the kernel's metadata (its `language_info`) did, which
+ * JupyterLab writes when the kernel connects: an attempt notebook is not
+ * dirty from the moment it opens.
  */
 export async function syncNotebook(session: AttemptSession): Promise<void> {
+  const before = cellsText(session);
   const fixed = reconcile(session.notebook, session.view);
-  restoreBadges(session);
-  await session.sessionContext.ready;
+  void restoreBadges(session);
+  openCurrentStep(session, true);
+  const ctx = session.sessionContext;
+  await ctx.ready;
   const binding = await session.bind();
   if (binding && binding.restored_cells === 0) {
     for (const cell of fixed.oracle) {
       await runOracle(session, cell);
     }
   }
-  if (fixed.changed) {
+  await ctx.session?.kernel?.info.catch(() => undefined);
+  const model = session.panel.model;
+  const metadataOnly = !!model?.dirty && cellsText(session) === before;
+  if (fixed.changed || metadataOnly) {
     await session.panel.context.save();
   }
 }

@@ -1,25 +1,42 @@
 /**
  * One attempt played in one open notebook: keeps the attempt view, tells the
  * server which kernel runs the notebook (on open, kernel change and after a
- * restart) and tracks the turn reports in flight.
+ * restart), tracks the turn reports in flight, reports the person's edits
+ * (the working clock), keeps badges honest about the code under them, and
+ * gives an open attempt whose kernel is gone a fresh one when the person
+ * comes back.
  */
 import { ISessionContext } from '@jupyterlab/apputils';
-import { Notebook, NotebookPanel } from '@jupyterlab/notebook';
+import { Cell } from '@jupyterlab/cells';
+import { Notebook, NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 import { IChangedArgs } from '@jupyterlab/coreutils';
 import { Kernel } from '@jupyterlab/services';
 
 import { CIBenchApi, IAttemptView, IKernelBinding, INextAction } from '../api';
+import { ActivityThrottle } from './activity';
+import { showBadge } from './badge';
+import { cellTag } from './cells';
+import { GradedSources, NOT_GRADED } from './freshness';
+import { freshKernel, kernelGone, kernelNote, showKernelNote } from './revive';
+
+/** At most one "is the kernel there?" check per this many ms while the person moves within the notebook. */
+const RECHECK_MS = 5_000;
 
 export class AttemptSession {
   constructor(
     readonly panel: NotebookPanel,
     public view: IAttemptView,
-    private api: CIBenchApi,
+    readonly api: CIBenchApi,
     private onError: (err: unknown) => void
   ) {
     const ctx = panel.sessionContext;
     ctx.kernelChanged.connect(this.onKernelChanged, this);
     ctx.statusChanged.connect(this.onStatus, this);
+    NotebookActions.executionScheduled.connect(this.onScheduled, this);
+    panel.model?.contentChanged.connect(this.onContent, this);
+    panel.node.addEventListener('focusin', this.onBack);
+    document.addEventListener('visibilitychange', this.onVisible);
+    window.addEventListener('focus', this.onVisible);
   }
 
   get id(): string {
@@ -44,6 +61,9 @@ export class AttemptSession {
     return this._bound;
   }
 
+  /** The answer cells whose badge shows a grade, and the code it graded. */
+  readonly graded = new GradedSources();
+
   /** Tell the server which kernel runs this notebook (it restores state). */
   async bind(): Promise<IKernelBinding | undefined> {
     const kernelId = this.kernelId;
@@ -62,7 +82,10 @@ export class AttemptSession {
       this.panel.node.dataset.cibenchKernel = 'ready';
     });
     try {
-      return await request;
+      const binding = await request;
+      this.everBound = true;
+      void this.noteRestore(binding);
+      return binding;
     } catch (err) {
       this.onError(err);
       return undefined;
@@ -103,6 +126,28 @@ export class AttemptSession {
     await Promise.all([...this.pending].map(p => p.then(ignore, ignore)));
   }
 
+  /**
+   * The person is back — the focus comes into the notebook from elsewhere or
+   * the page shows again (`return`), they move within it (`back`, checked at
+   * most every few seconds), or they ran a cell (`run`): an open attempt whose
+   * kernel the server stopped gets a fresh one, bound and restored by the
+   * server. Resolves to whether it did.
+   */
+  revive(why: 'return' | 'back' | 'run'): Promise<boolean> {
+    const now = Date.now();
+    if (
+      this.reviving ||
+      (why === 'back' && now - this.lastCheck < RECHECK_MS)
+    ) {
+      return this.reviving ?? Promise.resolve(false);
+    }
+    this.lastCheck = now;
+    this.reviving = this.doRevive(why).finally(() => {
+      this.reviving = null;
+    });
+    return this.reviving;
+  }
+
   get isDisposed(): boolean {
     return this._disposed;
   }
@@ -115,6 +160,56 @@ export class AttemptSession {
     const ctx = this.panel.sessionContext;
     ctx.kernelChanged.disconnect(this.onKernelChanged, this);
     ctx.statusChanged.disconnect(this.onStatus, this);
+    NotebookActions.executionScheduled.disconnect(this.onScheduled, this);
+    this.panel.model?.contentChanged.disconnect(this.onContent, this);
+    this.panel.node.removeEventListener('focusin', this.onBack);
+    document.removeEventListener('visibilitychange', this.onVisible);
+    window.removeEventListener('focus', this.onVisible);
+    this.activity.dispose();
+  }
+
+  private async doRevive(why: 'return' | 'back' | 'run'): Promise<boolean> {
+    const ctx = this.sessionContext;
+    const quiet =
+      this.isDisposed ||
+      !this.everBound ||
+      this.restarting ||
+      this.view.status !== 'open' ||
+      !ctx.isReady ||
+      ctx.isTerminating;
+    if (quiet || !(await kernelGone(ctx)) || this.isDisposed) {
+      return false;
+    }
+    this.revived = why === 'run' ? 'run' : 'back'; // for the next binding's note
+    try {
+      await freshKernel(ctx);
+      return true;
+    } catch (err) {
+      this.revived = null;
+      this.onError(err);
+      return false;
+    }
+  }
+
+  /** After a binding: say when the server had stopped the previous kernel. */
+  private async noteRestore(binding: IKernelBinding): Promise<void> {
+    const stop = binding.previous_stop ?? null;
+    if (!stop && !this.revived) {
+      return;
+    }
+    const again = this.revived === 'run' ? '; run the cell again' : '';
+    this.revived = null;
+    let cull: number | undefined;
+    if (stop === 'idle') {
+      try {
+        cull = (await this.api.serverSettings()).kernel_idle_cull;
+      } catch {
+        cull = undefined;
+      }
+    }
+    if (!this.isDisposed) {
+      showKernelNote(this.panel, kernelNote(stop, cull) + again);
+    }
   }
 
   private onKernelChanged(
@@ -135,8 +230,68 @@ export class AttemptSession {
     }
   }
 
+  /**
+   * A run of an answer cell that is not the open step's is not graded: its
+   * old badge goes (it would describe other code). Any run: is the kernel there?
+   */
+  private onScheduled(
+    _: unknown,
+    args: { notebook: Notebook; cell: Cell }
+  ): void {
+    if (args.notebook !== this.notebook) {
+      return;
+    }
+    const kernel = this.sessionContext.session?.kernel;
+    if (!kernel || kernel.connectionStatus !== 'connected') {
+      void this.revive('run');
+    }
+    const tag = cellTag(args.cell);
+    const open =
+      this.view.status === 'open' && tag?.step === this.view.current_step;
+    if (tag?.role === 'answer' && tag.step !== undefined && !open) {
+      this.graded.forget(args.cell);
+      showBadge(args.cell, { kind: 'note', message: NOT_GRADED }, tag.step);
+    }
+  }
+
+  /** Any change to the notebook's cells: badges and the working clock. */
+  private onContent(): void {
+    this.graded.check();
+    const person = this.view.player === 'human';
+    if (person && this.view.status === 'open') {
+      this.activity.note();
+    }
+  }
+
+  private sendActivity(): void {
+    const view = this.view;
+    if (this.isDisposed || view.status !== 'open') {
+      return;
+    }
+    this.api.activity(view.id, view.current_step).catch(err => {
+      console.debug('cibench-lab: activity not recorded', err);
+    });
+  }
+
+  private onBack = (event: FocusEvent): void => {
+    const from = event.relatedTarget as Node | null;
+    const inside = !!from && this.panel.node.contains(from);
+    void this.revive(inside ? 'back' : 'return');
+  };
+
+  private onVisible = (): void => {
+    if (document.visibilityState === 'visible' && this.panel.isVisible) {
+      void this.revive('return');
+    }
+  };
+
+  private activity = new ActivityThrottle(() => this.sendActivity());
   private pending = new Set<Promise<unknown>>();
   private restarting = false;
+  private everBound = false;
+  private revived: 'back' | 'run' | null = null;
+  private lastCheck = 0;
+  private reviving: Promise<boolean> | null = null;
   private _bound: Promise<void> = Promise.resolve();
   private _disposed = false;
 }

@@ -4,7 +4,8 @@
  * reveal policy shows — its reference (code, Thought, output, plot).
  */
 import { IAttemptView, IReference, IStepView } from '../api';
-import { badgeText, stepLabel } from '../model';
+import { badgeText } from '../grade';
+import { stepLabel } from '../model';
 import { button, h } from './dom';
 import { outcomeText, passWord, turnsText } from './words';
 

@@ -6,7 +6,8 @@ import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
 import { ITurnDetail } from '../api';
-import { badgeText, stepLabel } from '../model';
+import { badgeText } from '../grade';
+import { stepLabel } from '../model';
 import { h } from './dom';
 
 /** "412 tokens (380 prompt + 32 reply) · 0.84 s · 1 retry". */

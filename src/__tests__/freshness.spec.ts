@@ -1,0 +1,122 @@
+import { CodeCell, CodeCellModel } from '@jupyterlab/cells';
+import { NBTestUtils } from '@jupyterlab/notebook/lib/testutils';
+
+import { ITurnDetail } from '../api';
+import {
+  CHANGED,
+  GradedSources,
+  keptTurn,
+  restoredBadge,
+  sameCode
+} from '../notebook/freshness';
+import { attemptView, grade } from './fixtures';
+
+// A standalone Yjs cell warns in jsdom.
+const YJS_NOISE = /^Invalid access: Add Yjs type/;
+const warn = console.warn;
+beforeAll(() => {
+  jest.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
+    if (!YJS_NOISE.test(String(args[0]))) {
+      warn(...args);
+    }
+  });
+});
+afterAll(() => jest.restoreAllMocks());
+
+function turn(step: number, n: number, code: string): ITurnDetail {
+  return {
+    step,
+    turn: n,
+    code,
+    error: false,
+    started_at: '2024-01-01T00:00:00Z',
+    finished_at: '2024-01-01T00:00:01Z',
+    grade: null
+  };
+}
+
+const settled = {
+  ...attemptView().steps[0],
+  turns: 2,
+  kept_turn: 0,
+  criterion: 'passes when it runs without error'
+};
+const TURNS = [turn(0, 0, 'df = load()'), turn(0, 1, 'df = 1/0')];
+
+describe('restored badges', () => {
+  it('restores the kept grade when the cell holds the kept turn code', () => {
+    const state = restoredBadge(attemptView(), settled, TURNS, 'df = load()\n');
+    expect(state).toEqual({
+      kind: 'grade',
+      grade: settled.grade,
+      rule: 'best run kept',
+      criterion: 'passes when it runs without error'
+    });
+  });
+
+  it('says "changed since graded" when the cell holds other code', () => {
+    const empty = restoredBadge(attemptView(), settled, TURNS, '');
+    expect(empty).toMatchObject({ kind: 'note', message: CHANGED });
+    const last = restoredBadge(attemptView(), settled, TURNS, 'df = 1/0');
+    expect(last).toMatchObject({ kind: 'note', message: CHANGED });
+  });
+
+  it('takes the last turn when the view names none (grades hidden)', () => {
+    const step = { ...settled, kept_turn: null };
+    expect(keptTurn(step)).toBe(1);
+    expect(restoredBadge(attemptView(), step, TURNS, 'df = 1/0')?.kind).toBe(
+      'grade'
+    );
+  });
+
+  it('vouches for nothing it cannot read', () => {
+    expect(restoredBadge(attemptView(), settled, [], 'df = load()')).toBeNull();
+    const unrun = { ...attemptView().steps[1] };
+    expect(restoredBadge(attemptView(), unrun, [], '')).toBeNull();
+  });
+
+  it('says "given up" for a step given up unrun, and a cap\'s runs left', () => {
+    const gaveUp = {
+      ...settled,
+      turns: 0,
+      kept_turn: null,
+      outcome: 'gave_up',
+      grade: grade({ passed: false, detail: 'not run yet' })
+    };
+    expect(restoredBadge(attemptView(), gaveUp, [], '')).toMatchObject({
+      kind: 'note',
+      message: 'given up'
+    });
+    const view = attemptView();
+    view.settings.turn_cap = 1;
+    expect(restoredBadge(view, view.steps[1], [], '')).toMatchObject({
+      kind: 'note',
+      message: '1 run left'
+    });
+  });
+
+  it('compares code without trailing whitespace', () => {
+    expect(sameCode('x = 1\n\n', 'x = 1')).toBe(true);
+    expect(sameCode('x = 1', 'x = 2')).toBe(false);
+  });
+});
+
+describe('graded sources', () => {
+  it('notes a graded cell edited since', () => {
+    const cell = new CodeCell({
+      model: new CodeCellModel(),
+      rendermime: NBTestUtils.defaultRenderMime(),
+      contentFactory: NBTestUtils.createCodeCellFactory()
+    });
+    cell.model.sharedModel.setSource('x = 1');
+    const graded = new GradedSources();
+    graded.set(cell, 0, 'x = 1');
+    graded.check();
+    expect(cell.node.querySelector('.jp-CIBench-badge')).toBeNull();
+    cell.model.sharedModel.setSource('x = 2');
+    graded.check();
+    const badge = cell.node.querySelector('.jp-CIBench-badge') as HTMLElement;
+    expect(badge.textContent).toBe(CHANGED);
+    expect(badge.dataset.state).toBe('note');
+  });
+});

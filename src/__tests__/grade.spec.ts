@@ -1,0 +1,143 @@
+import {
+  BADGE_MISS,
+  BADGE_PASS,
+  BADGE_RECORDED,
+  badgeClass,
+  badgeText,
+  gaveUpUnrun,
+  gradeRule,
+  passWord,
+  ruleLine,
+  ruleText,
+  runsLeft,
+  runsLeftText,
+  stepGradeText
+} from '../grade';
+import { attemptView, grade } from './fixtures';
+
+describe('badges', () => {
+  it('shows the detail of a passing grade with the pass class', () => {
+    const g = grade();
+    expect(badgeText(g)).toBe('number matched');
+    expect(badgeClass(g)).toBe(BADGE_PASS);
+    expect(BADGE_PASS).toBe('jp-CIBench-badge-pass');
+  });
+
+  it('shows a missed grade with the miss class', () => {
+    const g = grade({
+      passed: false,
+      score: 0,
+      detail: 'expected a printed number; your output had none'
+    });
+    expect(badgeText(g)).toBe(
+      'expected a printed number; your output had none'
+    );
+    expect(badgeClass(g)).toBe('jp-CIBench-badge-miss');
+    expect(BADGE_MISS).toBe('jp-CIBench-badge-miss');
+  });
+
+  it('handles exec steps (score null) by passed', () => {
+    const ok = grade({
+      kind: 'exec',
+      score: null,
+      detail: 'ran without error'
+    });
+    const bad = grade({
+      kind: 'exec',
+      score: null,
+      exec: 0,
+      passed: false,
+      detail: 'raised an error (KeyError)'
+    });
+    expect(badgeClass(ok)).toBe(BADGE_PASS);
+    expect(badgeText(ok)).toBe('ran without error');
+    expect(badgeClass(bad)).toBe(BADGE_MISS);
+    expect(badgeText(bad)).toBe('raised an error (KeyError)');
+  });
+
+  it('says "turn recorded" when live grades are off (null grade)', () => {
+    expect(badgeText(null)).toBe('turn recorded');
+    expect(badgeClass(null)).toBe(BADGE_RECORDED);
+    expect(badgeText(undefined)).toBe('turn recorded');
+  });
+
+  it('falls back when the detail is empty', () => {
+    expect(badgeText(grade({ detail: '' }))).toBe('passed');
+    expect(badgeText(grade({ detail: '', passed: false }))).toBe('not passed');
+    expect(badgeText(grade({ detail: '', ungradable: 'no image' }))).toBe(
+      'ungradable: no image'
+    );
+  });
+});
+
+describe('pass or miss in words', () => {
+  it('says passed or missed', () => {
+    expect(passWord(grade())).toBe('passed');
+    expect(passWord(grade({ passed: false }))).toBe('missed');
+  });
+});
+
+describe('grade rule', () => {
+  it('defaults to best when the settings predate it', () => {
+    expect(gradeRule(attemptView().settings)).toBe('best');
+    expect(gradeRule(null)).toBe('best');
+    expect(gradeRule({ grade_rule: 'settling' })).toBe('settling');
+  });
+
+  it('names the rule as the badges say it', () => {
+    expect(ruleText('best')).toBe('best run kept');
+    expect(ruleText('settling')).toBe('graded when you settle');
+    expect(ruleText(undefined)).toBe('best run kept');
+  });
+
+  it('names an earlier kept run under best', () => {
+    const step = {
+      ...attemptView().steps[1],
+      turns: 3,
+      kept_turn: 1,
+      grade: grade()
+    };
+    expect(ruleLine({}, step, 2)).toBe('best run kept: run 2 (passed)');
+    expect(ruleLine({}, step, 1)).toBe('best run kept');
+    expect(ruleLine({}, step)).toBe('best run kept');
+    expect(ruleLine({ grade_rule: 'settling' }, step, 2)).toBe(
+      'graded when you settle'
+    );
+  });
+});
+
+describe('turn cap', () => {
+  const open = attemptView().steps[1];
+
+  it('counts the runs a cap leaves an open step', () => {
+    expect(runsLeft({ ...open, turns: 2 }, { turn_cap: 3 })).toBe(1);
+    expect(runsLeft({ ...open, turns: 0 }, { turn_cap: 3 })).toBe(3);
+    expect(runsLeft({ ...open, turns: 5 }, { turn_cap: 3 })).toBe(0);
+    expect(runsLeft(open, { turn_cap: 0 })).toBeNull();
+    expect(runsLeft({ ...open, settled: true }, { turn_cap: 3 })).toBeNull();
+  });
+
+  it('says "1 run left" before the last run', () => {
+    expect(runsLeftText(1)).toBe('1 run left');
+    expect(runsLeftText(2)).toBe('2 runs left');
+    const step = { ...open, turns: 2, kept_turn: 1, grade: grade() };
+    expect(ruleLine({ turn_cap: 3 }, step, 1)).toBe(
+      'best run kept · 1 run left'
+    );
+    expect(ruleLine({ turn_cap: 2 }, step, 1)).toBe('best run kept');
+  });
+});
+
+describe('a step given up', () => {
+  it('says given up, not "not run yet", when nothing ran', () => {
+    const step = {
+      ...attemptView().steps[0],
+      outcome: 'gave_up',
+      turns: 0,
+      grade: grade({ passed: false, detail: 'not run yet' })
+    };
+    expect(gaveUpUnrun(step)).toBe(true);
+    expect(stepGradeText(step)).toBe('given up');
+    expect(stepGradeText({ ...step, turns: 1 })).toBe('not run yet');
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * Whether a badge still describes the code in its cell: a graded badge stays
+ * only while the cell holds the code that was graded — after an edit, or a
+ * reload whose cell differs from the kept turn's code, it says "changed since
+ * graded", so nobody reads other code as graded.
+ */
+import { Cell } from '@jupyterlab/cells';
+
+import { IAttemptView, IStepView, ITurnDetail } from '../api';
+import { gaveUpUnrun, ruleLine, runsLeft, runsLeftText } from '../grade';
+import { BadgeState, showBadge } from './badge';
+
+export const CHANGED = 'changed since graded';
+export const GIVEN_UP = 'given up';
+export const NOT_GRADED = 'not graded (step settled)';
+
+/** Code as compared: trailing whitespace does not count. */
+export function sameCode(a: string, b: string): boolean {
+  return a.replace(/\s+$/, '') === b.replace(/\s+$/, '');
+}
+
+/** The 0-based turn whose grade the step keeps (the last one when the view names none: grades hidden). */
+export function keptTurn(step: IStepView): number | null {
+  if (typeof step.kept_turn === 'number') {
+    return step.kept_turn;
+  }
+  return step.turns > 0 ? step.turns - 1 : null;
+}
+
+/** The note an unrun step's cell shows: given up, or the runs a turn cap leaves. */
+export function unrunNote(view: IAttemptView, step: IStepView): string | null {
+  if (gaveUpUnrun(step)) {
+    return GIVEN_UP;
+  }
+  const left = step.turns === 0 ? runsLeft(step, view.settings) : null;
+  return left !== null ? runsLeftText(left) : null;
+}
+
+/**
+ * The badge a reopened notebook's answer cell gets: the step's kept grade
+ * when the cell still holds the kept turn's code, "changed since graded" when
+ * it does not, a note for an unrun step; null for none.
+ */
+export function restoredBadge(
+  view: IAttemptView,
+  step: IStepView,
+  turns: readonly ITurnDetail[],
+  source: string
+): BadgeState | null {
+  const note = unrunNote(view, step);
+  if (note) {
+    return { kind: 'note', message: note, criterion: step.criterion };
+  }
+  const kept = keptTurn(step);
+  const turn = turns.find(t => t.step === step.index && t.turn === kept);
+  if (!turn) {
+    return null; // nothing to vouch for
+  }
+  if (!sameCode(turn.code, source)) {
+    return { kind: 'note', message: CHANGED, criterion: step.criterion };
+  }
+  return {
+    kind: 'grade',
+    grade: step.grade,
+    rule: ruleLine(view.settings, step),
+    criterion: step.criterion
+  };
+}
+
+/** The graded code of cells whose badge shows a grade; notes the ones edited since. */
+export class GradedSources {
+  /** The cell's badge describes `source`. */
+  set(cell: Cell, step: number, source: string): void {
+    this.graded.set(cell, { step, source });
+    this.check(cell);
+  }
+
+  /** The cell's badge no longer shows a grade. */
+  forget(cell: Cell): void {
+    this.graded.delete(cell);
+  }
+
+  /** Badge the cells edited since they were graded (all, or `only`). */
+  check(only?: Cell): void {
+    for (const [cell, { step, source }] of this.graded) {
+      if (only && cell !== only) {
+        continue;
+      }
+      if (cell.isDisposed) {
+        this.graded.delete(cell);
+      } else if (!sameCode(cell.model.sharedModel.getSource(), source)) {
+        this.graded.delete(cell);
+        showBadge(cell, { kind: 'note', message: CHANGED }, step);
+      }
+    }
+  }
+
+  private graded = new Map<Cell, { step: number; source: string }>();
+}

@@ -1,0 +1,103 @@
+/**
+ * Labels of the reference cells the lab adds — oracle mode's code cells and
+ * end-to-end mode's markdown cells: a visible "Reference for step n" line with
+ * a lock (read-only), also the cell's accessible name (`aria-labelledby`). A collapsed reference
+ * cell's label is a button that shows or hides it.
+ */
+import { Cell } from '@jupyterlab/cells';
+import {
+  caretDownIcon,
+  caretRightIcon,
+  lockIcon
+} from '@jupyterlab/ui-components';
+
+export const LABEL_CLASS = 'jp-CIBench-cellLabel';
+
+/** "Reference for step 3" for 0-based step 2. */
+export function referenceLabel(step: number): string {
+  return `Reference for step ${step + 1}`;
+}
+
+function icon(
+  which: typeof lockIcon,
+  className = 'jp-CIBench-cellLabel-icon'
+): HTMLElement {
+  const el = which.element({ tag: 'span', className });
+  el.setAttribute('aria-hidden', 'true');
+  return el;
+}
+
+/** The label text: "Reference for step n" and that it is read-only. */
+function labelText(step: number, extra: string): HTMLElement {
+  const text = document.createElement('span');
+  text.className = 'jp-CIBench-cellLabel-text';
+  text.textContent = referenceLabel(step);
+  const note = document.createElement('span');
+  note.className = 'jp-CIBench-cellLabel-note';
+  note.textContent = ` · ${extra}`;
+  text.appendChild(note);
+  return text;
+}
+
+/** Keep a reference cell's toggle saying whether it is expanded. */
+function syncToggle(cell: Cell, toggle: HTMLButtonElement): void {
+  const open = !cell.inputHidden;
+  toggle.setAttribute('aria-expanded', String(open));
+  toggle.replaceChild(
+    icon(open ? caretDownIcon : caretRightIcon, 'jp-CIBench-cellLabel-caret'),
+    toggle.firstChild!
+  );
+}
+
+function toggleButton(cell: Cell, step: number): HTMLButtonElement {
+  const toggle = document.createElement('button');
+  toggle.type = 'button';
+  toggle.className = 'jp-CIBench-cellLabel-toggle';
+  toggle.appendChild(document.createElement('span'));
+  toggle.appendChild(icon(lockIcon));
+  toggle.appendChild(labelText(step, 'read-only, never run'));
+  toggle.addEventListener('click', () => {
+    cell.inputHidden = !cell.inputHidden;
+    syncToggle(cell, toggle);
+  });
+  cell.model.metadataChanged.connect(() => syncToggle(cell, toggle));
+  syncToggle(cell, toggle);
+  return toggle;
+}
+
+/**
+ * Give an oracle or reference cell its label (once): the first element of the
+ * cell, named as the cell's accessible name.
+ */
+export function labelCell(
+  cell: Cell,
+  role: 'oracle' | 'reference',
+  step: number
+): void {
+  if (cell.node.querySelector(`:scope > .${LABEL_CLASS}`)) {
+    return;
+  }
+  const label = document.createElement('div');
+  label.className = LABEL_CLASS;
+  if (role === 'reference') {
+    label.appendChild(toggleButton(cell, step));
+  } else {
+    label.appendChild(icon(lockIcon));
+    label.appendChild(labelText(step, 'read-only'));
+  }
+  // the label names the cell (over the "Code Cell Content" JupyterLab sets)
+  label.id = `jp-CIBench-label-${cell.model.id}`;
+  cell.node.setAttribute('role', 'article');
+  cell.node.setAttribute('aria-labelledby', label.id);
+  cell.node.insertBefore(label, cell.node.firstChild);
+  // a cell not rendered yet adds its parts later: keep the label first, and
+  // name its (read-only) editor
+  void cell.ready.then(() => {
+    if (label.parentNode === cell.node) {
+      cell.node.insertBefore(label, cell.node.firstChild);
+    }
+    cell.editor?.host
+      .querySelector('.cm-content')
+      ?.setAttribute('aria-label', `${referenceLabel(step)} (read-only)`);
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * An open attempt whose kernel is gone — the server stops a kernel idle for
+ * `kernel_idle_cull` seconds — gets a fresh `cibench-lab` kernel when the
+ * person comes back, without a dialog; the server restores the attempt's state
+ * on it when it is bound, and the notebook says so in a note above its cells.
+ */
+import { ISessionContext } from '@jupyterlab/apputils';
+import { NotebookPanel } from '@jupyterlab/notebook';
+import { Widget } from '@lumino/widgets';
+
+import { IKernelBinding } from '../api';
+
+/** The kernelspec every attempt kernel runs (engine/kernel.py). */
+export const KERNEL_NAME = 'cibench-lab';
+
+export const NOTE_CLASS = 'jp-CIBench-kernelNote';
+
+export type KernelStop = NonNullable<IKernelBinding['previous_stop']>;
+
+/** "30 idle minutes", "45 idle seconds" for the server's kernel_idle_cull (seconds). */
+export function idleSpan(cull: number): string {
+  const [n, unit] =
+    cull >= 60
+      ? [Math.round(cull / 60), 'minute']
+      : [Math.round(cull), 'second'];
+  return `${n} idle ${unit}${n === 1 ? '' : 's'}`;
+}
+
+/** What the note says after a restore (`cull`: the server's kernel_idle_cull, seconds). */
+export function kernelNote(
+  stop: KernelStop | null | undefined,
+  cull: number | null | undefined
+): string {
+  if (stop === 'idle') {
+    return cull && cull > 0
+      ? `Kernel stopped after ${idleSpan(cull)} — restored`
+      : 'Kernel stopped while idle — restored';
+  }
+  if (stop === 'finished') {
+    return 'Kernel stopped when the attempt finished — restored';
+  }
+  return 'Kernel stopped — restored';
+}
+
+/**
+ * Whether the notebook's kernel is gone. Asks the server's session and kernel
+ * lists first: JupyterLab notices a kernel the server shut down only at its
+ * next poll.
+ */
+export async function kernelGone(ctx: ISessionContext): Promise<boolean> {
+  const refresh = [
+    ctx.sessionManager.refreshRunning(),
+    ctx.kernelManager?.refreshRunning()
+  ];
+  await Promise.all(refresh.map(p => p?.catch(() => undefined)));
+  const kernel = ctx.session?.kernel;
+  return !kernel || kernel.isDisposed || kernel.status === 'dead';
+}
+
+/** Start a fresh `cibench-lab` kernel for the notebook (no dialog). */
+export async function freshKernel(ctx: ISessionContext): Promise<void> {
+  try {
+    await ctx.changeKernel({ name: KERNEL_NAME });
+  } catch {
+    // the server forgot the session with its kernel: start a new one
+    ctx.session?.dispose();
+    await ctx.changeKernel({ name: KERNEL_NAME });
+  }
+}
+
+/** Show (or replace) the kernel note above the notebook's cells. */
+export function showKernelNote(panel: NotebookPanel, text: string): Widget {
+  hideKernelNote(panel);
+  const note = new Widget();
+  note.addClass(NOTE_CLASS);
+  note.node.setAttribute('role', 'status');
+  const message = document.createElement('span');
+  message.className = `${NOTE_CLASS}-text`;
+  message.textContent = text;
+  const dismiss = document.createElement('button');
+  dismiss.type = 'button';
+  dismiss.className = `jp-CIBench-button ${NOTE_CLASS}-dismiss`;
+  dismiss.textContent = 'Dismiss';
+  dismiss.setAttribute('aria-label', 'Dismiss the kernel note');
+  dismiss.addEventListener('click', () => note.dispose());
+  note.node.append(message, dismiss);
+  panel.contentHeader.addWidget(note);
+  return note;
+}
+
+/** Remove the kernel note, if any. */
+export function hideKernelNote(panel: NotebookPanel): void {
+  for (const widget of [...panel.contentHeader.widgets]) {
+    if (widget.hasClass(NOTE_CLASS)) {
+      widget.dispose();
+    }
+  }
+}
