@@ -109,9 +109,22 @@ def test_the_grade_rule_is_named_and_applied(page: Page, configured_lab, rule, k
     assert view["steps"][1]["kept_turn"] == (0 if rule == "best" else 1)
 
 
+def open_palette(page: Page) -> None:
+    """Ctrl+Shift+C until the command palette's input has the focus (the first press can come
+    before the lab binds its shortcuts)."""
+    palette = page.locator(".lm-CommandPalette-input")
+    for _ in range(3):
+        page.keyboard.press("Control+Shift+c")
+        try:
+            expect(palette).to_be_focused(timeout=3_000)
+            return
+        except AssertionError:
+            page.keyboard.press("Escape")
+    expect(palette).to_be_focused()
+
+
 def palette_labels(page: Page, query: str) -> list[str]:
-    page.keyboard.press("Control+Shift+c")
-    expect(page.locator(".lm-CommandPalette-input")).to_be_focused()
+    open_palette(page)
     page.keyboard.insert_text(query)
     items = page.locator(".lm-CommandPalette-item:not(.lm-mod-disabled) .lm-CommandPalette-itemLabel")
     expect(items.first).to_be_visible()
@@ -186,7 +199,8 @@ def test_closing_the_notebook_then_next_touches_no_other_attempt(page: Page, lab
     title = page.locator(".jp-CIBench-attempt-title")
     expect(title).to_have_text(task(CANCER).title)
 
-    tab = page.locator(".lm-DockPanel .lm-TabBar-tab", has_text="breast_cancer_classifiers.ipynb")
+    name = attempt_of(page, CANCER)["notebook_path"].rsplit("/", 1)[-1]
+    tab = page.locator(".lm-DockPanel .lm-TabBar-tab", has_text=name)
     tab.hover()
     tab.locator(".lm-TabBar-tabCloseIcon").click()
     save = page.locator(".jp-Dialog").get_by_role("button", name="Save")
@@ -196,9 +210,7 @@ def test_closing_the_notebook_then_next_touches_no_other_attempt(page: Page, lab
     # the lab shows the other attempt's notebook now; the panel still shows the closed one
     expect(answer_cell(page, 0)).to_be_visible()
     expect(title).to_have_text(task(CANCER).title)
-    expect(page.locator(".jp-CIBench-notebookState")).to_have_text(
-        "Notebook closed: breast_cancer_classifiers.ipynb"
-    )
+    expect(page.locator(".jp-CIBench-notebookState")).to_have_text(f"Notebook closed: {name}")
 
     press_next_confirmed(page)
     expect(page.locator(f"{BAR} .jp-CIBench-counter")).to_have_text("Step 2 of 12", timeout=30_000)
@@ -207,7 +219,7 @@ def test_closing_the_notebook_then_next_touches_no_other_attempt(page: Page, lab
     assert attempt_of(page, PENGUINS)["steps"][0]["turns"] == 0
 
     # working in the other notebook is what moves the panel to it
-    page.locator(".lm-DockPanel .lm-TabBar-tab", has_text="penguins_raw_tidy.ipynb").click()
+    page.locator(".lm-DockPanel .lm-TabBar-tab", has_text="penguins_raw_tidy.").click()
     expect(title).to_have_text(task(PENGUINS).title)
 
 
@@ -259,8 +271,7 @@ def test_the_action_bar_stays_in_view_on_the_last_of_15_steps(page: Page, lab_se
 
 def test_keyboard_only_start_answer_next(page: Page, lab_server):
     open_lab(page, lab_server.url)
-    page.keyboard.press("Control+Shift+c")
-    expect(page.locator(".lm-CommandPalette-input")).to_be_focused()
+    open_palette(page)
     page.keyboard.insert_text("Open CIBench Panel")
     page.keyboard.press("Enter")
     flt = page.locator(".jp-CIBench-filter")
@@ -301,10 +312,8 @@ def tab_to(page: Page, selector: str, limit: int = 25) -> None:
 
 def use_theme(page: Page, theme: str) -> None:
     """Switch the theme from the command palette (apputils:change-theme)."""
-    page.keyboard.press("Control+Shift+c")
-    palette = page.locator(".lm-CommandPalette-input")
-    expect(palette).to_be_focused()
-    palette.fill(f"Use Theme: {theme}")
+    open_palette(page)
+    page.locator(".lm-CommandPalette-input").fill(f"Use Theme: {theme}")
     expect(page.locator(".lm-CommandPalette-item.lm-mod-active")).to_contain_text(theme)
     page.keyboard.press("Enter")
     expect(page.locator("body")).to_have_attribute("data-jp-theme-name", theme, timeout=30_000)
