@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -112,6 +113,18 @@ class LabServer:
             return
         stop_processes(self.orphans + spawned)
         self.orphans = []
+
+
+def configured_lab(tmp_path: Path, traits: dict) -> LabServer:
+    """A started lab under ``tmp_path`` (its workspace and results database there) with these
+    ``CIBenchLabApp`` traits; the caller kills it."""
+    config = tmp_path / "lab_config.json"
+    config.write_text(json.dumps({"CIBenchLabApp": traits}))
+    root = tmp_path / "workspace"
+    root.mkdir()
+    server = LabServer(root, tmp_path / "results.sqlite", config)
+    server.start()
+    return server
 
 
 def stop_processes(procs: list[psutil.Process], grace: float = 10) -> None:

@@ -3,7 +3,6 @@ labelled read-only reference cells (oracle and end-to-end), the answer editor fo
 
 from __future__ import annotations
 
-import json
 import re
 import time
 
@@ -13,7 +12,7 @@ from playwright.sync_api import Page, expect
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
 
 from .axe import axe_violations
-from .conftest import LabServer
+from .lab import configured_lab as start_lab
 from .test_lab_play import (
     answer_cell,
     badge,
@@ -40,12 +39,7 @@ def lab(tmp_path, monkeypatch, request):
     monkeypatch.setenv("JUPYTERLAB_SETTINGS_DIR", str(tmp_path / "user-settings"))
     monkeypatch.setenv("JUPYTERLAB_WORKSPACES_DIR", str(tmp_path / "workspaces"))
     settings = getattr(request, "param", {})
-    config = tmp_path / "lab_config.json"
-    config.write_text(json.dumps({"CIBenchLabApp": {**settings, "lock_settings": bool(settings)}}))
-    root = tmp_path / "workspace"
-    root.mkdir()
-    server = LabServer(root, tmp_path / "results.sqlite", config)
-    server.start()
+    server = start_lab(tmp_path, {**settings, "lock_settings": bool(settings)})
     yield server
     server.kill()
 

@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
 
 from .axe import axe_violations
-from .conftest import LabServer
+from .lab import configured_lab as start_lab
 from .test_lab_play import (
     answer_cell,
     badge,
@@ -54,12 +54,7 @@ def attempt_of(page: Page, task_id: str) -> dict:
 @pytest.fixture
 def configured_lab(tmp_path, request):
     """A lab whose server settings are locked to ``request.param`` (CIBenchLabApp traits)."""
-    config = tmp_path / "lab_config.json"
-    config.write_text(json.dumps({"CIBenchLabApp": {"lock_settings": True, **request.param}}))
-    root = tmp_path / "workspace"
-    root.mkdir()
-    lab = LabServer(root, tmp_path / "results.sqlite", config)
-    lab.start()
+    lab = start_lab(tmp_path, {"lock_settings": True, **request.param})
     yield lab
     lab.kill()
 

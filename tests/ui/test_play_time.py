@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from cibench_lab.tasks.library import builtin_dir
 
-from .conftest import LabServer
+from .lab import configured_lab as start_lab
 from .test_lab_play import answer_cell, badge, open_lab, open_panel, press_next, run_in_cell, start_task
 
 PAUSE_AFTER = 2  # seconds: the server's pause_after
@@ -43,13 +43,7 @@ def write_clock_task(root: Path) -> None:
 def timed_lab(tmp_path):
     tasks = tmp_path / "tasks"
     write_clock_task(tasks)
-    config = tmp_path / "config.json"
-    lab = {"pause_after": PAUSE_AFTER, "task_dirs": [str(builtin_dir()), str(tasks)]}
-    config.write_text(json.dumps({"CIBenchLabApp": lab}))
-    root = tmp_path / "workspace"
-    root.mkdir()
-    server = LabServer(root, tmp_path / "results.sqlite", config)
-    server.start()
+    server = start_lab(tmp_path, {"pause_after": PAUSE_AFTER, "task_dirs": [str(builtin_dir()), str(tasks)]})
     yield server
     server.kill()
 
