@@ -1,6 +1,7 @@
 """Tables of the results store (SQLAlchemy 2 declarative).
 
 participant 1─* attempt 1─* step 1─* turn; attempt *─1 run; attempt 1─* event;
+study 1─* enrolment *─1 participant (consent, questionnaire answers, the drawn plan); study 1─* attempt;
 run_lease: which process plays a run name now (by name, so it is taken before the run exists).
 Steps and turns are 0-based, as in the engine and the API (the UI shows step n+1).
 """
@@ -27,6 +28,35 @@ class Participant(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+
+class Study(Base):
+    """A study as it was when its first participant enrolled (``config``: the definition, for the
+    record); ``salt`` pseudonymises its participants in exports."""
+
+    __tablename__ = "study"
+    id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    title: Mapped[str] = mapped_column(String(300))
+    config: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    salt: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+
+class Enrolment(Base):
+    """One participant in one study: consent (``consent_at``), questionnaire ``answers``, and the
+    ``plan`` drawn for them with ``seed`` (``[{"task_id", "mode"}, ...]``, in playing order)."""
+
+    __tablename__ = "enrolment"
+    __table_args__ = (UniqueConstraint("study_id", "participant_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    study_id: Mapped[str] = mapped_column(ForeignKey("study.id"), index=True)
+    participant_id: Mapped[int] = mapped_column(ForeignKey("participant.id"))
+    consent_at: Mapped[dt.datetime | None] = mapped_column()
+    answers: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    seed: Mapped[int | None] = mapped_column()
+    plan: Mapped[list[Any]] = mapped_column(default=list)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column()
 
 
 class Run(Base):
@@ -59,6 +89,8 @@ class Attempt(Base):
     player: Mapped[str] = mapped_column(String(200))  # human | reference | openai:<model> | ...
     participant_id: Mapped[int | None] = mapped_column(ForeignKey("participant.id"))
     run_id: Mapped[int | None] = mapped_column(ForeignKey("run.id"), index=True)
+    study_id: Mapped[str | None] = mapped_column(ForeignKey("study.id"), index=True)
+    protocol: Mapped[str | None] = mapped_column(String(30))  # the study's preset: model-parity | practice
     settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
     environment: Mapped[dict[str, Any]] = mapped_column(default=dict)
     workdir: Mapped[str] = mapped_column(Text, default="")
@@ -66,7 +98,7 @@ class Attempt(Base):
     kernel_id: Mapped[str | None] = mapped_column(String(64))
     n_steps: Mapped[int] = mapped_column()
     current_step: Mapped[int] = mapped_column(default=0)
-    status: Mapped[str] = mapped_column(String(10), default="open")  # open | done
+    status: Mapped[str] = mapped_column(String(10), default="open")  # open | done | quit
     summary: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column()
@@ -83,6 +115,7 @@ class StepRow(Base):
     settled_at: Mapped[dt.datetime | None] = mapped_column()
     outcome: Mapped[str | None] = mapped_column(String(20))  # passed|next|gave_up|turn_cap|out_of_turns
     grade: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    note: Mapped[str | None] = mapped_column(Text)  # the participant's note on the step (latest text)
 
 
 class Turn(Base):
@@ -109,6 +142,6 @@ class Event(Base):
     __tablename__ = "event"
     id: Mapped[int] = mapped_column(primary_key=True)
     attempt_id: Mapped[str] = mapped_column(ForeignKey("attempt.id"), index=True)
-    kind: Mapped[str] = mapped_column(String(30))  # restore | oracle | settle | ...
+    kind: Mapped[str] = mapped_column(String(30))  # restore | oracle | settle | activity | pause | ...
     at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     detail: Mapped[dict[str, Any]] = mapped_column(default=dict)
