@@ -43,7 +43,7 @@ from cibench_lab.grading.rasch import RIDGE, fit
 from cibench_lab.grading.turn import TurnOutput
 from cibench_lab.store import Store
 from cibench_lab.store.pseudonym import new_salt, pseudonym
-from cibench_lab.store.tables import Attempt, StepRow, Study, Turn
+from cibench_lab.store.tables import Attempt, Run, StepRow, Study, Turn
 from cibench_lab.tasks.library import TaskLibrary
 
 KEY = "sk-test-compare"
@@ -329,3 +329,25 @@ def test_conditions_as_the_player_met_them():
     assert open_net["profile_version"] == "unrecorded" and open_net["kernel_env"] == "unrecorded"
     judged = conditions("human", "oracle", PARITY.as_dict(), env, "h", ["gpt-v"], "fair")
     assert judged["reveal"] == "oracle" and judged["judge"] == "gpt-v"
+
+
+@pytest.mark.fast
+def test_bad_requests_are_one_line_errors(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'empty.sqlite'}"
+    store = Store(db)
+    with store.session() as s:
+        s.add(Study(id="other", title="Other", config={}, salt=new_salt()))
+        s.add(Run(name="model", player="openai:m", mode="e2e", config={}))
+    store.dispose()
+    cases = {
+        ("--compare", "pilot", "model"): "--compare: expected humans:STUDY, not 'pilot'",
+        ("--compare", "humans:pilot"): "--compare: name at least one RUN",
+        ("--compare", "humans:pilot", "nope"): "no run named 'nope' (known: model)",
+        ("--compare", "humans:pilot", "model"): "no study 'pilot' in the results database (recorded: other)",
+        ("--compare", "humans:other", "model"): "study other: no finished attempts by people yet (0 quit)",
+        ("model", "--allow-mismatch"): "--plots and --allow-mismatch go with --compare humans:STUDY",
+    }
+    for args, message in cases.items():
+        assert main(["--db", db, "report", *args]) == 2, args
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and message in err and "Traceback" not in err, (args, err)

@@ -50,18 +50,26 @@ def cmd_compare(args) -> int:
             print(f"error: {line}", file=sys.stderr)
         return 2
     report = build(study, args.profile, infos, humans, played, mismatched, args.allow_mismatch)
-    if args.format == "json":
+    return emit(report, args.format, args.plots)
+
+
+def emit(report: dict[str, Any], form: str, plots: str | None) -> int:
+    """Print the report as ``form``; write the plots into ``plots`` when given."""
+    if form == "json":
         print(json.dumps(report, indent=1))
-    elif args.format == "csv":
+    elif form == "csv":
         csv.writer(sys.stdout).writerows(csv_rows(report))
     else:
         from .compare_table import print_table
 
         print_table(report)
-    if args.plots:
-        from .compare_plots import write_plots
+    if plots:
+        try:
+            from .compare_plots import write_plots
 
-        paths = write_plots(report, args.plots)
+            paths = write_plots(report, plots)
+        except ImportError as err:
+            return _error(f"--plots: needs matplotlib ({err}); pip install matplotlib")
         sys.stdout.flush()
         print(f"plots: {', '.join(paths)}", file=sys.stderr)
     return 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..grading.comparability import conditions
@@ -22,7 +22,7 @@ from ..store.tables import Attempt, Participant, StepRow, Study, Turn
 from .errors import NotFound
 from .settings import PlaySettings
 from .step import HUMAN
-from .worktime import step_working_seconds
+from .worktime import Interval, activity_times, step_working_seconds, turn_intervals
 
 
 def study_salt(store: Store, study_id: str) -> str:
@@ -71,8 +71,12 @@ def _played(s: Session, row: Attempt, who: str, group: str, profile: str) -> Pla
     status = row.status
     results: list[StepResult] = []
     if status == "done":
-        seconds = _seconds(s, row, steps, settings.pause_after)
-        turns = _turn_counts(s, row.id)
+        times = s.execute(
+            select(Turn.step, Turn.started_at, Turn.finished_at).where(Turn.attempt_id == row.id)
+        ).tuples()
+        intervals = turn_intervals(times)
+        turns = {step: len(spans) for step, spans in intervals.items()}
+        seconds = _seconds(s, row, steps, intervals, settings.pause_after)
         for step in steps:
             grade = _grade(step, profile)
             if grade is None:  # graded before the profile existed: not counted
@@ -95,15 +99,10 @@ def _result(step: StepRow, grade: dict[str, Any], turns: int, seconds: float | N
 
 
 def _seconds(
-    s: Session, row: Attempt, steps: list[StepRow], pause_after: float
+    s: Session, row: Attempt, steps: list[StepRow], turns: dict[int, list[Interval]], pause_after: float
 ) -> Callable[[int], float | None]:
     """A step's working seconds, for a person's attempt (None for a player's)."""
     if row.player != HUMAN:
         return lambda index: None
-    by_step = step_working_seconds(s, row.id, steps, pause_after)
+    by_step = step_working_seconds(steps, turns, activity_times(s, row.id), pause_after)
     return by_step.get
-
-
-def _turn_counts(s: Session, attempt_id: str) -> dict[int, int]:
-    q = select(Turn.step, func.count()).where(Turn.attempt_id == attempt_id).group_by(Turn.step)
-    return {step: n for step, n in s.execute(q)}

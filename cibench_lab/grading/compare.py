@@ -277,6 +277,8 @@ def build(
         run: sorted({t for _, t in comparison.runs[run]} - set(comparison.tasks)) for run in comparison.runs
     }
     for run, tasks in left_out.items():
+        if not set(comparison.tasks) & {t for _, t in comparison.runs[run]}:
+            notes.append(f"run {run}: played none of the tasks the people finished")
         if tasks:
             notes.append(f"run {run}: {len(tasks)} task(s) that no counted person played, left out")
     listed = [
