@@ -5,6 +5,7 @@ import {
   ITaskDetail,
   ITaskSummary
 } from '../api';
+import { IPanelActions } from '../panel/actions';
 
 export const TASKS: ITaskSummary[] = [
   {
@@ -145,5 +146,38 @@ export function attemptRow(
     language: 'en',
     split: 'cibench_template',
     ...over
+  };
+}
+
+/** The panel's actions, each call recorded by name (a selected task and an opened attempt with their id). */
+export function fakeActions(): IPanelActions & { calls: string[] } {
+  const calls: string[] = [];
+  const record = (name: string) => async () => {
+    calls.push(name);
+  };
+  return {
+    calls,
+    refresh: record('refresh'),
+    selectTask: async (id: string) => {
+      calls.push(`select ${id}`);
+    },
+    start: record('start'),
+    open: async (a: IAttemptSummary) => {
+      calls.push(`open ${a.id}`);
+    },
+    openNotebook: record('openNotebook'),
+    next: record('next'),
+    giveUp: record('giveUp'),
+    undoSettle: () => {
+      calls.push('undo');
+      return true;
+    },
+    settleNow: record('settleNow'),
+    playStep: record('playStep'),
+    playAll: record('playAll'),
+    stopPlayer: record('stopPlayer'),
+    showTurns: async (step: number) => {
+      calls.push(`turns ${step}`);
+    }
   };
 }

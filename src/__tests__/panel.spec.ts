@@ -2,41 +2,15 @@ import { MessageLoop } from '@lumino/messaging';
 
 import { IAttemptSummary } from '../api';
 import { CIBenchModel } from '../model';
-import { IPanelActions } from '../panel/actions';
 import { CIBenchPanel, PANEL_ID } from '../panel/panel';
-import { attemptRow, attemptView, DETAIL, grade, TASKS } from './fixtures';
-
-function fakeActions(): IPanelActions & { calls: string[] } {
-  const calls: string[] = [];
-  const record = (name: string) => async () => {
-    calls.push(name);
-  };
-  return {
-    calls,
-    refresh: record('refresh'),
-    selectTask: async (id: string) => {
-      calls.push(`select ${id}`);
-    },
-    start: record('start'),
-    open: async (a: IAttemptSummary) => {
-      calls.push(`open ${a.id}`);
-    },
-    openNotebook: record('openNotebook'),
-    next: record('next'),
-    giveUp: record('giveUp'),
-    undoSettle: () => {
-      calls.push('undo');
-      return true;
-    },
-    settleNow: record('settleNow'),
-    playStep: record('playStep'),
-    playAll: record('playAll'),
-    stopPlayer: record('stopPlayer'),
-    showTurns: async (step: number) => {
-      calls.push(`turns ${step}`);
-    }
-  };
-}
+import {
+  attemptRow,
+  attemptView,
+  DETAIL,
+  fakeActions,
+  grade,
+  TASKS
+} from './fixtures';
 
 function setup() {
   const model = new CIBenchModel();

@@ -103,3 +103,35 @@ export function keepingFocus(container: HTMLElement, render: () => void): void {
     }
   }
 }
+
+/** The `attr` of the row holding the focus inside `container`, if any. */
+export function focusedIn(container: HTMLElement, attr: string): string | null {
+  const active = document.activeElement;
+  if (!(active instanceof HTMLElement) || !container.contains(active)) {
+    return null;
+  }
+  return active.closest(`[${attr}]`)?.getAttribute(attr) ?? null;
+}
+
+/** Give the focus back to the (re-created) row with `attr` = `value`. */
+export function refocus(
+  container: HTMLElement,
+  attr: string,
+  value: string | null
+): void {
+  if (value === null) {
+    return;
+  }
+  for (const row of Array.from(
+    container.querySelectorAll<HTMLElement>(`[${attr}]`)
+  )) {
+    if (row.getAttribute(attr) === value) {
+      const target =
+        row.tagName === 'BUTTON'
+          ? row
+          : row.querySelector<HTMLElement>('button');
+      target?.focus();
+      return;
+    }
+  }
+}
