@@ -75,7 +75,7 @@ describe('restored badges', () => {
     expect(restoredBadge(attemptView(), unrun, [], '')).toBeNull();
   });
 
-  it('says "given up" for a step given up unrun, and a cap\'s runs left', () => {
+  it('says "gave up · no run" for a step given up unrun, and a cap\'s runs left', () => {
     const gaveUp = {
       ...settled,
       turns: 0,
@@ -85,8 +85,10 @@ describe('restored badges', () => {
     };
     expect(restoredBadge(attemptView(), gaveUp, [], '')).toMatchObject({
       kind: 'note',
-      message: 'given up'
+      message: 'gave up · no run'
     });
+    const skipped = { ...gaveUp, outcome: 'next' }; // Next without a run: no note
+    expect(restoredBadge(attemptView(), skipped, [], '')).toBeNull();
     const view = attemptView();
     view.settings.turn_cap = 1;
     expect(restoredBadge(view, view.steps[1], [], '')).toMatchObject({

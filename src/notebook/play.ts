@@ -188,7 +188,7 @@ export async function applyNext(
   return after;
 }
 
-/** Settled steps that never ran: "given up", else no badge (a cap's note goes). */
+/** Settled steps that never ran: "gave up · no run", else no badge (a cap's note goes). */
 function noteUnrunSettled(session: AttemptSession): void {
   for (const step of session.view.steps) {
     const cell = findCell(session.notebook, 'answer', step.index);

@@ -4,10 +4,9 @@
  * reveal policy shows — its reference (code, Thought, output, plot).
  */
 import { IAttemptView, IReference, IStepView } from '../api';
-import { badgeText } from '../grade';
+import { badgeText, passWord, ranNothing, stepOutcomeText } from '../grade';
 import { stepLabel } from '../model';
 import { button, h } from './dom';
-import { outcomeText, passWord, turnsText } from './words';
 
 /** What the step list remembers between renders (the attempt view keeps it). */
 export interface IStepListState {
@@ -47,7 +46,10 @@ export function stepList(
   return details;
 }
 
-/** A grade in words, with an icon (never colour alone). */
+/**
+ * A grade in words, with an icon (never colour alone), and what was measured
+ * (nothing, for a settled step that ran nothing: its outcome says so).
+ */
 export function gradeLine(step: IStepView): HTMLElement | null {
   const grade = step.grade;
   if (!grade) {
@@ -55,6 +57,7 @@ export function gradeLine(step: IStepView): HTMLElement | null {
   }
   const word = passWord(grade);
   const kept = step.settled ? 'kept' : 'so far';
+  const measured = ranNothing(step) ? '' : `: ${badgeText(grade)}`;
   return h(
     'span',
     {
@@ -65,7 +68,7 @@ export function gradeLine(step: IStepView): HTMLElement | null {
       text: grade.passed ? '✓' : '✗',
       attrs: { 'aria-hidden': 'true' }
     }),
-    ` ${word} (${kept}): ${badgeText(grade)}`
+    ` ${word} (${kept})${measured}`
   );
 }
 
@@ -92,7 +95,7 @@ function stepRow(
     h('code', { className: 'jp-CIBench-step-kind', text: step.kind }),
     h('span', {
       className: 'jp-CIBench-step-outcome',
-      text: `${outcomeText(step.outcome, step.settled)} · ${turnsText(step.turns)}`
+      text: stepOutcomeText(step)
     }),
     step.turns ? turnsButton(step.index, onTurns) : null,
     gradeLine(step),
