@@ -129,15 +129,6 @@ export function referenceNode(
   ref: IReference,
   state: IStepListState
 ): HTMLElement {
-  const part = (label: string, text: string, cls: string) =>
-    text.trim()
-      ? h(
-          'div',
-          { className: `jp-CIBench-ref-part ${cls}` },
-          h('span', { className: 'jp-CIBench-ref-label', text: label }),
-          h('pre', { text })
-        )
-      : null;
   const details = h(
     'details',
     {
@@ -145,9 +136,9 @@ export function referenceNode(
       attrs: { 'data-step': String(index) }
     },
     h('summary', { text: `Reference for ${stepLabel(index)}` }),
-    part('Thought', ref.thought, 'jp-CIBench-ref-thought'),
-    part('Code', ref.code, 'jp-CIBench-ref-code'),
-    part('Output', ref.output, 'jp-CIBench-ref-output'),
+    referencePart('Thought', ref.thought, 'jp-CIBench-ref-thought'),
+    referencePart('Code', ref.code, 'jp-CIBench-ref-code'),
+    referencePart('Output', ref.output, 'jp-CIBench-ref-output'),
     ref.image
       ? h('img', {
           className: 'jp-CIBench-ref-image',
@@ -167,6 +158,23 @@ export function referenceNode(
     }
   });
   return details;
+}
+
+/** One labelled part of a reference (none for blank text). */
+function referencePart(
+  label: string,
+  text: string,
+  cls: string
+): HTMLElement | null {
+  if (!text.trim()) {
+    return null;
+  }
+  return h(
+    'div',
+    { className: `jp-CIBench-ref-part ${cls}` },
+    h('span', { className: 'jp-CIBench-ref-label', text: label }),
+    h('pre', { text })
+  );
 }
 
 /** A `src` for a base64 PNG (or a data URL as it is). */
