@@ -61,6 +61,18 @@ export function replaceChildren(
   append(parent, children);
 }
 
+/** An `<input>` showing `value` that hands each edit to `onInput`. */
+export function input(
+  props: IAttrs,
+  value: string,
+  onInput: (value: string) => void
+): HTMLInputElement {
+  const el = h('input', props);
+  el.value = value;
+  el.addEventListener('input', () => onInput(el.value));
+  return el;
+}
+
 /** A real `<button type="button">`. */
 export function button(
   label: string,

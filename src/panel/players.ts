@@ -3,7 +3,7 @@
  * by name) or a replay of a recorded model run, or of a transcript file.
  */
 import { CIBenchModel } from '../model';
-import { h, replaceChildren } from './dom';
+import { h, input, replaceChildren } from './dom';
 
 const PLAYER_ID = 'jp-CIBench-player-select';
 const TRANSCRIPT_ID = 'jp-CIBench-transcript-input';
@@ -93,19 +93,17 @@ function playerSelect(model: CIBenchModel): HTMLSelectElement {
 
 /** The path of a transcript to replay (JSONL, as `cibench-lab run --export-transcript` writes). */
 function transcriptInput(model: CIBenchModel): HTMLElement {
-  const input = h('input', {
-    className: 'jp-CIBench-filter jp-CIBench-transcript',
-    attrs: {
-      id: TRANSCRIPT_ID,
-      type: 'text',
-      placeholder: 'runs/qwen.jsonl',
-      spellcheck: 'false'
-    }
-  });
-  input.value = model.transcript;
-  input.addEventListener('input', () => {
-    model.transcript = input.value;
-  });
+  const attrs = {
+    id: TRANSCRIPT_ID,
+    type: 'text',
+    placeholder: 'runs/qwen.jsonl',
+    spellcheck: 'false'
+  };
+  const path = input(
+    { className: 'jp-CIBench-filter jp-CIBench-transcript', attrs },
+    model.transcript,
+    text => (model.transcript = text)
+  );
   return h(
     'div',
     {},
@@ -114,6 +112,6 @@ function transcriptInput(model: CIBenchModel): HTMLElement {
       text: 'Transcript (path under the server root)',
       attrs: { for: TRANSCRIPT_ID }
     }),
-    input
+    path
   );
 }

@@ -6,7 +6,7 @@
 import { ITaskSummary } from '../api';
 import { ChangeKind, CIBenchModel } from '../model';
 import { IPanelActions } from './actions';
-import { focusedIn, h, refocus, replaceChildren } from './dom';
+import { focusedIn, h, input, refocus, replaceChildren } from './dom';
 import {
   attemptMark,
   FacetKey,
@@ -160,20 +160,17 @@ export class TaskList {
 
 /** The filter text box: what it holds is the model's filter. */
 function filterInput(model: CIBenchModel): HTMLInputElement {
-  const input = h('input', {
-    className: 'jp-CIBench-filter',
-    attrs: {
-      id: FILTER_ID,
-      type: 'search',
-      placeholder: 'Filter tasks',
-      'aria-controls': LIST_ID
-    }
-  });
-  input.value = model.filter;
-  input.addEventListener('input', () => {
-    model.filter = input.value;
-  });
-  return input;
+  const attrs = {
+    id: FILTER_ID,
+    type: 'search',
+    placeholder: 'Filter tasks',
+    'aria-controls': LIST_ID
+  };
+  return input(
+    { className: 'jp-CIBench-filter', attrs },
+    model.filter,
+    text => (model.filter = text)
+  );
 }
 
 function filterRow(input: HTMLInputElement): HTMLElement {
