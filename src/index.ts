@@ -54,14 +54,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       shell: labShell,
       playSettings: () => settings.current
     });
-    const panel = new CIBenchPanel(model, controller, action =>
-      shortcutLabel(
-        app.commands,
-        action === 'next' ? CommandIDs.nextStep : CommandIDs.giveUp
-      )
-    );
-    labShell.add(panel, 'left', { rank: 600 });
-    restorer?.add(panel, PANEL_ID);
+    const panel = addPanel(app, labShell, restorer, model, controller);
     addCommands(app, controller, palette, {
       model,
       openPanel: () => {
@@ -78,5 +71,24 @@ const plugin: JupyterFrontEndPlugin<void> = {
       );
   }
 };
+
+/** The panel in the left sidebar (restored with the layout), its buttons naming their shortcuts. */
+function addPanel(
+  app: JupyterFrontEnd,
+  labShell: ILabShell,
+  restorer: ILayoutRestorer | null,
+  model: CIBenchModel,
+  controller: AttemptController
+): CIBenchPanel {
+  const panel = new CIBenchPanel(model, controller, action =>
+    shortcutLabel(
+      app.commands,
+      action === 'next' ? CommandIDs.nextStep : CommandIDs.giveUp
+    )
+  );
+  labShell.add(panel, 'left', { rank: 600 });
+  restorer?.add(panel, PANEL_ID);
+  return panel;
+}
 
 export default plugin;

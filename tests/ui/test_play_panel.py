@@ -336,6 +336,10 @@ def test_the_panel_passes_axe_in_both_themes(page: Page, lab_server, theme):
     no_severe_violations(page, f"{theme}: undo countdown")
     page.locator(f"{BAR} .jp-CIBench-settle-now").click()
     no_severe_violations(page, f"{theme}: attempt mid-way")
+    # a step given up without a run says so, in the step list and on its cell alike
+    outcome = page.locator('.jp-CIBench-step[data-step="0"] .jp-CIBench-step-outcome')
+    expect(outcome).to_have_text("gave up · no run", timeout=30_000)
+    expect(badge(page, 0)).to_contain_text("gave up · no run")
     give_up(page, 8)
     expect(page.locator(".jp-CIBench-summary")).to_be_visible(timeout=30_000)
     no_severe_violations(page, f"{theme}: done summary")
