@@ -1,6 +1,6 @@
 /**
- * cibench-lab: wires the CIBench panel, the attempt controller and the
- * commands into JupyterLab.
+ * cibench-lab: wires the CIBench panel, the attempt controller, the commands
+ * and the cell executor (in place of JupyterLab's) into JupyterLab.
  */
 import {
   ILabShell,
@@ -10,7 +10,7 @@ import {
 } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { IDocumentManager } from '@jupyterlab/docmanager';
-import { INotebookTracker } from '@jupyterlab/notebook';
+import { INotebookCellExecutor, INotebookTracker } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStateDB } from '@jupyterlab/statedb';
 
@@ -18,11 +18,24 @@ import { CIBenchApi } from './api';
 import { addCommands, CommandIDs, shortcutLabel } from './commands';
 import { CIBenchModel } from './model';
 import { AttemptController } from './notebook/controller';
+import { AttemptRuns } from './notebook/runs';
 import { CIBenchPanel, PANEL_ID } from './panel/panel';
 import { restorePanel } from './panel/restore';
 import { PlaySettingsSource } from './settings';
 
 const PLUGIN_ID = 'cibench-lab:plugin';
+
+/** The notebooks' cell executor; the controller sets its gate. */
+const runs = new AttemptRuns();
+
+const executor: JupyterFrontEndPlugin<INotebookCellExecutor> = {
+  id: 'cibench-lab:cell-executor',
+  description:
+    "Runs notebook cells; an attempt notebook's once on its attempt kernel.",
+  autoStart: true,
+  provides: INotebookCellExecutor,
+  activate: () => runs
+};
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,
@@ -54,6 +67,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       shell: labShell,
       playSettings: () => settings.current
     });
+    runs.gate = model => controller.beforeRun(model);
     const panel = addPanel(app, labShell, restorer, model, controller);
     addCommands(app, controller, palette, {
       model,
@@ -91,4 +105,4 @@ function addPanel(
   return panel;
 }
 
-export default plugin;
+export default [executor, plugin];
