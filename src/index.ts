@@ -53,10 +53,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     restorer: ILayoutRestorer | null,
     state: IStateDB | null
   ) => {
-    const settings = new PlaySettingsSource();
-    if (registry) {
-      void settings.load(registry, PLUGIN_ID);
-    }
+    const settings = playSettings(registry);
     const api = new CIBenchApi(app.serviceManager.serverSettings);
     const model = new CIBenchModel();
     const controller = new AttemptController({
@@ -85,6 +82,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
       );
   }
 };
+
+/** The person's play settings from the settings editor (defaults without a registry). */
+function playSettings(registry: ISettingRegistry | null): PlaySettingsSource {
+  const settings = new PlaySettingsSource();
+  if (registry) {
+    void settings.load(registry, PLUGIN_ID);
+  }
+  return settings;
+}
 
 /** The panel in the left sidebar (restored with the layout), its buttons naming their shortcuts. */
 function addPanel(
