@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from exportdb import EXPLORATION, NOTE, build
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
-from rules_task import REFERENCE_PNG, stdout
+from rules_task import REFERENCE_PNG, attempts_for, start, stdout
 from sqlalchemy import select
 
 from cibench_lab.cli import main
@@ -184,3 +184,20 @@ def test_a_headless_runs_transcript_holds_what_the_kernel_printed_and_drew(tmp_p
     assert main(["--db", db, "export", "--format", "csv", str(tmp_path / "csv")]) == 0
     digest = hashlib.sha256(base64.b64decode(png)).hexdigest()
     assert digest in (tmp_path / "csv" / "turns.csv").read_text()
+
+
+@pytest.mark.fast
+def test_a_transcript_that_would_not_validate_is_skipped_naming_it(tmp_path, capsys):
+    attempts = attempts_for(tmp_path)
+    good = start(attempts)
+    attempts.record_turn(good, 0, TurnOutput("print('a')", [stdout("a")]))
+    bad = start(attempts)
+    with attempts.store.session() as s:  # a recorded output nbformat has no schema for
+        s.add(Turn(attempt_id=bad, step=0, number=0, code="x", outputs=[{"output_type": "stream"}]))
+    db = attempts.store.url
+    args = ["--db", db, "--task-dir", str(tmp_path), "export", "--format", "notebooks", str(tmp_path / "nb")]
+    assert main(args) == 0
+    out = capsys.readouterr()
+    assert f"warning: attempt {bad}: not valid nbformat (" in out.err and "skipped" in out.err
+    assert [p.name for p in (tmp_path / "nb").iterdir()] == [f"rules-{good}.ipynb"]
+    assert "exported 1 transcript notebook to" in out.out

@@ -53,7 +53,7 @@ def _export(args, folder: Path) -> int:
     names = "real names" if args.real_names else "pseudonyms"
     if args.format == "notebooks":
         n = write_notebooks(store, sel, library(args), folder)
-        print(f"exported {n} transcript notebooks to {folder} ({names})")
+        print(f"exported {n} transcript notebook{'' if n == 1 else 's'} to {folder} ({names})")
         return 0
     counts = write_tables(store, sel, folder, args.format)
     tables = ", ".join(f"{k} {v}" for k, v in counts.items() if k != "attempts")

@@ -6,10 +6,6 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
-import nbformat
-from nbformat import NotebookNode
-from nbformat.v4 import new_code_cell, new_markdown_cell
-
 from ...grading.profile import PROFILES
 from ...grading.summary import METRICS
 from ...tasks.model import Task
@@ -32,7 +28,23 @@ NOTE = (
 )
 
 
-def title_cell(attempt: dict[str, Any], task: Task | None) -> NotebookNode:
+Cell = dict[str, Any]
+
+
+def new_markdown_cell(source: str, metadata: dict[str, Any] | None = None) -> Cell:
+    """A markdown cell as plain JSON, validated with its notebook once (nbformat.v4's constructors
+    validate each cell on its own, which costs more than the rest of the export)."""
+    return {"cell_type": "markdown", "metadata": metadata or {}, "source": source}
+
+
+def new_code_cell(
+    source: str, outputs: list[dict[str, Any]], execution_count: int, metadata: dict[str, Any]
+) -> Cell:
+    cell = {"cell_type": "code", "metadata": metadata, "source": source, "outputs": outputs}
+    return {**cell, "execution_count": execution_count}
+
+
+def title_cell(attempt: dict[str, Any], task: Task | None) -> Cell:
     title = task.title if task is not None else attempt["task_id"]
     study = attempt["study"] or "-"
     if attempt["protocol"]:
@@ -69,7 +81,7 @@ def title_cell(attempt: dict[str, Any], task: Task | None) -> NotebookNode:
 
 def step_cells(
     step: dict[str, Any], attempt: dict[str, Any], rec: Recorded, task: Task | None, counter: Iterator[int]
-) -> list[NotebookNode]:
+) -> list[Cell]:
     i = step["step"]
     instruction = (
         task.steps[i].instruction if task is not None and i < len(task.steps) else "*(not available)*"
@@ -105,11 +117,7 @@ def _started(run: dict[str, Any]) -> dt.datetime:
     return at.astimezone(dt.timezone.utc).replace(tzinfo=None) if at.tzinfo else at
 
 
-def _outputs(outputs: list[dict[str, Any]] | None) -> list[NotebookNode]:
-    return [nbformat.from_dict(o) for o in shown_outputs(outputs)]
-
-
-def _turn_cell(turn: dict[str, Any], step: dict[str, Any], n: int) -> NotebookNode:
+def _turn_cell(turn: dict[str, Any], step: dict[str, Any], n: int) -> Cell:
     kept = [p for p in PROFILES if step[f"{p}_kept_turn"] == turn["number"]]
     meta = {
         "cibench_lab": {
@@ -123,10 +131,10 @@ def _turn_cell(turn: dict[str, Any], step: dict[str, Any], n: int) -> NotebookNo
         },
         "tags": [f"kept-{p}" for p in kept],
     }
-    return new_code_cell(turn["code"], outputs=_outputs(turn["outputs"]), execution_count=n, metadata=meta)
+    return new_code_cell(turn["code"], shown_outputs(turn["outputs"]), n, meta)
 
 
-def _exploration_cells(run: dict[str, Any], i: int, n: int) -> list[NotebookNode]:
+def _exploration_cells(run: dict[str, Any], i: int, n: int) -> list[Cell]:
     error = ", error" if run.get("error") else ""
     line = f"*Exploration run (not graded) at {clock(_started(run))}{error}; its outputs are not recorded.*"
     meta = {
@@ -134,18 +142,18 @@ def _exploration_cells(run: dict[str, Any], i: int, n: int) -> list[NotebookNode
         "jupyter": {"source_hidden": True},
         "tags": ["exploration-run"],
     }
-    code = new_code_cell(str(run.get("code", "")), execution_count=n, metadata=meta)
+    code = new_code_cell(str(run.get("code", "")), [], n, meta)
     return [new_markdown_cell(line, metadata={"cibench_lab": {"role": "exploration", "step": i}}), code]
 
 
-def _oracle_cell(ref: dict[str, Any], i: int, n: int) -> NotebookNode:
+def _oracle_cell(ref: dict[str, Any], i: int, n: int) -> Cell:
     meta = {
         "cibench_lab": {"role": "oracle", "step": i},
         "jupyter": {"source_hidden": True},
         "tags": ["oracle-reference"],
     }
     code = f"# Reference for step {i + 1} (oracle mode: ran after the step settled)\n{ref.get('code', '')}"
-    return new_code_cell(code, outputs=_outputs(ref.get("outputs")), execution_count=n, metadata=meta)
+    return new_code_cell(code, shown_outputs(ref.get("outputs")), n, meta)
 
 
 def _grade_cell(
@@ -154,7 +162,7 @@ def _grade_cell(
     turns: list[dict[str, Any]],
     counts: dict[int, int],
     pauses: list[tuple[str, dt.datetime, dict[str, Any]]],
-) -> NotebookNode:
+) -> Cell:
     i, outcome = step["step"], step["outcome"]
     if outcome:
         head = f"**Step {i + 1}: {OUTCOMES.get(outcome, outcome)}** (outcome `{outcome}`)"

@@ -10,13 +10,13 @@ turn marked), its times, pauses and note.  docs/exports.md, "Notebooks".
 from __future__ import annotations
 
 import itertools
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import nbformat
-from nbformat.v4 import new_markdown_cell, new_notebook
 
 from ...store import Store
 from ...store.tables import utcnow
@@ -24,7 +24,7 @@ from ...tasks.library import TaskLibrary
 from ...tasks.model import Task
 from . import rows
 from .selection import Selection
-from .steps import step_cells, title_cell
+from .steps import new_markdown_cell, step_cells, title_cell
 from .trace import Recorded, recorded
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
@@ -32,7 +32,8 @@ KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "langua
 
 def transcript(
     attempt: dict[str, Any], steps: list[dict[str, Any]], rec: Recorded, task: Task | None
-) -> nbformat.NotebookNode:
+) -> dict[str, Any]:
+    """The attempt's transcript as notebook JSON (plain dicts: validated whole before it is written)."""
     counter: Iterator[int] = itertools.count(1)
     cells = [title_cell(attempt, task)]
     for step in steps:
@@ -45,7 +46,9 @@ def transcript(
         "language_info": {"name": "python"},
         "cibench_lab": {"transcript": {"attempt_id": attempt["attempt_id"], "task_id": attempt["task_id"]}},
     }
-    return new_notebook(cells=cells, metadata=meta)
+    for n, cell in enumerate(cells):  # ids as nbformat 4.5 wants them, stable from export to export
+        cell["id"] = f"c{n}"
+    return {"nbformat": 4, "nbformat_minor": 5, "metadata": meta, "cells": cells}
 
 
 def notebook_name(attempt: dict[str, Any]) -> str:
@@ -70,7 +73,9 @@ def write_notebooks(store: Store, sel: Selection, lib: TaskLibrary, folder: Path
                     file=sys.stderr,
                 )
                 continue
-            nbformat.write(nb, str(folder / notebook_name(attempt)))
+            with (folder / notebook_name(attempt)).open("w", encoding="utf-8") as f:
+                json.dump(nb, f, ensure_ascii=False, indent=1, sort_keys=True)  # as nbformat writes them
+                f.write("\n")
             written += 1
     return written
 
