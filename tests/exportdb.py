@@ -73,8 +73,9 @@ def error_turn(code: str = "print(totl)") -> TurnOutput:
     return TurnOutput(code, [out], True, "error")
 
 
-def build(root: Path) -> Built:
-    attempts = attempts_for(root)
+def build(root: Path, url: str | None = None) -> Built:
+    """The database under ``root`` (or at ``url``), with the tasks it was played on."""
+    attempts = attempts_for(root, url=url)
     salt = new_salt()
     with attempts.store.session() as s:
         s.add(Study(id=STUDY, title="Pilot", config={"questionnaire": QUESTIONNAIRE}, salt=salt))
