@@ -278,6 +278,40 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/cibench-lab/api/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller: name, roles and classes */
+    get: operations['get_me'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/classes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The classes the caller teaches, with their members */
+    get: operations['get_classes'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -347,6 +381,11 @@ export type components = {
       /** @description why the server stopped it (null: it did not) */
       kernel_stopped: components['schemas']['KernelStop'] | null;
     };
+    /** @description A class the caller teaches and its members (the server's setting and the hub group's). */
+    ClassInfo: {
+      name: string;
+      members: string[];
+    };
     /** @description Every error, of every route (also unknown routes under the API). */
     Error: {
       error: string;
@@ -387,6 +426,13 @@ export type components = {
     KernelStatus: 'running' | 'stopped' | 'none';
     /** @enum {string} */
     KernelStop: 'idle' | 'finished';
+    /** @description The caller: the server's user, their roles (participant always) and the classes they belong to. */
+    Me: {
+      name: string;
+      roles: components['schemas']['Role'][];
+      /** @description the classes the user belongs to (an instructor teaches them) */
+      classes: string[];
+    };
     /** @enum {string} */
     Mode: 'e2e' | 'oracle';
     /** @description A model the server lets the lab attach: never its key or endpoint. */
@@ -474,6 +520,8 @@ export type components = {
     };
     /** @enum {string} */
     Reveal: 'after-step' | 'after-task' | 'never';
+    /** @enum {string} */
+    Role: 'participant' | 'instructor' | 'researcher';
     /** @description A cell run the browser made on the attempt's kernel; other fields (``outputs``) are ignored. */
     RunReport: {
       /** @description 0-based step index */
@@ -1271,6 +1319,64 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ReferenceResult'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_me: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The caller: name, roles and classes */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Me'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_classes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The classes the caller teaches, with their members */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClassInfo'][];
         };
       };
       /** @description an error */

@@ -15,10 +15,12 @@ from jupyter_server.serverapp import ServerApp
 from ..engine.attempt import Attempts
 from ..engine.cull import check_cull
 from ..engine.errors import BadInput
+from ..engine.hub import Hub
 from ..engine.interpreter import PYTHON_VAR, check_kernel_python, kernel_python, kernel_python_note
 from ..engine.kernel import ensure_kernelspec, hide_from_kernels
 from ..engine.lab import LabConfig, LabPlay
 from ..engine.proctor import apply_preset
+from ..engine.roles import Roles, RoleSettings
 from ..engine.sandbox import SandboxSetting, configure, prepare
 from ..engine.settings import PlaySettings
 from ..engine.workspace import check_writable, unwritable
@@ -29,6 +31,7 @@ from ..models.config import ModelRegistry, read_config_file
 from ..models.judge import VisionJudge
 from ..models.redact import redact_logs
 from ..store import NeedsUpgrade, Store, StoreError
+from ..store.db import DATABASE_URL_VAR
 from ..tasks.library import TaskLibrary, default_task_dirs
 from .traits import CIBenchLabTraits
 
@@ -45,6 +48,7 @@ class Services:
     lab: LabPlay
     participant: str
     models: ModelRegistry
+    roles: Roles
 
     def settings_view(self) -> dict:
         c = self.lab.config
@@ -92,7 +96,8 @@ class CIBenchLabApp(CIBenchLabTraits):
         grader = Grader(self.judge, self.grading_workers)
         grader.warm()  # the first text grade would load rouge-score and nltk (seconds): now, in its thread
         lab = LabPlay(attempts, self._server, config, models, grader)
-        self.services = Services(library, store, attempts, lab, participant, models)
+        roles = self._roles()
+        self.services = Services(library, store, attempts, lab, participant, models, roles)
         self.settings.update({"cibench_lab": self.services})
         events = self._server.event_logger
         assert events is not None  # ServerApp makes one when it initializes
@@ -119,6 +124,15 @@ class CIBenchLabApp(CIBenchLabTraits):
             settings=settings,
             participant=participant,
         )
+
+    def _roles(self) -> Roles:
+        """Roles from the settings, joined by the hub's groups when the server runs under JupyterHub."""
+        try:
+            settings = RoleSettings.of(self.instructors, self.researchers, self.class_members)
+        except BadInput as err:
+            self.log.critical("cibench-lab: %s", err)
+            raise SystemExit(1) from None
+        return Roles(settings, Hub.from_env(os.environ, self.hub_groups_ttl, self.log))
 
     def _check_cull(self, config: LabConfig) -> None:
         """Idle kernels are culled after the working clock pauses, or the server exits saying so."""
@@ -163,7 +177,8 @@ class CIBenchLabApp(CIBenchLabTraits):
         would show a panel whose every call fails, with the reason far back in the log."""
         store = None
         try:
-            store = Store(self.database_url or None, auto_upgrade=self.db_auto_upgrade)
+            url = self.database_url or os.environ.get(DATABASE_URL_VAR) or None
+            store = Store(url, auto_upgrade=self.db_auto_upgrade)
             store.check_writable()  # every Start and turn writes: say so now, not as a 500 later
             return store
         except StoreError as err:

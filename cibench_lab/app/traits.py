@@ -31,9 +31,11 @@ class CIBenchLabTraits(ExtensionApp):
     database_url = Unicode(
         "",
         help=(
-            "SQLAlchemy URL of the results store. Empty (default): a SQLite file at "
-            "<jupyter data dir>/cibench_lab/results.sqlite. Any SQLAlchemy URL works, e.g. "
-            "postgresql+psycopg://user@host/cibench for a shared class database."
+            "SQLAlchemy URL of the results store. Empty (default): $CIBENCH_LAB_DATABASE_URL when set "
+            "(a hub's spawner passes each server its own database role's URL there; task kernels never "
+            "see it), else a SQLite file at <jupyter data dir>/cibench_lab/results.sqlite. Any "
+            "SQLAlchemy URL works, e.g. postgresql+psycopg://user@host/cibench for a shared class "
+            "database (docs/classroom.md)."
         ),
     ).tag(config=True)
     db_auto_upgrade = Bool(
@@ -158,6 +160,40 @@ class CIBenchLabTraits(ExtensionApp):
             "Name under which this server's attempts are recorded. Empty (default): the JupyterHub "
             "user (JUPYTERHUB_USER) when running under JupyterHub, else the operating-system "
             "user."
+        ),
+    ).tag(config=True)
+
+    instructors = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "User names with the instructor role: each reads the attempts of the members of every "
+            "class they belong to (`class_members`, or a JupyterHub group cibench-class-<name>). Joined by "
+            "the members of the JupyterHub group cibench-instructors (docs/classroom.md)."
+        ),
+    ).tag(config=True)
+    researchers = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "User names that may read every participant's record of a study. Joined by the members "
+            "of the JupyterHub group cibench-researchers (docs/classroom.md)."
+        ),
+    ).tag(config=True)
+    class_members = Dict(  # not `classes`: traitlets' Application holds its configurable classes there
+        value_trait=List(Unicode()),
+        default_value={},
+        help=(
+            "Classes: {class name: [member user names]}. Joined by the JupyterHub groups "
+            "cibench-class-<class name>; an instructor teaches each class they are a member of."
+        ),
+    ).tag(config=True)
+    hub_groups_ttl = Float(
+        60.0,
+        help=(
+            "Seconds the server keeps a user's JupyterHub groups and a class group's members, read "
+            "through the hub's API with the server's token (JUPYTERHUB_API_TOKEN); a hub that does "
+            "not answer leaves the roles these settings give (logged)."
         ),
     ).tag(config=True)
 

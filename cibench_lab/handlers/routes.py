@@ -8,9 +8,11 @@ from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from ..engine.errors import NotFound
+from ..engine.roles import PARTICIPANT
 from ..engine.view import attempt_view, grades_visible, turns_view
 from . import schemas as s
 from .base import API, Handler, NotFoundHandler, Route, bind
+from .role_routes import ROLE_ROUTES
 
 
 class TasksHandler(Handler):
@@ -254,14 +256,22 @@ class OpenAPIHandler(Handler):
 
 AID = "/attempts/{attempt_id}"
 
-#: Every operation of the API, in the order of docs/api.md: tornado's handlers and the
-#: OpenAPI document (docs/openapi.json) are both built from this table.
+#: Every operation, in docs/api.md's order: tornado's handlers and docs/openapi.json are built from it.
 ROUTES: tuple[Route, ...] = (
-    Route("GET", "/openapi.json", OpenAPIHandler, dict[str, Any], "This document"),
-    Route("GET", "/tasks", TasksHandler, list[s.TaskSummary], "The task library"),
-    Route("GET", "/tasks/{task_id}", TaskHandler, s.TaskDetail, "One task, without its reference material"),
-    Route("GET", "/settings", SettingsHandler, s.ServerSettings, "The server's play settings"),
-    Route("GET", "/models", ModelsHandler, list[s.ModelInfo], "Models the lab may attach"),
+    Route("GET", "/openapi.json", OpenAPIHandler, dict[str, Any], "This document", role=PARTICIPANT),
+    Route("GET", "/tasks", TasksHandler, list[s.TaskSummary], "The task library", role=PARTICIPANT),
+    Route(
+        "GET",
+        "/tasks/{task_id}",
+        TaskHandler,
+        s.TaskDetail,
+        "One task, without its reference material",
+        role=PARTICIPANT,
+    ),
+    Route(
+        "GET", "/settings", SettingsHandler, s.ServerSettings, "The server's play settings", role=PARTICIPANT
+    ),
+    Route("GET", "/models", ModelsHandler, list[s.ModelInfo], "Models the lab may attach", role=PARTICIPANT),
     Route(
         "GET",
         "/recordings",
@@ -269,8 +279,16 @@ ROUTES: tuple[Route, ...] = (
         list[s.Recording],
         "Recorded model runs of a task, newest first",
         query=s.RecordingsQuery,
+        role=PARTICIPANT,
     ),
-    Route("GET", "/attempts", AttemptsHandler, list[s.AttemptRow], "The caller's attempts, newest first"),
+    Route(
+        "GET",
+        "/attempts",
+        AttemptsHandler,
+        list[s.AttemptRow],
+        "The caller's attempts, newest first",
+        role=PARTICIPANT,
+    ),
     Route(
         "POST",
         "/attempts",
@@ -279,8 +297,9 @@ ROUTES: tuple[Route, ...] = (
         "Start an attempt",
         body=s.StartAttempt,
         status=201,
+        role=PARTICIPANT,
     ),
-    Route("GET", AID, AttemptHandler, s.AttemptView, "The attempt view"),
+    Route("GET", AID, AttemptHandler, s.AttemptView, "The attempt view", role=PARTICIPANT),
     Route(
         "POST",
         f"{AID}/kernel",
@@ -288,8 +307,9 @@ ROUTES: tuple[Route, ...] = (
         s.KernelBinding,
         "Bind the kernel that runs the attempt's notebook (restored when new)",
         body=s.KernelReport,
+        role=PARTICIPANT,
     ),
-    Route("GET", f"{AID}/turns", TurnsHandler, list[s.TurnDetail], "Every recorded turn"),
+    Route("GET", f"{AID}/turns", TurnsHandler, list[s.TurnDetail], "Every recorded turn", role=PARTICIPANT),
     Route(
         "POST",
         f"{AID}/turns",
@@ -297,10 +317,25 @@ ROUTES: tuple[Route, ...] = (
         s.TurnResult,
         "Report a run of the open step's cell: graded from the kernel's own output",
         body=s.RunReport,
+        role=PARTICIPANT,
     ),
-    Route("POST", f"{AID}/next", SettleHandler, s.SettleResult, "Settle the open step", body=s.StepRequest),
     Route(
-        "POST", f"{AID}/give-up", GiveUpHandler, s.SettleResult, "Give up the open step", body=s.StepRequest
+        "POST",
+        f"{AID}/next",
+        SettleHandler,
+        s.SettleResult,
+        "Settle the open step",
+        body=s.StepRequest,
+        role=PARTICIPANT,
+    ),
+    Route(
+        "POST",
+        f"{AID}/give-up",
+        GiveUpHandler,
+        s.SettleResult,
+        "Give up the open step",
+        body=s.StepRequest,
+        role=PARTICIPANT,
     ),
     Route(
         "POST",
@@ -309,6 +344,7 @@ ROUTES: tuple[Route, ...] = (
         s.Activity,
         "Report an edit of the open step (keeps its working clock running)",
         body=s.ActivityReport,
+        role=PARTICIPANT,
     ),
     Route(
         "POST",
@@ -317,6 +353,7 @@ ROUTES: tuple[Route, ...] = (
         s.Proposal,
         "The attached player's next turn of the open step",
         body=s.StepRequest,
+        role=PARTICIPANT,
     ),
     Route(
         "POST",
@@ -325,6 +362,7 @@ ROUTES: tuple[Route, ...] = (
         s.Stopped,
         "Cancel the attached player's request",
         body=s.StopRequest,
+        role=PARTICIPANT,
     ),
     Route(
         "POST",
@@ -333,7 +371,9 @@ ROUTES: tuple[Route, ...] = (
         s.ReferenceResult,
         "Oracle mode: report the run of a settled step's reference cell",
         body=s.RunReport,
+        role=PARTICIPANT,
     ),
+    *ROLE_ROUTES,
 )
 bind(ROUTES)
 

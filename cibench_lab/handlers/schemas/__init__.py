@@ -6,7 +6,7 @@ their fields.  Responses are the engine's views, validated against these models
 before they are sent (a view that drifts from its model is a logged 500); the
 view itself is what is written, so the models never change a field's value.
 The OpenAPI document (:mod:`..openapi`) and the browser's types are built from here.
-One module per domain: task, settings, player, attempt, turn, grade; ``common`` holds the
+One module per domain: task, settings, player, attempt, turn, grade, role; ``common`` holds the
 literal types, field kinds and model bases they share.  Import them from this package.
 """
 
@@ -47,6 +47,7 @@ from .common import (
 )
 from .grade import Grade, Summary
 from .player import ModelInfo, PlayerChoice, Recording, RecordingsQuery
+from .role import ClassInfo, Me, Role
 from .settings import PlaySettings, ServerSettings, SettingsOverride
 from .task import TaskDetail, TaskInstruction, TaskSummary
 from .turn import (
@@ -72,6 +73,7 @@ __all__ = [
     "AttemptRow",
     "AttemptStatus",
     "AttemptView",
+    "ClassInfo",
     "Closed",
     "Count",
     "Error",
@@ -82,6 +84,7 @@ __all__ = [
     "KernelReport",
     "KernelStatus",
     "KernelStop",
+    "Me",
     "Mode",
     "ModelInfo",
     "Next",
@@ -96,6 +99,7 @@ __all__ = [
     "ReferenceResult",
     "Request",
     "Reveal",
+    "Role",
     "RunReport",
     "SandboxView",
     "ServerSettings",
