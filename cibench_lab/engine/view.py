@@ -8,9 +8,12 @@ for steps already revealed; grades of open steps only when live grades are on.
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import case, select
+from sqlalchemy.orm import Session
 
 from ..grading.criterion import criterion
 from ..grading.fair import first_image
@@ -21,7 +24,7 @@ from .attempt import Attempts
 from .cull import kernel_state
 from .settings import PlaySettings
 from .step import next_action
-from .worktime import step_working_seconds
+from .worktime import Interval, activity_times, step_working_seconds, turn_intervals
 
 
 def grades_visible(status: str, show_grades: bool) -> bool:
@@ -98,32 +101,46 @@ def _step_view(
     return view
 
 
+@dataclass
+class _Turns:
+    """What the view needs of an attempt's turns, read in one query: how many each step has,
+    when each ran (the working clock), and the open step's grades under the profile so far."""
+
+    counts: Counter[int]
+    intervals: dict[int, list[Interval]]
+    open_grades: list[dict | None]
+
+
+def _turns(s: Session, row: Attempt, profile: str) -> _Turns:
+    # a settled step keeps its grade in its StepRow: only the open step's turns bring theirs
+    open_grade = case((Turn.step == row.current_step, Turn.grade))
+    q = select(Turn.step, Turn.started_at, Turn.finished_at, open_grade).where(Turn.attempt_id == row.id)
+    turns = s.execute(q.order_by(Turn.step, Turn.number)).tuples().all()
+    return _Turns(
+        counts=Counter(step for step, *_ in turns),
+        intervals=turn_intervals((step, started, finished) for step, started, finished, _ in turns),
+        open_grades=[(g or {}).get(profile) for step, _, _, g in turns if step == row.current_step],
+    )
+
+
 def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -> dict[str, Any]:
+    """The attempt as its player may see it, from a fixed number of queries however many steps
+    and turns it has (the attempt, its owner, its steps, its turns, its activity; a stopped
+    kernel's last stop)."""
     row, task = attempts.load(attempt_id, participant)
     settings = PlaySettings.recorded(row.settings)
+    profile = attempts.profile
     with attempts.store.session() as s:
         srows = s.scalars(select(StepRow).where(StepRow.attempt_id == row.id).order_by(StepRow.index)).all()
-        counts = dict(
-            s.execute(
-                select(Turn.step, func.count()).where(Turn.attempt_id == row.id).group_by(Turn.step)
-            ).all()
-        )
-        profile = attempts.profile
-        open_grades = [
-            (g or {}).get(profile)
-            for g in s.scalars(
-                select(Turn.grade)
-                .where(Turn.attempt_id == row.id, Turn.step == row.current_step)
-                .order_by(Turn.number)
-            )
-        ]
-        steps = [
-            _step_view(row, task, r, counts.get(r.index, 0), open_grades, settings, profile) for r in srows
-        ]
-        worked = step_working_seconds(s, row.id, srows, settings.pause_after)
+        turns = _turns(s, row, profile)
+        edits = activity_times(s, row.id)
         kernel = kernel_state(s, row, attempts.kernels)
-        for view in steps:
-            view["working_seconds"] = worked[view["index"]]
+    worked = step_working_seconds(srows, turns.intervals, edits, settings.pause_after)
+    steps = [
+        _step_view(row, task, r, turns.counts[r.index], turns.open_grades, settings, profile)
+        | {"working_seconds": worked[r.index]}
+        for r in srows
+    ]
     return {
         "id": row.id,
         "task_id": row.task_id,

@@ -61,15 +61,16 @@ def working_seconds(
     return total
 
 
-def step_working_seconds(
-    s: Session, attempt_id: str, steps: Iterable[StepRow], pause_after: float, now: dt.datetime | None = None
-) -> dict[int, float]:
-    """Each step's working seconds (settled: final; open: up to ``now``), by step index."""
-    turns: dict[int, list[Interval]] = {}
-    for step, started, finished in s.execute(
-        select(Turn.step, Turn.started_at, Turn.finished_at).where(Turn.attempt_id == attempt_id)
-    ):
-        turns.setdefault(step, []).append((_aware(started), _aware(finished)))
+def turn_intervals(turns: Iterable[tuple[int, dt.datetime, dt.datetime]]) -> dict[int, list[Interval]]:
+    """``(step, started_at, finished_at)`` of turns as running intervals by step index."""
+    out: dict[int, list[Interval]] = {}
+    for step, started, finished in turns:
+        out.setdefault(step, []).append((_aware(started), _aware(finished)))
+    return out
+
+
+def activity_times(s: Session, attempt_id: str) -> dict[int, list[dt.datetime]]:
+    """When the person edited each step (its ``activity`` events), by step index: one query."""
     edits: dict[int, list[dt.datetime]] = {}
     for at, detail in s.execute(
         select(Event.at, Event.detail).where(Event.attempt_id == attempt_id, Event.kind == ACTIVITY)
@@ -77,6 +78,18 @@ def step_working_seconds(
         index = (detail or {}).get("step")
         if isinstance(index, int):
             edits.setdefault(index, []).append(_aware(at))
+    return edits
+
+
+def step_working_seconds(
+    steps: Iterable[StepRow],
+    turns: dict[int, list[Interval]],
+    edits: dict[int, list[dt.datetime]],
+    pause_after: float,
+    now: dt.datetime | None = None,
+) -> dict[int, float]:
+    """Each step's working seconds (settled: final; open: up to ``now``), by step index, from
+    its turns' intervals (:func:`turn_intervals`) and its edits (:func:`activity_times`)."""
     current = _aware(now or utcnow())
     out = {}
     for row in steps:
@@ -97,7 +110,13 @@ def record_activity(attempts: Attempts, attempt_id: str, step: int, participant:
     with attempts.store.session() as s:
         srow = s.scalar(select(StepRow).where(StepRow.attempt_id == attempt_id, StepRow.index == step))
         assert srow is not None, "check_open: the open step has its row"
-        seconds = step_working_seconds(s, attempt_id, [srow], pause_after)[step]
+        times = s.execute(
+            select(Turn.step, Turn.started_at, Turn.finished_at).where(
+                Turn.attempt_id == attempt_id, Turn.step == step
+            )
+        )
+        turns = turn_intervals(times.tuples())
+        seconds = step_working_seconds([srow], turns, activity_times(s, attempt_id), pause_after)[step]
     return {"step": step, "working_seconds": seconds}
 
 
