@@ -1,6 +1,6 @@
 /**
  * cibench-lab: wires the CIBench panel, the attempt controller and the
- * commands into JupyterLab.
+ * commands into JupyterLab, and the studies plugin into the panel.
  */
 import {
   ILabShell,
@@ -21,13 +21,16 @@ import { AttemptController } from './notebook/controller';
 import { CIBenchPanel, PANEL_ID } from './panel/panel';
 import { restorePanel } from './panel/restore';
 import { PlaySettingsSource } from './settings';
+import { studiesPlugin } from './study/plugin';
+import { ICIBenchLab } from './tokens';
 
 const PLUGIN_ID = 'cibench-lab:plugin';
 
-const plugin: JupyterFrontEndPlugin<void> = {
+const plugin: JupyterFrontEndPlugin<ICIBenchLab> = {
   id: PLUGIN_ID,
   description: 'Play and grade CIBench tasks in notebooks.',
   autoStart: true,
+  provides: ICIBenchLab,
   requires: [ILabShell, INotebookTracker, IDocumentManager],
   optional: [ISettingRegistry, ICommandPalette, ILayoutRestorer, IStateDB],
   activate: (
@@ -39,7 +42,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     palette: ICommandPalette | null,
     restorer: ILayoutRestorer | null,
     state: IStateDB | null
-  ) => {
+  ): ICIBenchLab => {
     const settings = new PlaySettingsSource();
     if (registry) {
       void settings.load(registry, PLUGIN_ID);
@@ -62,13 +65,11 @@ const plugin: JupyterFrontEndPlugin<void> = {
     );
     labShell.add(panel, 'left', { rank: 600 });
     restorer?.add(panel, PANEL_ID);
-    addCommands(app, controller, palette, {
-      model,
-      openPanel: () => {
-        labShell.activateById(PANEL_ID);
-        panel.focusInside();
-      }
-    });
+    const openPanel = () => {
+      labShell.activateById(PANEL_ID);
+      panel.focusInside();
+    };
+    addCommands(app, controller, palette, { model, openPanel });
     void controller
       .refresh()
       .then(() =>
@@ -76,7 +77,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
           ? restorePanel(model, state, id => controller.showById(id))
           : undefined
       );
+    return { api, model, controller, panel, openPanel };
   }
 };
 
-export default plugin;
+export default [plugin, studiesPlugin];

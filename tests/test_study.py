@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -241,3 +242,22 @@ def test_a_draw_over_chosen_libraries_and_a_fixed_list(library):
         {"task_id": ONE[0]["task"], "mode": "e2e"},
         {"task_id": "x/y/z", "mode": "oracle"},
     ]
+
+
+def test_the_documented_example_loads(tmp_path, library):
+    """docs/studies.md's full example (its first TOML block) is a study the server accepts."""
+    doc = (Path(__file__).parent.parent / "docs" / "studies.md").read_text()
+    example = doc.split("```toml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "pilot.toml"
+    path.write_text(example)
+    (study,) = load_studies([str(path)], {}, library).values()
+    assert (study.id, study.protocol, study.proctored, study.participant_code) == (
+        "pilot",
+        "model-parity",
+        True,
+        True,
+    )
+    assert (
+        [q.name for q in study.questionnaire] == ["expertise", "years"] and study.draw and study.draw.n == 4
+    )
+    assert len(make_plan(study, library, 1)) == 4
