@@ -1,5 +1,7 @@
 import { ApiError } from '../api';
 import { CIBenchModel } from '../model';
+import { IPanelActions } from '../panel/actions';
+import { CIBenchPanel } from '../panel/panel';
 import type { IStudyView, StudyApi } from '../study/api';
 import { consentForm, formBody } from '../study/consent';
 import { IStudyHost, StudyController } from '../study/controller';
@@ -318,6 +320,32 @@ describe('the study controller', () => {
     expect(Object.keys(model.errors)).toEqual(['accept']);
   });
 
+  it('reloads the attempts and the studies once a participant signed in', async () => {
+    const model = new StudyModel();
+    const row = {
+      id: 'pilot',
+      title: 'Pilot',
+      protocol: 'model-parity' as const,
+      state: 'ready' as const,
+      done: 0,
+      n_items: 2,
+      participant_code: true
+    };
+    const host = fakeHost({
+      study: async () => study({ participant_code: true, participant: null }),
+      consent: async () =>
+        study({ ...PLAYING, state: 'ready', current: null, next: 0 }),
+      studies: async () => [row]
+    });
+    const controller = new StudyController(model, host);
+    await controller.open('pilot');
+    await controller.consent({ accept: true, code: 'P01', answers: {} });
+    expect(host.calls).toContain('refresh');
+    expect(model.studies).toEqual([row]);
+    expect(model.study?.state).toBe('ready');
+    expect(host.lab.error).toBeNull();
+  });
+
   it('opens the attempt Start next task started', async () => {
     const model = new StudyModel();
     const attempt = attemptView();
@@ -331,5 +359,26 @@ describe('the study controller', () => {
     await controller.startNext();
     expect(host.calls).toContain(`open ${attempt.id} ${attempt.notebook_path}`);
     expect(model.study?.state).toBe('playing');
+  });
+});
+
+describe('the panel with the study parts', () => {
+  it('shows the study view alone, without the action bar, and the list with the tasks', () => {
+    const lab = new CIBenchModel();
+    const panel = new CIBenchPanel(lab, {} as unknown as IPanelActions);
+    const view = document.createElement('div');
+    const list = document.createElement('section');
+    panel.addView('study', view, () => view.focus());
+    panel.addAboveTasks(list);
+    const bar = panel.node.querySelector<HTMLElement>('.jp-CIBench-actionBar')!;
+    expect(view.hidden).toBe(true);
+    expect(list.parentElement!.hidden).toBe(false);
+    lab.view = 'study';
+    expect(view.hidden).toBe(false);
+    expect(bar.hidden).toBe(true);
+    expect(list.parentElement!.hidden).toBe(true);
+    lab.view = 'tasks';
+    expect(view.hidden).toBe(true);
+    expect(bar.hidden).toBe(false);
   });
 });

@@ -83,7 +83,7 @@ export class StudyController implements IStudyActions {
         }
         return;
       }
-      await this.host.refresh(); // a participant code signed in: their attempts
+      await this.afterSignIn(); // a participant code signed in: their attempts, their studies
     });
   }
 
@@ -143,8 +143,17 @@ export class StudyController implements IStudyActions {
       await this.host.closeNotebooks(paths);
       this.model.show(await this.host.api.handOver(study.id));
       this.host.lab.attempt = null;
-      await this.host.refresh();
+      await this.afterSignIn();
     });
+  }
+
+  /** Who plays changed (or may have): the panel's attempts and the study list are theirs. */
+  private async afterSignIn(): Promise<void> {
+    const [studies] = await Promise.all([
+      this.host.api.studies(),
+      this.host.refresh()
+    ]);
+    this.model.studies = studies;
   }
 
   back(): void {
