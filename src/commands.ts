@@ -60,9 +60,32 @@ export function addCommands(
   host: ICommandHost
 ): void {
   const { commands } = app;
-  const player = () => controller.hasPlayer();
-  const open = () => host.model.attempt?.status === 'open';
-  const table: ICommandRow[] = [
+  const table = [
+    ...stepCommands(controller, host),
+    ...playerCommands(controller)
+  ];
+  for (const { id, label, caption, execute, isEnabled, rank } of table) {
+    commands.addCommand(id, { label, caption, execute, isEnabled });
+    palette?.addItem({ command: id, category: CATEGORY, rank });
+  }
+  host.model.changed.connect((_, kind) => {
+    if (kind === 'attempt' || kind === 'view') {
+      commands.notifyCommandChanged();
+    }
+  });
+  app.contextMenu.addItem({
+    command: CommandIDs.showTurns,
+    selector: '.jp-CIBench-answer',
+    rank: 0
+  });
+}
+
+/** The panel and the open step: open the panel, Next step, Give up, the step's turns. */
+function stepCommands(
+  controller: AttemptController,
+  host: ICommandHost
+): ICommandRow[] {
+  return [
     {
       id: CommandIDs.openPanel,
       label: 'Open CIBench Panel',
@@ -83,9 +106,23 @@ export function addCommands(
       label: 'CIBench: Give Up Step',
       caption: 'Give up the open step of the attempt the panel shows',
       execute: () => controller.settle('give-up'),
-      isEnabled: open,
+      isEnabled: () => host.model.attempt?.status === 'open',
       rank: 1
     },
+    {
+      id: CommandIDs.showTurns,
+      label: "CIBench: Show This Step's Turns",
+      caption: 'Code, prompt, raw reply, tokens and latency of each turn',
+      execute: () => controller.showTurns(),
+      rank: 5
+    }
+  ];
+}
+
+/** An attached player's: play the step, play all, stop (enabled only for its attempt). */
+function playerCommands(controller: AttemptController): ICommandRow[] {
+  const player = () => controller.hasPlayer();
+  return [
     {
       id: CommandIDs.playStep,
       label: 'CIBench: Play Step (attached player)',
@@ -109,27 +146,6 @@ export function addCommands(
       execute: () => controller.stopPlayer(),
       isEnabled: player,
       rank: 4
-    },
-    {
-      id: CommandIDs.showTurns,
-      label: "CIBench: Show This Step's Turns",
-      caption: 'Code, prompt, raw reply, tokens and latency of each turn',
-      execute: () => controller.showTurns(),
-      rank: 5
     }
   ];
-  for (const { id, label, caption, execute, isEnabled, rank } of table) {
-    commands.addCommand(id, { label, caption, execute, isEnabled });
-    palette?.addItem({ command: id, category: CATEGORY, rank });
-  }
-  host.model.changed.connect((_, kind) => {
-    if (kind === 'attempt' || kind === 'view') {
-      commands.notifyCommandChanged();
-    }
-  });
-  app.contextMenu.addItem({
-    command: CommandIDs.showTurns,
-    selector: '.jp-CIBench-answer',
-    rank: 0
-  });
 }

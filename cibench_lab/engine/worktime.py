@@ -101,6 +101,16 @@ def step_working_seconds(
     return out
 
 
+def attempt_working_seconds(
+    s: Session, attempt_id: str, steps: Iterable[StepRow], pause_after: float, now: dt.datetime | None = None
+) -> dict[int, float]:
+    """:func:`step_working_seconds` of an attempt's ``steps``, reading its turns and edits (two queries)."""
+    query = select(Turn.step, Turn.started_at, Turn.finished_at).where(Turn.attempt_id == attempt_id)
+    times = s.execute(query)
+    turns = turn_intervals(times.tuples())
+    return step_working_seconds(steps, turns, activity_times(s, attempt_id), pause_after, now)
+
+
 def record_activity(attempts: Attempts, attempt_id: str, step: int, participant: str) -> dict[str, Any]:
     """A person edited the open step ``step``: an ``activity`` event; the step's working time."""
     row, _ = attempts.load(attempt_id, participant)

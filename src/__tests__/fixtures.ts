@@ -3,8 +3,11 @@ import {
   IAttemptView,
   IGrade,
   ITaskDetail,
-  ITaskSummary
+  ITaskSummary,
+  ITurnDetail
 } from '../api';
+import { IClock } from '../notebook/activity';
+import { IPanelActions } from '../panel/actions';
 
 export const TASKS: ITaskSummary[] = [
   {
@@ -146,4 +149,98 @@ export function attemptRow(
     split: 'cibench_template',
     ...over
   };
+}
+
+/** The panel's actions, each call recorded by name (a selected task and an opened attempt with their id). */
+export function fakeActions(): IPanelActions & { calls: string[] } {
+  const calls: string[] = [];
+  const record = (name: string) => async () => {
+    calls.push(name);
+  };
+  return {
+    calls,
+    refresh: record('refresh'),
+    selectTask: async (id: string) => {
+      calls.push(`select ${id}`);
+    },
+    start: record('start'),
+    open: async (a: IAttemptSummary) => {
+      calls.push(`open ${a.id}`);
+    },
+    openNotebook: record('openNotebook'),
+    next: record('next'),
+    giveUp: record('giveUp'),
+    undoSettle: () => {
+      calls.push('undo');
+      return true;
+    },
+    settleNow: record('settleNow'),
+    playStep: record('playStep'),
+    playAll: record('playAll'),
+    stopPlayer: record('stopPlayer'),
+    showTurns: async (step: number) => {
+      calls.push(`turns ${step}`);
+    }
+  };
+}
+
+/** A recorded turn of `step` (0-based `turn`) that ran `code` without error. */
+export function turnDetail(
+  step: number,
+  turn: number,
+  code: string,
+  over: Partial<ITurnDetail> = {}
+): ITurnDetail {
+  return {
+    step,
+    turn,
+    code,
+    error: false,
+    started_at: '2024-01-01T00:00:00Z',
+    finished_at: '2024-01-01T00:00:01Z',
+    grade: null,
+    ...over
+  };
+}
+
+/** A clock that moves only when told: `advance` runs the timers that fall due. */
+export class FakeClock implements IClock {
+  t = 0;
+  timers: { at: number; fn: () => void }[] = [];
+  now(): number {
+    return this.t;
+  }
+  setTimeout(fn: () => void, ms: number): unknown {
+    const timer = { at: this.t + ms, fn };
+    this.timers.push(timer);
+    return timer;
+  }
+  clearTimeout(handle: unknown): void {
+    this.timers = this.timers.filter(t => t !== handle);
+  }
+  advance(ms: number): void {
+    this.t += ms;
+    const due = this.timers.filter(t => t.at <= this.t);
+    this.timers = this.timers.filter(t => t.at > this.t);
+    due.forEach(t => t.fn());
+  }
+}
+
+/** What standalone Yjs cells (how a notebook model builds cells) warn in jsdom. */
+const YJS_NOISE = /^(Invalid access: Add Yjs type|\[yjs#509\])/;
+
+/**
+ * Keep the Yjs warnings of standalone cells out of a test file's output
+ * (every other warning still shows); call at the top of the file.
+ */
+export function quietYjsWarnings(): void {
+  const warn = console.warn;
+  beforeAll(() => {
+    jest.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
+      if (!YJS_NOISE.test(String(args[0]))) {
+        warn(...args);
+      }
+    });
+  });
+  afterAll(() => jest.restoreAllMocks());
 }

@@ -1,31 +1,11 @@
-import { ActivityThrottle, IClock } from '../notebook/activity';
+import { ActivityThrottle } from '../notebook/activity';
 import { fence, plotData, referenceMarkdown } from '../notebook/reference';
 import { kernelNote } from '../notebook/revive';
-
-class FakeClock implements IClock {
-  t = 0;
-  timers: { at: number; fn: () => void }[] = [];
-  now(): number {
-    return this.t;
-  }
-  setTimeout(fn: () => void, ms: number): unknown {
-    const timer = { at: this.t + ms, fn };
-    this.timers.push(timer);
-    return timer;
-  }
-  clearTimeout(handle: unknown): void {
-    this.timers = this.timers.filter(t => t !== handle);
-  }
-  advance(ms: number): void {
-    this.t += ms;
-    const due = this.timers.filter(t => t.at <= this.t);
-    this.timers = this.timers.filter(t => t.at > this.t);
-    due.forEach(t => t.fn());
-  }
-}
+import { FakeClock } from './fixtures';
 
 describe('activity', () => {
-  it('reports at most once per 20 s: the first edit at once, later ones at the interval end', () => {
+  /** A 20 s throttle on a fake clock, and the times it sent at. */
+  function throttled() {
     const clock = new FakeClock();
     const sent: number[] = [];
     const throttle = new ActivityThrottle(
@@ -33,6 +13,11 @@ describe('activity', () => {
       20_000,
       clock
     );
+    return { clock, sent, throttle };
+  }
+
+  it('reports at most once per 20 s: the first edit at once, later ones at the interval end', () => {
+    const { clock, sent, throttle } = throttled();
     throttle.note();
     expect(sent).toEqual([0]);
     clock.advance(5_000);
@@ -48,13 +33,7 @@ describe('activity', () => {
   });
 
   it('sends nothing after dispose', () => {
-    const clock = new FakeClock();
-    const sent: number[] = [];
-    const throttle = new ActivityThrottle(
-      () => sent.push(clock.t),
-      20_000,
-      clock
-    );
+    const { clock, sent, throttle } = throttled();
     throttle.note();
     clock.advance(1_000);
     throttle.note();

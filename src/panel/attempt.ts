@@ -5,13 +5,14 @@
  * the action bar (actionbar.ts).
  */
 import { IAttemptView } from '../api';
+import { ruleText } from '../grade';
 import { ChangeKind, CIBenchModel, modeLabel, playerLabel } from '../model';
 import { IPanelActions } from './actions';
 import { button, h, keepingFocus, replaceChildren } from './dom';
 import { splitOf, taskTitle } from './facets';
 import { IStepListState, stepList } from './steps';
 import { summaryNode } from './summary';
-import { ruleText, splitLabel } from './words';
+import { splitLabel } from './words';
 
 export { progressText } from './actionbar';
 
