@@ -18,13 +18,13 @@ from sqlalchemy.orm import Session
 
 from ..store import Store
 from ..store.pseudonym import new_salt
-from ..store.tables import Attempt, Enrolment, Participant, StepRow, Study, Turn, utcnow
+from ..store.tables import Attempt, Enrolment, Participant, StepRow, Study, utcnow
 from ..tasks.library import TaskLibrary
 from .attempt import participant_id
 from .errors import Conflict
 from .plan import make_plan, new_seed
 from .study import StudyDef
-from .worktime import activity_times, step_working_seconds, turn_intervals
+from .worktime import attempt_working_seconds
 
 log = logging.getLogger(__name__)
 
@@ -103,13 +103,9 @@ def study_attempts(s: Session, study_id: str, enrolment: Enrolment) -> list[Atte
 def attempt_seconds(s: Session, row: Attempt) -> float:
     """An attempt's working time: its steps' time net of pauses (a quit one up to the quit)."""
     srows = s.scalars(select(StepRow).where(StepRow.attempt_id == row.id)).all()
-    times = s.execute(select(Turn.step, Turn.started_at, Turn.finished_at).where(Turn.attempt_id == row.id))
     pause_after = (row.settings or {}).get("pause_after", 300)
     now = row.finished_at if row.status != "open" else None
-    worked = step_working_seconds(
-        srows, turn_intervals(times.tuples()), activity_times(s, row.id), pause_after, now
-    )
-    return round(sum(worked.values()), 1)
+    return round(sum(attempt_working_seconds(s, row.id, srows, pause_after, now).values()), 1)
 
 
 @dataclass
