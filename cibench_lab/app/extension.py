@@ -21,6 +21,8 @@ from ..engine.lab import LabConfig, LabPlay
 from ..engine.proctor import apply_preset
 from ..engine.sandbox import SandboxSetting, configure, prepare
 from ..engine.settings import PlaySettings
+from ..engine.studies import Studies
+from ..engine.study import StudyDef, StudyError, check_server, load_studies
 from ..engine.workspace import check_writable, unwritable
 from ..grading.pool import Grader
 from ..grading.profile import PROFILES
@@ -45,6 +47,7 @@ class Services:
     lab: LabPlay
     participant: str
     models: ModelRegistry
+    studies: Studies
 
     def settings_view(self) -> dict:
         c = self.lab.config
@@ -78,6 +81,7 @@ class CIBenchLabApp(CIBenchLabTraits):
         self._start_sandbox()
         ensure_kernelspec(self._server.kernel_spec_manager)
         library = TaskLibrary.load([Path(d) for d in self.task_dirs] or default_task_dirs())
+        defs = self._studies(library)
         root = Path(self._server.root_dir).resolve()
         self._check_attempts_dir(root)
         store = self._open_store()
@@ -92,7 +96,9 @@ class CIBenchLabApp(CIBenchLabTraits):
         grader = Grader(self.judge, self.grading_workers)
         grader.warm()  # the first text grade would load rouge-score and nltk (seconds): now, in its thread
         lab = LabPlay(attempts, self._server, config, models, grader)
-        self.services = Services(library, store, attempts, lab, participant, models)
+        hub = bool(os.environ.get("JUPYTERHUB_USER"))  # the hub user plays: no participant codes
+        studies = Studies(defs, lab, self.researchers, hub)
+        self.services = Services(library, store, attempts, lab, participant, models, studies)
         self.settings.update({"cibench_lab": self.services})
         events = self._server.event_logger
         assert events is not None  # ServerApp makes one when it initializes
@@ -119,6 +125,17 @@ class CIBenchLabApp(CIBenchLabTraits):
             settings=settings,
             participant=participant,
         )
+
+    def _studies(self, library: TaskLibrary) -> dict[str, StudyDef]:
+        """The configured studies, checked against the tasks and this server, or the server exits
+        with one line saying why not."""
+        try:
+            studies = load_studies(self.study_files, self.studies, library)
+            check_server(studies, self.proctored, self.kernel_idle_cull)
+        except StudyError as err:
+            self.log.critical("cibench-lab: %s", err)
+            raise SystemExit(1) from None
+        return studies
 
     def _check_cull(self, config: LabConfig) -> None:
         """Idle kernels are culled after the working clock pauses, or the server exits saying so."""

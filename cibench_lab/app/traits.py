@@ -206,6 +206,27 @@ class CIBenchLabTraits(ExtensionApp):
             "the admin command line)."
         ),
     ).tag(config=True)
+    study_files = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "Study files, JSON or TOML, one study each (docs/studies.md): consent text, questionnaire, "
+            "tasks or a draw, protocol preset. A study opens from the panel's study list or from "
+            "<lab url>?cibench-study=ID."
+        ),
+    ).tag(config=True)
+    studies = Dict(
+        default_value={},
+        help="Studies defined in the config: {ID: definition}, each as in a study file (docs/studies.md).",
+    ).tag(config=True)
+    researchers = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "Participant names (JupyterHub users) who may read every participant's record of this "
+            "server's studies (GET studies/{id}/participants)."
+        ),
+    ).tag(config=True)
     grading_workers = Int(
         WORKERS,
         help=(

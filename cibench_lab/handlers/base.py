@@ -80,12 +80,13 @@ class Handler(APIHandler):
 
     @property
     def participant(self) -> str:
-        """Who plays: the server's participant (one per single-user server, as on JupyterHub).
+        """Who plays: the server's participant (one per single-user server, as on JupyterHub),
+        or the participant code signed in at a study's consent (``engine/seat.py``).
 
         Token logins without a cookie get a fresh anonymous Jupyter identity on every
         request, so the identity of record is the server's: see ``CIBenchLabApp.participant``.
         """
-        return self.services.participant
+        return self.services.lab.config.participant
 
     @cached_property
     def operation(self) -> Route:

@@ -11,6 +11,7 @@ from ..engine.errors import NotFound
 from ..engine.view import attempt_view, grades_visible, turns_view
 from . import schemas as s
 from .base import API, Handler, NotFoundHandler, Route, bind
+from .study_routes import STUDY_ROUTES
 
 
 class TasksHandler(Handler):
@@ -334,6 +335,7 @@ ROUTES: tuple[Route, ...] = (
         "Oracle mode: report the run of a settled step's reference cell",
         body=s.RunReport,
     ),
+    *STUDY_ROUTES,
 )
 bind(ROUTES)
 
@@ -341,6 +343,7 @@ bind(ROUTES)
 PARAMS = {
     "attempt_id": (r"[0-9a-f]{32}", "an attempt id (32 hex digits)"),
     "task_id": (r".+", "a task id, <split>/<lib>/<stem>"),
+    "study_id": (r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}", "a study id"),
 }
 
 
