@@ -1,6 +1,7 @@
 /**
  * cibench-lab: wires the CIBench panel, the attempt controller, the commands
- * and the cell executor (in place of JupyterLab's) into JupyterLab.
+ * and the cell executor (in place of JupyterLab's) into JupyterLab, and the
+ * studies plugin into the panel.
  */
 import {
   ILabShell,
@@ -22,6 +23,8 @@ import { AttemptRuns } from './notebook/runs';
 import { CIBenchPanel, PANEL_ID } from './panel/panel';
 import { restorePanel } from './panel/restore';
 import { PlaySettingsSource } from './settings';
+import { studiesPlugin } from './study/plugin';
+import { ICIBenchLab } from './tokens';
 
 const PLUGIN_ID = 'cibench-lab:plugin';
 
@@ -37,10 +40,11 @@ const executor: JupyterFrontEndPlugin<INotebookCellExecutor> = {
   activate: () => runs
 };
 
-const plugin: JupyterFrontEndPlugin<void> = {
+const plugin: JupyterFrontEndPlugin<ICIBenchLab> = {
   id: PLUGIN_ID,
   description: 'Play and grade CIBench tasks in notebooks.',
   autoStart: true,
+  provides: ICIBenchLab,
   requires: [ILabShell, INotebookTracker, IDocumentManager],
   optional: [ISettingRegistry, ICommandPalette, ILayoutRestorer, IStateDB],
   activate: (
@@ -52,7 +56,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     palette: ICommandPalette | null,
     restorer: ILayoutRestorer | null,
     state: IStateDB | null
-  ) => {
+  ): ICIBenchLab => {
     const settings = playSettings(registry);
     const api = new CIBenchApi(app.serviceManager.serverSettings);
     const model = new CIBenchModel();
@@ -66,13 +70,11 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
     runs.gate = model => controller.beforeRun(model);
     const panel = addPanel(app, labShell, restorer, model, controller);
-    addCommands(app, controller, palette, {
-      model,
-      openPanel: () => {
-        labShell.activateById(PANEL_ID);
-        panel.focusInside();
-      }
-    });
+    const openPanel = () => {
+      labShell.activateById(PANEL_ID);
+      panel.focusInside();
+    };
+    addCommands(app, controller, palette, { model, openPanel });
     void controller
       .refresh()
       .then(() =>
@@ -80,6 +82,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
           ? restorePanel(model, state, id => controller.showById(id))
           : undefined
       );
+    return { api, model, controller, panel, openPanel };
   }
 };
 
@@ -111,4 +114,4 @@ function addPanel(
   return panel;
 }
 
-export default [executor, plugin];
+export default [executor, plugin, studiesPlugin];

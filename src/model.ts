@@ -34,8 +34,8 @@ export type ChangeKind =
   | 'pending'
   | 'notebooks';
 
-/** Which of the panel's two views shows. */
-export type ViewKind = 'tasks' | 'attempt';
+/** Which of the panel's views shows (`study`: a study's, src/study/view.ts). */
+export type ViewKind = 'tasks' | 'attempt' | 'study';
 
 /** The task list's facets: '' lets every value through. */
 export interface ITaskFacets {

@@ -312,6 +312,125 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/cibench-lab/api/studies': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The server's studies, for the caller */
+    get: operations['get_studies'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/studies/{study_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A study: consent, questionnaire, the caller's plan */
+    get: operations['get_studies_study_id'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/studies/{study_id}/consent': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Accept the consent and answer the questionnaire (enrols; a participant code signs in) */
+    post: operations['post_studies_study_id_consent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/studies/{study_id}/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Start the next task of the caller's plan (the protocol's settings, locked) */
+    post: operations['post_studies_study_id_start'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/studies/{study_id}/quit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Quit the task in progress (left unfinished, recorded as quit) */
+    post: operations['post_studies_study_id_quit'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/studies/{study_id}/handover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Sign the participant code out (the next participant enters theirs) */
+    post: operations['post_studies_study_id_handover'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/studies/{study_id}/participants': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every participant's record of the study (researchers only) */
+    get: operations['get_studies_study_id_participants'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -347,7 +466,7 @@ export type components = {
       split: string;
     };
     /** @enum {string} */
-    AttemptStatus: 'open' | 'done';
+    AttemptStatus: 'open' | 'done' | 'quit';
     /** @description An attempt as its player may see it; ``steps`` holds the steps opened so far. */
     AttemptView: {
       id: string;
@@ -386,6 +505,25 @@ export type components = {
       name: string;
       members: string[];
     };
+    /** @description The participant accepts the consent text and answers the questionnaire. */
+    ConsentRequest: {
+      /** @description must be true: the consent text is accepted */
+      accept: boolean;
+      /** @description the participant code (a study with participant codes, on a single server) */
+      code?: string;
+      /** @description questionnaire answers by field name (text, choice or number) */
+      answers?: {
+        [key: string]: unknown;
+      };
+    };
+    EnrolmentView: {
+      consent_at: string;
+      answers: {
+        [key: string]: unknown;
+      };
+      /** @description when the plan's last attempt ended */
+      finished_at: string | null;
+    };
     /** @description Every error, of every route (also unknown routes under the API). */
     Error: {
       error: string;
@@ -411,6 +549,8 @@ export type components = {
     };
     /** @enum {string} */
     GradeRule: 'best' | 'settling';
+    /** @enum {string} */
+    ItemStatus: 'todo' | 'open' | 'done' | 'quit';
     KernelBinding: {
       kernel_id: string;
       /** @description cells replayed on a kernel new to the attempt */
@@ -456,6 +596,34 @@ export type components = {
       code?: string;
       show?: components['schemas']['ShownReference'];
     };
+    /** @description One participant's enrolment and progress, for the study's researchers. */
+    ParticipantRecord: {
+      participant: string;
+      consent_at: string | null;
+      answers: {
+        [key: string]: unknown;
+      };
+      /** @description the seed the plan was drawn with (null: a fixed list) */
+      seed: number | null;
+      finished_at: string | null;
+      items: components['schemas']['PlanItem'][];
+      total_seconds: number;
+    };
+    /** @description One task of the participant's plan, with its attempt once started. */
+    PlanItem: {
+      /** @description 0-based place in the plan */
+      index: number;
+      task_id: string;
+      title: string;
+      mode: components['schemas']['Mode'];
+      /** @description todo: not started; else its attempt's status */
+      status: components['schemas']['ItemStatus'];
+      attempt_id: string | null;
+      /** @description the attempt's notebook, relative to the server root */
+      notebook_path: string | null;
+      /** @description the attempt's time net of pauses (null: not started) */
+      working_seconds: number | null;
+    };
     PlaySettings: {
       show_grades: boolean;
       turn_cap: number;
@@ -491,6 +659,17 @@ export type components = {
       next: components['schemas']['NextAction'];
       attempt: components['schemas']['AttemptView'];
     };
+    Question: {
+      name: string;
+      label: string;
+      type: components['schemas']['QuestionType'];
+      choices: string[];
+      required: boolean;
+      min: number | null;
+      max: number | null;
+    };
+    /** @enum {string} */
+    QuestionType: 'choice' | 'number' | 'text';
     Recording: {
       id: string;
       run: string;
@@ -624,6 +803,59 @@ export type components = {
     Stopped: {
       /** @description a request was in flight and is cancelled */
       stopped: boolean;
+    };
+    /** @enum {string} */
+    StudyProtocol: 'model-parity' | 'practice';
+    /** @description Start the next task, quit the current one, hand over: no fields. */
+    StudyRequest: Record<string, never>;
+    StudyStarted: {
+      study: components['schemas']['StudyView'];
+      attempt: components['schemas']['AttemptView'];
+    };
+    /** @enum {string} */
+    StudyState: 'consent' | 'ready' | 'playing' | 'finished';
+    StudySummary: {
+      id: string;
+      title: string;
+      protocol: components['schemas']['StudyProtocol'];
+      state: components['schemas']['StudyState'];
+      done: number;
+      n_items: number;
+      participant_code: boolean;
+    };
+    /** @description A study as its participant sees it: their own enrolment and plan only. */
+    StudyView: {
+      id: string;
+      title: string;
+      protocol: components['schemas']['StudyProtocol'];
+      proctored: boolean;
+      /** @description the consent text to accept (markdown) */
+      consent: string;
+      /** @description model-parity: who decides when a step ends (also in consent) */
+      settle_note: string | null;
+      questionnaire: components['schemas']['Question'][];
+      /** @description the play settings every attempt of the study is locked to */
+      settings: components['schemas']['PlaySettings'];
+      /** @description participants sign in with a code at the consent */
+      participant_code: boolean;
+      /** @description tasks in a participant's plan */
+      n_items: number;
+      /** @description who plays (null: a participant code is needed) */
+      participant: string | null;
+      /** @description the caller may read every participant's record */
+      researcher: boolean;
+      state: components['schemas']['StudyState'];
+      enrolment: components['schemas']['EnrolmentView'] | null;
+      /** @description the plan in playing order (empty before the consent) */
+      items: components['schemas']['PlanItem'][];
+      /** @description the item in progress */
+      current: number | null;
+      /** @description the item Start starts (null while one is in progress or all ended) */
+      next: number | null;
+      /** @description items ended (done or quit) */
+      done: number;
+      /** @description working time over the plan's attempts, net of pauses */
+      total_seconds: number;
     };
     /** @description Per-metric means x100 (null when no step has that metric). */
     Summary: {
@@ -1377,6 +1609,243 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ClassInfo'][];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_studies: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The server's studies, for the caller */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StudySummary'][];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_studies_study_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a study id */
+        study_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A study: consent, questionnaire, the caller's plan */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StudyView'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  post_studies_study_id_consent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a study id */
+        study_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ConsentRequest'];
+      };
+    };
+    responses: {
+      /** @description Accept the consent and answer the questionnaire (enrols; a participant code signs in) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StudyView'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  post_studies_study_id_start: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a study id */
+        study_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StudyRequest'];
+      };
+    };
+    responses: {
+      /** @description Start the next task of the caller's plan (the protocol's settings, locked) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StudyStarted'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  post_studies_study_id_quit: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a study id */
+        study_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StudyRequest'];
+      };
+    };
+    responses: {
+      /** @description Quit the task in progress (left unfinished, recorded as quit) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StudyView'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  post_studies_study_id_handover: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a study id */
+        study_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StudyRequest'];
+      };
+    };
+    responses: {
+      /** @description Sign the participant code out (the next participant enters theirs) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StudyView'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_studies_study_id_participants: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a study id */
+        study_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Every participant's record of the study (researchers only) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ParticipantRecord'][];
         };
       };
       /** @description an error */

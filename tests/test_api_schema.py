@@ -49,6 +49,10 @@ ILL_TYPED = [
     (f"{AID}/propose", {"step": -1}, "step: Input should be greater than or equal to 0"),
     (f"{AID}/stop", [1], "request body: Input should be an object"),
     (f"{AID}/oracle", {**RUN, "kernel_id": 3}, "kernel_id: Input should be a valid string"),
+    ("studies/pilot/consent", {"accept": "yes"}, "accept: Input should be a valid boolean"),
+    ("studies/pilot/consent", {"accept": True, "code": 7}, "code: Input should be a valid string"),
+    ("studies/pilot/consent", {"accept": True, "answers": []}, "answers: Input should be an object"),
+    ("studies/pilot/start", [1], "request body: Input should be an object"),
 ]
 
 

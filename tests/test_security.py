@@ -30,7 +30,7 @@ def cibench_routes(serverapp) -> list[tuple[str, type]]:
 
 
 #: A value for each path parameter of the OpenAPI document that its route's pattern matches.
-EXAMPLES = {"attempt_id": "0" * 32, "task_id": "cibench_template/pandas/leak_probe"}
+EXAMPLES = {"attempt_id": "0" * 32, "task_id": "cibench_template/pandas/leak_probe", "study_id": "pilot"}
 
 
 def concrete(path: str) -> str:
@@ -68,12 +68,11 @@ async def test_every_route_needs_its_role(jp_serverapp, api, jp_fetch):
     """Every operation documents its role (x-role); a caller without it gets 403 before anything
     runs, and the same caller given the role (the server's setting) gets past the check. Every
     caller is a participant, so a participant's route refuses nobody for the role."""
-    from cibench_lab.engine.roles import ROLES, Roles, RoleSettings
+    from cibench_lab.engine.roles import ROLES, RoleSettings
 
     doc = (await api("GET", "openapi.json"))[1]
     operations = [(path, method, op) for path, item in doc["paths"].items() for method, op in item.items()]
-    assert {op["x-role"] for *_, op in operations} >= {"participant", "instructor"}
-    assert {op["x-role"] for *_, op in operations} <= set(ROLES)
+    assert {op["x-role"] for *_, op in operations} == set(ROLES)
     services = jp_serverapp.web_app.settings["cibench_lab"]
     assert (await api("GET", "me"))[1]["roles"] == ["participant"]
 
@@ -93,7 +92,7 @@ async def test_every_route_needs_its_role(jp_serverapp, api, jp_fetch):
             f"{method.upper()} {path.removeprefix(API)} needs the {role} role",
         )
     name = services.participant
-    services.roles = Roles(RoleSettings(frozenset({name}), frozenset({name})))
+    services.roles.settings = RoleSettings(frozenset({name}), frozenset({name}))
     for path, method, _ in operations:
         code, err = await call(path, method)
         assert code != 403 or "role" not in err["error"], (method, path, err)

@@ -23,6 +23,8 @@ from ..engine.proctor import apply_preset
 from ..engine.roles import Roles, RoleSettings
 from ..engine.sandbox import SandboxSetting, configure, prepare
 from ..engine.settings import PlaySettings
+from ..engine.studies import Studies
+from ..engine.study import StudyDef, StudyError, check_server, load_studies
 from ..engine.workspace import check_writable, unwritable
 from ..grading.pool import Grader
 from ..grading.profile import PROFILES
@@ -48,6 +50,7 @@ class Services:
     lab: LabPlay
     participant: str
     models: ModelRegistry
+    studies: Studies
     roles: Roles
 
     def settings_view(self) -> dict:
@@ -82,6 +85,7 @@ class CIBenchLabApp(CIBenchLabTraits):
         self._start_sandbox()
         ensure_kernelspec(self._server.kernel_spec_manager)
         library = TaskLibrary.load([Path(d) for d in self.task_dirs] or default_task_dirs())
+        defs = self._studies(library)
         root = Path(self._server.root_dir).resolve()
         self._check_attempts_dir(root)
         store = self._open_store()
@@ -97,7 +101,9 @@ class CIBenchLabApp(CIBenchLabTraits):
         grader.warm()  # the first text grade would load rouge-score and nltk (seconds): now, in its thread
         lab = LabPlay(attempts, self._server, config, models, grader)
         roles = self._roles()
-        self.services = Services(library, store, attempts, lab, participant, models, roles)
+        hub = bool(os.environ.get("JUPYTERHUB_USER"))  # the hub user plays: no participant codes
+        studies = Studies(defs, lab, roles, hub)
+        self.services = Services(library, store, attempts, lab, participant, models, studies, roles)
         self.settings.update({"cibench_lab": self.services})
         events = self._server.event_logger
         assert events is not None  # ServerApp makes one when it initializes
@@ -133,6 +139,17 @@ class CIBenchLabApp(CIBenchLabTraits):
             self.log.critical("cibench-lab: %s", err)
             raise SystemExit(1) from None
         return Roles(settings, Hub.from_env(os.environ, self.hub_groups_ttl, self.log))
+
+    def _studies(self, library: TaskLibrary) -> dict[str, StudyDef]:
+        """The configured studies, checked against the tasks and this server, or the server exits
+        with one line saying why not."""
+        try:
+            studies = load_studies(self.study_files, self.studies, library)
+            check_server(studies, self.proctored, self.kernel_idle_cull)
+        except StudyError as err:
+            self.log.critical("cibench-lab: %s", err)
+            raise SystemExit(1) from None
+        return studies
 
     def _check_cull(self, config: LabConfig) -> None:
         """Idle kernels are culled after the working clock pauses, or the server exits saying so."""

@@ -176,8 +176,9 @@ class CIBenchLabTraits(ExtensionApp):
         Unicode(),
         default_value=[],
         help=(
-            "User names that may read every participant's record of a study. Joined by the members "
-            "of the JupyterHub group cibench-researchers (docs/classroom.md)."
+            "User names that may read every participant's record of a study (GET "
+            "studies/{id}/participants). Joined by the members of the JupyterHub group "
+            "cibench-researchers (docs/classroom.md)."
         ),
     ).tag(config=True)
     class_members = Dict(  # not `classes`: traitlets' Application holds its configurable classes there
@@ -241,6 +242,19 @@ class CIBenchLabTraits(ExtensionApp):
             "nothing a participant runs gets outside the sandbox (to the task files, the database or "
             "the admin command line)."
         ),
+    ).tag(config=True)
+    study_files = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "Study files, JSON or TOML, one study each (docs/studies.md): consent text, questionnaire, "
+            "tasks or a draw, protocol preset. A study opens from the panel's study list or from "
+            "<lab url>?cibench-study=ID."
+        ),
+    ).tag(config=True)
+    studies = Dict(
+        default_value={},
+        help="Studies defined in the config: {ID: definition}, each as in a study file (docs/studies.md).",
     ).tag(config=True)
     grading_workers = Int(
         WORKERS,

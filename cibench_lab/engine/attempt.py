@@ -36,6 +36,15 @@ _Row = TypeVar("_Row", bound=Base)
 
 
 @dataclass(frozen=True)
+class StudyAttempt:
+    """An attempt of a study (engine/study.py): played under its protocol's settings, locked."""
+
+    study_id: str
+    protocol: str  # model-parity | practice
+    settings: PlaySettings
+
+
+@dataclass(frozen=True)
 class NewAttempt:
     task: Task
     mode: str
@@ -46,6 +55,7 @@ class NewAttempt:
     workdir: str = ""
     notebook_path: str = ""
     run_id: int | None = None
+    study: StudyAttempt | None = None
 
 
 def turn_output(turn: Turn) -> TurnOutput:
@@ -107,6 +117,8 @@ class Attempts:
                 player=new.player,
                 participant_id=participant,
                 run_id=new.run_id,
+                study_id=new.study.study_id if new.study else None,
+                protocol=new.study.protocol if new.study else None,
                 settings=settings.as_dict(),
                 environment=new.environment,
                 workdir=new.workdir,

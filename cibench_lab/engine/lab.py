@@ -192,26 +192,25 @@ class LabPlay:
         except SpecError as err:
             raise BadInput(str(err)) from None
         settings = attempt_settings(self.config.settings, overrides, spec == HUMAN, self.config.lock_settings)
-        check_cull(self.config.kernel_idle_cull, settings.pause_after)
-        new = NewAttempt(
-            task=task,
-            mode=mode,
-            player=spec,
-            participant=participant,
-            settings=settings,
-            environment=attempt_environment(task),
-        )
+        new = NewAttempt(task, mode, spec, participant, settings, attempt_environment(task))
+        return await self.create(new)
+
+    async def create(self, new: NewAttempt) -> str:
+        """Record ``new`` (a study's too), then its folder, session, kernel and notebook; a
+        failure undoes them all."""
+        check_cull(self.config.kernel_idle_cull, new.settings.pause_after)
         attempt_id = await self.call(self.attempts.create, new)
-        opening = _Opening(attempt_id, Path(self.config.attempts_dir) / f"{task.stem}-{attempt_id[:8]}")
+        opening = _Opening(attempt_id, Path(self.config.attempts_dir) / f"{new.task.stem}-{attempt_id[:8]}")
         try:
-            await self._open(opening, task, mode, spec, participant)
+            await self._open(opening, new)
         except BaseException:
             await self._abandon(opening)
             raise
         return attempt_id
 
-    async def _open(self, opening: _Opening, task: Task, mode: str, spec: str, participant: str) -> None:
+    async def _open(self, opening: _Opening, new: NewAttempt) -> None:
         """The new attempt's folder, session and kernel, then its notebook."""
+        task, mode, spec = new.task, new.mode, new.player
         rel, folder = opening.rel, self.config.root_dir / opening.rel
         name = notebook_name(task)
         nb_rel = (rel / name).as_posix()
@@ -221,7 +220,7 @@ class LabPlay:
             path=nb_rel, name=name, type="notebook", kernel_name=KERNEL_NAME
         )
         opening.session_id, kernel_id = session["id"], session["kernel"]["id"]
-        await self.bind(opening.attempt_id, kernel_id, participant)
+        await self.bind(opening.attempt_id, kernel_id, new.participant)
         # as JupyterLab records it (its kernel's language_info) and trusted: it opens clean
         language = await language_info(self.app.kernel_manager, kernel_id)
         nb, aid = folder / name, opening.attempt_id

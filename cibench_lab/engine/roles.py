@@ -75,8 +75,8 @@ class Identity:
         return {"name": self.name, "roles": list(self.roles), "classes": list(self.classes)}
 
 
-def identity(name: str, settings: RoleSettings, groups: Iterable[str] = ()) -> Identity:
-    """``name``'s identity from the settings and their hub ``groups``."""
+def identity(name: str, settings: RoleSettings = RoleSettings(), groups: Iterable[str] = ()) -> Identity:
+    """``name``'s identity from the settings and their hub ``groups`` (none: a participant only)."""
     groups = set(groups)
     roles = [PARTICIPANT]
     if name in settings.instructors or INSTRUCTORS_GROUP in groups:

@@ -17,7 +17,7 @@ from sqlalchemy.exc import DBAPIError
 from tornado import web
 
 from ..engine.errors import BadInput, EngineError
-from ..engine.roles import PARTICIPANT, ROLES, Identity
+from ..engine.roles import PARTICIPANT, ROLES, Identity, identity
 from ..models.redact import redact
 from ..store.errors import StoreError, write_fault
 from ..tasks.errors import TaskError
@@ -90,9 +90,12 @@ class Handler(APIHandler):
             raise web.HTTPError(403, "%s %s needs the %s role", self.request.method, route.path, route.role)
 
     async def identity(self) -> Identity:
-        """The caller's roles and classes: the server's user's (as ``participant``), read once a request."""
+        """The caller's roles and classes, read once a request: the server's user's — or, while a
+        participant code is signed in in their place (``engine/seat.py``), that participant's alone."""
         if self._identity is None:
-            self._identity = await self.services.roles.of(self.services.participant)
+            user = self.services.participant
+            signed_in = self.participant != user
+            self._identity = identity(self.participant) if signed_in else await self.services.roles.of(user)
         return self._identity
 
     @property
@@ -101,12 +104,13 @@ class Handler(APIHandler):
 
     @property
     def participant(self) -> str:
-        """Who plays: the server's participant (one per single-user server, as on JupyterHub).
+        """Who plays: the server's participant (one per single-user server, as on JupyterHub),
+        or the participant code signed in at a study's consent (``engine/seat.py``).
 
         Token logins without a cookie get a fresh anonymous Jupyter identity on every
         request, so the identity of record is the server's: see ``CIBenchLabApp.participant``.
         """
-        return self.services.participant
+        return self.services.lab.config.participant
 
     @cached_property
     def operation(self) -> Route:

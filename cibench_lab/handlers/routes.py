@@ -9,10 +9,12 @@ from tornado import web
 
 from ..engine.errors import NotFound
 from ..engine.roles import PARTICIPANT
-from ..engine.view import attempt_view, grades_visible, turns_view
+from ..engine.view import attempt_view, turns_view
 from . import schemas as s
 from .base import API, Handler, NotFoundHandler, Route, bind
+from .public import grades_shown, public_settle, public_turn
 from .role_routes import ROLE_ROUTES
+from .study_routes import STUDY_ROUTES
 
 
 class TasksHandler(Handler):
@@ -115,7 +117,7 @@ class SettleHandler(Handler):
         settled = await lab.settle(attempt_id, body.step, self.outcome, self.participant)
         view = await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
         return {
-            "settled": _public_settle(settled, _grades_visible(view)),
+            "settled": public_settle(settled, grades_shown(view)),
             "next": settled["next"],
             "attempt": view,
         }
@@ -130,32 +132,6 @@ class SettingsHandler(Handler):
     @authorized
     async def get(self):
         await self.respond(self.services.settings_view())
-
-
-def _grades_visible(view: dict) -> bool:
-    return grades_visible(view["status"], view["settings"]["show_grades"])
-
-
-def _public_settle(settled: dict | None, show_grade: bool) -> dict | None:
-    if settled is None:
-        return None
-    out = {k: settled[k] for k in ("step", "outcome", "next_step", "oracle_code")}
-    out["grade"] = settled["grade"] if show_grade else None
-    return out
-
-
-def public_turn(attempts, attempt_id: str, result: dict) -> dict:
-    """A turn result as the browser may see it: grades hidden when live grades are off."""
-    view = attempt_view(attempts, attempt_id, None)
-    show = _grades_visible(view)
-    return {
-        "step": result["step"],
-        "turn": result["turn"],
-        "grade": result["grade"] if show else None,
-        "settled": _public_settle(result["settled"], show),
-        "next": result["next"],
-        "attempt": view,
-    }
 
 
 class ActivityHandler(Handler):
@@ -184,12 +160,12 @@ class ProposeHandler(Handler):
         lab = self.services.lab
         out = await lab.propose(attempt_id, body.step, self.participant)
         view = await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
-        show = _grades_visible(view)
+        show = grades_shown(view)
         recorded = out["result"]  # a reply that ran nothing, recorded as a turn by the server
         public = {k: out[k] for k in ("step", "turn", "action", "code", "tokens", "latency_s")}
         public["recorded"] = recorded is not None
         public["grade"] = recorded["grade"] if recorded and show else None
-        public["settled"] = _public_settle(recorded["settled"] if recorded else out["settled"], show)
+        public["settled"] = public_settle(recorded["settled"] if recorded else out["settled"], show)
         return {**public, "next": out["next"], "attempt": view}
 
 
@@ -374,6 +350,7 @@ ROUTES: tuple[Route, ...] = (
         role=PARTICIPANT,
     ),
     *ROLE_ROUTES,
+    *STUDY_ROUTES,
 )
 bind(ROUTES)
 
@@ -381,6 +358,7 @@ bind(ROUTES)
 PARAMS = {
     "attempt_id": (r"[0-9a-f]{32}", "an attempt id (32 hex digits)"),
     "task_id": (r".+", "a task id, <split>/<lib>/<stem>"),
+    "study_id": (r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}", "a study id"),
 }
 
 

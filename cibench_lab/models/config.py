@@ -89,8 +89,8 @@ class ModelConfig:
         return out
 
 
-def read_config_file(path: str | Path) -> dict[str, dict[str, Any]]:
-    """``{"models": {NAME: {...settings}}}`` from a JSON or TOML file."""
+def read_document(path: str | Path) -> Any:
+    """A JSON or TOML file (by its suffix) as data; ConfigError naming the file when it cannot be read."""
     p = Path(path)
     try:
         text = p.read_text()
@@ -103,14 +103,18 @@ def read_config_file(path: str | Path) -> dict[str, dict[str, Any]]:
             else:  # the same parser, from PyPI (a dependency on 3.10)
                 import tomli as tomllib
 
-            data = tomllib.loads(text)
-        else:
-            data = json.loads(text)
+            return tomllib.loads(text)
+        return json.loads(text)
     except (ValueError, ImportError) as err:
         raise ConfigError(f"{p}: not valid {'TOML' if p.suffix == '.toml' else 'JSON'}: {err}") from None
+
+
+def read_config_file(path: str | Path) -> dict[str, dict[str, Any]]:
+    """``{"models": {NAME: {...settings}}}`` from a JSON or TOML file."""
+    data = read_document(path)
     models = data.get("models") if isinstance(data, dict) else None
     if not isinstance(models, dict) or not all(isinstance(v, dict) for v in models.values()):
-        raise ConfigError(f'{p}: expected {{"models": {{NAME: {{settings}}}}}}')
+        raise ConfigError(f'{Path(path)}: expected {{"models": {{NAME: {{settings}}}}}}')
     return models
 
 

@@ -6,7 +6,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 import { Message, MessageLoop } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 
-import { ChangeKind, CIBenchModel } from '../model';
+import { ChangeKind, CIBenchModel, ViewKind } from '../model';
 import { ActionBar, ShortcutLabel } from './actionbar';
 import { IPanelActions, LOCK_ATTR } from './actions';
 import { AttemptView } from './attempt';
@@ -117,8 +117,29 @@ export class CIBenchPanel extends Widget {
     }
   }
 
+  /**
+   * Add a view of another part (the study view): shown, without the action
+   * bar, while the model's view is `kind`; `focus` puts the focus in it.
+   */
+  addView(kind: ViewKind, node: HTMLElement, focus: () => void): void {
+    this.views.set(kind, { node, focus });
+    this.body.appendChild(node);
+    this.renderView();
+  }
+
+  /** Add a part shown above the task list, with it (the study list). */
+  addAboveTasks(node: HTMLElement): void {
+    const wrap = h('div', {}, node); // hidden with the task list; `node` may hide itself
+    this.aboveTasks.push(wrap);
+    this.body.insertBefore(wrap, this.tasksView.node);
+    this.renderView();
+  }
+
   private focusNow(): void {
-    if (this.model.view === 'tasks') {
+    const other = this.views.get(this.model.view);
+    if (other) {
+      other.focus();
+    } else if (this.model.view === 'tasks') {
       this.tasksView.focusFilter();
     } else if (!this.actionBar.focusPrimary()) {
       this.node.querySelector<HTMLElement>('.jp-CIBench-back')?.focus();
@@ -165,9 +186,12 @@ export class CIBenchPanel extends Widget {
   }
 
   private renderView(): void {
-    const attempt = this.model.view === 'attempt';
-    this.tasksView.node.hidden = attempt;
-    this.attemptView.node.hidden = !attempt;
+    const view = this.model.view;
+    this.tasksView.node.hidden = view !== 'tasks';
+    this.aboveTasks.forEach(wrap => (wrap.hidden = view !== 'tasks'));
+    this.attemptView.node.hidden = view !== 'attempt';
+    this.views.forEach((part, kind) => (part.node.hidden = view !== kind));
+    this.actionBar.node.hidden = view !== 'tasks' && view !== 'attempt';
   }
 
   private renderError(): void {
@@ -189,6 +213,8 @@ export class CIBenchPanel extends Widget {
   private attemptView: AttemptView;
   private actionBar: ActionBar;
   private body = h('div', { className: 'jp-CIBench-body' });
+  private views = new Map<ViewKind, { node: HTMLElement; focus: () => void }>();
+  private aboveTasks: HTMLElement[] = [];
   private errorLine = h('div', {
     className: 'jp-CIBench-error',
     attrs: { role: 'alert' }

@@ -112,16 +112,30 @@ def open_palette(page: Page) -> None:
         page.keyboard.press("Control+Shift+c")
         try:
             expect(palette).to_be_focused(timeout=3_000)
+            expect(palette).to_be_visible(timeout=1_000)  # the modal palette, not a hidden one
             return
         except AssertionError:
             page.keyboard.press("Escape")
     expect(palette).to_be_focused()
+    expect(palette).to_be_visible()
 
 
 def palette_labels(page: Page, query: str) -> list[str]:
+    """The enabled palette items for ``query``, in their order. Typed again when the palette shows
+    none (under load the palette can filter before the commands' enabled states are settled)."""
     open_palette(page)
-    page.keyboard.insert_text(query)
+    palette = page.locator(".lm-CommandPalette-input")
     items = page.locator(".lm-CommandPalette-item:not(.lm-mod-disabled) .lm-CommandPalette-itemLabel")
+    for _ in range(3):
+        page.keyboard.press("Control+a")
+        page.keyboard.press("Backspace")
+        page.keyboard.insert_text(query)
+        expect(palette).to_have_value(query)
+        try:
+            expect(items.first).to_be_visible(timeout=5_000)
+            break
+        except AssertionError:
+            continue
     expect(items.first).to_be_visible()
     labels = items.all_inner_texts()
     page.keyboard.press("Escape")

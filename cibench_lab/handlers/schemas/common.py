@@ -12,7 +12,7 @@ from typing_extensions import TypeAliasType
 Mode = TypeAliasType("Mode", Literal["e2e", "oracle"])
 StepKind = TypeAliasType("StepKind", Literal["exec", "num", "text", "vis", "general"])
 Reveal = TypeAliasType("Reveal", Literal["after-step", "after-task", "never"])
-AttemptStatus = TypeAliasType("AttemptStatus", Literal["open", "done"])
+AttemptStatus = TypeAliasType("AttemptStatus", Literal["open", "done", "quit"])
 Next = TypeAliasType("Next", Literal["propose", "run", "reference", "wait", "done"])
 GradeRule = TypeAliasType("GradeRule", Literal["best", "settling"])
 KernelStatus = TypeAliasType("KernelStatus", Literal["running", "stopped", "none"])

@@ -1,0 +1,158 @@
+"""The server's studies: consent, the next task of a participant's plan, quit, hand over.
+
+Every call acts for the seat's participant (:mod:`.seat`) and reads only their enrolment;
+researchers (the role, :mod:`.roles`) may also read every participant's. A study's
+attempts are started one at a time, in plan order, with the protocol's settings locked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from .attempt import NewAttempt, StudyAttempt
+from .enrolment import enrol, enrolment_of, progress, the_enrolment
+from .environment import attempt_environment
+from .errors import BadInput, Conflict, Forbidden, NotFound
+from .lab import LabPlay
+from .quit import quit_attempt
+from .roles import RESEARCHER, Roles
+from .seat import Seat
+from .step import HUMAN
+from .study import StudyDef
+from .studyview import participants_view, study_view, summary
+from .view import attempt_view
+
+
+class Studies:
+    def __init__(self, defs: dict[str, StudyDef], lab: LabPlay, roles: Roles, hub: bool):
+        """``hub``: the server runs under JupyterHub (its user is the participant: no codes)."""
+        self.defs = defs
+        self.lab = lab
+        self.seat = Seat(lab.config)
+        self.roles = roles
+        self.hub = hub
+        self.locks: dict[tuple[str, str], asyncio.Lock] = {}
+
+    @property
+    def attempts(self):
+        return self.lab.attempts
+
+    def study(self, study_id: str) -> StudyDef:
+        found = self.defs.get(study_id)
+        if found is None:
+            raise NotFound(f"unknown study {study_id!r}")
+        return found
+
+    def codes(self, study: StudyDef) -> bool:
+        """Participants of ``study`` sign in with a code on this server."""
+        return study.participant_code and not self.hub
+
+    def _who(self, study: StudyDef) -> str | None:
+        """The participant of ``study`` now: None while its codes ask for one."""
+        if self.codes(study) and self.seat.code is None:
+            return None
+        return self.seat.name
+
+    def _playing(self, study: StudyDef) -> str:
+        who = self._who(study)
+        if who is None:
+            raise Conflict(f"study {study.id!r}: enter your participant code at its consent first")
+        return who
+
+    async def researcher(self) -> bool:
+        """The server's user is a researcher, and no participant code is signed in in their place."""
+        return self.seat.code is None and (await self.roles.of(self.seat.name)).has(RESEARCHER)
+
+    async def view(self, study_id: str) -> dict[str, Any]:
+        study = self.study(study_id)
+        researcher = await self.researcher()
+        a = self.attempts
+        return await self.lab.call(
+            study_view, a.store, a.library, study, self._who(study), self.codes(study), researcher
+        )
+
+    async def summaries(self) -> list[dict[str, Any]]:
+        return [summary(await self.view(study_id)) for study_id in self.defs]
+
+    async def consent(self, study_id: str, accept: bool, code: str | None, answers: Any) -> dict[str, Any]:
+        """Accept the consent (with the questionnaire's answers): enrol, or sign a returning
+        participant's code in again (their first consent and answers stay)."""
+        study = self.study(study_id)
+        if accept is not True:
+            raise BadInput("accept: the consent must be accepted to take part")
+        codes = self.codes(study)
+        who = self.seat.check(code) if codes and (code or self.seat.code is None) else self.seat.name
+        a = self.attempts
+        if not await self.lab.call(self._consented, study.id, who):
+            checked = study.check_answers(answers if answers is not None else {})
+            await self.lab.call(enrol, a.store, a.library, study, who, checked)
+        if codes:
+            self.seat.sign_in(who)
+        return await self.view(study_id)
+
+    def _consented(self, study_id: str, participant: str) -> bool:
+        with self.attempts.store.session() as s:
+            found = enrolment_of(s, study_id, participant)
+            return found is not None and found.consent_at is not None
+
+    async def start_next(self, study_id: str) -> dict[str, Any]:
+        """Start the plan's next task; the study view and the new attempt's view."""
+        study = self.study(study_id)
+        who = self._playing(study)
+        async with self.locks.setdefault((study.id, who), asyncio.Lock()):
+            item = await self.lab.call(self._next_item, study.id, who)
+            try:
+                task = self.attempts.library.get(item["task_id"])
+            except KeyError:
+                raise NotFound(f"task {item['task_id']!r} of the plan is no longer available") from None
+            play = StudyAttempt(study.id, study.protocol, study.settings)
+            environment = attempt_environment(task)
+            new = NewAttempt(task, item["mode"], HUMAN, who, play.settings, environment, study=play)
+            attempt_id = await self.lab.create(new)
+        attempt = await self.lab.call(attempt_view, self.attempts, attempt_id, who)
+        return {"study": await self.view(study_id), "attempt": attempt}
+
+    def _next_item(self, study_id: str, participant: str) -> dict[str, Any]:
+        with self.attempts.store.session() as s:
+            p = progress(s, self.attempts.library, study_id, the_enrolment(s, study_id, participant))
+        if p.current is not None:
+            raise Conflict(f"task {p.current + 1} of the study is in progress: finish or quit it first")
+        if p.next is None:
+            raise Conflict("every task of the study is done")
+        return p.items[p.next]
+
+    async def quit(self, study_id: str) -> dict[str, Any]:
+        """Quit the attempt in progress (left unfinished); its kernel is stopped."""
+        study = self.study(study_id)
+        who = self._playing(study)
+        async with self.locks.setdefault((study.id, who), asyncio.Lock()):
+            attempt_id = await self.lab.call(self._current, study.id, who)
+            kernel_id = await self.lab.call(quit_attempt, self.attempts, attempt_id, who)
+        self.lab.culler.after(attempt_id, kernel_id, {"do": "done"})
+        return await self.view(study_id)
+
+    def _current(self, study_id: str, participant: str) -> str:
+        with self.attempts.store.session() as s:
+            p = progress(s, self.attempts.library, study_id, the_enrolment(s, study_id, participant))
+        if p.current is None:
+            raise Conflict("no task of the study is in progress")
+        attempt_id = p.items[p.current]["attempt_id"]
+        assert attempt_id is not None, "an item in progress has its attempt"
+        return attempt_id
+
+    async def hand_over(self, study_id: str) -> dict[str, Any]:
+        """The participant code signs out: the next person enters theirs at the consent."""
+        study = self.study(study_id)
+        if not self.codes(study):
+            raise BadInput(f"study {study.id!r} does not sign participants in with codes on this server")
+        self.seat.hand_over()
+        return await self.view(study_id)
+
+    async def participants(self, study_id: str) -> list[dict[str, Any]]:
+        """Every participant's record of the study: researchers only."""
+        study = self.study(study_id)
+        if not await self.researcher():  # the route's role says so first (handlers/base.py)
+            raise Forbidden(f"only the study's researchers read every participant's record of {study.id!r}")
+        a = self.attempts
+        return await self.lab.call(participants_view, a.store, a.library, study)

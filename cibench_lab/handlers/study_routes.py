@@ -1,0 +1,144 @@
+"""Thin handlers of the study routes (``/studies...``; docs/api.md, docs/studies.md): each acts for
+the server's participant now (a participant code once signed in) through ``engine/studies.py``."""
+
+from __future__ import annotations
+
+from jupyter_server.auth.decorator import authorized
+from tornado import web
+
+from ..engine.roles import PARTICIPANT, RESEARCHER
+from . import study_schemas as ss
+from .base import Handler, Route
+
+
+class StudiesHandler(Handler):
+    @web.authenticated
+    @authorized
+    async def get(self):
+        await self.respond(self.services.studies.summaries())
+
+
+class StudyHandler(Handler):
+    @web.authenticated
+    @authorized
+    async def get(self, study_id: str):
+        await self.respond(self.services.studies.view(study_id))
+
+
+class ConsentHandler(Handler):
+    @web.authenticated
+    @authorized
+    async def post(self, study_id: str):
+        await self.respond(self._consent(study_id))
+
+    async def _consent(self, study_id: str):
+        body = self.parse(ss.ConsentRequest)
+        return await self.services.studies.consent(study_id, body.accept, body.code, body.answers)
+
+
+class StartNextHandler(Handler):
+    @web.authenticated
+    @authorized
+    async def post(self, study_id: str):
+        await self.respond(self._start(study_id))
+
+    async def _start(self, study_id: str):
+        self.parse(ss.StudyRequest)
+        return await self.services.studies.start_next(study_id)
+
+
+class QuitHandler(Handler):
+    @web.authenticated
+    @authorized
+    async def post(self, study_id: str):
+        await self.respond(self._quit(study_id))
+
+    async def _quit(self, study_id: str):
+        self.parse(ss.StudyRequest)
+        return await self.services.studies.quit(study_id)
+
+
+class HandOverHandler(Handler):
+    @web.authenticated
+    @authorized
+    async def post(self, study_id: str):
+        await self.respond(self._hand_over(study_id))
+
+    async def _hand_over(self, study_id: str):
+        self.parse(ss.StudyRequest)
+        return await self.services.studies.hand_over(study_id)
+
+
+class ParticipantsHandler(Handler):
+    @web.authenticated
+    @authorized
+    async def get(self, study_id: str):
+        await self.respond(self.services.studies.participants(study_id))
+
+
+SID = "/studies/{study_id}"
+
+#: The study operations, in the order of docs/api.md (routes.py adds them to ROUTES).
+STUDY_ROUTES: tuple[Route, ...] = (
+    Route(
+        "GET",
+        "/studies",
+        StudiesHandler,
+        list[ss.StudySummary],
+        "The server's studies, for the caller",
+        role=PARTICIPANT,
+    ),
+    Route(
+        "GET",
+        SID,
+        StudyHandler,
+        ss.StudyView,
+        "A study: consent, questionnaire, the caller's plan",
+        role=PARTICIPANT,
+    ),
+    Route(
+        "POST",
+        f"{SID}/consent",
+        ConsentHandler,
+        ss.StudyView,
+        "Accept the consent and answer the questionnaire (enrols; a participant code signs in)",
+        body=ss.ConsentRequest,
+        role=PARTICIPANT,
+    ),
+    Route(
+        "POST",
+        f"{SID}/start",
+        StartNextHandler,
+        ss.StudyStarted,
+        "Start the next task of the caller's plan (the protocol's settings, locked)",
+        body=ss.StudyRequest,
+        status=201,
+        role=PARTICIPANT,
+    ),
+    Route(
+        "POST",
+        f"{SID}/quit",
+        QuitHandler,
+        ss.StudyView,
+        "Quit the task in progress (left unfinished, recorded as quit)",
+        body=ss.StudyRequest,
+        role=PARTICIPANT,
+    ),
+    Route(
+        "POST",
+        f"{SID}/handover",
+        HandOverHandler,
+        ss.StudyView,
+        "Sign the participant code out (the next participant enters theirs)",
+        body=ss.StudyRequest,
+        role=PARTICIPANT,
+    ),
+    Route(
+        "GET",
+        f"{SID}/participants",
+        ParticipantsHandler,
+        list[ss.ParticipantRecord],
+        "Every participant's record of the study (researchers only)",
+        role=RESEARCHER,
+    ),
+)

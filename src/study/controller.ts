@@ -1,0 +1,186 @@
+/**
+ * The study controller: loads the server's studies, shows one, and does what
+ * the study view's buttons say — consent, Start next task, Open, Quit, Hand
+ * over — through the study routes; the attempts it starts are played as any
+ * other (the attempt controller opens their notebooks).
+ */
+import { ApiError, IAttemptView } from '../api';
+import { CIBenchModel } from '../model';
+import type { IConsentRequest, IPlanItem, StudyApi } from './api';
+import type { StudyModel } from './model';
+import type { IStudyActions } from './view';
+import { fieldErrors } from './words';
+
+/** What the study controller needs of the lab. */
+export interface IStudyHost {
+  api: StudyApi;
+  /** The panel's model: its view, busy flag and error line. */
+  lab: CIBenchModel;
+  /** Open an attempt's notebook and show the attempt in the panel. */
+  openAttempt(attemptId: string, notebookPath: string): Promise<void>;
+  /** Reload the panel's tasks and attempts (the participant may have changed). */
+  refresh(): Promise<void>;
+  /** Save and close these notebooks, when open. */
+  closeNotebooks(paths: string[]): Promise<void>;
+  /** Ask before an action that cannot be undone. */
+  confirm(title: string, body: string, ok: string): Promise<boolean>;
+  /** Show the panel and put the focus in the study view. */
+  reveal(): void;
+}
+
+export class StudyController implements IStudyActions {
+  constructor(
+    private model: StudyModel,
+    private host: IStudyHost
+  ) {
+    host.lab.changed.connect((_, kind) => {
+      if (kind === 'attempt') {
+        this.onAttempt(host.lab.attempt);
+      } else if (kind === 'view' && host.lab.view === 'study') {
+        void this.reload();
+      }
+    });
+  }
+
+  /** The server's studies (none: the list stays hidden). */
+  async load(): Promise<void> {
+    await this.host.lab.run(async () => {
+      this.model.studies = await this.host.api.studies();
+    });
+  }
+
+  /** Show a study in the panel (the study list, a `?cibench-study=ID` link). */
+  async open(id: string): Promise<void> {
+    await this.host.lab.run(async () => {
+      this.model.show(await this.host.api.study(id));
+      this.host.lab.view = 'study';
+    });
+    this.host.reveal();
+  }
+
+  async consent(body: IConsentRequest): Promise<void> {
+    const study = this.model.study;
+    if (!study) {
+      return;
+    }
+    if (!body.accept) {
+      this.model.show(study, {
+        accept: 'Tick the box to accept the consent text'
+      });
+      return;
+    }
+    await this.host.lab.run(async () => {
+      try {
+        this.model.show(await this.host.api.consent(study.id, body));
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status !== 400) {
+          throw err;
+        }
+        const { fields, rest } = fieldErrors(err.message);
+        this.model.show(study, fields);
+        if (rest) {
+          throw new ApiError(rest, err.status);
+        }
+        return;
+      }
+      await this.afterSignIn(); // a participant code signed in: their attempts, their studies
+    });
+  }
+
+  async startNext(): Promise<void> {
+    const study = this.model.study;
+    if (!study) {
+      return;
+    }
+    const started = await this.host.lab.run(() =>
+      this.host.api.start(study.id)
+    );
+    if (started) {
+      this.model.show(started.study);
+      await this.host.openAttempt(
+        started.attempt.id,
+        started.attempt.notebook_path
+      );
+    }
+  }
+
+  async openItem(item: IPlanItem): Promise<void> {
+    if (item.attempt_id && item.notebook_path) {
+      await this.host.openAttempt(item.attempt_id, item.notebook_path);
+    }
+  }
+
+  async quit(): Promise<void> {
+    const study = this.model.study;
+    const item =
+      study?.current === null || !study ? null : study.items[study.current];
+    if (!study || !item) {
+      return;
+    }
+    const sure = await this.host.confirm(
+      'Quit this task?',
+      `"${item.title}" is left unfinished and recorded as quit; you cannot come back to it.`,
+      'Quit task'
+    );
+    if (!sure) {
+      return;
+    }
+    await this.host.lab.run(async () => {
+      await this.host.closeNotebooks(
+        item.notebook_path ? [item.notebook_path] : []
+      );
+      this.model.show(await this.host.api.quit(study.id));
+    });
+  }
+
+  async handOver(): Promise<void> {
+    const study = this.model.study;
+    if (!study) {
+      return;
+    }
+    await this.host.lab.run(async () => {
+      const paths = study.items.map(i => i.notebook_path).filter(isPath);
+      await this.host.closeNotebooks(paths);
+      this.model.show(await this.host.api.handOver(study.id));
+      this.host.lab.attempt = null;
+      await this.afterSignIn();
+    });
+  }
+
+  /** Who plays changed (or may have): the panel's attempts and the study list are theirs. */
+  private async afterSignIn(): Promise<void> {
+    const [studies] = await Promise.all([
+      this.host.api.studies(),
+      this.host.refresh()
+    ]);
+    this.model.studies = studies;
+  }
+
+  back(): void {
+    this.host.lab.view = 'tasks';
+  }
+
+  /** The study view again from the server (times, an attempt that ended). */
+  private async reload(): Promise<void> {
+    const study = this.model.study;
+    if (study) {
+      await this.host.lab.run(async () =>
+        this.model.show(await this.host.api.study(study.id))
+      );
+    }
+  }
+
+  /** An attempt of the shown study changed status (it finished): the study view follows. */
+  private onAttempt(attempt: IAttemptView | null): void {
+    const item = this.model.study?.items.find(
+      i => i.attempt_id === attempt?.id
+    );
+    if (attempt && item && item.status !== attempt.status) {
+      void this.reload();
+    }
+  }
+}
+
+function isPath(path: string | null): path is string {
+  return !!path;
+}

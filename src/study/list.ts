@@ -1,0 +1,48 @@
+/**
+ * The panel's study list, above the task list: one button per study of the
+ * server, saying where the participant stands. Hidden when there is none.
+ */
+import { button, h, replaceChildren } from '../panel/dom';
+import type { StudyModel } from './model';
+import { stateText } from './words';
+
+export class StudyList {
+  constructor(
+    private model: StudyModel,
+    private open: (id: string) => void
+  ) {
+    this.node = h('section', {
+      className: 'jp-CIBench-studies',
+      attrs: { 'aria-label': 'Studies' }
+    });
+    model.changed.connect((_, kind) => kind === 'studies' && this.render());
+    this.render();
+  }
+
+  readonly node: HTMLElement;
+
+  private render(): void {
+    const rows = this.model.studies;
+    this.node.hidden = rows.length === 0;
+    replaceChildren(
+      this.node,
+      h('h3', { className: 'jp-CIBench-section', text: 'Studies' }),
+      h(
+        'ul',
+        { className: 'jp-CIBench-studyList' },
+        ...rows.map(row => {
+          const open = button(row.title, 'jp-CIBench-study', () =>
+            this.open(row.id)
+          );
+          open.setAttribute('data-study', row.id);
+          const state = h('span', {
+            className: 'jp-CIBench-studyState',
+            text: stateText(row.state, row.done, row.n_items)
+          });
+          open.appendChild(state);
+          return h('li', {}, open);
+        })
+      )
+    );
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The studies plugin: the panel's study list and study view, and the link
+ * `…/lab?cibench-study=ID` that opens the panel on a study.
+ */
+import {
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import { Dialog, showDialog } from '@jupyterlab/apputils';
+import { IDocumentManager } from '@jupyterlab/docmanager';
+
+import { IAttemptSummary } from '../api';
+import { ICIBenchLab } from '../tokens';
+import { StudyApi } from './api';
+import { IStudyHost, StudyController } from './controller';
+import { StudyList } from './list';
+import { StudyModel } from './model';
+import { StudyView } from './view';
+import { studyParam } from './words';
+
+export const studiesPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'cibench-lab:studies',
+  description:
+    'Studies in the CIBench panel: consent, the plan, a link to open one.',
+  autoStart: true,
+  requires: [ICIBenchLab, IDocumentManager],
+  activate: (
+    app: JupyterFrontEnd,
+    lab: ICIBenchLab,
+    docManager: IDocumentManager
+  ) => {
+    const model = new StudyModel();
+    const controller = new StudyController(model, studyHost(lab, docManager));
+    const view = new StudyView(model, controller);
+    lab.panel.addView('study', view.node, () => view.focus());
+    lab.panel.addAboveTasks(
+      new StudyList(model, id => void controller.open(id)).node
+    );
+    const linked = studyParam(window.location.search);
+    void app.restored
+      .then(() => controller.load())
+      .then(() => (linked ? controller.open(linked) : undefined));
+  }
+};
+
+function studyHost(lab: ICIBenchLab, docManager: IDocumentManager): IStudyHost {
+  return {
+    api: new StudyApi(lab.api),
+    lab: lab.model,
+    openAttempt: (id, path) => lab.controller.open(attemptRow(id, path)),
+    refresh: () => lab.controller.refresh(),
+    closeNotebooks: async paths => {
+      for (const path of paths) {
+        const widget = docManager.findWidget(path);
+        if (widget) {
+          await widget.context.save();
+          widget.dispose();
+        }
+      }
+    },
+    confirm: async (title, body, ok) => {
+      const answer = await showDialog({
+        title,
+        body,
+        buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: ok })]
+      });
+      return answer.button.accept;
+    },
+    reveal: () => lab.openPanel()
+  };
+}
+
+/** What the attempt controller's `open` reads of an attempt row: its id and notebook. */
+function attemptRow(id: string, notebookPath: string): IAttemptSummary {
+  return {
+    id,
+    notebook_path: notebookPath,
+    task_id: '',
+    title: '',
+    mode: 'e2e',
+    status: 'open',
+    current_step: 0,
+    n_steps: 0,
+    created_at: '',
+    passed: null,
+    language: '',
+    split: ''
+  };
+}

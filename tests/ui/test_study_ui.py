@@ -1,0 +1,99 @@
+"""A study in the lab, through the UI only: a `?cibench-study=ID` link opens the panel on it, the
+participant enters their code, answers the questionnaire (an error shows under its field) and
+accepts the consent, starts the first task, and the study view says where they are."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .axe import axe_violations
+from .lab import TOKEN
+from .lab import configured_lab as start_lab
+from .test_play_panel import use_theme
+
+STUDY = """
+id = "pilot"
+title = "Pilot study"
+protocol = "model-parity"
+consent = '''
+We record the code you run, its outputs and your working time.
+
+You may stop at any time.
+'''
+participant_code = true
+tasks = [
+  { task = "cibench_template/pandas/tips_ratio_by_group" },
+  { task = "cibench_template/scipy/tips_hypothesis_tests" },
+]
+
+[[questionnaire]]
+name = "expertise"
+label = "Your Python expertise"
+type = "choice"
+choices = ["beginner", "intermediate", "expert"]
+required = true
+
+[[questionnaire]]
+name = "years"
+label = "Years of Python"
+type = "number"
+min = 0
+"""
+
+
+@pytest.fixture
+def study_lab(tmp_path):
+    path = tmp_path / "pilot.toml"
+    path.write_text(STUDY)
+    server = start_lab(tmp_path, {"study_files": [str(path)]})
+    yield server
+    server.kill()
+
+
+def no_severe_violations(page: Page, where: str) -> None:
+    found = axe_violations(page, ["#cibench-lab-panel"])
+    assert not found, f"{where}: {found}"
+
+
+def test_a_participant_consents_and_starts_the_first_task(page: Page, study_lab):
+    page.goto(f"{study_lab.url}/lab?cibench-study=pilot&token={TOKEN}")
+    view = page.locator(".jp-CIBench-studyView")
+    expect(view.locator(".jp-CIBench-studyTitle")).to_have_text("Pilot study", timeout=60_000)
+    form = view.get_by_role("form", name="Consent")
+    expect(form).to_contain_text("You may stop at any time.")
+    expect(form).to_contain_text("a model's step ends at its first run without an error")
+    no_severe_violations(page, "JupyterLab Light: consent form")
+    expect(page.locator(".jp-Launcher")).to_be_visible()  # the lab opened its launcher (and its focus) first
+
+    form.get_by_label("Your participant code").fill("P01")
+    form.get_by_label("Years of Python").fill("4")
+    form.get_by_label("I have read the text above and agree to take part").check()
+    form.get_by_role("button", name="Accept and continue").click()
+    expertise = form.get_by_label("Your Python expertise (required)")
+    expect(expertise).to_have_attribute("aria-invalid", "true")
+    expect(expertise).to_have_accessible_description("required")
+    expect(expertise).to_be_focused()
+
+    expertise.select_option("intermediate")
+    form.get_by_label("Years of Python").press("Enter")  # the keyboard submits the form
+    now = view.get_by_role("status")
+    expect(now).to_have_text("Task 1 of 2 · next")
+    expect(view.locator(".jp-CIBench-participant")).to_have_text("Participant: P01")
+
+    view.get_by_role("button", name="Start next task").click()
+    page.wait_for_selector(".jp-NotebookPanel .jp-CIBench-answer", timeout=60_000)
+    expect(page.locator(".jp-CIBench-attempt-title")).to_contain_text("Tipping habits by day and smoking")
+    expect(page.locator(".jp-CIBench-panel")).to_have_attribute("aria-busy", "false")  # opened and shown
+    page.locator(".jp-CIBench-attemptView .jp-CIBench-back").click()
+    page.locator('.jp-CIBench-studies [data-study="pilot"]').click()
+    expect(now).to_have_text("Task 1 of 2 · in progress")
+    expect(view.locator('.jp-CIBench-planItem[data-status="open"]')).to_contain_text(
+        re.compile(r"in progress · \d")
+    )
+    expect(view.get_by_role("button", name="Quit task")).to_be_visible()
+    use_theme(page, "JupyterLab Dark")
+    expect(now).to_be_visible()
+    no_severe_violations(page, "JupyterLab Dark: study in progress")
