@@ -79,6 +79,12 @@ export type IReferenceResult = Schemas['ReferenceResult'];
 export type ITurnDetail = Schemas['TurnDetail'];
 /** The body of every error response. */
 export type IErrorBody = Schemas['Error'];
+/** `GET me`: the server's user, their roles and classes. */
+export type IMe = Schemas['Me'];
+/** A role: `participant` (everyone), `instructor`, `researcher`. */
+export type Role = Schemas['Role'];
+/** A row of `GET classes` (instructors): a class and its members. */
+export type IClassInfo = Schemas['ClassInfo'];
 
 /** An API failure, with the server's message and HTTP status. */
 export class ApiError extends Error {
@@ -160,6 +166,14 @@ export class CIBenchApi {
 
   serverSettings(): Promise<IServerSettings> {
     return this.request('settings');
+  }
+
+  me(): Promise<IMe> {
+    return this.request('me');
+  }
+
+  classes(): Promise<IClassInfo[]> {
+    return this.request('classes');
   }
 
   attempts(): Promise<IAttemptSummary[]> {
