@@ -38,9 +38,11 @@ c.JupyterHub.load_groups = {
     "cibench-instructors": {"users": INSTRUCTORS},
 }
 
-# --- a single-user server's token may read its own user's groups. JupyterHub's default `server`
-# role holds only the first two scopes (post activity, be reached); naming a default role here
-# replaces its scopes, so they are listed again beside the one added.
+# --- a single-user server's token reads its own user's groups (cibench-lab's roles come from
+# them). JupyterHub's default `server` role holds only the first two scopes (post activity, be
+# reached); naming a default role here replaces its scopes, so they are listed again beside the
+# one added. (JupyterHub 6 also lets every token read its owner's groups, to identify them; the
+# grant says so explicitly and keeps it so on hubs that do not.)
 c.JupyterHub.load_roles = [
     {
         "name": "server",

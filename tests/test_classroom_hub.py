@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import textwrap
 import time
 import urllib.error
 import urllib.request
@@ -20,7 +21,7 @@ import urllib.request
 import psycopg
 import pytest
 import requests
-from hub import DATABASE, INSTRUCTORS, PASSWORD, STUDENTS, Classroom, role_of
+from hub import DATABASE, EXAMPLE, INSTRUCTORS, PASSWORD, REPO, STUDENTS, Classroom, role_of
 from playwright.sync_api import Page, expect, sync_playwright
 from ui.lab import launch_chromium
 from ui.test_lab_play import EXPECTED_BADGE, badge, open_panel, run_in_cell, start_task
@@ -57,6 +58,17 @@ def browser():
         b = launch_chromium(pw)
         yield b
         b.close()
+
+
+@pytest.mark.fast
+def test_the_guide_quotes_the_config_the_hub_runs():
+    """docs/classroom.md quotes the config file the hub below runs, never a copy that drifted."""
+    config = EXAMPLE.read_text()
+    compile(config, str(EXAMPLE), "exec")
+    quoted = re.findall(r"```python\n(.*?)\n *```", (REPO / "docs" / "classroom.md").read_text(), re.S)
+    assert quoted
+    for block in quoted:
+        assert textwrap.dedent(block) in config, block
 
 
 def probe_code(port: int) -> str:
