@@ -8,6 +8,7 @@ for steps already revealed; grades of open steps only when live grades are on.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from sqlalchemy import func, select
@@ -21,7 +22,7 @@ from .attempt import Attempts
 from .cull import kernel_state
 from .settings import PlaySettings
 from .step import next_action
-from .worktime import step_working_seconds
+from .worktime import Clock, read_clock
 
 
 def grades_visible(status: str, show_grades: bool) -> bool:
@@ -120,10 +121,11 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
         steps = [
             _step_view(row, task, r, counts.get(r.index, 0), open_grades, settings, profile) for r in srows
         ]
-        worked = step_working_seconds(s, row.id, srows, settings.pause_after)
+        clock = read_clock(s, row.id, srows)
         kernel = kernel_state(s, row, attempts.kernels)
-        for view in steps:
-            view["working_seconds"] = worked[view["index"]]
+        worked = clock.working(srows, settings.pause_after)
+        for view, srow in zip(steps, srows, strict=True):
+            view.update(working_seconds=worked[srow.index], **_step_record(srow, clock))
     return {
         "id": row.id,
         "task_id": row.task_id,
@@ -146,7 +148,24 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
         "created_at": row.created_at.isoformat() + "Z",
         "sandbox": (row.environment or {}).get("sandbox"),
         **kernel,
+        "paused": row.status == "open" and clock.open_pause is not None,
+        "pauses": [p.view() for p in clock.pauses],
     }
+
+
+def _step_record(srow: StepRow, clock: Clock) -> dict[str, Any]:
+    """A step's record in the view: when it opened, first ran and settled; the person's note."""
+    first = clock.first_run(srow.index)
+    return {
+        "opened_at": _iso(srow.opened_at),
+        "first_run_at": None if first is None else _iso(first),
+        "settled_at": None if srow.settled_at is None else _iso(srow.settled_at),
+        "note": srow.note,
+    }
+
+
+def _iso(at: dt.datetime) -> str:
+    return at.isoformat() + "Z"
 
 
 #: Turn meta a browser may see: what the player sent and got back (never a key: the

@@ -147,12 +147,6 @@ class StepRequest(Request):
     step: StepIndex
 
 
-class ActivityReport(Request):
-    """The person edited the open step (sent at most every 20 s while they type)."""
-
-    step: StepIndex
-
-
 class StopRequest(Request):
     pass
 
@@ -281,6 +275,10 @@ class StepView(Closed):
     )
     criterion: str = Field(description="how the shown profile decides pass for this kind, in words")
     reference: Reference = absent("only for settled steps the reveal policy (or oracle mode) shows")
+    opened_at: str
+    first_run_at: str | None = Field(description="the step's first execution of any cell (null: none yet)")
+    settled_at: str | None
+    note: str | None = Field(description="the person's note on the step (latest text)")
 
 
 class Summary(Record):
@@ -326,6 +324,16 @@ class SandboxView(Closed):
     tool: str | None = Field(description="bubblewrap, or null when unsandboxed")
 
 
+class PauseView(Closed):
+    """An interval the working clock stood still (it counts 0 in working time)."""
+
+    step: int = Field(description="the step open when it paused")
+    start: str
+    end: str | None = Field(description="null: still paused")
+    cause: str = Field(description="button | command | idle (a gap over pause_after, recorded when noticed)")
+    resumed_by: str | None = Field(description="button | command | edit | run | settle (its step settled)")
+
+
 class AttemptView(Closed):
     """An attempt as its player may see it; ``steps`` holds the steps opened so far."""
 
@@ -353,6 +361,8 @@ class AttemptView(Closed):
     sandbox: SandboxView | None = Field(description="null: not recorded (an attempt made before sandboxing)")
     kernel: KernelStatus = Field(description="whether the attempt's kernel is alive (none: it never had one)")
     kernel_stopped: KernelStop | None = Field(description="why the server stopped it (null: it did not)")
+    paused: bool = Field(description="the person paused the working clock and has not resumed it")
+    pauses: list[PauseView] = Field(description="the working clock's pauses, oldest first")
 
 
 class KernelBinding(Closed):
@@ -402,11 +412,6 @@ class Proposal(Closed):
     settled: Settled | None
     next: NextAction
     attempt: AttemptView
-
-
-class Activity(Closed):
-    step: int
-    working_seconds: float = Field(description="the open step's working time so far")
 
 
 class Stopped(Closed):
