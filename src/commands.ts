@@ -1,7 +1,7 @@
 /**
- * The CIBench commands and their palette entries. Next step and Give up act
- * on the attempt the panel shows; the player commands are enabled only for an
- * attempt an attached player plays.
+ * The CIBench commands and their palette entries. Next step, Give up and the
+ * working clock's Pause / Resume act on the attempt the panel shows; the
+ * player commands are enabled only for an attempt an attached player plays.
  */
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
@@ -18,6 +18,8 @@ export namespace CommandIDs {
   export const playAll = 'cibench-lab:play-all';
   export const stopPlayer = 'cibench-lab:stop-player';
   export const showTurns = 'cibench-lab:show-turns';
+  export const pauseClock = 'cibench-lab:pause-clock';
+  export const resumeClock = 'cibench-lab:resume-clock';
 }
 
 export const CATEGORY = 'CIBench';
@@ -116,6 +118,24 @@ export function addCommands(
       caption: 'Code, prompt, raw reply, tokens and latency of each turn',
       execute: () => controller.showTurns(),
       rank: 5
+    },
+    {
+      id: CommandIDs.pauseClock,
+      label: 'CIBench: Pause Working Clock',
+      caption:
+        'Pause the working clock of the attempt the panel shows: time away does not count',
+      execute: () => controller.record.pause('command'),
+      isEnabled: () => controller.record.canPause(),
+      rank: 6
+    },
+    {
+      id: CommandIDs.resumeClock,
+      label: 'CIBench: Resume Working Clock',
+      caption:
+        'Resume the paused working clock (an edit or a run resumes it too)',
+      execute: () => controller.record.resume('command'),
+      isEnabled: () => controller.record.canResume(),
+      rank: 7
     }
   ];
   for (const { id, label, caption, execute, isEnabled, rank } of table) {

@@ -155,3 +155,12 @@ async def test_edit_counts_per_cell_are_stored_and_traced(services, api):
     assert code == 400 and "cells.cell-a" in err["error"], err
     code, err = await api("GET", f"attempts/{_attempt(services, 'someone-else')}/trace")
     assert code == 403, err
+
+
+async def test_a_run_report_while_paused_resumes_with_cause_run(services, api):
+    attempt_id = _attempt(services, services.participant)
+    assert (await api("POST", f"attempts/{attempt_id}/pause", {"cause": "command"}))[0] == 200
+    code, body = await api("POST", f"attempts/{attempt_id}/activity", {"step": 0, "runs": {"m1": "cell-a"}})
+    assert code == 200 and body["resumed"] is True, body
+    kinds = [(k, d.get("cause")) for k, d in _events(services, attempt_id)]
+    assert kinds == [("pause", "command"), ("resume", "run")]  # a run is no edit: no activity event

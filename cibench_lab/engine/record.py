@@ -103,21 +103,25 @@ def record_activity(
     participant: str,
     cells: dict[str, int],
     running: bool = False,
+    ran: bool = False,
 ) -> dict[str, Any]:
-    """A person edited the open step ``step``: resume a paused clock, an ``activity`` event and
-    one ``cell_edits`` event per counted cell; the step's working time."""
+    """A person edited (``cells``: edits per cell) or ran cells (``ran``) while step ``step`` was open:
+    a paused clock resumes (cause ``edit``, or ``run`` for a report of runs alone); an edit report is
+    an ``activity`` event plus one ``cell_edits`` event per counted cell. The step's working time."""
     row, _ = attempts.load(attempt_id, participant)
     Attempts.check_open(row, step)
     if len(cells) > CELL_EDITS_MAX:
         raise BadInput(f"cells: at most {CELL_EDITS_MAX} cells per report")
-    resumed = touch(attempts, attempt_id, "edit", running)
+    edits = {cell_id: count for cell_id, count in cells.items() if count > 0}
+    edited = bool(edits) or not ran
+    resumed = touch(attempts, attempt_id, "edit" if edited else "run", running)
     with attempts.store.session() as s:
         now = utcnow()
-        s.add(Event(attempt_id=attempt_id, kind=ACTIVITY, at=now, detail={"step": step}))
-        for cell_id, count in cells.items():
-            if count > 0:
-                detail = {"step": step, "cell_id": cell_id, "count": count}
-                s.add(Event(attempt_id=attempt_id, kind=CELL_EDITS, at=now, detail=detail))
+        if edited:
+            s.add(Event(attempt_id=attempt_id, kind=ACTIVITY, at=now, detail={"step": step}))
+        for cell_id, count in edits.items():
+            detail = {"step": step, "cell_id": cell_id, "count": count}
+            s.add(Event(attempt_id=attempt_id, kind=CELL_EDITS, at=now, detail=detail))
         s.flush()
         steps, clock = _clock(s, attempt_id)
         seconds = clock.working([steps[step]], _pause_after(row))[step]

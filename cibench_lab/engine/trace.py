@@ -68,7 +68,9 @@ class LabRecord:
             self.cell_ids.popitem(last=False)
         row, _ = await self.call(self.attempts.load, attempt_id, participant)
         running = self.running(row.kernel_id)
-        return await self.call(record_activity, self.attempts, attempt_id, step, participant, cells, running)
+        return await self.call(
+            record_activity, self.attempts, attempt_id, step, participant, cells, running, bool(runs)
+        )
 
     async def ran(self, attempt_id: str) -> None:
         """A turn was reported: a paused clock resumes (the run's start already did, as a rule)."""

@@ -100,7 +100,11 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
         working_seconds: 10.5,
         grade: grade({ kind: 'exec', detail: 'ran without error' }),
         kept_turn: 0,
-        criterion: 'passes when it runs without error'
+        criterion: 'passes when it runs without error',
+        opened_at: '2024-01-01T00:00:01Z',
+        first_run_at: '2024-01-01T00:00:05Z',
+        settled_at: '2024-01-01T00:00:13Z',
+        note: null
       },
       {
         index: 1,
@@ -114,7 +118,11 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
         working_seconds: 3,
         grade: null,
         kept_turn: null,
-        criterion: 'passes when the printed number matches'
+        criterion: 'passes when the printed number matches',
+        opened_at: '2024-01-01T00:00:13Z',
+        first_run_at: null,
+        settled_at: null,
+        note: null
       }
     ],
     summary: null,
@@ -124,6 +132,8 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
     sandbox: { enabled: true, network: false, tool: 'bubblewrap' },
     kernel: 'running',
     kernel_stopped: null,
+    paused: false,
+    pauses: [],
     ...over
   };
 }

@@ -102,6 +102,12 @@ function stepRow(
           text: `How it passes: ${step.criterion}`
         })
       : null,
+    step.settled && step.note
+      ? h('p', {
+          className: 'jp-CIBench-step-note',
+          text: `Note: ${step.note}`
+        })
+      : null,
     step.reference ? referenceNode(step.index, step.reference, state) : null
   );
 }
