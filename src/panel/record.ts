@@ -42,13 +42,6 @@ export function clockControls(
       className: `jp-CIBench-clock${paused ? ' jp-CIBench-clock-paused' : ''}`,
       attrs: { role: 'status' }
     },
-    paused
-      ? h('span', {
-          className: 'jp-CIBench-clock-icon',
-          text: '⏸ ',
-          attrs: { 'aria-hidden': 'true' }
-        })
-      : null,
     clockText(view)
   );
   return [toggle, state];
