@@ -51,6 +51,21 @@ export default tseslint.config(
     }
   },
   {
+    // small modules and functions (tests are left to their own length)
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    ignores: ['src/__tests__/**'],
+    rules: {
+      'max-lines': [
+        'error',
+        { max: 400, skipBlankLines: true, skipComments: true }
+      ],
+      'max-lines-per-function': [
+        'error',
+        { max: 40, skipBlankLines: true, skipComments: true }
+      ]
+    }
+  },
+  {
     files: ['scripts/**/*.mjs'],
     languageOptions: { globals: { ...globals.node } }
   },

@@ -62,9 +62,33 @@ export function addCommands(
   host: ICommandHost
 ): void {
   const { commands } = app;
-  const player = () => controller.hasPlayer();
-  const open = () => host.model.attempt?.status === 'open';
-  const table: ICommandRow[] = [
+  const table = [
+    ...stepCommands(controller, host),
+    ...playerCommands(controller),
+    ...clockCommands(controller)
+  ];
+  for (const { id, label, caption, execute, isEnabled, rank } of table) {
+    commands.addCommand(id, { label, caption, execute, isEnabled });
+    palette?.addItem({ command: id, category: CATEGORY, rank });
+  }
+  host.model.changed.connect((_, kind) => {
+    if (kind === 'attempt' || kind === 'view') {
+      commands.notifyCommandChanged();
+    }
+  });
+  app.contextMenu.addItem({
+    command: CommandIDs.showTurns,
+    selector: '.jp-CIBench-answer',
+    rank: 0
+  });
+}
+
+/** The panel and the open step: open the panel, Next step, Give up, the step's turns. */
+function stepCommands(
+  controller: AttemptController,
+  host: ICommandHost
+): ICommandRow[] {
+  return [
     {
       id: CommandIDs.openPanel,
       label: 'Open CIBench Panel',
@@ -85,9 +109,23 @@ export function addCommands(
       label: 'CIBench: Give Up Step',
       caption: 'Give up the open step of the attempt the panel shows',
       execute: () => controller.settle('give-up'),
-      isEnabled: open,
+      isEnabled: () => host.model.attempt?.status === 'open',
       rank: 1
     },
+    {
+      id: CommandIDs.showTurns,
+      label: "CIBench: Show This Step's Turns",
+      caption: 'Code, prompt, raw reply, tokens and latency of each turn',
+      execute: () => controller.showTurns(),
+      rank: 5
+    }
+  ];
+}
+
+/** An attached player's: play the step, play all, stop (enabled only for its attempt). */
+function playerCommands(controller: AttemptController): ICommandRow[] {
+  const player = () => controller.hasPlayer();
+  return [
     {
       id: CommandIDs.playStep,
       label: 'CIBench: Play Step (attached player)',
@@ -111,14 +149,13 @@ export function addCommands(
       execute: () => controller.stopPlayer(),
       isEnabled: player,
       rank: 4
-    },
-    {
-      id: CommandIDs.showTurns,
-      label: "CIBench: Show This Step's Turns",
-      caption: 'Code, prompt, raw reply, tokens and latency of each turn',
-      execute: () => controller.showTurns(),
-      rank: 5
-    },
+    }
+  ];
+}
+
+/** The working clock of the shown person's attempt: Pause, Resume (each when it applies). */
+function clockCommands(controller: AttemptController): ICommandRow[] {
+  return [
     {
       id: CommandIDs.pauseClock,
       label: 'CIBench: Pause Working Clock',
@@ -138,18 +175,4 @@ export function addCommands(
       rank: 7
     }
   ];
-  for (const { id, label, caption, execute, isEnabled, rank } of table) {
-    commands.addCommand(id, { label, caption, execute, isEnabled });
-    palette?.addItem({ command: id, category: CATEGORY, rank });
-  }
-  host.model.changed.connect((_, kind) => {
-    if (kind === 'attempt' || kind === 'view') {
-      commands.notifyCommandChanged();
-    }
-  });
-  app.contextMenu.addItem({
-    command: CommandIDs.showTurns,
-    selector: '.jp-CIBench-answer',
-    rank: 0
-  });
 }

@@ -1,17 +1,15 @@
 /**
- * How the lab words a grade: pass or miss, what was measured, which of a
- * step's runs the person keeps (the attempt's grade rule) and how many runs a
- * turn cap leaves. Pure helpers, shared by the notebook's badges and the panel.
+ * How the lab words a grade and a settle: pass or miss, what was measured,
+ * how a step settled (and that it ran nothing, when so), which of a step's
+ * runs the person keeps (the attempt's grade rule) and how many runs a turn
+ * cap leaves. Pure helpers, shared by the notebook's badges and the panel.
  */
-import { IGrade, IPlaySettings, IStepView } from './api';
+import { GradeRule, IGrade, IPlaySettings, IStepView } from './api';
 
 export const BADGE_PASS = 'jp-CIBench-badge-pass';
 export const BADGE_MISS = 'jp-CIBench-badge-miss';
 export const BADGE_RECORDED = 'jp-CIBench-badge-recorded';
 export const BADGE_PENDING = 'jp-CIBench-badge-pending';
-
-/** Which of a step's turns a person keeps (`settings.grade_rule`). */
-export type GradeRule = 'best' | 'settling';
 
 /** A grade badge's text: what was measured, or that the turn was recorded. */
 export function badgeText(grade: IGrade | null | undefined): string {
@@ -69,18 +67,75 @@ export function runsLeftText(n: number): string {
   return `${n} run${n === 1 ? '' : 's'} left`;
 }
 
-/** Whether the person gave the step up without running anything. */
-export function gaveUpUnrun(
-  step: Pick<IStepView, 'outcome' | 'turns'>
-): boolean {
-  return step.outcome === 'gave_up' && step.turns === 0;
+/** "3 turns" / "1 turn". */
+export function turnsText(n: number): string {
+  return `${n} turn${n === 1 ? '' : 's'}`;
 }
 
-/** A step's grade text: "given up" for a step given up unrun, else the measurement. */
-export function stepGradeText(
-  step: Pick<IStepView, 'outcome' | 'turns' | 'grade'>
-): string {
-  return gaveUpUnrun(step) ? 'given up' : badgeText(step.grade);
+/**
+ * A step's outcome in words: how it settled, never whether it passed (a
+ * person's Next and a player's first error-free turn both "settled"; the kept
+ * grade says pass or miss).
+ */
+export function outcomeText(outcome: string | null, settled: boolean): string {
+  if (!settled) {
+    return 'open';
+  }
+  const words: { [k: string]: string } = {
+    next: 'settled',
+    passed: 'settled',
+    gave_up: 'gave up',
+    turn_cap: 'out of turns',
+    out_of_turns: 'out of turns'
+  };
+  return outcome ? (words[outcome] ?? outcome.replace(/_/g, ' ')) : 'settled';
+}
+
+type StepRun = Pick<IStepView, 'outcome' | 'turns' | 'settled' | 'grade'>;
+
+/**
+ * What a settled step ran when it ran nothing: "no run" (no turn at all), "no
+ * code run" (a player's replies, none of them code); null when it ran code or
+ * is still open.
+ */
+export function ranNothing(step: StepRun): 'no run' | 'no code run' | null {
+  if (!step.settled) {
+    return null;
+  }
+  if (step.turns === 0) {
+    return 'no run';
+  }
+  return step.grade?.tool === 0 ? 'no code run' : null;
+}
+
+/** Whether the person gave the step up without running anything. */
+export function gaveUpUnrun(step: StepRun): boolean {
+  return step.outcome === 'gave_up' && step.settled && step.turns === 0;
+}
+
+/**
+ * How a step settled, with its turns: "settled · 2 turns", and for a step
+ * that ran nothing, that it did: "gave up · no run", "out of turns · 3
+ * turns, no code run".
+ */
+export function stepOutcomeText(step: StepRun): string {
+  const outcome = outcomeText(step.outcome, step.settled);
+  const nothing = ranNothing(step);
+  if (nothing === 'no run') {
+    return `${outcome} · ${nothing}`;
+  }
+  const turns = turnsText(step.turns);
+  return nothing
+    ? `${outcome} · ${turns}, ${nothing}`
+    : `${outcome} · ${turns}`;
+}
+
+/**
+ * A step's grade text: for a settled step that ran nothing, how it settled
+ * ("gave up · no run": its grade measured nothing), else the measurement.
+ */
+export function stepGradeText(step: StepRun): string {
+  return ranNothing(step) ? stepOutcomeText(step) : badgeText(step.grade);
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * cibench-lab: wires the CIBench panel, the attempt controller and the
- * commands into JupyterLab.
+ * cibench-lab: wires the CIBench panel, the attempt controller, the commands
+ * and the cell executor (in place of JupyterLab's) into JupyterLab.
  */
 import {
   ILabShell,
@@ -10,7 +10,7 @@ import {
 } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { IDocumentManager } from '@jupyterlab/docmanager';
-import { INotebookTracker } from '@jupyterlab/notebook';
+import { INotebookCellExecutor, INotebookTracker } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStateDB } from '@jupyterlab/statedb';
 
@@ -18,11 +18,24 @@ import { CIBenchApi } from './api';
 import { addCommands, CommandIDs, shortcutLabel } from './commands';
 import { CIBenchModel } from './model';
 import { AttemptController } from './notebook/controller';
+import { AttemptRuns } from './notebook/runs';
 import { CIBenchPanel, PANEL_ID } from './panel/panel';
 import { restorePanel } from './panel/restore';
 import { PlaySettingsSource } from './settings';
 
 const PLUGIN_ID = 'cibench-lab:plugin';
+
+/** The notebooks' cell executor; the controller sets its gate. */
+const runs = new AttemptRuns();
+
+const executor: JupyterFrontEndPlugin<INotebookCellExecutor> = {
+  id: 'cibench-lab:cell-executor',
+  description:
+    "Runs notebook cells; an attempt notebook's once on its attempt kernel.",
+  autoStart: true,
+  provides: INotebookCellExecutor,
+  activate: () => runs
+};
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,
@@ -40,10 +53,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     restorer: ILayoutRestorer | null,
     state: IStateDB | null
   ) => {
-    const settings = new PlaySettingsSource();
-    if (registry) {
-      void settings.load(registry, PLUGIN_ID);
-    }
+    const settings = playSettings(registry);
     const api = new CIBenchApi(app.serviceManager.serverSettings);
     const model = new CIBenchModel();
     const controller = new AttemptController({
@@ -54,14 +64,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
       shell: labShell,
       playSettings: () => settings.current
     });
-    const panel = new CIBenchPanel(model, controller, action =>
-      shortcutLabel(
-        app.commands,
-        action === 'next' ? CommandIDs.nextStep : CommandIDs.giveUp
-      )
-    );
-    labShell.add(panel, 'left', { rank: 600 });
-    restorer?.add(panel, PANEL_ID);
+    runs.gate = model => controller.beforeRun(model);
+    const panel = addPanel(app, labShell, restorer, model, controller);
     addCommands(app, controller, palette, {
       model,
       openPanel: () => {
@@ -79,4 +83,32 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default plugin;
+/** The person's play settings from the settings editor (defaults without a registry). */
+function playSettings(registry: ISettingRegistry | null): PlaySettingsSource {
+  const settings = new PlaySettingsSource();
+  if (registry) {
+    void settings.load(registry, PLUGIN_ID);
+  }
+  return settings;
+}
+
+/** The panel in the left sidebar (restored with the layout), its buttons naming their shortcuts. */
+function addPanel(
+  app: JupyterFrontEnd,
+  labShell: ILabShell,
+  restorer: ILayoutRestorer | null,
+  model: CIBenchModel,
+  controller: AttemptController
+): CIBenchPanel {
+  const panel = new CIBenchPanel(model, controller, action =>
+    shortcutLabel(
+      app.commands,
+      action === 'next' ? CommandIDs.nextStep : CommandIDs.giveUp
+    )
+  );
+  labShell.add(panel, 'left', { rank: 600 });
+  restorer?.add(panel, PANEL_ID);
+  return panel;
+}
+
+export default [executor, plugin];

@@ -4,13 +4,8 @@
  */
 import { ISignal, Signal } from '@lumino/signaling';
 
-export {
-  DASH,
-  formatScore,
-  formatSeconds,
-  outcomeText,
-  summaryRows
-} from './panel/words';
+export { outcomeText } from './grade';
+export { DASH, formatScore, formatSeconds, summaryRows } from './panel/words';
 
 import {
   IAttemptSummary,

@@ -717,7 +717,7 @@ export type components = {
       /** @description only for settled steps the reveal policy (or oracle mode) shows */
       reference?: components['schemas']['Reference'];
       opened_at: string;
-      /** @description the step's first execution of any cell (null: none yet) */
+      /** @description when the step's first turn started (null: none yet) */
       first_run_at: string | null;
       settled_at: string | null;
       /** @description the person's note on the step (latest text) */

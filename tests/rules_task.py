@@ -63,12 +63,14 @@ def write_task(root: Path, task_id: str, language: str) -> None:
     (root / "datasources" / "data").mkdir(parents=True, exist_ok=True)
 
 
-def attempts_for(root: Path, profile: str = "fair") -> Attempts:
+def attempts_for(root: Path, profile: str = "fair", url: str | None = None) -> Attempts:
+    """The tasks under ``root``, played into ``url`` (default: a SQLite file under ``root``)."""
     write_task(root, EN, "en")
     write_task(root, ZH, "zh")
     lib = TaskLibrary.load([root])
     assert not lib.problems, lib.problems
-    return Attempts(Store(f"sqlite:///{root / 'results.sqlite'}"), lib, profile)
+    store = Store(url or f"sqlite:///{root / 'results.sqlite'}", auto_upgrade=True)
+    return Attempts(store, lib, profile)
 
 
 def start(attempts: Attempts, task_id: str = EN, player: str = "human", **settings) -> str:

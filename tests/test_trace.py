@@ -53,7 +53,7 @@ async def test_exploration_runs_are_traced_beside_the_graded_turn(start_attempt,
     assert [r["execution_count"] for r in runs] == [1, 2, 3]
     code, view = await api("GET", f"attempts/{attempt_id}")
     step = view["steps"][0]
-    assert step["first_run_at"] == explore["started_at"] and step["turns"] == 1
+    assert step["first_run_at"] == graded["started_at"] and step["turns"] == 1  # its first turn
     # the attempt keeps what makes it comparable: the task version, kernel environment, sandbox
     store = jp_serverapp.web_app.settings["cibench_lab"]
     with store.store.session() as s:

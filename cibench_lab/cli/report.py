@@ -1,6 +1,8 @@
 """`cibench-lab report`: CIBench's metrics per run, split and library, and the leaderboard.
 
     cibench-lab report [RUN ...] [--profile cibench|fair] [--format table|csv|json] [--plot FILE.png]
+    cibench-lab report --compare humans:STUDY RUN [RUN ...] [--profile ...] [--format ...]
+        [--plots DIR] [--allow-mismatch]                     (people beside models: cli/compare.py)
 
 RUN is a run name or id (default: every run).  Only finished attempts count.
 Every view names the profile it shows and the grade rule of its attempts (a run or player
@@ -224,6 +226,13 @@ def _lib_value(run: dict[str, Any], key: str, metric: str) -> float:
 
 
 def cmd_report(args) -> int:
+    if args.compare:
+        from .compare import cmd_compare
+
+        return cmd_compare(args)
+    if args.plots or args.allow_mismatch:
+        print("error: --plots and --allow-mismatch go with --compare humans:STUDY", file=sys.stderr)
+        return 2
     store = Store(args.db)
     try:
         records = load_records(store, args.runs, args.profile)
@@ -252,4 +261,14 @@ def register(sub) -> None:
     r.add_argument("--profile", choices=PROFILES, default="cibench", help="grading profile (default cibench)")
     r.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
     r.add_argument("--plot", metavar="FILE.png", help="also write a per-library bar chart")
+    c = r.add_argument_group("people beside models (docs/compare.md)")
+    c.add_argument(
+        "--compare", metavar="humans:STUDY", help="compare the study's people with the RUNs, step by step"
+    )
+    c.add_argument("--plots", metavar="DIR", help="with --compare: write the comparison's PNG plots here")
+    c.add_argument(
+        "--allow-mismatch",
+        action="store_true",
+        help="with --compare: show runs played under other conditions, marked (default: refuse)",
+    )
     r.set_defaults(fn=cmd_report)

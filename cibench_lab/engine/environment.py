@@ -13,6 +13,7 @@ import sys
 from functools import lru_cache
 from importlib import metadata
 
+from ..grading.profile import VERSIONS
 from ..tasks.model import Task
 from .interpreter import describe, kernel_python
 from .kernel import KERNEL_ENV
@@ -40,8 +41,10 @@ LIBRARIES = (
 
 
 def environment() -> dict:
-    """The machine, the kernel's Python and libraries, and the sandbox this process starts kernels in."""
-    return {**_machine(), **kernel_environment(kernel_python()), "sandbox": current().as_dict()}
+    """The machine, the kernel's Python and libraries, the sandbox this process starts kernels in, and
+    the grading profiles' versions."""
+    kernel = kernel_environment(kernel_python())
+    return {**_machine(), **kernel, "sandbox": current().as_dict(), "profiles": dict(VERSIONS)}
 
 
 @lru_cache(maxsize=8)

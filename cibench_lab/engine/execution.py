@@ -17,6 +17,7 @@ from typing import Any
 
 from nbformat.v4 import output_from_msg
 
+from ..grading.render import join_text
 from ..tasks.plot import FIGURE_MIME
 
 #: Output kinds kept from IOPub (everything else — status, comm, … — is ignored).
@@ -38,7 +39,6 @@ class Execution:
     code: str | None = None  # from execute_input
     execution_count: int | None = None  # from execute_input
     session: str | None = None  # the requesting client's session id (its parent header's)
-    outputs: list[dict[str, Any]] = field(default_factory=list)
     error: bool = False
     status: str = "ok"  # ok | error | timeout | dead
     first_seen: float = field(default_factory=time.time)
@@ -49,10 +49,25 @@ class Execution:
     _size: int = 0
     _image_size: int = 0
     _done: asyncio.Event | None = None
+    _outputs: list[dict[str, Any]] = field(default_factory=list)
+    _tail: list[str] = field(default_factory=list)  # the text chunks of the last output, a stream
 
     @property
     def done(self) -> bool:
         return self.finished is not None
+
+    @property
+    def outputs(self) -> list[dict[str, Any]]:
+        """The nbformat outputs so far, a stream's consecutive chunks joined into one output
+        (joined when read, so a stream of many small messages costs one pass, not a copy each)."""
+        self._join_tail()
+        return self._outputs
+
+    def _join_tail(self) -> None:
+        if len(self._tail) > 1:
+            joined = "".join(self._tail)
+            self._outputs[-1]["text"] = joined
+            self._tail = [joined]
 
     def add(self, msg: dict[str, Any]) -> None:
         """Fold one IOPub message (already deserialized) into the record."""
@@ -63,7 +78,8 @@ class Execution:
             self.execution_count = content.get("execution_count")
             self.session = (msg.get("parent_header") or {}).get("session")
         elif kind == "clear_output":
-            self.outputs.clear()
+            self._outputs.clear()
+            self._tail = []
             self._size = self._image_size = 0
         elif kind in OUTPUT_TYPES:
             self._add_output(kind, msg)
@@ -80,9 +96,13 @@ class Execution:
             return
         self._size += size
         self._image_size += image_size
-        # One output per message, unmerged: the cibench profile renders each
-        # message as its own block, as CIBench's interpreter does.
-        self.outputs.append(dict(output_from_msg(msg)))
+        output = dict(output_from_msg(msg))
+        if kind == "stream" and self._tail and self._outputs[-1].get("name") == output.get("name"):
+            self._tail.append(output["text"])  # the same stream goes on: one output (see ``outputs``)
+            return
+        self._join_tail()
+        self._outputs.append(output)
+        self._tail = [output["text"]] if kind == "stream" else []
 
     def times(self) -> tuple[dt.datetime, dt.datetime]:
         """When it started and finished, in naive UTC as the database keeps times."""
@@ -131,6 +151,23 @@ class Execution:
         except asyncio.TimeoutError:
             return False
         return True
+
+
+def joined_streams(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``outputs`` (nbformat) with each run of consecutive chunks of one stream as one output,
+    as :class:`Execution` keeps them (for outputs read from elsewhere: a task notebook's)."""
+    out: list[dict[str, Any]] = []
+    for o in outputs:
+        last = out[-1] if out else {}
+        if (
+            o.get("output_type") == "stream"
+            and last.get("output_type") == "stream"
+            and last.get("name") == o.get("name")
+        ):
+            out[-1] = {**last, "text": join_text(last.get("text")) + join_text(o.get("text"))}
+        else:
+            out.append(o)
+    return out
 
 
 def _utc(stamp: float) -> dt.datetime:

@@ -16,6 +16,7 @@ from ..grading import TurnOutput
 from ..store.tables import Event
 from ..tasks.model import Task
 from .attempt import Attempts
+from .execution import joined_streams
 
 ORACLE_EVENT = "oracle"
 
@@ -55,11 +56,12 @@ def reference_output(detail: dict[str, Any]) -> TurnOutput:
 
 def ensure_reference(attempts: Attempts, attempt_id: str, task: Task, step: int) -> TurnOutput | None:
     """Record the task notebook's output for step ``step``'s reference when no run of it
-    was reported (the page closed before the oracle cell ran).  Returns what it recorded."""
+    was reported (the page closed before the oracle cell ran), its streams joined as a run's
+    are (``joined_streams``).  Returns what it recorded."""
     if step in referenced_steps(attempts, attempt_id):
         return None
     ref = task.steps[step]
     error = any(o.get("output_type") == "error" for o in ref.outputs)
-    out = TurnOutput(ref.code, list(ref.outputs), error, "error" if error else "ok")
+    out = TurnOutput(ref.code, joined_streams(list(ref.outputs)), error, "error" if error else "ok")
     record_reference(attempts, attempt_id, step, out, source="task notebook")
     return out

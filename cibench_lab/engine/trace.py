@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from ..store.tables import Event, Turn
 from .attempt import Attempts
@@ -139,14 +140,23 @@ def run_record(ex: Execution) -> dict[str, Any]:
     }
 
 
+def turn_numbers(s: Session, attempt_id: str) -> dict[str, int]:
+    """msg_id -> turn number of the attempt's turns: a ``cell_run`` whose msg_id is here was graded."""
+    q = select(Turn.msg_id, Turn.number).where(Turn.attempt_id == attempt_id, Turn.msg_id.is_not(None))
+    return {msg_id: number for msg_id, number in s.execute(q).tuples() if msg_id is not None}
+
+
+def with_graded(detail: dict[str, Any], number: int | None) -> dict[str, Any]:
+    """A ``cell_run`` event's detail as read: ``graded`` (a turn holds its msg_id) and that ``turn``."""
+    return {**detail, "graded": number is not None, "turn": number}
+
+
 def trace_view(attempts: Attempts, attempt_id: str, participant: str | None) -> dict[str, Any]:
     """The attempt's action trace: every recorded run (``graded``: a turn holds its msg_id; ``turn``:
     which) and every per-cell edit count, in time order."""
     attempts.load(attempt_id, participant)
     with attempts.store.session() as s:
-        turns = dict(
-            s.execute(select(Turn.msg_id, Turn.number).where(Turn.attempt_id == attempt_id)).tuples().all()
-        )
+        turns = turn_numbers(s, attempt_id)
         q = select(Event.at, Event.kind, Event.detail).where(
             Event.attempt_id == attempt_id, Event.kind.in_((CELL_RUN, CELL_EDITS))
         )
@@ -154,8 +164,7 @@ def trace_view(attempts: Attempts, attempt_id: str, participant: str | None) -> 
     runs, edits = [], []
     for at, kind, detail in rows:
         if kind == CELL_RUN:
-            number = turns.get(detail.get("msg_id"))
-            runs.append({**detail, "graded": number is not None, "turn": number})
+            runs.append(with_graded(detail, turns.get(detail.get("msg_id"))))
         else:
             edits.append({**detail, "at": at.isoformat() + "Z"})
     return {"runs": runs, "edits": edits}

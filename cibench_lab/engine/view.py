@@ -9,9 +9,13 @@ for steps already revealed; grades of open steps only when live grades are on.
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import case, select
+from sqlalchemy.orm import Session
 
 from ..grading.criterion import criterion
 from ..grading.fair import first_image
@@ -22,7 +26,7 @@ from .attempt import Attempts
 from .cull import kernel_state
 from .settings import PlaySettings
 from .step import next_action
-from .worktime import Clock, read_clock
+from .worktime import Clock, Interval, read_clock, turn_intervals
 
 
 def grades_visible(status: str, show_grades: bool) -> bool:
@@ -99,33 +103,41 @@ def _step_view(
     return view
 
 
+@dataclass
+class _Turns:
+    """What the view needs of an attempt's turns, read in one query: how many each step has,
+    when each ran (the working clock), and the open step's grades under the profile so far."""
+
+    counts: Counter[int]
+    intervals: dict[int, list[Interval]]
+    open_grades: list[dict | None]
+
+
+def _turns(s: Session, row: Attempt, profile: str) -> _Turns:
+    # a settled step keeps its grade in its StepRow: only the open step's turns bring theirs
+    open_grade = case((Turn.step == row.current_step, Turn.grade))
+    q = select(Turn.step, Turn.started_at, Turn.finished_at, open_grade).where(Turn.attempt_id == row.id)
+    turns = s.execute(q.order_by(Turn.step, Turn.number)).tuples().all()
+    return _Turns(
+        counts=Counter(step for step, *_ in turns),
+        intervals=turn_intervals((step, started, finished) for step, started, finished, _ in turns),
+        open_grades=[(g or {}).get(profile) for step, _, _, g in turns if step == row.current_step],
+    )
+
+
 def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -> dict[str, Any]:
+    """The attempt as its player may see it, from a fixed number of queries however many steps
+    and turns it has (the attempt, its owner, its steps, its turns, its clock's events; a stopped
+    kernel's last stop)."""
     row, task = attempts.load(attempt_id, participant)
     settings = PlaySettings.recorded(row.settings)
+    profile = attempts.profile
     with attempts.store.session() as s:
         srows = s.scalars(select(StepRow).where(StepRow.attempt_id == row.id).order_by(StepRow.index)).all()
-        counts = dict(
-            s.execute(
-                select(Turn.step, func.count()).where(Turn.attempt_id == row.id).group_by(Turn.step)
-            ).all()
-        )
-        profile = attempts.profile
-        open_grades = [
-            (g or {}).get(profile)
-            for g in s.scalars(
-                select(Turn.grade)
-                .where(Turn.attempt_id == row.id, Turn.step == row.current_step)
-                .order_by(Turn.number)
-            )
-        ]
-        steps = [
-            _step_view(row, task, r, counts.get(r.index, 0), open_grades, settings, profile) for r in srows
-        ]
-        clock = read_clock(s, row.id, srows)
+        turns = _turns(s, row, profile)
+        clock = read_clock(s, row.id, srows, turns.intervals)
         kernel = kernel_state(s, row, attempts.kernels)
-        worked = clock.working(srows, settings.pause_after)
-        for view, srow in zip(steps, srows, strict=True):
-            view.update(working_seconds=worked[srow.index], **_step_record(srow, clock))
+    steps = _steps(row, task, srows, turns, clock, settings, profile)
     return {
         "id": row.id,
         "task_id": row.task_id,
@@ -153,9 +165,28 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
     }
 
 
-def _step_record(srow: StepRow, clock: Clock) -> dict[str, Any]:
-    """A step's record in the view: when it opened, first ran and settled; the person's note."""
-    first = clock.first_run(srow.index)
+def _steps(
+    row: Attempt,
+    task: Task,
+    srows: Sequence[StepRow],
+    turns: _Turns,
+    clock: Clock,
+    settings: PlaySettings,
+    profile: str,
+) -> list[dict[str, Any]]:
+    """The opened steps' views, each with its working time and its record."""
+    worked = clock.working(srows, settings.pause_after)
+    return [
+        _step_view(row, task, r, turns.counts[r.index], turns.open_grades, settings, profile)
+        | {"working_seconds": worked[r.index]}
+        | _step_record(r, turns.intervals.get(r.index, []))
+        for r in srows
+    ]
+
+
+def _step_record(srow: StepRow, turns: list[Interval]) -> dict[str, Any]:
+    """A step's record in the view: when it opened, first ran as a turn and settled; the person's note."""
+    first = min((started for started, _ in turns), default=None)
     return {
         "opened_at": _iso(srow.opened_at),
         "first_run_at": None if first is None else _iso(first),
@@ -165,6 +196,9 @@ def _step_record(srow: StepRow, clock: Clock) -> dict[str, Any]:
 
 
 def _iso(at: dt.datetime) -> str:
+    """A time (naive UTC, or aware) as the views write times: ISO, naive UTC, ``Z``."""
+    if at.tzinfo is not None:
+        at = at.astimezone(dt.timezone.utc).replace(tzinfo=None)
     return at.isoformat() + "Z"
 
 

@@ -124,15 +124,11 @@ class Clock:
         times += [finished for _, finished in self.runs.get(step.index, [])]
         return max(times)
 
-    def first_run(self, step: int) -> dt.datetime | None:
-        starts = [started for started, _ in self.runs.get(step, [])]
-        return min(starts) if starts else None
-
     def working(
         self, steps: Iterable[StepRow], pause_after: float, now: dt.datetime | None = None
     ) -> dict[int, float]:
         """Each step's working seconds (settled: final; open: up to ``now``), by step index."""
-        current = now or utcnow()
+        current = _naive(now) if now is not None else utcnow()
         paused = [(p.start, p.end or current) for p in self.pauses]
         out = {}
         for row in steps:
@@ -149,13 +145,25 @@ class Clock:
         return out
 
 
-def read_clock(s: Session, attempt_id: str, steps: Iterable[StepRow]) -> Clock:
-    """The attempt's clock from its turns and its events (two queries)."""
+def turn_intervals(turns: Iterable[tuple[int, dt.datetime, dt.datetime]]) -> dict[int, list[Interval]]:
+    """``(step, started_at, finished_at)`` of turns as running intervals by step index."""
+    out: dict[int, list[Interval]] = {}
+    for step, started, finished in turns:
+        out.setdefault(step, []).append((_aware(started), _aware(finished)))
+    return out
+
+
+def read_clock(
+    s: Session, attempt_id: str, steps: Iterable[StepRow], turns: dict[int, list[Interval]] | None = None
+) -> Clock:
+    """The attempt's clock from its turns (``turns`` when the caller read them: :func:`turn_intervals`;
+    else one query) and its events (one query); ``steps``: every step row of the attempt."""
+    if turns is None:
+        query = select(Turn.step, Turn.started_at, Turn.finished_at).where(Turn.attempt_id == attempt_id)
+        turns = turn_intervals(s.execute(query).tuples())
     clock = Clock()
-    for step, started, finished in s.execute(
-        select(Turn.step, Turn.started_at, Turn.finished_at).where(Turn.attempt_id == attempt_id)
-    ):
-        clock.runs.setdefault(step, []).append((started, finished))
+    for step, spans in turns.items():
+        clock.runs[step] = [(_naive(start), _naive(end)) for start, end in spans]
     q = select(Event.at, Event.kind, Event.detail).where(
         Event.attempt_id == attempt_id, Event.kind.in_((*POINT_KINDS, CELL_RUN))
     )
@@ -219,10 +227,11 @@ def _stored_time(iso: Any) -> dt.datetime:
     return dt.datetime.fromisoformat(str(iso).removesuffix("Z"))
 
 
-def step_working_seconds(
+def attempt_working_seconds(
     s: Session, attempt_id: str, steps: Iterable[StepRow], pause_after: float, now: dt.datetime | None = None
 ) -> dict[int, float]:
-    """Each step's working seconds (settled: final; open: up to ``now``), by step index."""
+    """Each of the attempt's ``steps``' working seconds (settled: final; open: up to ``now``), by step
+    index (two queries)."""
     rows = list(steps)
     return read_clock(s, attempt_id, rows).working(rows, pause_after, now)
 
@@ -230,3 +239,8 @@ def step_working_seconds(
 def _aware(at: dt.datetime) -> dt.datetime:
     """A database time (naive UTC) as an aware one, so ``timestamp()`` reads it as UTC."""
     return at.replace(tzinfo=dt.timezone.utc) if at.tzinfo is None else at
+
+
+def _naive(at: dt.datetime) -> dt.datetime:
+    """A time as the database keeps it (naive UTC)."""
+    return at if at.tzinfo is None else at.astimezone(dt.timezone.utc).replace(tzinfo=None)

@@ -26,8 +26,11 @@ _GRADERS: dict[str, Grader] = {
     "fair": grade_fair,
 }
 PROFILES = tuple(_GRADERS)
+#: Each profile's rules version, recorded with every attempt (``environment.profiles``): raise it with any
+#: change that can change a stored grade, so reports refuse to compare grades made under other rules.
+VERSIONS = {"cibench": 1, "fair": 1}
 
-__all__ = ["METRIC_OF_KIND", "PASS_SCORE", "PROFILES", "grade", "grade_all"]
+__all__ = ["METRIC_OF_KIND", "PASS_SCORE", "PROFILES", "VERSIONS", "grade", "grade_all"]
 
 
 def grade(step: Step, turns: list[TurnOutput], profile: str = "cibench") -> Grade:

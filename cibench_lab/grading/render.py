@@ -5,7 +5,8 @@ fenced block labelled with its type (``stdout``, ``stderr``, ``execute_result``,
 ``display_data``, ``error``), collects PNGs separately as image links, and trims
 the text to 1,024 characters (head + ``......`` + tail) before anything is
 scored.  The ``cibench`` profile scores that rendering, so we rebuild it from the
-nbformat outputs we captured (one output per IOPub message).  Quirks kept:
+nbformat outputs we captured (one output per IOPub message, but a stream's consecutive
+chunks are one output: the kernel's flush timing never splits a block).  Quirks kept:
 
 * a ``display_data`` with a PNG contributes the image only (its ``text/plain``,
   e.g. ``<Figure ...>``, is dropped); an ``execute_result`` keeps both;

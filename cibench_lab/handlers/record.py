@@ -7,7 +7,7 @@ from tornado import web
 
 from ..engine.trace import trace_view
 from ..engine.view import attempt_view
-from . import record_schemas as r
+from . import schemas as s
 from .base import Handler
 
 
@@ -22,7 +22,7 @@ class PauseHandler(Handler):
         await self.respond(self._toggle(attempt_id))
 
     async def _toggle(self, attempt_id: str):
-        body = self.parse(r.PauseRequest)
+        body = self.parse(s.PauseRequest)
         record = self.services.lab.record
         if self.resume:
             await record.resume(attempt_id, self.participant, body.cause)
@@ -45,7 +45,7 @@ class NoteHandler(Handler):
         await self.respond(self._note(attempt_id))
 
     async def _note(self, attempt_id: str):
-        body = self.parse(r.NoteRequest)
+        body = self.parse(s.NoteRequest)
         return await self.services.lab.record.note(attempt_id, self.participant, body.step, body.text)
 
 
@@ -58,7 +58,7 @@ class ActivityHandler(Handler):
         await self.respond(self._activity(attempt_id))
 
     async def _activity(self, attempt_id: str):
-        body = self.parse(r.ActivityReport)
+        body = self.parse(s.ActivityReport)
         cells, runs = body.cells or {}, body.runs or {}
         return await self.services.lab.record.activity(attempt_id, body.step, self.participant, cells, runs)
 

@@ -9,7 +9,6 @@ from tornado import web
 
 from ..engine.errors import NotFound
 from ..engine.view import attempt_view, grades_visible, turns_view
-from . import record_schemas as r
 from . import schemas as s
 from .base import API, Handler, NotFoundHandler, Route, bind
 from .record import ActivityHandler, NoteHandler, PauseHandler, ResumeHandler, TraceHandler
@@ -295,12 +294,12 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         f"{AID}/activity",
         ActivityHandler,
-        r.Activity,
+        s.Activity,
         "Report edits and runs of the attempt's notebook (keeps its working clock running)",
-        body=r.ActivityReport,
+        body=s.ActivityReport,
     ),
     Route(
-        "POST", f"{AID}/pause", PauseHandler, s.AttemptView, "Pause the working clock", body=r.PauseRequest
+        "POST", f"{AID}/pause", PauseHandler, s.AttemptView, "Pause the working clock", body=s.PauseRequest
     ),
     Route(
         "POST",
@@ -308,10 +307,10 @@ ROUTES: tuple[Route, ...] = (
         ResumeHandler,
         s.AttemptView,
         "Resume the paused working clock",
-        body=r.PauseRequest,
+        body=s.PauseRequest,
     ),
-    Route("POST", f"{AID}/note", NoteHandler, r.Note, "Save the person's note on a step", body=r.NoteRequest),
-    Route("GET", f"{AID}/trace", TraceHandler, r.Trace, "The action trace: every run and per-cell edits"),
+    Route("POST", f"{AID}/note", NoteHandler, s.Note, "Save the person's note on a step", body=s.NoteRequest),
+    Route("GET", f"{AID}/trace", TraceHandler, s.Trace, "The action trace: every run and per-cell edits"),
     Route(
         "POST",
         f"{AID}/propose",

@@ -8,19 +8,9 @@ import {
   EditCounter,
   LeadingEdge
 } from '../notebook/activity';
-import { attemptView } from './fixtures';
+import { attemptView, quietYjsWarnings } from './fixtures';
 
-// Standalone Yjs cells (how the notebook model builds cells) warn in jsdom.
-const YJS_NOISE = /^(Invalid access: Add Yjs type|\[yjs#509\])/;
-const warn = console.warn;
-beforeAll(() => {
-  jest.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
-    if (!YJS_NOISE.test(String(args[0]))) {
-      warn(...args);
-    }
-  });
-});
-afterAll(() => jest.restoreAllMocks());
+quietYjsWarnings();
 
 beforeEach(() => {
   jest.useFakeTimers();

@@ -15,19 +15,9 @@ import {
   revealReferences
 } from '../notebook/cells';
 import { LABEL_CLASS } from '../notebook/labels';
-import { attemptView, grade } from './fixtures';
+import { attemptView, grade, quietYjsWarnings } from './fixtures';
 
-// Standalone Yjs cells (how the notebook model builds cells) warn in jsdom.
-const YJS_NOISE = /^(Invalid access: Add Yjs type|\[yjs#509\])/;
-const warn = console.warn;
-beforeAll(() => {
-  jest.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
-    if (!YJS_NOISE.test(String(args[0]))) {
-      warn(...args);
-    }
-  });
-});
-afterAll(() => jest.restoreAllMocks());
+quietYjsWarnings();
 
 function notebook(): Notebook {
   const nb = NBTestUtils.createNotebook();

@@ -3,8 +3,10 @@ import {
   IAttemptView,
   IGrade,
   ITaskDetail,
-  ITaskSummary
+  ITaskSummary,
+  ITurnDetail
 } from '../api';
+import { IPanelActions } from '../panel/actions';
 
 export const TASKS: ITaskSummary[] = [
   {
@@ -156,4 +158,86 @@ export function attemptRow(
     split: 'cibench_template',
     ...over
   };
+}
+
+/** The panel's actions, each call recorded by name (a selected task and an opened attempt with their id). */
+export function fakeActions(): IPanelActions & { calls: string[] } {
+  const calls: string[] = [];
+  const record = (name: string) => async () => {
+    calls.push(name);
+  };
+  return {
+    calls,
+    refresh: record('refresh'),
+    selectTask: async (id: string) => {
+      calls.push(`select ${id}`);
+    },
+    start: record('start'),
+    open: async (a: IAttemptSummary) => {
+      calls.push(`open ${a.id}`);
+    },
+    openNotebook: record('openNotebook'),
+    next: record('next'),
+    giveUp: record('giveUp'),
+    undoSettle: () => {
+      calls.push('undo');
+      return true;
+    },
+    settleNow: record('settleNow'),
+    playStep: record('playStep'),
+    playAll: record('playAll'),
+    stopPlayer: record('stopPlayer'),
+    showTurns: async (step: number) => {
+      calls.push(`turns ${step}`);
+    },
+    record: {
+      pause: async (cause: string) => {
+        calls.push(`pause ${cause}`);
+      },
+      resume: async (cause: string) => {
+        calls.push(`resume ${cause}`);
+      },
+      saveNote: async (id: string, step: number, text: string) => {
+        calls.push(`note ${step} ${text}`);
+      }
+    }
+  };
+}
+
+/** A recorded turn of `step` (0-based `turn`) that ran `code` without error. */
+export function turnDetail(
+  step: number,
+  turn: number,
+  code: string,
+  over: Partial<ITurnDetail> = {}
+): ITurnDetail {
+  return {
+    step,
+    turn,
+    code,
+    error: false,
+    started_at: '2024-01-01T00:00:00Z',
+    finished_at: '2024-01-01T00:00:01Z',
+    grade: null,
+    ...over
+  };
+}
+
+/** What standalone Yjs cells (how a notebook model builds cells) warn in jsdom. */
+const YJS_NOISE = /^(Invalid access: Add Yjs type|\[yjs#509\])/;
+
+/**
+ * Keep the Yjs warnings of standalone cells out of a test file's output
+ * (every other warning still shows); call at the top of the file.
+ */
+export function quietYjsWarnings(): void {
+  const warn = console.warn;
+  beforeAll(() => {
+    jest.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
+      if (!YJS_NOISE.test(String(args[0]))) {
+        warn(...args);
+      }
+    });
+  });
+  afterAll(() => jest.restoreAllMocks());
 }

@@ -1,7 +1,6 @@
 import { CodeCell, CodeCellModel } from '@jupyterlab/cells';
 import { NBTestUtils } from '@jupyterlab/notebook/lib/testutils';
 
-import { ITurnDetail } from '../api';
 import {
   CHANGED,
   GradedSources,
@@ -9,31 +8,9 @@ import {
   restoredBadge,
   sameCode
 } from '../notebook/freshness';
-import { attemptView, grade } from './fixtures';
+import { attemptView, grade, quietYjsWarnings, turnDetail } from './fixtures';
 
-// A standalone Yjs cell warns in jsdom.
-const YJS_NOISE = /^Invalid access: Add Yjs type/;
-const warn = console.warn;
-beforeAll(() => {
-  jest.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
-    if (!YJS_NOISE.test(String(args[0]))) {
-      warn(...args);
-    }
-  });
-});
-afterAll(() => jest.restoreAllMocks());
-
-function turn(step: number, n: number, code: string): ITurnDetail {
-  return {
-    step,
-    turn: n,
-    code,
-    error: false,
-    started_at: '2024-01-01T00:00:00Z',
-    finished_at: '2024-01-01T00:00:01Z',
-    grade: null
-  };
-}
+quietYjsWarnings();
 
 const settled = {
   ...attemptView().steps[0],
@@ -41,7 +18,7 @@ const settled = {
   kept_turn: 0,
   criterion: 'passes when it runs without error'
 };
-const TURNS = [turn(0, 0, 'df = load()'), turn(0, 1, 'df = 1/0')];
+const TURNS = [turnDetail(0, 0, 'df = load()'), turnDetail(0, 1, 'df = 1/0')];
 
 describe('restored badges', () => {
   it('restores the kept grade when the cell holds the kept turn code', () => {
@@ -75,7 +52,7 @@ describe('restored badges', () => {
     expect(restoredBadge(attemptView(), unrun, [], '')).toBeNull();
   });
 
-  it('says "given up" for a step given up unrun, and a cap\'s runs left', () => {
+  it('says "gave up · no run" for a step given up unrun, and a cap\'s runs left', () => {
     const gaveUp = {
       ...settled,
       turns: 0,
@@ -85,8 +62,10 @@ describe('restored badges', () => {
     };
     expect(restoredBadge(attemptView(), gaveUp, [], '')).toMatchObject({
       kind: 'note',
-      message: 'given up'
+      message: 'gave up · no run'
     });
+    const skipped = { ...gaveUp, outcome: 'next' }; // Next without a run: no note
+    expect(restoredBadge(attemptView(), skipped, [], '')).toBeNull();
     const view = attemptView();
     view.settings.turn_cap = 1;
     expect(restoredBadge(view, view.steps[1], [], '')).toMatchObject({

@@ -6,12 +6,16 @@ import {
   badgeText,
   gaveUpUnrun,
   gradeRule,
+  outcomeText,
   passWord,
+  ranNothing,
   ruleLine,
   ruleText,
   runsLeft,
   runsLeftText,
-  stepGradeText
+  stepGradeText,
+  stepOutcomeText,
+  turnsText
 } from '../grade';
 import { attemptView, grade } from './fixtures';
 
@@ -128,16 +132,69 @@ describe('turn cap', () => {
   });
 });
 
-describe('a step given up', () => {
-  it('says given up, not "not run yet", when nothing ran', () => {
+describe('how a step settled', () => {
+  it('says how a step settled, never "done" for a miss', () => {
+    expect(outcomeText(null, false)).toBe('open');
+    expect(outcomeText('next', true)).toBe('settled');
+    expect(outcomeText('passed', true)).toBe('settled');
+    expect(outcomeText('turn_cap', true)).toBe('out of turns');
+    expect(outcomeText('out_of_turns', true)).toBe('out of turns');
+    expect(outcomeText('gave_up', true)).toBe('gave up');
+    expect(outcomeText('weird_one', true)).toBe('weird one');
+    expect(turnsText(1)).toBe('1 turn');
+    expect(turnsText(0)).toBe('0 turns');
+  });
+
+  const ran = { ...attemptView().steps[0], turns: 2 };
+  // how the server grades a step with no turn: nothing measured, "not run yet"
+  const unrun = {
+    ...ran,
+    turns: 0,
+    kept_turn: null,
+    grade: grade({ passed: false, tool: 0, exec: 0, detail: 'not run yet' })
+  };
+
+  it('says how a step with runs settled, and its measurement', () => {
+    expect(ranNothing(ran)).toBeNull();
+    expect(stepOutcomeText(ran)).toBe('settled · 2 turns');
+    expect(stepGradeText(ran)).toBe('ran without error');
+    const open = attemptView().steps[1];
+    expect(stepOutcomeText({ ...open, turns: 1 })).toBe('open · 1 turn');
+  });
+
+  it.each([
+    ['gave_up', 'gave up · no run'],
+    ['next', 'settled · no run'],
+    ['passed', 'settled · no run'],
+    ['turn_cap', 'out of turns · no run'],
+    ['out_of_turns', 'out of turns · no run']
+  ])('words a step settled (%s) without a run truthfully', (outcome, text) => {
+    const step = { ...unrun, outcome };
+    expect(ranNothing(step)).toBe('no run');
+    expect(stepOutcomeText(step)).toBe(text);
+    expect(stepGradeText(step)).toBe(text);
+    expect(stepGradeText(step)).not.toContain('yet');
+    expect(stepOutcomeText({ ...step, grade: null })).toBe(text); // grades hidden
+    expect(gaveUpUnrun(step)).toBe(outcome === 'gave_up');
+  });
+
+  it("says so when a player's replies ran no code", () => {
     const step = {
-      ...attemptView().steps[0],
-      outcome: 'gave_up',
-      turns: 0,
-      grade: grade({ passed: false, detail: 'not run yet' })
+      ...unrun,
+      turns: 3,
+      outcome: 'out_of_turns',
+      grade: grade({ ...unrun.grade, detail: 'no code run yet' })
     };
-    expect(gaveUpUnrun(step)).toBe(true);
-    expect(stepGradeText(step)).toBe('given up');
-    expect(stepGradeText({ ...step, turns: 1 })).toBe('not run yet');
+    expect(ranNothing(step)).toBe('no code run');
+    expect(stepGradeText(step)).toBe('out of turns · 3 turns, no code run');
+    expect(gaveUpUnrun({ ...step, outcome: 'gave_up' })).toBe(false);
+  });
+
+  it('leaves an open step without a run to its measurement', () => {
+    const open = { ...unrun, settled: false, outcome: null };
+    expect(ranNothing(open)).toBeNull();
+    expect(stepOutcomeText(open)).toBe('open · 0 turns');
+    expect(stepGradeText(open)).toBe('not run yet');
+    expect(gaveUpUnrun({ ...open, outcome: 'gave_up' })).toBe(false);
   });
 });

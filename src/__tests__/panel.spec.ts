@@ -1,53 +1,17 @@
 import { MessageLoop } from '@lumino/messaging';
 
 import { IAttemptSummary } from '../api';
+import { stepGradeText } from '../grade';
 import { CIBenchModel } from '../model';
-import { IPanelActions } from '../panel/actions';
 import { CIBenchPanel, PANEL_ID } from '../panel/panel';
-import { attemptRow, attemptView, DETAIL, grade, TASKS } from './fixtures';
-
-function fakeActions(): IPanelActions & { calls: string[] } {
-  const calls: string[] = [];
-  const record = (name: string) => async () => {
-    calls.push(name);
-  };
-  return {
-    calls,
-    refresh: record('refresh'),
-    selectTask: async (id: string) => {
-      calls.push(`select ${id}`);
-    },
-    start: record('start'),
-    open: async (a: IAttemptSummary) => {
-      calls.push(`open ${a.id}`);
-    },
-    openNotebook: record('openNotebook'),
-    next: record('next'),
-    giveUp: record('giveUp'),
-    undoSettle: () => {
-      calls.push('undo');
-      return true;
-    },
-    settleNow: record('settleNow'),
-    playStep: record('playStep'),
-    playAll: record('playAll'),
-    stopPlayer: record('stopPlayer'),
-    showTurns: async (step: number) => {
-      calls.push(`turns ${step}`);
-    },
-    record: {
-      pause: async (cause: string) => {
-        calls.push(`pause ${cause}`);
-      },
-      resume: async (cause: string) => {
-        calls.push(`resume ${cause}`);
-      },
-      saveNote: async (id: string, step: number, text: string) => {
-        calls.push(`note ${step} ${text}`);
-      }
-    }
-  };
-}
+import {
+  attemptRow,
+  attemptView,
+  DETAIL,
+  fakeActions,
+  grade,
+  TASKS
+} from './fixtures';
 
 function setup() {
   const model = new CIBenchModel();
@@ -475,6 +439,46 @@ describe('the attempt view', () => {
     );
     expect(q('.jp-CIBench-step-criterion')?.textContent).toBe(
       'How it passes: passes when the printed number matches'
+    );
+  });
+
+  it('says a step settled without a run was, in the words of its badge', () => {
+    const { model, q } = setup();
+    const view = attemptView();
+    const unrun = grade({
+      passed: false,
+      tool: 0,
+      exec: 0,
+      detail: 'not run yet'
+    });
+    view.steps[1] = {
+      ...view.steps[1],
+      settled: true,
+      outcome: 'gave_up',
+      grade: unrun
+    };
+    model.showAttempt(view);
+    const row = q<HTMLElement>('.jp-CIBench-step[data-step="1"]')!;
+    const outcome = row.querySelector('.jp-CIBench-step-outcome');
+    expect(outcome?.textContent).toBe('gave up · no run');
+    expect(outcome?.textContent).toBe(stepGradeText(view.steps[1])); // the badge's note
+    expect(row.querySelector('.jp-CIBench-step-grade')?.textContent).toBe(
+      '✗ missed (kept)'
+    );
+    expect(row.textContent).not.toContain('not run yet');
+    expect(row.querySelector('.jp-CIBench-turns-button')).toBeNull();
+    model.attempt = attemptView({
+      steps: [view.steps[0], { ...view.steps[1], outcome: 'next' }]
+    });
+    expect(
+      q('.jp-CIBench-step[data-step="1"] .jp-CIBench-step-outcome')?.textContent
+    ).toBe('settled · no run');
+    const ran = q('.jp-CIBench-step[data-step="0"]')!;
+    expect(ran.querySelector('.jp-CIBench-step-outcome')?.textContent).toBe(
+      'settled · 1 turn'
+    );
+    expect(ran.querySelector('.jp-CIBench-step-grade')?.textContent).toBe(
+      '✓ passed (kept): ran without error'
     );
   });
 

@@ -1,6 +1,6 @@
 import { ITurnDetail } from '../api';
 import { turnFacts, turnsNode } from '../panel/turns';
-import { grade } from './fixtures';
+import { grade, turnDetail } from './fixtures';
 
 const MODEL_TURN: ITurnDetail = {
   step: 2,
@@ -83,15 +83,10 @@ describe('turn details', () => {
     expect(turnsNode([], 0).textContent).toContain(
       'Step 1 has no recorded turns yet.'
     );
-    const person: ITurnDetail = {
-      step: 0,
-      turn: 0,
-      code: 'x = 1',
-      error: false,
+    const person = turnDetail(0, 0, 'x = 1', {
       started_at: '',
-      finished_at: '',
-      grade: null
-    };
+      finished_at: ''
+    });
     const node = turnsNode([person], 0);
     expect(node.querySelector('.jp-CIBench-turn-prompt')).toBeNull();
     expect(node.querySelector('.jp-CIBench-turn-facts')?.textContent).toBe('');

@@ -10,36 +10,19 @@ import {
 import {
   keptGradeText,
   languageLabel,
-  outcomeText,
-  passWord,
-  ruleText,
   settleWarning,
   splitLabel
 } from '../panel/words';
 import { attemptRow, attemptView, grade, TASKS } from './fixtures';
 
 describe('grade wording', () => {
-  it('says pass or miss in a word, with the score when there is one', () => {
-    expect(passWord(grade())).toBe('passed');
-    expect(passWord(grade({ passed: false }))).toBe('missed');
+  it('says the kept grade in a word, with the score when there is one', () => {
+    expect(keptGradeText(grade())).toBe('passed · 1.00');
     expect(keptGradeText(grade({ score: 0.4, passed: false }))).toBe(
       'missed · 0.40'
     );
     expect(keptGradeText(grade({ kind: 'exec', score: null }))).toBe('passed');
     expect(keptGradeText(null)).toBe('–');
-  });
-
-  it('names the grade rule', () => {
-    expect(ruleText('best')).toBe('best run kept');
-    expect(ruleText('settling')).toBe('graded when you settle');
-  });
-
-  it('says how a step settled, never "done" for a miss', () => {
-    expect(outcomeText('next', true)).toBe('settled');
-    expect(outcomeText('passed', true)).toBe('settled');
-    expect(outcomeText('turn_cap', true)).toBe('out of turns');
-    expect(outcomeText('out_of_turns', true)).toBe('out of turns');
-    expect(outcomeText('gave_up', true)).toBe('gave up');
   });
 });
 

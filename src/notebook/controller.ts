@@ -8,6 +8,7 @@ import { ILabShell } from '@jupyterlab/application';
 import { Cell, CodeCell } from '@jupyterlab/cells';
 import { IDocumentManager } from '@jupyterlab/docmanager';
 import {
+  INotebookModel,
   INotebookTracker,
   Notebook,
   NotebookActions,
@@ -149,14 +150,14 @@ export class AttemptController implements IPanelActions {
         player
       });
       this.model.showAttempt(view);
-      await this.openAndAttach(view.notebook_path);
+      await this.notebooks.open(view.notebook_path);
     });
     void this.refreshAttempts();
   }
 
   async open(attempt: IAttemptSummary): Promise<void> {
     await this.model.run(async () => {
-      const session = await this.openAndAttach(attempt.notebook_path);
+      const session = await this.notebooks.open(attempt.notebook_path);
       this.model.showAttempt(
         session?.view ?? (await this.api.attempt(attempt.id))
       );
@@ -174,7 +175,7 @@ export class AttemptController implements IPanelActions {
   async openNotebook(): Promise<void> {
     const view = this.model.attempt;
     if (view) {
-      await this.model.run(() => this.openAndAttach(view.notebook_path));
+      await this.model.run(() => this.notebooks.open(view.notebook_path));
     }
   }
 
@@ -279,6 +280,11 @@ export class AttemptController implements IPanelActions {
     return this.notebooks.of(notebook);
   }
 
+  /** What a run in a notebook waits for: the cell executor's gate (runs.ts). */
+  beforeRun(model: INotebookModel): Promise<void> {
+    return this.notebooks.beforeRun(model);
+  }
+
   private attached(session: AttemptSession, view: IAttemptView): void {
     const panel = session.panel;
     this.record.attach(session);
@@ -303,10 +309,6 @@ export class AttemptController implements IPanelActions {
     }
   }
 
-  private openAndAttach(path: string): Promise<AttemptSession | undefined> {
-    return this.notebooks.open(path);
-  }
-
   /** The session of the attempt the panel shows (its notebook reopened if closed). */
   private async shownSession(): Promise<AttemptSession | undefined> {
     const view = this.model.attempt;
@@ -315,7 +317,7 @@ export class AttemptController implements IPanelActions {
     }
     return (
       this.notebooks.byId(view.id) ??
-      (await this.openAndAttach(view.notebook_path))
+      (await this.notebooks.open(view.notebook_path))
     );
   }
 

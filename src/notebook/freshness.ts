@@ -7,11 +7,16 @@
 import { Cell } from '@jupyterlab/cells';
 
 import { IAttemptView, IStepView, ITurnDetail } from '../api';
-import { gaveUpUnrun, ruleLine, runsLeft, runsLeftText } from '../grade';
+import {
+  gaveUpUnrun,
+  ruleLine,
+  runsLeft,
+  runsLeftText,
+  stepGradeText
+} from '../grade';
 import { BadgeState, showBadge } from './badge';
 
 export const CHANGED = 'changed since graded';
-export const GIVEN_UP = 'given up';
 export const NOT_GRADED = 'not graded (step settled)';
 
 /** Code as compared: trailing whitespace does not count. */
@@ -27,10 +32,13 @@ export function keptTurn(step: IStepView): number | null {
   return step.turns > 0 ? step.turns - 1 : null;
 }
 
-/** The note an unrun step's cell shows: given up, or the runs a turn cap leaves. */
+/**
+ * The note an unrun step's cell shows: given up ("gave up · no run", as the
+ * panel's step list says), or the runs a turn cap leaves.
+ */
 export function unrunNote(view: IAttemptView, step: IStepView): string | null {
   if (gaveUpUnrun(step)) {
-    return GIVEN_UP;
+    return stepGradeText(step);
   }
   const left = step.turns === 0 ? runsLeft(step, view.settings) : null;
   return left !== null ? runsLeftText(left) : null;

@@ -1,11 +1,11 @@
 /**
  * The open attempt notebooks: each notebook that names an attempt is attached
- * once (an AttemptSession), found by notebook or attempt id, and detached when
- * it closes.
+ * once (an AttemptSession), found by notebook, notebook model or attempt id,
+ * and detached when it closes.
  */
 import { ILabShell } from '@jupyterlab/application';
 import { IDocumentManager } from '@jupyterlab/docmanager';
-import { Notebook, NotebookPanel } from '@jupyterlab/notebook';
+import { INotebookModel, Notebook, NotebookPanel } from '@jupyterlab/notebook';
 
 import { CIBenchApi, IAttemptView } from '../api';
 import { attemptMeta, NB_KEY } from './cells';
@@ -33,14 +33,29 @@ export class AttemptNotebooks {
     if (!pending) {
       pending = this.doAttach(panel).catch(err => {
         this.attaching.delete(panel);
+        if (panel.model) {
+          this.byModel.delete(panel.model);
+        }
         this.options.report(
           new Error(`CIBench: ${String(err?.message ?? err)}`)
         );
         return undefined;
       });
       this.attaching.set(panel, pending);
+      if (panel.model) {
+        this.byModel.set(panel.model, pending);
+      }
     }
     return pending;
+  }
+
+  /**
+   * What a run in a notebook waits for (the cell executor asks, runs.ts): in
+   * an attempt's notebook, once attached, its session's `beforeRun`.
+   */
+  async beforeRun(model: INotebookModel): Promise<void> {
+    const session = await this.byModel.get(model);
+    await session?.beforeRun();
   }
 
   /** Open (or reveal) an attempt's notebook, activate it and attach it. */
@@ -113,6 +128,10 @@ export class AttemptNotebooks {
   private sessions = new Set<AttemptSession>();
   private attaching = new WeakMap<
     NotebookPanel,
+    Promise<AttemptSession | undefined>
+  >();
+  private byModel = new WeakMap<
+    INotebookModel,
     Promise<AttemptSession | undefined>
   >();
 }

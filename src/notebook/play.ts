@@ -52,19 +52,16 @@ export async function reportTurn(
 ): Promise<ITurnResult | undefined> {
   const step = session.view.current_step;
   await Promise.resolve();
-  const future = cell.outputArea.future;
-  const msgId = future?.msg.header.msg_id;
-  const kernelId = session.kernelId;
-  const source = cell.model.sharedModel.getSource();
-  if (!msgId || !kernelId || !source.trim() || reported.get(cell) === msgId) {
+  const run = scheduledRun(session, cell);
+  if (!run) {
     return undefined;
   }
-  reported.set(cell, msgId);
+  reported.set(cell, run.msgId);
   session.graded.forget(cell);
-  const latest = () => reported.get(cell) === msgId;
+  const latest = () => reported.get(cell) === run.msgId;
   let answered = false;
   showBadge(cell, { kind: 'running' }, step);
-  void future.done
+  void run.future.done
     .catch(() => undefined)
     .then(() => {
       if (!answered && latest()) {
@@ -73,11 +70,11 @@ export async function reportTurn(
     });
   try {
     await session.bound;
-    const result = await api.turn(session.id, step, kernelId, msgId);
+    const result = await api.turn(session.id, step, run.kernelId, run.msgId);
     answered = true;
     session.view = result.attempt;
     if (latest()) {
-      showRun(session, cell, result, source);
+      showRun(session, cell, result, run.source);
     }
     return result;
   } catch (err) {
@@ -87,6 +84,29 @@ export async function reportTurn(
     }
     throw err;
   }
+}
+
+/** A run of an answer cell, as reported. */
+interface IScheduledRun {
+  future: NonNullable<CodeCell['outputArea']['future']>;
+  msgId: string;
+  kernelId: string;
+  source: string;
+}
+
+/** The run of `cell` just scheduled, if it is one to report: new, with code, on a known kernel. */
+function scheduledRun(
+  session: AttemptSession,
+  cell: CodeCell
+): IScheduledRun | null {
+  const future = cell.outputArea.future;
+  const msgId = future?.msg.header.msg_id;
+  const kernelId = session.kernelId;
+  const source = cell.model.sharedModel.getSource();
+  if (!msgId || !kernelId || !source.trim() || reported.get(cell) === msgId) {
+    return null;
+  }
+  return { future, msgId, kernelId, source };
 }
 
 /** A graded run's badge: its grade, the grade rule and the step's criterion. */
@@ -188,7 +208,7 @@ export async function applyNext(
   return after;
 }
 
-/** Settled steps that never ran: "given up", else no badge (a cap's note goes). */
+/** Settled steps that never ran: "gave up · no run", else no badge (a cap's note goes). */
 function noteUnrunSettled(session: AttemptSession): void {
   for (const step of session.view.steps) {
     const cell = findCell(session.notebook, 'answer', step.index);

@@ -1,8 +1,9 @@
 /**
  * An open attempt whose kernel is gone — the server stops a kernel idle for
  * `kernel_idle_cull` seconds — gets a fresh `cibench-lab` kernel when the
- * person comes back, without a dialog; the server restores the attempt's state
- * on it when it is bound, and the notebook says so in a note above its cells.
+ * person comes back or runs a cell (the run waits for it: runs.ts), without a
+ * dialog; the server restores the attempt's state on it when it is bound, and
+ * the notebook says so in a note above its cells.
  */
 import { ISessionContext } from '@jupyterlab/apputils';
 import { NotebookPanel } from '@jupyterlab/notebook';

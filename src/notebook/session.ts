@@ -2,9 +2,10 @@
  * One attempt played in one open notebook: keeps the attempt view, tells the
  * server which kernel runs the notebook (on open, kernel change and after a
  * restart), tracks the turn reports in flight, keeps badges honest about the
- * code under them, and gives an open attempt whose kernel is gone a fresh one
- * when the person comes back. (The person's edits and runs are reported by
- * activity.ts.)
+ * code under them, gives an open attempt whose kernel is gone a fresh one
+ * when the person comes back, and holds a person's run until it would reach
+ * the attempt's kernel (`beforeRun`, asked by the cell executor: runs.ts).
+ * (The person's edits and runs are reported by activity.ts.)
  */
 import { ISessionContext } from '@jupyterlab/apputils';
 import { Cell } from '@jupyterlab/cells';
@@ -17,6 +18,7 @@ import { showBadge } from './badge';
 import { cellTag } from './cells';
 import { GradedSources, NOT_GRADED } from './freshness';
 import { freshKernel, kernelGone, kernelNote, showKernelNote } from './revive';
+import { untilBound } from './runs';
 
 /** At most one "is the kernel there?" check per this many ms while the person moves within the notebook. */
 const RECHECK_MS = 5_000;
@@ -126,11 +128,26 @@ export class AttemptSession {
   }
 
   /**
+   * What a person's run in this notebook waits for (the cell executor):
+   * the notebook's session connected — right after Start it may not be yet —
+   * a kernel the server stopped replaced by a fresh one (`revive`), and the
+   * binding of the kernel that will run it answered, so the run reaches the
+   * attempt's kernel after its state was restored.
+   */
+  beforeRun(): Promise<void> {
+    return untilBound({
+      connected: () => this.sessionContext.ready,
+      revive: () => this.revive('run'),
+      bound: () => this.bound
+    });
+  }
+
+  /**
    * The person is back — the focus comes into the notebook from elsewhere or
    * the page shows again (`return`), they move within it (`back`, checked at
-   * most every few seconds), or they ran a cell (`run`): an open attempt whose
-   * kernel the server stopped gets a fresh one, bound and restored by the
-   * server. Resolves to whether it did.
+   * most every few seconds), or they run a cell (`run`, before it runs): an
+   * open attempt whose kernel the server stopped gets a fresh one, bound and
+   * restored by the server. Resolves to whether it did.
    */
   revive(why: 'return' | 'back' | 'run'): Promise<boolean> {
     const now = Date.now();
@@ -178,12 +195,12 @@ export class AttemptSession {
     if (quiet || !(await kernelGone(ctx)) || this.isDisposed) {
       return false;
     }
-    this.revived = why === 'run' ? 'run' : 'back'; // for the next binding's note
+    this.revived = true; // for the next binding's note
     try {
       await freshKernel(ctx);
       return true;
     } catch (err) {
-      this.revived = null;
+      this.revived = false;
       this.onError(err);
       return false;
     }
@@ -195,8 +212,7 @@ export class AttemptSession {
     if (!stop && !this.revived) {
       return;
     }
-    const again = this.revived === 'run' ? '; run the cell again' : '';
-    this.revived = null;
+    this.revived = false;
     let cull: number | undefined;
     if (stop === 'idle') {
       try {
@@ -206,7 +222,7 @@ export class AttemptSession {
       }
     }
     if (!this.isDisposed) {
-      showKernelNote(this.panel, kernelNote(stop, cull) + again);
+      showKernelNote(this.panel, kernelNote(stop, cull));
     }
   }
 
@@ -230,7 +246,7 @@ export class AttemptSession {
 
   /**
    * A run of an answer cell that is not the open step's is not graded: its
-   * old badge goes (it would describe other code). Any run: is the kernel there?
+   * old badge goes (it would describe other code).
    */
   private onScheduled(
     _: unknown,
@@ -238,10 +254,6 @@ export class AttemptSession {
   ): void {
     if (args.notebook !== this.notebook) {
       return;
-    }
-    const kernel = this.sessionContext.session?.kernel;
-    if (!kernel || kernel.connectionStatus !== 'connected') {
-      void this.revive('run');
     }
     const tag = cellTag(args.cell);
     const open =
@@ -272,7 +284,7 @@ export class AttemptSession {
   private pending = new Set<Promise<unknown>>();
   private restarting = false;
   private everBound = false;
-  private revived: 'back' | 'run' | null = null;
+  private revived = false;
   private lastCheck = 0;
   private reviving: Promise<boolean> | null = null;
   private _bound: Promise<void> = Promise.resolve();

@@ -5,6 +5,7 @@
  * the open step (record.ts). The actions are in the action bar (actionbar.ts).
  */
 import { IAttemptView } from '../api';
+import { ruleText } from '../grade';
 import { ChangeKind, CIBenchModel, modeLabel, playerLabel } from '../model';
 import { IPanelActions } from './actions';
 import { button, h, keepingFocus, replaceChildren } from './dom';
@@ -12,7 +13,7 @@ import { splitOf, taskTitle } from './facets';
 import { NoteBox } from './record';
 import { IStepListState, stepList } from './steps';
 import { summaryNode } from './summary';
-import { ruleText, splitLabel } from './words';
+import { splitLabel } from './words';
 
 export { progressText } from './actionbar';
 

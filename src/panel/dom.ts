@@ -61,6 +61,18 @@ export function replaceChildren(
   append(parent, children);
 }
 
+/** An `<input>` showing `value` that hands each edit to `onInput`. */
+export function input(
+  props: IAttrs,
+  value: string,
+  onInput: (value: string) => void
+): HTMLInputElement {
+  const el = h('input', props);
+  el.value = value;
+  el.addEventListener('input', () => onInput(el.value));
+  return el;
+}
+
 /** A real `<button type="button">`. */
 export function button(
   label: string,
@@ -99,6 +111,38 @@ export function keepingFocus(container: HTMLElement, render: () => void): void {
   for (const el of Array.from(container.querySelectorAll<HTMLElement>('*'))) {
     if (focusKey(el) === key) {
       el.focus();
+      return;
+    }
+  }
+}
+
+/** The `attr` of the row holding the focus inside `container`, if any. */
+export function focusedIn(container: HTMLElement, attr: string): string | null {
+  const active = document.activeElement;
+  if (!(active instanceof HTMLElement) || !container.contains(active)) {
+    return null;
+  }
+  return active.closest(`[${attr}]`)?.getAttribute(attr) ?? null;
+}
+
+/** Give the focus back to the (re-created) row with `attr` = `value`. */
+export function refocus(
+  container: HTMLElement,
+  attr: string,
+  value: string | null
+): void {
+  if (value === null) {
+    return;
+  }
+  for (const row of Array.from(
+    container.querySelectorAll<HTMLElement>(`[${attr}]`)
+  )) {
+    if (row.getAttribute(attr) === value) {
+      const target =
+        row.tagName === 'BUTTON'
+          ? row
+          : row.querySelector<HTMLElement>('button');
+      target?.focus();
       return;
     }
   }

@@ -4,7 +4,7 @@
  * open step — a labelled text box saved while they type and when they leave
  * it (attempt view); settled steps show theirs read-only (steps.ts).
  */
-import { IAttemptView } from '../api';
+import { IAttemptView, IStepView } from '../api';
 import { messageOf, stepLabel } from '../model';
 import { IRecordActions } from './actions';
 import { button, h } from './dom';
@@ -45,6 +45,13 @@ export function clockControls(
     clockText(view)
   );
   return [toggle, state];
+}
+
+/** A settled step's note, read-only (null without one). */
+export function settledNote(step: IStepView): HTMLElement | null {
+  return step.settled && step.note
+    ? h('p', { className: 'jp-CIBench-step-note', text: `Note: ${step.note}` })
+    : null;
 }
 
 /** What the note box says of its text: saved, saving, too long, or why it was not saved. */

@@ -4,10 +4,10 @@
  * reveal policy shows — its reference (code, Thought, output, plot).
  */
 import { IAttemptView, IReference, IStepView } from '../api';
-import { badgeText } from '../grade';
+import { badgeText, passWord, ranNothing, stepOutcomeText } from '../grade';
 import { stepLabel } from '../model';
 import { button, h } from './dom';
-import { outcomeText, passWord, turnsText } from './words';
+import { settledNote } from './record';
 
 /** What the step list remembers between renders (the attempt view keeps it). */
 export interface IStepListState {
@@ -47,7 +47,10 @@ export function stepList(
   return details;
 }
 
-/** A grade in words, with an icon (never colour alone). */
+/**
+ * A grade in words, with an icon (never colour alone), and what was measured
+ * (nothing, for a settled step that ran nothing: its outcome says so).
+ */
 export function gradeLine(step: IStepView): HTMLElement | null {
   const grade = step.grade;
   if (!grade) {
@@ -55,6 +58,7 @@ export function gradeLine(step: IStepView): HTMLElement | null {
   }
   const word = passWord(grade);
   const kept = step.settled ? 'kept' : 'so far';
+  const measured = ranNothing(step) ? '' : `: ${badgeText(grade)}`;
   return h(
     'span',
     {
@@ -65,7 +69,7 @@ export function gradeLine(step: IStepView): HTMLElement | null {
       text: grade.passed ? '✓' : '✗',
       attrs: { 'aria-hidden': 'true' }
     }),
-    ` ${word} (${kept}): ${badgeText(grade)}`
+    ` ${word} (${kept})${measured}`
   );
 }
 
@@ -92,7 +96,7 @@ function stepRow(
     h('code', { className: 'jp-CIBench-step-kind', text: step.kind }),
     h('span', {
       className: 'jp-CIBench-step-outcome',
-      text: `${outcomeText(step.outcome, step.settled)} · ${turnsText(step.turns)}`
+      text: stepOutcomeText(step)
     }),
     step.turns ? turnsButton(step.index, onTurns) : null,
     gradeLine(step),
@@ -102,12 +106,7 @@ function stepRow(
           text: `How it passes: ${step.criterion}`
         })
       : null,
-    step.settled && step.note
-      ? h('p', {
-          className: 'jp-CIBench-step-note',
-          text: `Note: ${step.note}`
-        })
-      : null,
+    settledNote(step),
     step.reference ? referenceNode(step.index, step.reference, state) : null
   );
 }
@@ -132,15 +131,6 @@ export function referenceNode(
   ref: IReference,
   state: IStepListState
 ): HTMLElement {
-  const part = (label: string, text: string, cls: string) =>
-    text.trim()
-      ? h(
-          'div',
-          { className: `jp-CIBench-ref-part ${cls}` },
-          h('span', { className: 'jp-CIBench-ref-label', text: label }),
-          h('pre', { text })
-        )
-      : null;
   const details = h(
     'details',
     {
@@ -148,9 +138,9 @@ export function referenceNode(
       attrs: { 'data-step': String(index) }
     },
     h('summary', { text: `Reference for ${stepLabel(index)}` }),
-    part('Thought', ref.thought, 'jp-CIBench-ref-thought'),
-    part('Code', ref.code, 'jp-CIBench-ref-code'),
-    part('Output', ref.output, 'jp-CIBench-ref-output'),
+    referencePart('Thought', ref.thought, 'jp-CIBench-ref-thought'),
+    referencePart('Code', ref.code, 'jp-CIBench-ref-code'),
+    referencePart('Output', ref.output, 'jp-CIBench-ref-output'),
     ref.image
       ? h('img', {
           className: 'jp-CIBench-ref-image',
@@ -170,6 +160,23 @@ export function referenceNode(
     }
   });
   return details;
+}
+
+/** One labelled part of a reference (none for blank text). */
+function referencePart(
+  label: string,
+  text: string,
+  cls: string
+): HTMLElement | null {
+  if (!text.trim()) {
+    return null;
+  }
+  return h(
+    'div',
+    { className: `jp-CIBench-ref-part ${cls}` },
+    h('span', { className: 'jp-CIBench-ref-label', text: label }),
+    h('pre', { text })
+  );
 }
 
 /** A `src` for a base64 PNG (or a data URL as it is). */

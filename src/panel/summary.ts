@@ -4,13 +4,9 @@
  * its kept grade, and its working time beside its wall time.
  */
 import { IAttemptView, ISummary } from '../api';
+import { outcomeText } from '../grade';
 import { h } from './dom';
-import {
-  formatSeconds,
-  keptGradeText,
-  outcomeText,
-  summaryRows
-} from './words';
+import { formatSeconds, keptGradeText, summaryRows } from './words';
 
 /** The profiles a summary can show: the attempt's own first, then the others stored. */
 export function summaryProfiles(view: IAttemptView): string[] {

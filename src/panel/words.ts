@@ -1,20 +1,12 @@
 /**
- * The panel's wording: outcomes, grades, times, summaries and the settle
- * warning, as pure functions of the API's values.
+ * The panel's wording: kept grades, times, summaries, splits and languages
+ * and the settle warning, as pure functions of the API's values (a grade's
+ * and a settle's own words are in ../grade.ts).
  */
-import { GradeRule, IGrade, IStepView, ISummary } from '../api';
+import { IGrade, IStepView, ISummary } from '../api';
+import { passWord } from '../grade';
 
 export const DASH = '–';
-
-/** 'passed' or 'missed': the kept grade in one word. */
-export function passWord(grade: IGrade): 'passed' | 'missed' {
-  return grade.passed ? 'passed' : 'missed';
-}
-
-/** How a person's step gets its grade under the attempt's grade rule. */
-export function ruleText(rule: GradeRule): string {
-  return rule === 'best' ? 'best run kept' : 'graded when you settle';
-}
 
 /** A summary value (already ×100) with one decimal, or a dash. */
 export function formatScore(value: number | null | undefined): string {
@@ -49,25 +41,6 @@ export function formatSeconds(seconds: number | null | undefined): string {
   return `${m}m ${String(s).padStart(2, '0')}s`;
 }
 
-/**
- * A step's outcome in words: how it settled, never whether it passed (a
- * person's Next and a player's first error-free turn both "settled"; the kept
- * grade says pass or miss).
- */
-export function outcomeText(outcome: string | null, settled: boolean): string {
-  if (!settled) {
-    return 'open';
-  }
-  const words: { [k: string]: string } = {
-    next: 'settled',
-    passed: 'settled',
-    gave_up: 'gave up',
-    turn_cap: 'out of turns',
-    out_of_turns: 'out of turns'
-  };
-  return outcome ? (words[outcome] ?? outcome.replace(/_/g, ' ')) : 'settled';
-}
-
 /** The kept grade in words with its score: "passed · 1.00", "missed", a dash. */
 export function keptGradeText(grade: IGrade | null | undefined): string {
   if (!grade) {
@@ -78,11 +51,6 @@ export function keptGradeText(grade: IGrade | null | undefined): string {
       ? ` · ${grade.score.toFixed(2)}`
       : '';
   return `${passWord(grade)}${score}`;
-}
-
-/** "3 turns" / "1 turn". */
-export function turnsText(n: number): string {
-  return `${n} turn${n === 1 ? '' : 's'}`;
 }
 
 /**

@@ -40,7 +40,7 @@ def upgrade() -> None:
         sa.UniqueConstraint("study_id", "participant_id"),
     )
     op.create_index("ix_enrolment_study_id", "enrolment", ["study_id"])
-    # SQLite: a plain ADD COLUMN … REFERENCES (a batch copy of `attempt` would break the rows that refer to it)
+    # SQLite: a plain ADD COLUMN … REFERENCES (a batch copy of `attempt` breaks the rows referring to it)
     if op.get_bind().dialect.name == "sqlite":
         op.execute("ALTER TABLE attempt ADD COLUMN study_id VARCHAR(100) REFERENCES study (id)")
     else:

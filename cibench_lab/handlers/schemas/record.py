@@ -1,5 +1,5 @@
-"""Requests and responses of the participant record's routes: pause / resume, notes, activity,
-the action trace (the attempt view's own record fields are in :mod:`.schemas`)."""
+"""The participant record: pause / resume, notes, activity, the action trace, and the working
+clock's pauses in the attempt view."""
 
 from __future__ import annotations
 
@@ -8,10 +8,20 @@ from typing import Annotated, Literal
 from pydantic import Field
 from typing_extensions import TypeAliasType
 
-from ..engine.record import CELL_EDITS_MAX, NOTE_MAX
-from .schemas import Closed, Count, Id, Request, StepIndex, Text, absent
+from ...engine.record import CELL_EDITS_MAX, NOTE_MAX
+from .common import Closed, Count, Id, Request, StepIndex, Text, absent
 
 PauseCause = TypeAliasType("PauseCause", Literal["button", "command"])
+
+
+class PauseView(Closed):
+    """An interval the working clock stood still (it counts 0 in working time)."""
+
+    step: int = Field(description="the step open when it paused")
+    start: str
+    end: str | None = Field(description="null: still paused")
+    cause: str = Field(description="button | command | idle (a gap over pause_after, recorded when noticed)")
+    resumed_by: str | None = Field(description="button | command | edit | run | settle (its step settled)")
 
 
 class PauseRequest(Request):

@@ -13,14 +13,14 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from ..engine.attempt import turn_output
-from ..engine.settings import PlaySettings
-from ..grading import TurnOutput
-from ..grading import opencompass as oc
-from ..store import Store
-from ..store.tables import Attempt, Turn
-from .common import library
-from .report import find_runs
+from ...engine.attempt import turn_output
+from ...engine.settings import PlaySettings
+from ...grading import TurnOutput
+from ...grading import opencompass as oc
+from ...store import Store
+from ...store.tables import Attempt, Turn
+from ..common import library
+from ..report import find_runs
 
 
 def step_turns(s, attempt_id: str, n_steps: int) -> list[list[TurnOutput]]:
@@ -59,28 +59,20 @@ def export_run(store: Store, lib, run_selector: str, root: Path) -> dict:
     return oc.write(root, name, datasets, {"grade_rules": dict(sorted(rules.items()))})
 
 
-def cmd_export(args) -> int:
+def cmd_opencompass(args, run: str, folder: Path) -> int:
     store = Store(args.db)
     try:
-        manifest = export_run(store, library(args), args.run, Path(args.dir))
+        manifest = export_run(store, library(args), run, folder)
     except LookupError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     n = sum(len(v) for v in manifest["entries"].values())
     rules = ", ".join(f"{rule} ({k})" for rule, k in manifest["grade_rules"].items()) or "none"
     print(
-        f"exported {n} attempts of run {manifest['run']} to {args.dir} ({len(manifest['datasets'])} datasets;"
+        f"exported {n} attempts of run {manifest['run']} to {folder} ({len(manifest['datasets'])} datasets;"
         f" grade rule: {rules})"
     )
     return 0
 
 
-def register(sub) -> None:
-    r = sub.add_parser("export", help="write a run in OpenCompass's prediction format")
-    r.add_argument("--format", choices=("opencompass",), default="opencompass", help="export format")
-    r.add_argument("run", metavar="RUN", help="run name or id")
-    r.add_argument("dir", metavar="DIR", help="output folder")
-    r.set_defaults(fn=cmd_export)
-
-
-__all__ = ["cmd_export", "export_run", "register"]
+__all__ = ["cmd_opencompass", "export_run"]

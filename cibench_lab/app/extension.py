@@ -1,0 +1,221 @@
+"""The server extension: the services built once from its traits (``traits.py``), its handlers."""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import logging
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from jupyter_server.serverapp import ServerApp
+
+from ..engine.attempt import Attempts
+from ..engine.cull import check_cull
+from ..engine.errors import BadInput
+from ..engine.interpreter import PYTHON_VAR, check_kernel_python, kernel_python, kernel_python_note
+from ..engine.kernel import ensure_kernelspec, hide_from_kernels
+from ..engine.lab import LabConfig, LabPlay
+from ..engine.proctor import apply_preset
+from ..engine.sandbox import SandboxSetting, configure, prepare
+from ..engine.settings import PlaySettings
+from ..engine.workspace import check_writable, unwritable
+from ..grading.pool import Grader
+from ..grading.profile import PROFILES
+from ..handlers.routes import handlers
+from ..models.config import ModelRegistry, read_config_file
+from ..models.judge import VisionJudge
+from ..models.redact import redact_logs
+from ..store import NeedsUpgrade, Store, StoreError
+from ..tasks.library import TaskLibrary, default_task_dirs
+from .traits import CIBenchLabTraits
+
+KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
+
+
+@dataclass
+class Services:
+    """Everything the handlers use, built once when the server starts."""
+
+    library: TaskLibrary
+    store: Store
+    attempts: Attempts
+    lab: LabPlay
+    participant: str
+    models: ModelRegistry
+
+    def settings_view(self) -> dict:
+        c = self.lab.config
+        return {
+            "defaults": c.settings.as_dict(),
+            "locked": c.lock_settings,
+            "turn_timeout": c.turn_timeout,
+            "kernel_idle_cull": c.kernel_idle_cull,
+            "profile": self.attempts.profile,
+            "profiles": list(PROFILES),
+        }
+
+
+class CIBenchLabApp(CIBenchLabTraits):
+    name = "cibench_lab"
+    judge: VisionJudge | None = None  # built from the judge_* traits, injected into the grader
+
+    @property
+    def _server(self) -> ServerApp:
+        """``serverapp``, which is set once the extension is linked (before initialize_settings)."""
+        assert self.serverapp is not None, "the extension is not linked to a server"
+        return self.serverapp
+
+    def _link_jupyter_server_extension(self, serverapp: ServerApp) -> None:
+        super()._link_jupyter_server_extension(serverapp)
+        if self.proctored:  # before the server builds its kernel managers and terminals
+            apply_preset(serverapp)
+
+    def initialize_settings(self) -> None:
+        self._start_kernel_python()
+        self._start_sandbox()
+        ensure_kernelspec(self._server.kernel_spec_manager)
+        library = TaskLibrary.load([Path(d) for d in self.task_dirs] or default_task_dirs())
+        root = Path(self._server.root_dir).resolve()
+        self._check_attempts_dir(root)
+        store = self._open_store()
+        attempts = Attempts(store, library, self.profile)
+        participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
+        config = self._lab_config(root, participant)
+        config.settings.validate()
+        self._check_cull(config)
+        models = ModelRegistry(self._model_configs())
+        hide_from_kernels(self.judge_api_key_env, *(c.api_key_env for c in models.configs.values()))
+        self.judge = self._judge()
+        grader = Grader(self.judge, self.grading_workers)
+        grader.warm()  # the first text grade would load rouge-score and nltk (seconds): now, in its thread
+        lab = LabPlay(attempts, self._server, config, models, grader)
+        self.services = Services(library, store, attempts, lab, participant, models)
+        self.settings.update({"cibench_lab": self.services})
+        events = self._server.event_logger
+        assert events is not None  # ServerApp makes one when it initializes
+        events.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel)
+        redact_logs(logging.getLogger(), self.log, self._server.log)
+        self.log.info("cibench-lab: %d tasks, results in %s", len(library.tasks), store.shown_url)
+
+    def _lab_config(self, root: Path, participant: str) -> LabConfig:
+        """The lab's configuration and the default play settings, from the traits."""
+        settings = PlaySettings(
+            show_grades=self.show_grades,
+            turn_cap=self.turn_cap,
+            reveal=self.reveal,
+            grade_rule=self.grade_rule,
+            pause_after=self.pause_after,
+        )
+        return LabConfig(
+            root_dir=root,
+            attempts_dir=self.attempts_dir,
+            turn_timeout=self.turn_timeout,
+            interrupt_grace=self.interrupt_grace,
+            kernel_idle_cull=self.kernel_idle_cull,
+            lock_settings=self.lock_settings,
+            settings=settings,
+            participant=participant,
+        )
+
+    def _check_cull(self, config: LabConfig) -> None:
+        """Idle kernels are culled after the working clock pauses, or the server exits saying so."""
+        try:
+            check_cull(config.kernel_idle_cull, config.settings.pause_after, "CIBenchLabApp.pause_after")
+        except BadInput as err:
+            self.log.critical("cibench-lab: %s", err)
+            raise SystemExit(1) from None
+
+    def _start_kernel_python(self) -> None:
+        """Kernels run the configured Python, or the server exits with one line saying why not."""
+        if self.kernel_python:
+            os.environ[PYTHON_VAR] = self.kernel_python
+        problem = check_kernel_python()
+        if problem:
+            self.log.critical("cibench-lab: %s", problem)
+            raise SystemExit(1)
+        executable = kernel_python()
+        log = self.log.info if executable != sys.executable else self.log.warning
+        log("cibench-lab: %s", kernel_python_note(executable))
+
+    def _start_sandbox(self) -> None:
+        """Kernels start sandboxed as configured, or the server exits with one line saying why not."""
+        if self.proctored and not self.kernel_sandbox:
+            self.log.critical("cibench-lab: proctored needs the kernel sandbox (kernel_sandbox=False given)")
+            raise SystemExit(1)
+        problem = prepare() if self.kernel_sandbox else None
+        if problem:
+            self.log.critical("cibench-lab: %s", problem)
+            raise SystemExit(1)
+        configure(SandboxSetting(self.kernel_sandbox, self.kernel_network))
+        # the server's kernels only (not a headless kernel of this process): see no folder but an attempt's
+        attempts = Path(self._server.root_dir, self.attempts_dir).resolve()
+        self._server.config.SandboxProvisioner.attempts_root = str(attempts)
+        if not self.kernel_sandbox:
+            self.log.warning("cibench-lab: task kernels are NOT sandboxed (kernel_sandbox=False)")
+
+    def _open_store(self) -> Store:
+        """The results store at this version's schema, or the server exits with one line.
+
+        Without its database the extension can record nothing; a server that kept running
+        would show a panel whose every call fails, with the reason far back in the log."""
+        store = None
+        try:
+            store = Store(self.database_url or None, auto_upgrade=self.db_auto_upgrade)
+            store.check_writable()  # every Start and turn writes: say so now, not as a 500 later
+            return store
+        except StoreError as err:
+            if store is not None:
+                store.dispose()
+            hint = " (or start with --CIBenchLabApp.db_auto_upgrade=True)"
+            hint = hint if isinstance(err, NeedsUpgrade) else ""
+            self.log.critical("cibench-lab: %s%s", err, hint)
+            raise SystemExit(1) from None
+
+    def _check_attempts_dir(self, root: Path) -> None:
+        """Each Start writes a folder under ``attempts_dir``: a server that cannot would answer
+        every Start with an error, so it exits with one line instead (as for its database)."""
+        folder = root / self.attempts_dir
+        try:
+            check_writable(folder)
+        except OSError as err:
+            what = f"the attempts folder {folder}"
+            self.log.critical("cibench-lab: %s", unwritable(err, what, "CIBenchLabApp.attempts_dir"))
+            raise SystemExit(1) from None
+
+    def _judge(self) -> VisionJudge | None:
+        """The VLM judge the ``judge_*`` traits (and any ``VisionJudge`` config) describe."""
+        if not self.judge_model:
+            return None
+        return VisionJudge(
+            parent=self,
+            model=self.judge_model,
+            base_url=self.judge_base_url,
+            api_key_env=self.judge_api_key_env or "OPENAI_API_KEY",
+        )
+
+    def _model_configs(self) -> dict:
+        configs = read_config_file(self.model_config_file) if self.model_config_file else {}
+        return {**configs, **self.models}
+
+    async def _on_kernel(self, logger, schema_id: str, data: dict) -> None:
+        kernel_id = data.get("kernel_id")
+        if data.get("status") != "success" or not kernel_id:
+            return
+        km = self._server.kernel_manager
+        for _ in range(50):  # the manager registers a started kernel just after the event
+            if kernel_id in km or data.get("action") == "shutdown":
+                break
+            await asyncio.sleep(0.02)
+        self.services.lab.on_kernel_action(data.get("action", ""), kernel_id)
+
+    def initialize_handlers(self) -> None:
+        self.handlers.extend(handlers())
+
+    async def stop_extension(self) -> None:
+        await self.services.lab.close()
+        if self.judge is not None:
+            await self.judge.aclose()
+        self.services.store.dispose()

@@ -1,0 +1,215 @@
+"""The server extension's configuration: every ``CIBenchLabApp`` trait (README's option table).
+
+Declared on a base class of :class:`~.extension.CIBenchLabApp`, so the extension module holds
+only how the services are built from them; they are set as ``CIBenchLabApp.NAME`` (the
+section of a subclass reads its bases' traits).
+"""
+
+from __future__ import annotations
+
+from jupyter_server.extension.application import ExtensionApp
+from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
+
+from ..engine.settings import REVEAL
+from ..grading.kept import GRADE_RULES
+from ..grading.pool import WORKERS
+from ..grading.profile import PROFILES
+
+
+class CIBenchLabTraits(ExtensionApp):
+    """The configurable traits of the extension (no behaviour)."""
+
+    task_dirs = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "Task directories in CIBench's layout (<dir>/<split>/<lib>/*.ipynb + <dir>/datasources). "
+            "Empty (default): the built-in tasks plus those imported into "
+            "<jupyter data dir>/cibench_lab/tasks."
+        ),
+    ).tag(config=True)
+    database_url = Unicode(
+        "",
+        help=(
+            "SQLAlchemy URL of the results store. Empty (default): a SQLite file at "
+            "<jupyter data dir>/cibench_lab/results.sqlite. Any SQLAlchemy URL works, e.g. "
+            "postgresql+psycopg://user@host/cibench for a shared class database."
+        ),
+    ).tag(config=True)
+    db_auto_upgrade = Bool(
+        False,
+        help=(
+            "Upgrade a non-SQLite results database (e.g. a class's PostgreSQL) to this version's "
+            "schema when the server starts. Off (default): the server refuses to start on a database "
+            "that needs an upgrade and names the command that does it (`cibench-lab db upgrade`). "
+            "A SQLite database is always upgraded."
+        ),
+    ).tag(config=True)
+    attempts_dir = Unicode(
+        "cibench-attempts",
+        help=(
+            "Folder under the server root where each attempt gets its own folder "
+            "(a copy of the task's data and the attempt's notebook)."
+        ),
+    ).tag(config=True)
+    turn_timeout = Float(
+        120.0,
+        help=(
+            "Seconds the server waits for a turn's execution to finish (kernel idle) before "
+            "grading it as timed out; also bounds hidden setup runs."
+        ),
+    ).tag(config=True)
+    profile = Enum(
+        list(PROFILES),
+        default_value="fair",
+        help=(
+            "The grading profile the lab shows: badges, the Turns dialog, summaries. `fair` (default): "
+            "ours (plots by what the figure shows, CJK-aware text, numbers with tolerance; "
+            "docs/grading.md); `cibench`: CIBench's own rules (plots by SSIM; its text rule reads only "
+            "Latin letters and digits, so Chinese answers are not read). Every turn is graded and stored "
+            "under every profile whatever this says (each attempt's view carries both summaries)."
+        ),
+    ).tag(config=True)
+    kernel_idle_cull = Float(
+        1800.0,
+        help=(
+            "Seconds an attempt's kernel may stay idle (no run, no edit of the attempt, no kernel "
+            "activity) before the server shuts it down; the notebook's next run starts a new kernel "
+            "and the attempt's state is restored on it. 0: never. Must be longer than every "
+            "attempt's pause_after. A finished attempt's kernel is always shut down when it finishes."
+        ),
+    ).tag(config=True)
+    interrupt_grace = Float(
+        10.0,
+        help=(
+            "Seconds a timed-out turn's kernel may take to stop after it is interrupted; one still "
+            "busy then is restarted and the attempt's state restored on it (the turn records which)."
+        ),
+    ).tag(config=True)
+    show_grades = Bool(
+        True,
+        help=(
+            "Show each turn's grade before the step settles (live feedback). Off: grades "
+            "appear when the attempt is finished."
+        ),
+    ).tag(config=True)
+    turn_cap = Int(
+        0,
+        help=(
+            "A person's step settles after this many turns (0 = no cap). 3 matches the model "
+            "protocol's max_turn."
+        ),
+    ).tag(config=True)
+    pause_after = Int(
+        300,
+        help=(
+            "Seconds without an edit and without a run of the open step that pause its working "
+            "clock (time per step net of pauses, shown beside wall time); any edit or run resumes "
+            "it. At least 1; recorded with each attempt."
+        ),
+    ).tag(config=True)
+    reveal = Enum(
+        list(REVEAL),
+        default_value="after-task",
+        help=(
+            "When an end-to-end step's reference code and output are shown: after-step, "
+            "after-task or never. Oracle mode shows each settled step's reference by nature."
+        ),
+    ).tag(config=True)
+    grade_rule = Enum(
+        list(GRADE_RULES),
+        default_value="best",
+        help=(
+            "The grade a person's step keeps: `best` (default) the best of its runs so far (passed, "
+            "then score, then ran without error), `settling` the profile applied to its runs when it "
+            "settles, as for models (the last run's grade). A model's or replay's attempt is always "
+            "`settling`. Recorded with each attempt."
+        ),
+    ).tag(config=True)
+    lock_settings = Bool(
+        False,
+        help=(
+            "When True, attempts always use the server's settings above and settings sent "
+            "by the browser (from the lab's settings editor) are ignored."
+        ),
+    ).tag(config=True)
+
+    models = Dict(
+        default_value={},
+        help=(
+            "Models the lab may attach to an attempt: {NAME: {model, base_url, api_key_env, protocol, "
+            "merge_roles, temperature, max_tokens, ...}}, as in `cibench-lab run --model-config`. Keys "
+            "stay on the server (read from the named environment variables); the browser sees names "
+            "and protocols only."
+        ),
+    ).tag(config=True)
+
+    model_config_file = Unicode(
+        "",
+        help=(
+            "A JSON or TOML file of models the lab may attach, in the format of `cibench-lab run "
+            '--model-config` ({"models": {NAME: {...}}}); they join `models` (which wins on a clash).'
+        ),
+    ).tag(config=True)
+
+    participant = Unicode(
+        "",
+        help=(
+            "Name under which this server's attempts are recorded. Empty (default): the JupyterHub "
+            "user (JUPYTERHUB_USER) when running under JupyterHub, else the operating-system "
+            "user."
+        ),
+    ).tag(config=True)
+
+    judge_model = Unicode(
+        "",
+        help=(
+            "Vision model for the optional VLM judge of vis steps (fair profile), on any "
+            "OpenAI-compatible endpoint. Empty (default): no judge."
+        ),
+    ).tag(config=True)
+    judge_base_url = Unicode("", help="Base URL of the judge's OpenAI-compatible API (empty: OpenAI's).").tag(
+        config=True
+    )
+    judge_api_key_env = Unicode(
+        "OPENAI_API_KEY", help="Name of the environment variable that holds the judge's API key."
+    ).tag(config=True)
+    kernel_sandbox = Bool(
+        True,
+        help=(
+            "Start every task kernel in a bubblewrap sandbox (Debian's bubblewrap package): it sees "
+            "its own Python environment read-only, its attempt folder at /work/attempt, a private /tmp "
+            "and HOME, no server process and (unless kernel_network) no network. Off: kernels run as "
+            "the server's user with its view of the disk; each attempt records the choice."
+        ),
+    ).tag(config=True)
+    kernel_python = Unicode(
+        "",
+        help=(
+            "The Python task kernels run (an environment with ipykernel and the task libraries; "
+            "nothing of cibench_lab is needed in it). Empty: $CIBENCH_LAB_KERNEL_PYTHON, else the "
+            "kernel environment scripts/setup installs inside the server's environment "
+            "(<venv>/kernel/bin/python) when it exists, else the server's own Python (logged). "
+            "Each attempt records its version and libraries, asked of that interpreter."
+        ),
+    ).tag(config=True)
+    kernel_network = Bool(
+        False,
+        help="Let sandboxed task kernels reach the network (off by default); recorded with each attempt.",
+    ).tag(config=True)
+    proctored = Bool(
+        False,
+        help=(
+            "The preset for studies and exams: kernels sandboxed (kernel_sandbox cannot be turned "
+            "off), Jupyter terminals off, and only the `cibench-lab` kernelspec can be started, so "
+            "nothing a participant runs gets outside the sandbox (to the task files, the database or "
+            "the admin command line)."
+        ),
+    ).tag(config=True)
+    grading_workers = Int(
+        WORKERS,
+        help=(
+            "Processes that grade turns with images or long outputs (SSIM, decoding), at a lower "
+            "CPU priority than the server; each may need ~2 GB for a 25-megapixel plot."
+        ),
+    ).tag(config=True)

@@ -1,0 +1,134 @@
+"""`cibench-lab report --compare humans:STUDY RUN [RUN ...]`: people beside model runs.
+
+Reads the study's people and the runs (``engine/comparison.py``), checks that they were played under
+the same conditions (``grading/comparability.py``: a mismatch is refused unless ``--allow-mismatch``,
+which marks it in every row it affects), and shows per step, task and library the people's pass rate
+with its bootstrap CI, their working time, each run's result and the steps' Rasch difficulty
+(``grading/compare.py``, ``grading/rasch.py``; docs/compare.md).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections import defaultdict
+from typing import Any
+
+from ..engine.comparison import human_attempts, run_attempts
+from ..grading.compare import RunInfo, build, check
+from ..store import Store
+from .report import find_runs
+
+SPEC = "humans:"
+
+
+def cmd_compare(args) -> int:
+    study = args.compare.removeprefix(SPEC)
+    if not args.compare.startswith(SPEC) or not study:
+        return _error(f"--compare: expected humans:STUDY, not {args.compare!r}")
+    if not args.runs:
+        return _error("--compare: name at least one RUN to compare the people with")
+    if args.plot:
+        return _error("--plot: the leaderboard's chart; with --compare use --plots DIR")
+    store = Store(args.db)
+    with store.session() as s:
+        try:
+            runs = find_runs(s, args.runs)
+        except LookupError as err:
+            return _error(str(err))
+        infos = [RunInfo(r.name, r.player, r.mode) for r in runs]
+        ids = {r.id: r.name for r in runs}
+    humans = human_attempts(store, study, args.profile)
+    if not any(p.status == "done" for p in humans):
+        quit_ = sum(p.status == "quit" for p in humans)
+        return _error(f"study {study}: no finished attempts by people yet ({quit_} quit)")
+    played = run_attempts(store, ids, args.profile)
+    mismatched = check(humans, played)
+    if mismatched and not args.allow_mismatch:
+        for line in refusal(study, mismatched):
+            print(f"error: {line}", file=sys.stderr)
+        return 2
+    report = build(study, args.profile, infos, humans, played, mismatched, args.allow_mismatch)
+    return emit(report, args.format, args.plots)
+
+
+def emit(report: dict[str, Any], form: str, plots: str | None) -> int:
+    """Print the report as ``form``; write the plots into ``plots`` when given."""
+    if form == "json":
+        print(json.dumps(report, indent=1))
+    elif form == "csv":
+        csv.writer(sys.stdout).writerows(csv_rows(report))
+    else:
+        from .compare_table import print_table
+
+        print_table(report)
+    if plots:
+        try:
+            from .compare_plots import write_plots
+
+            paths = write_plots(report, plots)
+        except ImportError as err:
+            return _error(f"--plots: needs matplotlib ({err}); pip install matplotlib")
+        sys.stdout.flush()
+        print(f"plots: {', '.join(paths)}", file=sys.stderr)
+    return 0
+
+
+def refusal(study: str, mismatched: dict) -> list[str]:
+    """One line per run and differing field (with how many tasks), then how to see them anyway."""
+    grouped: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for (run, task), found in sorted(mismatched.items()):
+        for m in found:
+            grouped[run, m.reason()].append(task)
+    lines = [
+        f"humans:{study} and run {run} are not comparable: {reason} "
+        f"({len(tasks)} task{'s' if len(tasks) > 1 else ''}: {', '.join(tasks)})"
+        for (run, reason), tasks in grouped.items()
+    ]
+    lines.append("--allow-mismatch shows the comparison anyway, the mismatches marked in every row")
+    return lines
+
+
+def _error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+HEAD = [
+    "profile", "section", "task", "lib", "step", "kind", "who", "n", "passed", "steps", "rate",
+    "ci_lo", "ci_hi", "score", "time_median", "time_q1", "time_q3", "quit", "difficulty", "rank", "mismatch",
+]  # fmt: skip
+
+
+def csv_rows(report: dict[str, Any]):
+    """Long format: one row per section (step, task, library), row and respondent group (``who``:
+    ``humans`` or a run name); ``mismatch`` lists ``run: field`` for every mismatch the row carries."""
+    yield HEAD
+    for section, key in (("step", "steps"), ("task", "tasks"), ("library", "libraries")):
+        for row in report[key]:
+            yield from _csv_group(report["profile"], section, row)
+
+
+def _csv_group(profile: str, section: str, row: dict[str, Any]):
+    task = row.get("task", "")
+    lib = row.get("lib", "") if section != "library" else row["lib"]
+    where = [profile, section, task, lib, row.get("step", ""), row.get("kind", "")]
+    tail = [row.get("difficulty", ""), row.get("rank", "")]
+    h = row["humans"]
+    time = h["time"]
+    yield [
+        *where, "humans", h["n"], h["passed"], h["steps"], h["rate"], h["ci"][0], h["ci"][1], h["score"],
+        time["median"], time["q1"], time["q3"], h["quit"], *tail, "; ".join(row["mismatch"]),
+    ]  # fmt: skip
+    for run, got in row["runs"].items():
+        marks = "; ".join(m for m in row["mismatch"] if m.startswith(f"{run}: "))
+        if got is None:
+            yield [*where, run, 0, "", "", "", "", "", "", "", "", "", "", *tail, marks]
+        elif section == "step":
+            passed = int(got["passed"])
+            rate = 100.0 * passed
+            yield [*where, run, 1, passed, 1, rate, "", "", got["score"], "", "", "", "", *tail, marks]
+        else:
+            yield [*where, run, got["tasks"], got["passed"], got["steps"], got["rate"], "", "", got["score"],
+                   "", "", "", "", *tail, marks]  # fmt: skip

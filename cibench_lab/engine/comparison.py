@@ -1,0 +1,108 @@
+"""Read a study's people and model runs from the results database for the comparison report.
+
+People: attempts with the study's ``study_id`` and player ``human`` that are done or quit (open ones
+are still being played), named by their pseudonym in the study (``store/pseudonym.py``), each step
+with its working time net of pauses (``worktime.py``).  Runs: their done attempts.  The statistics and
+the comparability check are pure (``grading/compare.py``, ``grading/comparability.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..grading.comparability import conditions
+from ..grading.compare import HUMANS, Played, StepResult
+from ..store import Store
+from ..store.pseudonym import pseudonym
+from ..store.tables import Attempt, Participant, StepRow, Study, Turn
+from .errors import NotFound
+from .settings import PlaySettings
+from .step import HUMAN
+from .worktime import Interval, read_clock, turn_intervals
+
+
+def study_salt(store: Store, study_id: str) -> str:
+    """The study's salt; NotFound naming the recorded studies when there is no such study."""
+    with store.session() as s:
+        study = s.get(Study, study_id)
+        if study is None:
+            known = ", ".join(s.scalars(select(Study.id).order_by(Study.id))) or "none"
+            raise NotFound(f"no study {study_id!r} in the results database (recorded: {known})")
+        return study.salt
+
+
+def human_attempts(store: Store, study_id: str, profile: str) -> list[Played]:
+    """The people's done and quit attempts of the study, oldest first."""
+    salt = study_salt(store, study_id)
+    with store.session() as s:
+        q = (
+            select(Attempt, Participant.name)
+            .join(Participant, Participant.id == Attempt.participant_id)
+            .where(Attempt.study_id == study_id, Attempt.player == HUMAN)
+            .where(Attempt.status.in_(("done", "quit")))
+            .order_by(Attempt.created_at, Attempt.id)
+        )
+        rows = s.execute(q).all()
+        return [_played(s, row, pseudonym(salt, name), HUMANS, profile) for row, name in rows]
+
+
+def run_attempts(store: Store, runs: dict[int, str], profile: str) -> dict[str, list[Played]]:
+    """Each run's done attempts (``runs``: id -> name), oldest first."""
+    out: dict[str, list[Played]] = {name: [] for name in runs.values()}
+    with store.session() as s:
+        q = (
+            select(Attempt)
+            .where(Attempt.run_id.in_(list(runs)), Attempt.status == "done")
+            .order_by(Attempt.created_at, Attempt.id)
+        )
+        for row in s.scalars(q):
+            name = runs[row.run_id]  # type: ignore[index]  # the query chose these runs
+            out[name].append(_played(s, row, name, name, profile))
+    return out
+
+
+def _played(s: Session, row: Attempt, who: str, group: str, profile: str) -> Played:
+    settings = PlaySettings.recorded(row.settings or {})
+    steps = list(s.scalars(select(StepRow).where(StepRow.attempt_id == row.id).order_by(StepRow.index)))
+    status = row.status
+    results: list[StepResult] = []
+    if status == "done":
+        times = s.execute(
+            select(Turn.step, Turn.started_at, Turn.finished_at).where(Turn.attempt_id == row.id)
+        ).tuples()
+        intervals = turn_intervals(times)
+        turns = {step: len(spans) for step, spans in intervals.items()}
+        seconds = _seconds(s, row, steps, intervals, settings.pause_after)
+        for step in steps:
+            grade = _grade(step, profile)
+            if grade is None:  # graded before the profile existed: not counted
+                status, results = "ungraded", []
+                break
+            results.append(_result(step, grade, turns.get(step.index, 0), seconds(step.index)))
+    judges = [m for r in steps if (m := ((_grade(r, profile) or {}).get("judge") or {}).get("model"))]
+    cond = conditions(
+        row.player, row.mode, settings.as_dict(), row.environment or {}, row.task_hash, judges, profile
+    )
+    return Played(who, group, row.task_id, status, cond, results)
+
+
+def _grade(step: StepRow, profile: str) -> dict[str, Any] | None:
+    return (step.grade or {}).get(profile)
+
+
+def _result(step: StepRow, grade: dict[str, Any], turns: int, seconds: float | None) -> StepResult:
+    return StepResult(step.kind, bool(grade.get("passed")), grade.get("score"), step.outcome, turns, seconds)
+
+
+def _seconds(
+    s: Session, row: Attempt, steps: list[StepRow], turns: dict[int, list[Interval]], pause_after: float
+) -> Callable[[int], float | None]:
+    """A step's working seconds, for a person's attempt (None for a player's)."""
+    if row.player != HUMAN:
+        return lambda index: None
+    by_step = read_clock(s, row.id, steps, turns).working(steps, pause_after)
+    return by_step.get

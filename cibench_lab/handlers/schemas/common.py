@@ -1,0 +1,74 @@
+"""What every schema module shares: the literal types, the field kinds (``Text``, ``absent``),
+the three model bases (requests, closed responses, records a profile owns) and the error."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import PydanticCustomError
+from typing_extensions import TypeAliasType
+
+Mode = TypeAliasType("Mode", Literal["e2e", "oracle"])
+StepKind = TypeAliasType("StepKind", Literal["exec", "num", "text", "vis", "general"])
+Reveal = TypeAliasType("Reveal", Literal["after-step", "after-task", "never"])
+AttemptStatus = TypeAliasType("AttemptStatus", Literal["open", "done"])
+Next = TypeAliasType("Next", Literal["propose", "run", "reference", "wait", "done"])
+GradeRule = TypeAliasType("GradeRule", Literal["best", "settling"])
+KernelStatus = TypeAliasType("KernelStatus", Literal["running", "stopped", "none"])
+KernelStop = TypeAliasType("KernelStop", Literal["idle", "finished"])
+Action = TypeAliasType("Action", Literal["code", "empty", "no_action", "invalid", "finish", "give_up"])
+
+
+def _no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise PydanticCustomError("nul_byte", "must not contain a NUL byte")
+    return value
+
+
+def _no_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+
+
+#: A string field of a request: never with a NUL byte (paths, ids and names reach the OS).
+Text = Annotated[str, AfterValidator(_no_nul)]
+Id = Annotated[Text, Field(min_length=1)]
+StepIndex = Annotated[int, Field(ge=0, description="0-based step index")]
+Count = Annotated[int, Field(ge=0)]
+
+
+def absent(description: str | None = None) -> Any:
+    """A field that is either left out or holds its type (never null)."""
+    return Field(None, description=description, json_schema_extra=_no_default)
+
+
+def describe(err: ValidationError) -> str:
+    """``task_id: Input should be a valid string; player.model: ...`` (dotted field paths)."""
+    parts = []
+    for e in err.errors(include_url=False):
+        path = ".".join(str(p) for p in e["loc"]) or "request body"
+        parts.append(f"{path}: {e['msg']}")
+    return "; ".join(parts)
+
+
+class Request(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+
+class Closed(BaseModel):
+    """Strict, and no field it does not declare (every response; settings and player)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class Record(BaseModel):
+    """A stored record whose fields the grading profile owns: more may appear."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+
+class Error(Closed):
+    """Every error, of every route (also unknown routes under the API)."""
+
+    error: str
+    status: int

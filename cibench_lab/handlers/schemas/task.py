@@ -1,0 +1,28 @@
+"""The task library as a browser may see it: never reference code, outputs or Thought text."""
+
+from __future__ import annotations
+
+from .common import Closed, StepKind
+
+
+class TaskSummary(Closed):
+    id: str
+    title: str
+    split: str
+    lib: str
+    language: str
+    libraries: list[str]
+    steps: int
+    kinds: list[StepKind]
+
+
+class TaskInstruction(Closed):
+    index: int
+    kind: StepKind
+
+
+class TaskDetail(TaskSummary):
+    """A task before play: never reference code, outputs or Thought text."""
+
+    intro: str
+    instructions: list[TaskInstruction]

@@ -1,0 +1,90 @@
+/**
+ * The caller's attempts below the task list: each with its task, mode and
+ * where it stands, and a Resume (open) or Review (finished) button.
+ */
+import { IAttemptSummary } from '../api';
+import { CIBenchModel, modeLabel } from '../model';
+import { IPanelActions, lockable } from './actions';
+import { button, focusedIn, h, refocus, replaceChildren } from './dom';
+import { splitOf, taskTitle } from './facets';
+import { languageLabel, splitLabel } from './words';
+
+export class AttemptList {
+  constructor(
+    private model: CIBenchModel,
+    private actions: IPanelActions
+  ) {
+    this.render();
+  }
+
+  readonly node = h('details', {
+    className: 'jp-CIBench-attempts',
+    attrs: { open: '' }
+  });
+
+  render(): void {
+    const rows = this.model.attempts.map(a => this.attemptRow(a));
+    const focused = focusedIn(this.node, 'data-attempt-id');
+    replaceChildren(
+      this.node,
+      h('summary', {
+        className: 'jp-CIBench-attempts-summary',
+        text: `My attempts (${rows.length})`
+      }),
+      rows.length
+        ? h('ul', { className: 'jp-CIBench-attemptList' }, ...rows)
+        : h('p', { className: 'jp-CIBench-empty', text: 'No attempts yet.' })
+    );
+    refocus(this.node, 'data-attempt-id', focused);
+  }
+
+  private attemptRow(a: IAttemptSummary): HTMLLIElement {
+    const open = a.status === 'open';
+    const title = this.attemptTitle(a);
+    const label = open ? 'Resume' : 'Review';
+    const btn = button(
+      label,
+      open ? 'jp-CIBench-resume' : 'jp-CIBench-review',
+      () => void this.actions.open(a)
+    );
+    btn.setAttribute('aria-label', `${label} ${title}`);
+    return h(
+      'li',
+      {
+        className: `jp-CIBench-attempt jp-CIBench-attempt-${a.status}`,
+        attrs: { 'data-attempt-id': a.id }
+      },
+      h(
+        'span',
+        { className: 'jp-CIBench-attempt-text' },
+        h('span', { className: 'jp-CIBench-task-title', text: title }),
+        h('span', {
+          className: 'jp-CIBench-task-meta',
+          text: `${modeLabel(a.mode)} · ${whereText(a)}`
+        })
+      ),
+      lockable(btn, this.model)
+    );
+  }
+
+  /** An attempt's task title, with its split and language when they tell it apart. */
+  private attemptTitle(a: IAttemptSummary): string {
+    const task = this.model.tasks.find(t => t.id === a.task_id);
+    if (task) {
+      return taskTitle(task, this.model.tasks);
+    }
+    const split = a.split ?? splitOf(a.task_id);
+    const lang = a.language ? `, ${languageLabel(a.language)}` : '';
+    return `${a.title} (${splitLabel(split)}${lang})`;
+  }
+}
+
+/** "step 2 of 12", or "finished 2024-01-01 · 9/12 passed". */
+function whereText(a: IAttemptSummary): string {
+  if (a.status === 'open') {
+    return `step ${a.current_step + 1} of ${a.n_steps}`;
+  }
+  const passed =
+    typeof a.passed === 'number' ? ` · ${a.passed}/${a.n_steps} passed` : '';
+  return `finished ${a.created_at.slice(0, 10)}${passed}`;
+}

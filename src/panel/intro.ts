@@ -1,0 +1,95 @@
+/**
+ * The selected task's intro: its title, facets, intro text and step kinds,
+ * with the mode and player choice (Start is in the action bar).
+ */
+import { ITaskDetail, Mode } from '../api';
+import { ChangeKind, CIBenchModel, modeLabel } from '../model';
+import { h, replaceChildren } from './dom';
+import { taskMeta, taskTitle } from './facets';
+import { PlayerChoice } from './players';
+
+export class TaskIntro {
+  constructor(private model: CIBenchModel) {
+    this.players = new PlayerChoice(model);
+    this.render();
+  }
+
+  readonly node = h('section', {
+    className: 'jp-CIBench-detail',
+    attrs: { 'aria-label': 'Selected task' }
+  });
+
+  update(kind: ChangeKind): void {
+    if (kind === 'selected' || kind === 'mode') {
+      this.render();
+    } else if (kind === 'players') {
+      this.players.render();
+    }
+  }
+
+  private render(): void {
+    const task = this.model.selected;
+    if (!task) {
+      replaceChildren(this.node);
+      this.node.hidden = true;
+      return;
+    }
+    this.node.hidden = false;
+    replaceChildren(
+      this.node,
+      h('h3', {
+        className: 'jp-CIBench-detail-title',
+        text: taskTitle(task, this.model.tasks)
+      }),
+      h('p', { className: 'jp-CIBench-task-meta', text: taskMeta(task) }),
+      h('p', { className: 'jp-CIBench-intro', text: task.intro }),
+      kindsLine(task),
+      modeChoice(this.model),
+      this.players.node
+    );
+    this.players.render();
+  }
+
+  private players: PlayerChoice;
+}
+
+/** The mode radios: end-to-end or oracle. */
+function modeChoice(model: CIBenchModel): HTMLFieldSetElement {
+  const radios = (['e2e', 'oracle'] as Mode[]).map(mode => {
+    const id = `jp-CIBench-mode-${mode}`;
+    const input = h('input', {
+      className: 'jp-CIBench-mode',
+      attrs: { type: 'radio', name: 'jp-CIBench-mode', value: mode, id }
+    });
+    input.checked = model.mode === mode;
+    input.addEventListener('change', () => {
+      if (input.checked) {
+        model.mode = mode;
+      }
+    });
+    return h(
+      'div',
+      { className: 'jp-CIBench-modeOption' },
+      input,
+      h('label', { text: modeLabel(mode), attrs: { for: id } })
+    );
+  });
+  return h(
+    'fieldset',
+    { className: 'jp-CIBench-modes' },
+    h('legend', { text: 'Mode' }),
+    ...radios
+  );
+}
+
+/** "Step kinds: 1 exec, 2 num". */
+function kindsLine(task: ITaskDetail): HTMLElement {
+  const kinds = (task.instructions ?? []).map(i => i.kind);
+  const counts = new Map<string, number>();
+  kinds.forEach(k => counts.set(k, (counts.get(k) ?? 0) + 1));
+  const text = [...counts].map(([k, n]) => `${n} ${k}`).join(', ');
+  return h('p', {
+    className: 'jp-CIBench-kinds',
+    text: text ? `Step kinds: ${text}` : ''
+  });
+}

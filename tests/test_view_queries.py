@@ -1,0 +1,88 @@
+"""The attempt view (``GET attempts/{id}``) reads the database a fixed number of times, however
+many steps, turns and edits the attempt has (engine/view.py; no kernel: recorded turns)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from rules_task import TEXT, attempts_for, printed, start
+from sqlalchemy import event, select
+
+from cibench_lab.engine.view import attempt_view
+from cibench_lab.engine.worktime import ACTIVITY
+from cibench_lab.store.tables import Event, StepRow, Turn
+
+pytestmark = pytest.mark.fast
+
+#: the attempt, its owner, its steps, its turns (counts, times, the open step's grades), its edits
+QUERIES = 5
+
+
+@pytest.fixture
+def attempts(tmp_path):
+    a = attempts_for(tmp_path)
+    yield a
+    a.store.dispose()
+
+
+def view_counting(attempts, attempt_id: str) -> tuple[dict, list[str]]:
+    statements: list[str] = []
+
+    def seen(_conn, _cursor, statement, *_):
+        statements.append(statement)
+
+    event.listen(attempts.store.engine, "before_cursor_execute", seen)
+    try:
+        view = attempt_view(attempts, attempt_id, "pat")
+    finally:
+        event.remove(attempts.store.engine, "before_cursor_execute", seen)
+    return view, statements
+
+
+def edit(attempts, attempt_id: str, step: int, seconds_after_open: float) -> None:
+    with attempts.store.session() as s:
+        srow = s.scalar(select(StepRow).where(StepRow.attempt_id == attempt_id, StepRow.index == step))
+        at = srow.opened_at + dt.timedelta(seconds=seconds_after_open)
+        s.add(Event(attempt_id=attempt_id, kind=ACTIVITY, at=at, detail={"step": step}))
+
+
+def test_the_view_needs_the_same_queries_for_one_step_as_for_many(attempts):
+    aid = start(attempts, pause_after=60)
+    view, first = view_counting(attempts, aid)
+    assert [s["turns"] for s in view["steps"]] == [0]
+    assert len(first) <= QUERIES, first
+
+    attempts.record_turn(aid, 0, printed("alpha"))
+    attempts.record_turn(aid, 0, printed(TEXT["en"]))
+    edit(attempts, aid, 0, 1)
+    attempts.settle(aid, 0, "next")
+    for n in range(3):
+        attempts.record_turn(aid, 1, printed(str(40 + n)))
+        edit(attempts, aid, 1, n)
+    attempts.settle(aid, 1, "next")
+    attempts.record_turn(aid, 2, printed("no plot"))
+    edit(attempts, aid, 2, 0.5)
+    view, later = view_counting(attempts, aid)
+
+    assert len(later) == len(first), later
+    assert [s["turns"] for s in view["steps"]] == [2, 3, 1]
+    open_step = view["steps"][2]
+    assert open_step["grade"] is not None and open_step["kept_turn"] == 0  # the open step's grade, read too
+    assert view["steps"][0]["grade"]["passed"] and view["steps"][0]["kept_turn"] == 1  # best: the match
+    assert all(s["working_seconds"] is not None for s in view["steps"])
+
+
+def test_the_folded_turns_give_the_working_clock_its_turns_and_edits(attempts):
+    aid = start(attempts, pause_after=2)
+    attempts.record_turn(aid, 0, printed("alpha"))
+    with attempts.store.session() as s:  # opened an hour ago; a 100 s run from 10 s; an edit at 200 s
+        srow = s.scalar(select(StepRow).where(StepRow.attempt_id == aid, StepRow.index == 0))
+        srow.opened_at -= dt.timedelta(hours=1)
+        turn = s.scalar(select(Turn).where(Turn.attempt_id == aid))
+        turn.started_at = srow.opened_at + dt.timedelta(seconds=10)
+        turn.finished_at = srow.opened_at + dt.timedelta(seconds=110)
+    edit(attempts, aid, 0, 200)
+    view, _ = view_counting(attempts, aid)
+    # the gaps before and after the run count up to pause_after (2 each), the run whole, then away (2)
+    assert view["steps"][0]["working_seconds"] == 2 + 100 + 2 + 2
