@@ -112,10 +112,12 @@ def open_palette(page: Page) -> None:
         page.keyboard.press("Control+Shift+c")
         try:
             expect(palette).to_be_focused(timeout=3_000)
+            expect(palette).to_be_visible(timeout=1_000)  # the modal palette, not a hidden one
             return
         except AssertionError:
             page.keyboard.press("Escape")
     expect(palette).to_be_focused()
+    expect(palette).to_be_visible()
 
 
 def palette_labels(page: Page, query: str) -> list[str]:
@@ -125,7 +127,8 @@ def palette_labels(page: Page, query: str) -> list[str]:
     palette = page.locator(".lm-CommandPalette-input")
     items = page.locator(".lm-CommandPalette-item:not(.lm-mod-disabled) .lm-CommandPalette-itemLabel")
     for _ in range(3):
-        palette.fill("")
+        page.keyboard.press("Control+a")
+        page.keyboard.press("Backspace")
         page.keyboard.insert_text(query)
         expect(palette).to_have_value(query)
         try:
