@@ -11,6 +11,7 @@ from ..engine.errors import NotFound
 from ..engine.view import attempt_view, grades_visible, turns_view
 from . import schemas as s
 from .base import API, Handler, NotFoundHandler, Route, bind
+from .record import ActivityHandler, NoteHandler, PauseHandler, ResumeHandler, TraceHandler
 from .study_routes import STUDY_ROUTES
 
 
@@ -157,19 +158,6 @@ def public_turn(attempts, attempt_id: str, result: dict) -> dict:
     }
 
 
-class ActivityHandler(Handler):
-    """The person edited the open step: keeps the working clock running."""
-
-    @web.authenticated
-    @authorized
-    async def post(self, attempt_id: str):
-        await self.respond(self._activity(attempt_id))
-
-    async def _activity(self, attempt_id: str):
-        body = self.parse(s.ActivityReport)
-        return await self.services.lab.activity(attempt_id, body.step, self.participant)
-
-
 class ProposeHandler(Handler):
     """Play step: the attached player's next turn (code for the browser to run in the cell)."""
 
@@ -308,9 +296,22 @@ ROUTES: tuple[Route, ...] = (
         f"{AID}/activity",
         ActivityHandler,
         s.Activity,
-        "Report an edit of the open step (keeps its working clock running)",
+        "Report edits and runs of the attempt's notebook (keeps its working clock running)",
         body=s.ActivityReport,
     ),
+    Route(
+        "POST", f"{AID}/pause", PauseHandler, s.AttemptView, "Pause the working clock", body=s.PauseRequest
+    ),
+    Route(
+        "POST",
+        f"{AID}/resume",
+        ResumeHandler,
+        s.AttemptView,
+        "Resume the paused working clock",
+        body=s.PauseRequest,
+    ),
+    Route("POST", f"{AID}/note", NoteHandler, s.Note, "Save the person's note on a step", body=s.NoteRequest),
+    Route("GET", f"{AID}/trace", TraceHandler, s.Trace, "The action trace: every run and per-cell edits"),
     Route(
         "POST",
         f"{AID}/propose",
