@@ -1,7 +1,7 @@
 /**
- * The CIBench commands and their palette entries. Next step and Give up act
- * on the attempt the panel shows; the player commands are enabled only for an
- * attempt an attached player plays.
+ * The CIBench commands and their palette entries. Next step, Give up and the
+ * working clock's Pause / Resume act on the attempt the panel shows; the
+ * player commands are enabled only for an attempt an attached player plays.
  */
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
@@ -18,6 +18,8 @@ export namespace CommandIDs {
   export const playAll = 'cibench-lab:play-all';
   export const stopPlayer = 'cibench-lab:stop-player';
   export const showTurns = 'cibench-lab:show-turns';
+  export const pauseClock = 'cibench-lab:pause-clock';
+  export const resumeClock = 'cibench-lab:resume-clock';
 }
 
 export const CATEGORY = 'CIBench';
@@ -62,7 +64,8 @@ export function addCommands(
   const { commands } = app;
   const table = [
     ...stepCommands(controller, host),
-    ...playerCommands(controller)
+    ...playerCommands(controller),
+    ...clockCommands(controller)
   ];
   for (const { id, label, caption, execute, isEnabled, rank } of table) {
     commands.addCommand(id, { label, caption, execute, isEnabled });
@@ -146,6 +149,30 @@ function playerCommands(controller: AttemptController): ICommandRow[] {
       execute: () => controller.stopPlayer(),
       isEnabled: player,
       rank: 4
+    }
+  ];
+}
+
+/** The working clock of the shown person's attempt: Pause, Resume (each when it applies). */
+function clockCommands(controller: AttemptController): ICommandRow[] {
+  return [
+    {
+      id: CommandIDs.pauseClock,
+      label: 'CIBench: Pause Working Clock',
+      caption:
+        'Pause the working clock of the attempt the panel shows: time away does not count',
+      execute: () => controller.record.pause('command'),
+      isEnabled: () => controller.record.canPause(),
+      rank: 6
+    },
+    {
+      id: CommandIDs.resumeClock,
+      label: 'CIBench: Resume Working Clock',
+      caption:
+        'Resume the paused working clock (an edit or a run resumes it too)',
+      execute: () => controller.record.resume('command'),
+      isEnabled: () => controller.record.canResume(),
+      rank: 7
     }
   ];
 }

@@ -219,8 +219,76 @@ export type paths = {
     };
     get?: never;
     put?: never;
-    /** Report an edit of the open step (keeps its working clock running) */
+    /** Report edits and runs of the attempt's notebook (keeps its working clock running) */
     post: operations['post_attempts_attempt_id_activity'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/attempts/{attempt_id}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Pause the working clock */
+    post: operations['post_attempts_attempt_id_pause'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/attempts/{attempt_id}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Resume the paused working clock */
+    post: operations['post_attempts_attempt_id_resume'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/attempts/{attempt_id}/note': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Save the person's note on a step */
+    post: operations['post_attempts_attempt_id_note'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/attempts/{attempt_id}/trace': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The action trace: every run and per-cell edits */
+    get: operations['get_attempts_attempt_id_trace'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -441,11 +509,24 @@ export type components = {
       step: number;
       /** @description the open step's working time so far */
       working_seconds: number;
+      /** @description the working clock was paused and this edit resumed it */
+      resumed: boolean;
     };
-    /** @description The person edited the open step (sent at most every 20 s while they type). */
+    /**
+     * @description The person edited the attempt's notebook (sent at most every 20 s while they type, at once
+     *     when they run a cell or the clock is paused).
+     */
     ActivityReport: {
       /** @description 0-based step index */
       step: number;
+      /** @description edits (not keystrokes) per cell id since the last report */
+      cells?: {
+        [key: string]: number;
+      };
+      /** @description executions just scheduled: their execute request's msg_id -> the cell id */
+      runs?: {
+        [key: string]: string;
+      };
     };
     AttemptRow: {
       id: string;
@@ -499,6 +580,38 @@ export type components = {
       kernel: components['schemas']['KernelStatus'];
       /** @description why the server stopped it (null: it did not) */
       kernel_stopped: components['schemas']['KernelStop'] | null;
+      /** @description the person paused the working clock and has not resumed it */
+      paused: boolean;
+      /** @description the working clock's pauses, oldest first */
+      pauses: components['schemas']['PauseView'][];
+    };
+    CellEdits: {
+      step: number;
+      cell_id: string;
+      /** @description edits (not keystrokes) since the browser's previous report */
+      count: number;
+      at: string;
+    };
+    /** @description One execution on the attempt's kernel, as the server's capture read it. */
+    CellRun: {
+      /** @description the step open when it started */
+      step: number;
+      /** @description the cell the browser said it ran (null: not said) */
+      cell_id: string | null;
+      msg_id: string;
+      /** @description what the kernel published as its input */
+      code: string;
+      started_at: string;
+      /** @description null: its kernel died before it finished */
+      finished_at: string | null;
+      error: boolean;
+      /** @description ok | error | timeout | dead */
+      status: string;
+      execution_count: number | null;
+      /** @description a turn of its step holds it; false: an exploration run */
+      graded: boolean;
+      /** @description that turn (0-based within the step) */
+      turn: number | null;
     };
     /** @description A class the caller teaches and its members (the server's setting and the hub group's). */
     ClassInfo: {
@@ -596,6 +709,16 @@ export type components = {
       code?: string;
       show?: components['schemas']['ShownReference'];
     };
+    Note: {
+      step: number;
+      note: string;
+    };
+    NoteRequest: {
+      /** @description an opened step (0-based) */
+      step: number;
+      /** @description the whole note (at most 10000 characters); empty clears it */
+      text: string;
+    };
     /** @description One participant's enrolment and progress, for the study's researchers. */
     ParticipantRecord: {
       participant: string;
@@ -608,6 +731,28 @@ export type components = {
       finished_at: string | null;
       items: components['schemas']['PlanItem'][];
       total_seconds: number;
+    };
+    /** @enum {string} */
+    PauseCause: 'button' | 'command';
+    /** @description Pause or resume the working clock: with the panel's button or a palette command. */
+    PauseRequest: {
+      /**
+       * @description what the person used
+       * @default button
+       */
+      cause?: components['schemas']['PauseCause'];
+    };
+    /** @description An interval the working clock stood still (it counts 0 in working time). */
+    PauseView: {
+      /** @description the step open when it paused */
+      step: number;
+      start: string;
+      /** @description null: still paused */
+      end: string | null;
+      /** @description button | command | idle (a gap over pause_after, recorded when noticed) */
+      cause: string;
+      /** @description button | command | edit | run | settle (its step settled) */
+      resumed_by: string | null;
     };
     /** @description One task of the participant's plan, with its attempt once started. */
     PlanItem: {
@@ -798,6 +943,12 @@ export type components = {
       criterion: string;
       /** @description only for settled steps the reveal policy (or oracle mode) shows */
       reference?: components['schemas']['Reference'];
+      opened_at: string;
+      /** @description when the step's first turn started (null: none yet) */
+      first_run_at: string | null;
+      settled_at: string | null;
+      /** @description the person's note on the step (latest text) */
+      note: string | null;
     };
     StopRequest: Record<string, never>;
     Stopped: {
@@ -906,6 +1057,11 @@ export type components = {
       total?: number | null;
     } & {
       [key: string]: unknown;
+    };
+    /** @description The attempt's action trace, in time order. */
+    Trace: {
+      runs: components['schemas']['CellRun'][];
+      edits: components['schemas']['CellEdits'][];
     };
     /** @description A recorded turn, with what an attached player sent and got back (never a key). */
     TurnDetail: {
@@ -1436,13 +1592,153 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Report an edit of the open step (keeps its working clock running) */
+      /** @description Report edits and runs of the attempt's notebook (keeps its working clock running) */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Activity'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  post_attempts_attempt_id_pause: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PauseRequest'];
+      };
+    };
+    responses: {
+      /** @description Pause the working clock */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AttemptView'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  post_attempts_attempt_id_resume: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PauseRequest'];
+      };
+    };
+    responses: {
+      /** @description Resume the paused working clock */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AttemptView'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  post_attempts_attempt_id_note: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NoteRequest'];
+      };
+    };
+    responses: {
+      /** @description Save the person's note on a step */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Note'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_attempts_attempt_id_trace: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The action trace: every run and per-cell edits */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Trace'];
         };
       };
       /** @description an error */

@@ -17,12 +17,12 @@ from rules_task import EN, attempts_for, printed
 from sqlalchemy import insert, select, text, update
 from sqlalchemy.exc import DBAPIError, ProgrammingError
 
+from cibench_lab.app.traits import DATABASE_URL_VAR
 from cibench_lab.cli import main
 from cibench_lab.engine.attempt import Attempts, NewAttempt, participant_id
 from cibench_lab.engine.errors import NotFound
 from cibench_lab.engine.settings import PlaySettings
 from cibench_lab.store import Store, StoreError, migrate, open_engine
-from cibench_lab.store.db import DATABASE_URL_VAR
 from cibench_lab.store.grants import Membership, grant, role_url
 from cibench_lab.store.locks import upgrade_lock
 from cibench_lab.store.tables import (
@@ -49,12 +49,15 @@ STUDY = "pilot"
 POLICY_TABLES = ("participant", "attempt", "step", "turn", "event", "enrolment", "class_member")
 
 
-def password_auth(cluster: Cluster) -> None:
-    """Every role but the cluster's superuser logs in with its password (scram-sha-256) over TCP."""
-    with open(cluster.root / "data" / "pg_hba.conf", "w") as hba:
-        hba.write("local all all trust\nhost all cibench 127.0.0.1/32 trust\n")
-        hba.write("host all all 127.0.0.1/32 scram-sha-256\n")
-    cluster.execute("SELECT pg_reload_conf()")
+def owner_database(cluster: Cluster) -> str:
+    """A database owned by a role of its own, no superuser (as docs/classroom.md makes it): its URL."""
+    owner = f"owner_{uuid.uuid4().hex[:8]}"
+    cluster.execute(f"CREATE ROLE {owner} LOGIN CREATEROLE PASSWORD 'owner-secret'")
+    name = cluster.new_database()
+    cluster.execute(f"ALTER DATABASE {name} OWNER TO {owner}")
+    cluster.execute(f"REVOKE ALL ON DATABASE {name} FROM PUBLIC")
+    cluster.execute(f"GRANT ALL ON SCHEMA public TO {owner}", database=name)
+    return cluster.url(name, user=owner, password="owner-secret")
 
 
 class Class:
@@ -62,7 +65,7 @@ class Class:
 
     def __init__(self, cluster: Cluster, root):
         self.cluster = cluster
-        self.admin = cluster.url(cluster.new_database())
+        self.admin = owner_database(cluster)
         owner = attempts_for(root, url=self.admin)  # the owner migrates (SQLite's auto upgrade aside)
         engine = open_engine(self.admin)
         self.urls = {}
@@ -124,8 +127,7 @@ def _shared_run(owner: Attempts) -> str:
 
 @pytest.fixture(scope="module")
 def pg():
-    with Cluster() as cluster:
-        password_auth(cluster)
+    with Cluster(password="superuser-secret") as cluster:  # every role logs in with its password
         yield cluster
 
 
@@ -288,7 +290,7 @@ def test_the_export_of_a_students_role_holds_their_own_rows(klass, tmp_path):
 
 
 def _verifier(pg: Cluster, role: str) -> str:
-    with psycopg.connect(pg.dsn("postgres")) as conn:
+    with psycopg.connect(pg.dsn("postgres")) as conn:  # the superuser reads the verifiers
         return conn.execute("SELECT rolpassword FROM pg_authid WHERE rolname = %s", (role,)).fetchone()[0]
 
 

@@ -33,9 +33,8 @@ from ..models.config import ModelRegistry, read_config_file
 from ..models.judge import VisionJudge
 from ..models.redact import redact_logs
 from ..store import NeedsUpgrade, Store, StoreError
-from ..store.db import DATABASE_URL_VAR
 from ..tasks.library import TaskLibrary, default_task_dirs
-from .traits import CIBenchLabTraits
+from .traits import DATABASE_URL_VAR, CIBenchLabTraits
 
 KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
 
@@ -95,7 +94,9 @@ class CIBenchLabApp(CIBenchLabTraits):
         config.settings.validate()
         self._check_cull(config)
         models = ModelRegistry(self._model_configs())
-        hide_from_kernels(self.judge_api_key_env, *(c.api_key_env for c in models.configs.values()))
+        hide_from_kernels(
+            DATABASE_URL_VAR, self.judge_api_key_env, *(c.api_key_env for c in models.configs.values())
+        )
         self.judge = self._judge()
         grader = Grader(self.judge, self.grading_workers)
         grader.warm()  # the first text grade would load rouge-score and nltk (seconds): now, in its thread
@@ -194,8 +195,8 @@ class CIBenchLabApp(CIBenchLabTraits):
         would show a panel whose every call fails, with the reason far back in the log."""
         store = None
         try:
-            url = self.database_url or os.environ.get(DATABASE_URL_VAR) or None
-            store = Store(url, auto_upgrade=self.db_auto_upgrade)
+            url = self.database_url or os.environ.get(DATABASE_URL_VAR, "")
+            store = Store(url or None, auto_upgrade=self.db_auto_upgrade)
             store.check_writable()  # every Start and turn writes: say so now, not as a 500 later
             return store
         except StoreError as err:

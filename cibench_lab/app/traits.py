@@ -15,6 +15,10 @@ from ..grading.kept import GRADE_RULES
 from ..grading.pool import WORKERS
 from ..grading.profile import PROFILES
 
+#: the results database's URL when ``database_url`` is empty: how a hub hands each server its own
+#: (docs/classroom.md); task kernels never inherit it
+DATABASE_URL_VAR = "CIBENCH_LAB_DATABASE_URL"
+
 
 class CIBenchLabTraits(ExtensionApp):
     """The configurable traits of the extension (no behaviour)."""
@@ -31,11 +35,10 @@ class CIBenchLabTraits(ExtensionApp):
     database_url = Unicode(
         "",
         help=(
-            "SQLAlchemy URL of the results store. Empty (default): $CIBENCH_LAB_DATABASE_URL when set "
-            "(a hub's spawner passes each server its own database role's URL there; task kernels never "
-            "see it), else a SQLite file at <jupyter data dir>/cibench_lab/results.sqlite. Any "
-            "SQLAlchemy URL works, e.g. postgresql+psycopg://user@host/cibench for a shared class "
-            "database (docs/classroom.md)."
+            "SQLAlchemy URL of the results store. Empty (default): the environment's "
+            f"{DATABASE_URL_VAR} if set, else a SQLite file at "
+            "<jupyter data dir>/cibench_lab/results.sqlite. Any SQLAlchemy URL works, e.g. "
+            "postgresql+psycopg://user@host/cibench for a shared class database."
         ),
     ).tag(config=True)
     db_auto_upgrade = Bool(

@@ -45,8 +45,8 @@ from .kernel import KERNEL_NAME, start_code
 from .oracle import referenced_steps
 from .settings import PlaySettings, attempt_settings
 from .step import HUMAN
+from .trace import LabRecord
 from .workspace import copy_data, notebook_name, sign_notebook, write_notebook, written
-from .worktime import record_activity
 
 log = logging.getLogger(__name__)
 RESTORE_WAIT = 60.0  # seconds a turn whose kernel was replaced waits for the state's restore
@@ -87,6 +87,7 @@ class LabPlay:
         self.app = serverapp
         self.config = config
         self.captures = Captures(serverapp.kernel_manager)
+        self.record = LabRecord(attempts, self.call, self.captures)  # pauses, notes, the action trace
         self.prepared: dict[str, str] = {}  # kernel_id -> attempt id whose state it holds
         self.locks: dict[str, asyncio.Lock] = {}
         self.prepared_at: dict[str, float] = {}  # when the kernel's state was last restored
@@ -273,6 +274,7 @@ class LabPlay:
         if kernel_id != row.kernel_id or self.prepared.get(kernel_id) != attempt_id:
             raise Conflict(f"kernel {kernel_id} is not this attempt's kernel")
         Attempts.check_open(row, step)
+        await self.record.ran(attempt_id)
         self.reports[kernel_id] = self.reports.get(kernel_id, 0) + 1
         try:
             result = await self._graded(attempt_id, step, kernel_id, msg_id)
@@ -320,6 +322,7 @@ class LabPlay:
 
     async def settle(self, attempt_id: str, step: Any, outcome: str, participant: str) -> dict:
         _check_step(step)
+        await self.record.settling(attempt_id)
         settled = await self.driver.settle(attempt_id, step, outcome, participant)
         await self._finished(attempt_id, settled["next"])
         return settled
@@ -329,11 +332,6 @@ class LabPlay:
         if nxt.get("do") == "done":
             row, _ = await self.call(self.attempts.load, attempt_id)
             self.culler.after(attempt_id, row.kernel_id, nxt)
-
-    async def activity(self, attempt_id: str, step: Any, participant: str) -> dict[str, Any]:
-        """The person edited the open step: an ``activity`` event; the step's working time so far."""
-        _check_step(step)
-        return await self.call(record_activity, self.attempts, attempt_id, step, participant)
 
     async def propose(self, attempt_id: str, step: Any, participant: str) -> dict[str, Any]:
         """Play step: the attached player's next turn, for the browser to run in the cell."""
@@ -371,6 +369,7 @@ class LabPlay:
         return await self.driver.reference(attempt_id, step, ref, "notebook")
 
     async def close(self) -> None:
+        self.record.close()
         await self.culler.close()
         await self.driver.close()
         for player in self.players.values():

@@ -13,6 +13,7 @@ from ..engine.view import attempt_view, turns_view
 from . import schemas as s
 from .base import API, Handler, NotFoundHandler, Route, bind
 from .public import grades_shown, public_settle, public_turn
+from .record import ActivityHandler, NoteHandler, PauseHandler, ResumeHandler, TraceHandler
 from .role_routes import ROLE_ROUTES
 from .study_routes import STUDY_ROUTES
 
@@ -80,8 +81,7 @@ class KernelHandler(Handler):
 
 
 class TurnsHandler(Handler):
-    """``{step, kernel_id, msg_id}`` -> the grade read from the kernel's own IOPub;
-    GET: every recorded turn with its player's prompt, reply, tokens and latency."""
+    """POST ``{step, kernel_id, msg_id}``: the grade read from the kernel's own IOPub; GET: every turn."""
 
     @web.authenticated
     @authorized
@@ -132,19 +132,6 @@ class SettingsHandler(Handler):
     @authorized
     async def get(self):
         await self.respond(self.services.settings_view())
-
-
-class ActivityHandler(Handler):
-    """The person edited the open step: keeps the working clock running."""
-
-    @web.authenticated
-    @authorized
-    async def post(self, attempt_id: str):
-        await self.respond(self._activity(attempt_id))
-
-    async def _activity(self, attempt_id: str):
-        body = self.parse(s.ActivityReport)
-        return await self.services.lab.activity(attempt_id, body.step, self.participant)
 
 
 class ProposeHandler(Handler):
@@ -318,8 +305,43 @@ ROUTES: tuple[Route, ...] = (
         f"{AID}/activity",
         ActivityHandler,
         s.Activity,
-        "Report an edit of the open step (keeps its working clock running)",
+        "Report edits and runs of the attempt's notebook (keeps its working clock running)",
         body=s.ActivityReport,
+        role=PARTICIPANT,
+    ),
+    Route(
+        "POST",
+        f"{AID}/pause",
+        PauseHandler,
+        s.AttemptView,
+        "Pause the working clock",
+        body=s.PauseRequest,
+        role=PARTICIPANT,
+    ),
+    Route(
+        "POST",
+        f"{AID}/resume",
+        ResumeHandler,
+        s.AttemptView,
+        "Resume the paused working clock",
+        body=s.PauseRequest,
+        role=PARTICIPANT,
+    ),
+    Route(
+        "POST",
+        f"{AID}/note",
+        NoteHandler,
+        s.Note,
+        "Save the person's note on a step",
+        body=s.NoteRequest,
+        role=PARTICIPANT,
+    ),
+    Route(
+        "GET",
+        f"{AID}/trace",
+        TraceHandler,
+        s.Trace,
+        "The action trace: every run and per-cell edits",
         role=PARTICIPANT,
     ),
     Route(

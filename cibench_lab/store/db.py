@@ -13,10 +13,6 @@ from sqlalchemy.orm import Session, sessionmaker
 from .errors import StoreError, first_line, shown, write_fault
 from .migrate import ensure_schema
 
-#: The results database's URL a server reads when ``CIBenchLabApp.database_url`` is empty (a hub's
-#: spawner sets it to the server's own role's URL; the kernel launcher drops it: a secret's name).
-DATABASE_URL_VAR = "CIBENCH_LAB_DATABASE_URL"
-
 
 def default_url() -> str:
     """``sqlite:///<jupyter data dir>/cibench_lab/results.sqlite``."""

@@ -1,6 +1,7 @@
 """A class database's login roles: one PostgreSQL role per user, its privileges and its class_member rows.
 
-``cibench-lab class grant`` (run by the database's owner, the admin) creates or updates the role
+``cibench-lab class grant`` (run by the database's owner, the admin: the tables' owner with CREATEROLE,
+or a superuser) creates or updates the role
 ``cibench_u_<user>`` with a random password (sent as its SCRAM-SHA-256 verifier, so the server never
 sees it in clear), grants it what a single-user server needs on the tables and their sequences, and
 replaces its ``class_member`` rows: the row-level security policies of revision 0005 read them to
@@ -108,13 +109,26 @@ def _quote(conn: Connection, name: str) -> str:
     return conn.dialect.identifier_preparer.quote_identifier(name)
 
 
+#: What a user's login role must not hold (a role made otherwise is refused, never widened or narrowed).
+BEYOND = ("rolsuper", "rolcreatedb", "rolcreaterole", "rolbypassrls", "rolreplication")
+
+
 def _login_role(conn: Connection, role: str, new_password: bool) -> str | None:
-    """The login role, created or altered; its password set unless kept."""
-    exists = conn.scalar(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}) is not None
+    """The login role, created (a plain ``LOGIN`` role: no attribute beyond it) or kept; its password
+    set unless kept. A role of that name with more than a server needs is refused."""
     ident = _quote(conn, role)
-    options = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOBYPASSRLS"
-    conn.execute(text(f"{'ALTER' if exists else 'CREATE'} ROLE {ident} {options}"))
-    if exists and not new_password:
+    found = conn.execute(text(f"SELECT {', '.join(BEYOND)} FROM pg_roles WHERE rolname = :r"), {"r": role})
+    held = found.one_or_none()
+    if held is None:
+        conn.execute(text(f"CREATE ROLE {ident} LOGIN NOINHERIT"))
+    elif any(held):
+        extra = ", ".join(name[3:] for name, on in zip(BEYOND, held, strict=True) if on)
+        raise StoreError(
+            f"role {role} exists with {extra}: not a server's login role; drop it or take that away"
+        )
+    else:
+        conn.execute(text(f"ALTER ROLE {ident} LOGIN"))
+    if held is not None and not new_password:
         return None
     password = secrets.token_urlsafe(PASSWORD_BYTES)
     pgconn = conn.connection.dbapi_connection.pgconn  # type: ignore[union-attr]

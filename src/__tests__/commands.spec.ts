@@ -4,7 +4,9 @@ import { CommandRegistry } from '@lumino/commands';
 
 import { addCommands, CommandIDs, shortcutLabel } from '../commands';
 import { CIBenchModel } from '../model';
+import { CIBenchApi } from '../api';
 import { AttemptController } from '../notebook/controller';
+import { Recorder } from '../notebook/record';
 import { attemptView } from './fixtures';
 
 function setup() {
@@ -15,8 +17,17 @@ function setup() {
   } as unknown as JupyterFrontEnd;
   const model = new CIBenchModel();
   const calls: string[] = [];
+  // the server's answer to Pause / Resume: the attempt, paused or not
+  const api = {
+    clock: async (id: string, resume: boolean, cause: string) => {
+      calls.push(`${resume ? 'resume' : 'pause'} ${cause}`);
+      return attemptView({ paused: !resume });
+    }
+  } as unknown as CIBenchApi;
+  const record = new Recorder({ api, model, session: () => undefined });
   // the controller's answers are the model's: whose attempt the panel shows
   const controller = {
+    record,
     canSettle: () =>
       model.attempt?.status === 'open' && model.attempt.player === 'human',
     hasPlayer: () =>
@@ -71,6 +82,28 @@ describe('commands', () => {
     await commands.execute(CommandIDs.nextStep);
     await commands.execute(CommandIDs.giveUp);
     expect(calls).toEqual(['next', 'give-up']);
+  });
+
+  it("pauses and resumes the shown person's working clock, each when it applies", async () => {
+    const { commands, model, calls, items } = setup();
+    const enabled = (id: string) => commands.isEnabled(id);
+    expect(commands.label(CommandIDs.pauseClock)).toBe(
+      'CIBench: Pause Working Clock'
+    );
+    expect(items.map(i => i.command)).toContain(CommandIDs.resumeClock);
+    expect(enabled(CommandIDs.pauseClock)).toBe(false); // no attempt shown
+    model.showAttempt(attemptView());
+    expect(enabled(CommandIDs.pauseClock)).toBe(true);
+    expect(enabled(CommandIDs.resumeClock)).toBe(false);
+    await commands.execute(CommandIDs.pauseClock);
+    expect(model.attempt?.paused).toBe(true); // the panel shows the server's answer
+    expect(enabled(CommandIDs.pauseClock)).toBe(false);
+    expect(enabled(CommandIDs.resumeClock)).toBe(true);
+    await commands.execute(CommandIDs.resumeClock);
+    expect(calls).toEqual(['pause command', 'resume command']);
+    expect(model.attempt?.paused).toBe(false);
+    model.showAttempt(attemptView({ player: 'openai:qwen' }));
+    expect(enabled(CommandIDs.pauseClock)).toBe(false);
   });
 
   it("labels a shortcut in the platform's form", () => {

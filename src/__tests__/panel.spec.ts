@@ -646,3 +646,97 @@ describe('focus in the attempt view', () => {
     panel.node.remove();
   });
 });
+
+describe('CIBenchPanel: the participant record', () => {
+  it('pauses and resumes the working clock, its state in words', () => {
+    const { model, actions, q } = setup();
+    model.showAttempt(attemptView());
+    expect(q('.jp-CIBench-clock')?.textContent).toBe('Clock running');
+    q<HTMLButtonElement>('.jp-CIBench-pause')!.click();
+    model.attempt = attemptView({
+      paused: true,
+      pauses: [
+        {
+          step: 1,
+          start: '2024-01-01T00:00:20Z',
+          end: null,
+          cause: 'button',
+          resumed_by: null
+        }
+      ]
+    });
+    expect(q('.jp-CIBench-pause')).toBeNull();
+    const clock = q('.jp-CIBench-clock-paused')!;
+    expect(clock.getAttribute('role')).toBe('status');
+    expect(clock.textContent).toContain(
+      'Clock paused: this time does not count'
+    );
+    q<HTMLButtonElement>('.jp-CIBench-resume')!.click();
+    expect(actions.calls).toEqual(['pause button', 'resume button']);
+    model.attempt = attemptView({ player: 'openai:qwen' }); // no clock for a player
+    expect(q('.jp-CIBench-clock')).toBeNull();
+  });
+
+  it('keeps the focus on the clock button when it turns into Resume', () => {
+    const { model, q, panel } = setup();
+    document.body.appendChild(panel.node);
+    model.showAttempt(attemptView());
+    q<HTMLButtonElement>('.jp-CIBench-pause')!.focus();
+    model.attempt = attemptView({ paused: true });
+    expect(document.activeElement).toBe(q('.jp-CIBench-resume'));
+    panel.node.remove();
+  });
+
+  it("saves the open step's note while typing and on leaving the box", async () => {
+    jest.useFakeTimers();
+    try {
+      const { model, actions, all, q } = setup();
+      model.showAttempt(attemptView());
+      const box = q<HTMLTextAreaElement>('textarea.jp-CIBench-note-text')!;
+      expect(box.id).toBe(`jp-CIBench-note-${'a'.repeat(32)}-1`);
+      const label = all('label.jp-CIBench-note-label')[0];
+      expect(label.textContent).toBe('Note on Step 2');
+      expect(label.getAttribute('for')).toBe(box.id);
+      box.value = 'the mean';
+      box.dispatchEvent(new Event('input'));
+      box.value = 'the mean is 5';
+      box.dispatchEvent(new Event('input'));
+      jest.advanceTimersByTime(900);
+      expect(actions.calls).toEqual([]); // debounced
+      jest.advanceTimersByTime(200);
+      await Promise.resolve();
+      expect(actions.calls).toEqual(['note 1 the mean is 5']);
+      model.attempt = attemptView(); // a re-render keeps the box and its text
+      expect(q('textarea.jp-CIBench-note-text')).toBe(box);
+      box.value = 'the mean is 5.2';
+      box.dispatchEvent(new Event('input'));
+      box.dispatchEvent(new Event('blur')); // at once
+      await Promise.resolve();
+      expect(actions.calls).toEqual([
+        'note 1 the mean is 5',
+        'note 1 the mean is 5.2'
+      ]);
+      box.value = 'x'.repeat(10_001);
+      box.dispatchEvent(new Event('input'));
+      box.dispatchEvent(new Event('blur'));
+      const status = q(`[id="${box.id}-status"]`)!;
+      expect(status.textContent).toBe(
+        'Too long to save: 10001 of at most 10000 characters.'
+      );
+      expect(box.getAttribute('aria-invalid')).toBe('true');
+      expect(actions.calls).toHaveLength(2);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it("shows a settled step's note read-only", () => {
+    const { model, all } = setup();
+    const view = attemptView();
+    view.steps[0] = { ...view.steps[0], note: 'used groupby' };
+    model.showAttempt(view);
+    expect(all('.jp-CIBench-step-note').map(n => n.textContent)).toEqual([
+      'Note: used groupby'
+    ]);
+  });
+});

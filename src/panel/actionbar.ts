@@ -1,13 +1,14 @@
 /**
  * The panel's action bar, always in view below the scrolling content: Start
- * (task view), or the step counter with Next step / Give up (a person's
- * attempt) or Play step / Play all / Stop (an attached player's), and the
- * Undo countdown of a settle a person started.
+ * (task view), or the step counter with Next step / Give up and the working
+ * clock's Pause / Resume (a person's attempt) or Play step / Play all / Stop
+ * (an attached player's), and the Undo countdown of a settle a person started.
  */
 import { IAttemptView } from '../api';
 import { ChangeKind, CIBenchModel, IPendingSettle, stepLabel } from '../model';
 import { IPanelActions, lockable } from './actions';
 import { button, h, replaceChildren } from './dom';
+import { clockControls } from './record';
 import { passedText } from './summary';
 
 /** The platform's label of an action's keyboard shortcut ('' for none). */
@@ -105,7 +106,11 @@ export class ActionBar {
       return [counter, ...this.pendingControls(pending)];
     }
     return view.player === 'human'
-      ? [counter, ...this.personControls()]
+      ? [
+          counter,
+          ...this.personControls(),
+          ...clockControls(view, this.actions.record)
+        ]
       : [counter, ...this.playerControls()];
   }
 

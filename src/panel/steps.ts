@@ -7,6 +7,7 @@ import { IAttemptView, IReference, IStepView } from '../api';
 import { badgeText, passWord, ranNothing, stepOutcomeText } from '../grade';
 import { stepLabel } from '../model';
 import { button, h } from './dom';
+import { settledNote } from './record';
 
 /** What the step list remembers between renders (the attempt view keeps it). */
 export interface IStepListState {
@@ -105,6 +106,7 @@ function stepRow(
           text: `How it passes: ${step.criterion}`
         })
       : null,
+    settledNote(step),
     step.reference ? referenceNode(step.index, step.reference, state) : null
   );
 }

@@ -6,7 +6,8 @@ their fields.  Responses are the engine's views, validated against these models
 before they are sent (a view that drifts from its model is a logged 500); the
 view itself is what is written, so the models never change a field's value.
 The OpenAPI document (:mod:`..openapi`) and the browser's types are built from here.
-One module per domain: task, settings, player, attempt, turn, grade, role; ``common`` holds the
+One module per domain: task, settings, player, attempt, turn, grade, record (the participant
+record), role; ``common`` holds the
 literal types, field kinds and model bases they share.  Import them from this package.
 """
 
@@ -47,12 +48,22 @@ from .common import (
 )
 from .grade import Grade, Summary
 from .player import ModelInfo, PlayerChoice, Recording, RecordingsQuery
+from .record import (
+    Activity,
+    ActivityReport,
+    CellEdits,
+    CellRun,
+    Note,
+    NoteRequest,
+    PauseCause,
+    PauseRequest,
+    PauseView,
+    Trace,
+)
 from .role import ClassInfo, Me, Role
 from .settings import PlaySettings, ServerSettings, SettingsOverride
 from .task import TaskDetail, TaskInstruction, TaskSummary
 from .turn import (
-    Activity,
-    ActivityReport,
     Proposal,
     ReferenceResult,
     RunReport,
@@ -73,6 +84,8 @@ __all__ = [
     "AttemptRow",
     "AttemptStatus",
     "AttemptView",
+    "CellEdits",
+    "CellRun",
     "ClassInfo",
     "Closed",
     "Count",
@@ -89,6 +102,11 @@ __all__ = [
     "ModelInfo",
     "Next",
     "NextAction",
+    "Note",
+    "NoteRequest",
+    "PauseCause",
+    "PauseRequest",
+    "PauseView",
     "PlaySettings",
     "PlayerChoice",
     "Proposal",
@@ -120,6 +138,7 @@ __all__ = [
     "TaskSummary",
     "Text",
     "Tokens",
+    "Trace",
     "TurnDetail",
     "TurnResult",
     "absent",

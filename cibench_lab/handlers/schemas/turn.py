@@ -23,12 +23,6 @@ class StepRequest(Request):
     step: StepIndex
 
 
-class ActivityReport(Request):
-    """The person edited the open step (sent at most every 20 s while they type)."""
-
-    step: StepIndex
-
-
 class StopRequest(Request):
     pass
 
@@ -72,11 +66,6 @@ class Proposal(Closed):
     settled: Settled | None
     next: NextAction
     attempt: AttemptView
-
-
-class Activity(Closed):
-    step: int
-    working_seconds: float = Field(description="the open step's working time so far")
 
 
 class Stopped(Closed):
