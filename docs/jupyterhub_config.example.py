@@ -32,9 +32,10 @@ c.JupyterHub.authenticator_class = "shared-password"
 c.SharedPasswordAuthenticator.user_password = os.environ["CIBENCH_CLASS_PASSWORD"]
 c.Authenticator.allowed_users = set(STUDENTS + INSTRUCTORS)
 
-# --- the class and its teachers, as groups cibench-lab reads (docs/classroom.md, "Roles")
+# --- the class and its teachers, as groups cibench-lab reads (docs/classroom.md, "Roles"): a
+# teacher belongs to the class they teach
 c.JupyterHub.load_groups = {
-    f"cibench-class-{CLASS}": {"users": STUDENTS},
+    f"cibench-class-{CLASS}": {"users": STUDENTS + INSTRUCTORS},
     "cibench-instructors": {"users": INSTRUCTORS},
 }
 

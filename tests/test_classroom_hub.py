@@ -225,9 +225,12 @@ def test_a_student_cannot_read_the_others_attempt_by_any_route(room, played):
     theirs = played["student1"][1]
     routes = attempt_routes(page, "student2", theirs["id"])
     ((kernel_id,),) = rows(room.owner_url, f"SELECT kernel_id FROM attempt WHERE id = '{mine['id']}'")
-    body = {"step": 0, "kernel_id": kernel_id, "msg_id": "m" * 32}  # student2's own kernel
+    # a body every route takes (a note's text besides), on student2's own kernel
+    body = {"step": 0, "kernel_id": kernel_id, "msg_id": "m" * 32, "text": "mine now"}
     answers = lab_fetch(page, "/user/student2", routes, body)
-    assert [(m, p, status) for m, p, status, _ in answers] == [(m, p, 403) for m, p in routes]
+    # the database's row-level security shows student2's role no such attempt
+    assert [(m, p, status) for m, p, status, _ in answers] == [(m, p, 404) for m, p in routes]
+    assert all("unknown attempt" in text for *_, text in answers), answers
     assert all("database" not in text for *_, text in answers), answers  # none of student1's code
     assert [a["id"] for a in own_attempts(page, "student2")] == [mine["id"]]
     # nor through student1's own server: the hub lets no one but student1 in
@@ -295,7 +298,8 @@ def test_roles_and_classes_come_from_the_hubs_groups(room, played):
     base = f"{room.hub.url}/user/{INSTRUCTORS[0]}/cibench-lab/api"
     me = {"name": "teacher", "roles": ["participant", "instructor"], "classes": ["demo"]}
     assert teacher.get(f"{base}/me", timeout=60).json() == me
-    assert teacher.get(f"{base}/classes", timeout=60).json() == [{"name": "demo", "members": STUDENTS}]
+    members = sorted([*STUDENTS, *INSTRUCTORS])
+    assert teacher.get(f"{base}/classes", timeout=60).json() == [{"name": "demo", "members": members}]
     page, _ = played["student2"]
     answers = lab_fetch(page, "/user/student2/cibench-lab/api", [("GET", "/me"), ("GET", "/classes")])
     (_, _, code, text), (_, _, refused, why) = answers
