@@ -29,7 +29,7 @@ from ..models.config import ModelRegistry, read_config_file
 from ..models.judge import VisionJudge
 from ..models.redact import redact_logs
 from ..store import NeedsUpgrade, Store, StoreError
-from ..tasks.library import TaskLibrary, default_task_dirs
+from ..tasks.library import TaskLibrary, default_task_dirs, user_tasks_dir
 from .traits import CIBenchLabTraits
 
 KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
@@ -45,6 +45,7 @@ class Services:
     lab: LabPlay
     participant: str
     models: ModelRegistry
+    new_tasks_dir: Path  # where the lab's "Make a CIBench Task" writes (CIBenchLabApp.new_tasks_dir)
 
     def settings_view(self) -> dict:
         c = self.lab.config
@@ -92,7 +93,8 @@ class CIBenchLabApp(CIBenchLabTraits):
         grader = Grader(self.judge, self.grading_workers)
         grader.warm()  # the first text grade would load rouge-score and nltk (seconds): now, in its thread
         lab = LabPlay(attempts, self._server, config, models, grader)
-        self.services = Services(library, store, attempts, lab, participant, models)
+        new_tasks = Path(self.new_tasks_dir).expanduser() if self.new_tasks_dir else user_tasks_dir()
+        self.services = Services(library, store, attempts, lab, participant, models, new_tasks.resolve())
         self.settings.update({"cibench_lab": self.services})
         events = self._server.event_logger
         assert events is not None  # ServerApp makes one when it initializes

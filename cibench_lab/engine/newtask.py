@@ -56,6 +56,7 @@ class NewTaskOptions:
     data: Path | None = None  # default: data/ beside the notebook
     check: bool = False  # only say what the task would be
     timeout: float = 120.0  # seconds per step
+    root: Path | None = None  # the server root the data folder must be under (the lab's route)
 
 
 @dataclass
@@ -148,7 +149,10 @@ def _before_run(solution: Solution, result: NewTask, into: Path, options: NewTas
     """What can be refused before a kernel starts; the data files the task carries."""
     result.refusals += syntax_refusals(solution)
     result.refusals += missing_imports(solution)
-    files, refused = data_files(data_folder(solution.path, options.data))
+    folder = data_folder(solution.path, options.data)
+    if folder is not None and options.root is not None and not folder.resolve().is_relative_to(options.root):
+        raise BadInput(f"data: {folder.name}/ leads outside the server root")
+    files, refused = data_files(folder)
     result.refusals += refused + clashes(files, into, result.task_id)
     if not result.refusals:  # the instructions, before the kernel: a plot element left unsaid, ...
         draft = TaskPlan(result.lib or "", options.language)

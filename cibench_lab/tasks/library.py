@@ -147,6 +147,23 @@ class TaskLibrary:
         self.tasks[task_id] = task
         return task
 
+    def refresh(self, root: Path, task_id: str) -> Task | None:
+        """(Re)load task ``task_id`` of task directory ``root``, written since the library loaded
+        (``tasks new`` in the lab): it replaces the loaded one at once (None, and the problem
+        kept, when it does not load)."""
+        split, lib, stem = task_id.split("/")
+        fresh = TaskLibrary()
+        datasources = root / DATASOURCES
+        path = root / split / lib / f"{stem}.ipynb"
+        task = fresh.add_file(
+            path, task_id, datasources if datasources.is_dir() else None, recorded_renderings(root)
+        )
+        if task is None:
+            self.problems += fresh.problems
+            return None
+        self.tasks[task_id] = task
+        return task
+
     def get(self, task_id: str) -> Task:
         try:
             return self.tasks[task_id]

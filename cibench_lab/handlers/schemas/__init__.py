@@ -6,7 +6,7 @@ their fields.  Responses are the engine's views, validated against these models
 before they are sent (a view that drifts from its model is a logged 500); the
 view itself is what is written, so the models never change a field's value.
 The OpenAPI document (:mod:`..openapi`) and the browser's types are built from here.
-One module per domain: task, settings, player, attempt, turn, grade; ``common`` holds the
+One module per domain: task, settings, player, attempt, turn, grade, newtask; ``common`` holds the
 literal types, field kinds and model bases they share.  Import them from this package.
 """
 
@@ -46,6 +46,7 @@ from .common import (
     describe,
 )
 from .grade import Grade, Summary
+from .newtask import CellRefusal, Library, NewTaskRequest, NewTaskResult, NewTaskStep
 from .player import ModelInfo, PlayerChoice, Recording, RecordingsQuery
 from .settings import PlaySettings, ServerSettings, SettingsOverride
 from .task import TaskDetail, TaskInstruction, TaskSummary
@@ -72,6 +73,7 @@ __all__ = [
     "AttemptRow",
     "AttemptStatus",
     "AttemptView",
+    "CellRefusal",
     "Closed",
     "Count",
     "Error",
@@ -82,8 +84,12 @@ __all__ = [
     "KernelReport",
     "KernelStatus",
     "KernelStop",
+    "Library",
     "Mode",
     "ModelInfo",
+    "NewTaskRequest",
+    "NewTaskResult",
+    "NewTaskStep",
     "Next",
     "NextAction",
     "PlaySettings",
