@@ -17,6 +17,7 @@ import { IStateDB } from '@jupyterlab/statedb';
 import { CIBenchApi } from './api';
 import { addCommands, CommandIDs, shortcutLabel } from './commands';
 import { CIBenchModel } from './model';
+import { addNewTaskCommand } from './newtask';
 import { AttemptController } from './notebook/controller';
 import { AttemptRuns } from './notebook/runs';
 import { CIBenchPanel, PANEL_ID } from './panel/panel';
@@ -73,6 +74,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         panel.focusInside();
       }
     });
+    addNewTaskCommand(app, tracker, api, palette, () => controller.refresh());
     void controller
       .refresh()
       .then(() =>

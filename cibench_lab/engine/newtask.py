@@ -16,6 +16,7 @@ Every refusal names the teacher's cell (:class:`~..tasks.solution.Refusal`).
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import tempfile
 import time
@@ -107,7 +108,26 @@ def read(path: Path) -> dict:
 
 
 async def new_task(source: Path, into: Path, options: NewTaskOptions = NewTaskOptions()) -> NewTask:
-    """Make (or with ``options.check`` only check) the task of the solution notebook ``source``."""
+    """Make (or with ``options.check`` only check) the task of the solution notebook ``source``;
+    the reading, checking and writing in a worker thread (a server's event loop goes on)."""
+    result, solution, facts = await asyncio.to_thread(_read, source, into, options)
+    if result.refusals:
+        return result
+    files = await asyncio.to_thread(_before_run, solution, result, into, options)
+    if result.refusals:
+        return result
+    runs = await _run(solution, files, options.timeout)
+    plan = _plan(solution, facts, result, runs, sorted(files))
+    if result.refusals:
+        return result
+    text = await asyncio.to_thread(_checked, solution, plan, result)
+    if text is not None and not options.check:
+        await asyncio.to_thread(_write, result, text, files, into)
+    return result
+
+
+def _read(source: Path, into: Path, options: NewTaskOptions) -> tuple[NewTask, Solution, list[CodeFacts]]:
+    """The notebook by the pairing rule, its library and stem, and what is refused in them."""
     solution = read_solution(read(source), source)
     facts = read_notebook([s.code for s in solution.steps])
     lib = choose_library([f.uses for f in facts], options.lib)
@@ -118,21 +138,9 @@ async def new_task(source: Path, into: Path, options: NewTaskOptions = NewTaskOp
         result.refusals.append(lib)
     if not stem:
         result.refusals.append(
-            Refusal(None, f"{source.name}: its name has no letter or digit to name the task")
+            Refusal(None, f"{source.name}: no letter or digit in its name to name the task")
         )
-    if result.refusals:
-        return result
-    files = _before_run(solution, result, into, options)
-    if result.refusals:
-        return result
-    runs = await _run(solution, files, options.timeout)
-    plan = _plan(solution, facts, result, runs, sorted(files))
-    if result.refusals:
-        return result
-    text = _checked(solution, plan, result)
-    if text is not None and not options.check:
-        _write(result, text, files, into)
-    return result
+    return result, solution, facts
 
 
 def _result(
