@@ -455,7 +455,7 @@ export type components = {
       step: number;
       /** @description its code cell in the teacher's notebook, counted from 1 */
       cell: number;
-      /** @description the tagged or inferred kind; null: not run, or refused */
+      /** @description the tagged or inferred kind; null: not known (not run, or refused) */
       kind: components['schemas']['StepKind'] | null;
       /** @description the kind is a cell tag's (cibench:KIND), not inferred */
       tagged: boolean;

@@ -40,7 +40,9 @@ class NewTaskRequest(Request):
 class NewTaskStep(Closed):
     step: StepIndex
     cell: int = Field(description="its code cell in the teacher's notebook, counted from 1")
-    kind: StepKind | None = Field(description="the tagged or inferred kind; null: not run, or refused")
+    kind: StepKind | None = Field(
+        description="the tagged or inferred kind; null: not known (not run, or refused)"
+    )
     tagged: bool = Field(description="the kind is a cell tag's (cibench:KIND), not inferred")
     answer: str = Field(description="what the solution showed: a number, a line, 'a figure', 'nothing'")
     modules: list[str]
