@@ -25,7 +25,7 @@ export const NEW_TASK_LABEL = 'Make a CIBench Task from This Notebook';
 /** One step as the confirmation table shows it. */
 export function stepCells(step: INewTaskStep): string[] {
   const how = step.tagged ? 'tagged' : step.kind ? 'inferred' : '';
-  let answer = step.answer || (step.seconds === null ? 'not run' : '');
+  let answer = step.answer || (step.seconds === null ? 'not run' : 'refused');
   if (step.plot_elements.length) {
     answer += ` (graded: ${step.plot_elements.join(', ')})`;
   }

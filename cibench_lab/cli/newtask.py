@@ -54,7 +54,7 @@ def print_steps(result) -> None:
     for row in result.steps:
         kind = row.kind or "?"
         how = "tagged" if row.tagged else "inferred" if row.kind else "-"
-        answer = row.answer or ("not run" if row.seconds is None else "")
+        answer = row.answer or ("not run" if row.seconds is None else "refused")
         if row.plot_elements:
             answer += f" ({', '.join(row.plot_elements)})"
         print(f"{row.step + 1:>4}  {row.cell:>4}  {kind:<5} {how:<8}  {answer}")

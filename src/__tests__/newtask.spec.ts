@@ -44,7 +44,8 @@ function result(extra: Partial<INewTaskResult> = {}): INewTaskResult {
         answer: 'a figure',
         plot_elements: ['title', 'chart_type']
       },
-      { ...step, step: 3, cell: 9, kind: null, answer: '', seconds: null }
+      { ...step, step: 3, cell: 9, kind: 'num', answer: '', tagged: true },
+      { ...step, step: 4, cell: 11, kind: null, answer: '', seconds: null }
     ],
     refusals: [],
     warnings: [],
@@ -62,7 +63,8 @@ describe('Make a CIBench Task from This Notebook', () => {
       ['1', '3', 'exec', 'inferred', 'nothing'],
       ['2', '5', 'text', 'tagged', "'Sun'"],
       ['3', '7', 'vis', 'inferred', 'a figure (graded: title, chart_type)'],
-      ['4', '9', '?', '', 'not run']
+      ['4', '9', 'num', 'tagged', 'refused'],
+      ['5', '11', '?', '', 'not run']
     ]);
   });
 
@@ -82,7 +84,7 @@ describe('Make a CIBench Task from This Notebook', () => {
     ]);
     expect(headers.every(th => th.getAttribute('scope') === 'col')).toBe(true);
     expect(node.querySelector('caption')?.textContent).toBe(
-      'classroom/pandas/bills_week: Bills by day (4 steps)'
+      'classroom/pandas/bills_week: Bills by day (5 steps)'
     );
     const lines = Array.from(
       node.querySelectorAll('.jp-CIBench-newTaskRefusals li')
