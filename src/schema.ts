@@ -31,7 +31,8 @@ export type paths = {
     /** The task library */
     get: operations['get_tasks'];
     put?: never;
-    post?: never;
+    /** Make a task from a teacher's solution notebook (check: only say what it would be) */
+    post: operations['post_tasks'];
     delete?: never;
     options?: never;
     head?: never;
@@ -558,6 +559,12 @@ export type components = {
       count: number;
       at: string;
     };
+    CellRefusal: {
+      /** @description the teacher's cell, counted from 1; null: the notebook as a whole */
+      cell: number | null;
+      /** @description one line naming the cell and the reason */
+      message: string;
+    };
     /** @description One execution on the attempt's kernel, as the server's capture read it. */
     CellRun: {
       /** @description the step open when it started */
@@ -641,11 +648,77 @@ export type components = {
     /** @enum {string} */
     KernelStop: 'idle' | 'finished';
     /** @enum {string} */
+    Library:
+      | 'lightgbm'
+      | 'matplotlib'
+      | 'nltk'
+      | 'opencv'
+      | 'pandas'
+      | 'pytorch'
+      | 'scipy'
+      | 'seaborn'
+      | 'sklearn'
+      | 'tensorflow';
+    /** @enum {string} */
     Mode: 'e2e' | 'oracle';
     /** @description A model the server lets the lab attach: never its key or endpoint. */
     ModelInfo: {
       name: string;
       protocol: string;
+    };
+    NewTaskRequest: {
+      /** @description the solution notebook, relative to the server root */
+      notebook: string;
+      /** @description the task's library (default: the one its steps use most) */
+      lib?: components['schemas']['Library'] | null;
+      /**
+       * @description the instructions' language
+       * @default en
+       * @enum {string}
+       */
+      lang?: 'en' | 'zh';
+      /** @description the folder copied as the task's data/, relative to the server root (default: data/ beside it) */
+      data?: string | null;
+      /**
+       * @description run the solution and say what the task would be; write nothing
+       * @default false
+       */
+      check?: boolean;
+    };
+    /** @description What was made of the notebook: written, or (check, or refused) what it would be. */
+    NewTaskResult: {
+      /** @description classroom/<lib>/<stem> */
+      task_id: string;
+      /** @description where the task notebook is (or would be) written */
+      path: string;
+      lib: string | null;
+      language: string;
+      title: string;
+      steps: components['schemas']['NewTaskStep'][];
+      /** @description empty unless the notebook cannot become a task */
+      refusals: components['schemas']['CellRefusal'][];
+      warnings: string[];
+      written: boolean;
+      /** @description it replaced an earlier version of the task */
+      updated: boolean;
+      data_files: string[];
+    };
+    NewTaskStep: {
+      /** @description 0-based step index */
+      step: number;
+      /** @description its code cell in the teacher's notebook, counted from 1 */
+      cell: number;
+      /** @description the tagged or inferred kind; null: not known (not run, or refused) */
+      kind: components['schemas']['StepKind'] | null;
+      /** @description the kind is a cell tag's (cibench:KIND), not inferred */
+      tagged: boolean;
+      /** @description what the solution showed: a number, a line, 'a figure', 'nothing' */
+      answer: string;
+      modules: string[];
+      /** @description a vis step's declared plot elements (graded with its data) */
+      plot_elements: string[];
+      /** @description how long the solution ran; null: not run */
+      seconds: number | null;
     };
     /** @enum {string} */
     Next: 'propose' | 'run' | 'reference' | 'wait' | 'done';
@@ -1123,6 +1196,39 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['TaskSummary'][];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  post_tasks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NewTaskRequest'];
+      };
+    };
+    responses: {
+      /** @description Make a task from a teacher's solution notebook (check: only say what it would be) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NewTaskResult'];
         };
       };
       /** @description an error */

@@ -31,7 +31,7 @@ from ..models.config import ModelRegistry, read_config_file
 from ..models.judge import VisionJudge
 from ..models.redact import redact_logs
 from ..store import NeedsUpgrade, Store, StoreError
-from ..tasks.library import TaskLibrary, default_task_dirs
+from ..tasks.library import TaskLibrary, default_task_dirs, user_tasks_dir
 from .traits import DATABASE_URL_VAR, CIBenchLabTraits
 
 KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
@@ -48,6 +48,7 @@ class Services:
     participant: str
     models: ModelRegistry
     studies: Studies
+    new_tasks_dir: Path  # where the lab's "Make a CIBench Task" writes (CIBenchLabApp.new_tasks_dir)
 
     def settings_view(self) -> dict:
         c = self.lab.config
@@ -100,7 +101,9 @@ class CIBenchLabApp(CIBenchLabTraits):
         lab = LabPlay(attempts, self._server, config, models, grader)
         hub = bool(os.environ.get("JUPYTERHUB_USER"))  # the hub user plays: no participant codes
         studies = Studies(defs, lab, self.researchers, hub)
-        self.services = Services(library, store, attempts, lab, participant, models, studies)
+        new_tasks = Path(self.new_tasks_dir).expanduser() if self.new_tasks_dir else user_tasks_dir()
+        new_tasks = new_tasks.resolve()
+        self.services = Services(library, store, attempts, lab, participant, models, studies, new_tasks)
         self.settings.update({"cibench_lab": self.services})
         events = self._server.event_logger
         assert events is not None  # ServerApp makes one when it initializes

@@ -11,6 +11,7 @@ from ..engine.errors import NotFound
 from ..engine.view import attempt_view, grades_visible, turns_view
 from . import schemas as s
 from .base import API, Handler, NotFoundHandler, Route, bind
+from .newtask import make_task
 from .record import ActivityHandler, NoteHandler, PauseHandler, ResumeHandler, TraceHandler
 from .study_routes import STUDY_ROUTES
 
@@ -20,6 +21,14 @@ class TasksHandler(Handler):
     @authorized
     async def get(self):
         await self.respond([t.summary() for t in self.services.library.select(None)])
+
+    @web.authenticated
+    @authorized
+    async def post(self):
+        await self.respond(self._new())
+
+    async def _new(self):
+        return await make_task(self.services, self.parse(s.NewTaskRequest))
 
 
 class TaskHandler(Handler):
@@ -248,6 +257,14 @@ AID = "/attempts/{attempt_id}"
 ROUTES: tuple[Route, ...] = (
     Route("GET", "/openapi.json", OpenAPIHandler, dict[str, Any], "This document"),
     Route("GET", "/tasks", TasksHandler, list[s.TaskSummary], "The task library"),
+    Route(
+        "POST",
+        "/tasks",
+        TasksHandler,
+        s.NewTaskResult,
+        "Make a task from a teacher's solution notebook (check: only say what it would be)",
+        body=s.NewTaskRequest,
+    ),
     Route("GET", "/tasks/{task_id}", TaskHandler, s.TaskDetail, "One task, without its reference material"),
     Route("GET", "/settings", SettingsHandler, s.ServerSettings, "The server's play settings"),
     Route("GET", "/models", ModelsHandler, list[s.ModelInfo], "Models the lab may attach"),
