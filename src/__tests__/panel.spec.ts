@@ -16,9 +16,8 @@ import {
 function setup() {
   const model = new CIBenchModel();
   const actions = fakeActions();
-  const panel = new CIBenchPanel(model, actions, action =>
-    action === 'next' ? 'Ctrl+Alt+N' : ''
-  );
+  const keys = { next: 'Ctrl+Alt+N', 'give-up': '', undo: 'Ctrl+Alt+Z' };
+  const panel = new CIBenchPanel(model, actions, action => keys[action]);
   const q = <T extends Element>(sel: string) =>
     panel.node.querySelector<T>(sel);
   const all = (sel: string) => Array.from(panel.node.querySelectorAll(sel));
@@ -314,11 +313,19 @@ describe('the action bar', () => {
     const undo = q<HTMLButtonElement>('.jp-CIBench-undo')!;
     expect(document.activeElement).toBe(undo); // the focus stays in the bar
     const countdown = q<HTMLElement>('.jp-CIBench-countdown')!;
-    expect(countdown.textContent).toBe('Step 2 settles in 5 s');
+    expect(countdown.textContent).toBe(
+      'Step 2 settles in 5 s — Undo: Ctrl+Alt+Z'
+    );
     model.pending = { ...model.pending, remaining: 4 };
     expect(q('.jp-CIBench-countdown')).toBe(countdown); // updated in place
-    expect(countdown.textContent).toBe('Step 2 settles in 4 s');
-    expect(q('.jp-CIBench-pending')?.getAttribute('role')).toBe('status');
+    expect(countdown.textContent).toBe(
+      'Step 2 settles in 4 s — Undo: Ctrl+Alt+Z'
+    );
+    const status = q<HTMLElement>('.jp-CIBench-pending')!;
+    expect(status.getAttribute('role')).toBe('status');
+    expect(status.getAttribute('aria-live')).toBe('polite');
+    expect(status.textContent).toBe('Step 2 settles in 5 s — Undo: Ctrl+Alt+Z');
+    expect(undo.getAttribute('aria-keyshortcuts')).toBe('Ctrl+Alt+Z');
     undo.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape' }));
     q<HTMLButtonElement>('.jp-CIBench-settle-now')!.click();
     expect(actions.calls).toEqual(['undo', 'settleNow']);
