@@ -46,6 +46,59 @@ describe('CIBenchPanel', () => {
     expect(rows[0].textContent).toContain('1 step');
   });
 
+  it('moves from the filter to the rows with the arrow keys', () => {
+    const { model, panel, q, all } = setup();
+    document.body.appendChild(panel.node);
+    model.tasks = TASKS;
+    const input = q<HTMLInputElement>('input.jp-CIBench-filter')!;
+    input.focus();
+    const key = (target: Element, k: string) =>
+      target.dispatchEvent(
+        new KeyboardEvent('keydown', { key: k, bubbles: true })
+      );
+    key(input, 'ArrowDown');
+    const rows = all('button.jp-CIBench-task');
+    expect(document.activeElement).toBe(rows[0]);
+    key(rows[0], 'ArrowDown');
+    expect(document.activeElement).toBe(rows[1]);
+    key(rows[1], 'ArrowUp');
+    key(rows[0], 'ArrowUp');
+    expect(document.activeElement).toBe(input);
+    panel.node.remove();
+  });
+
+  it('selects the only match on Enter and focuses its mode', async () => {
+    const { model, actions, panel, q } = setup();
+    document.body.appendChild(panel.node);
+    model.tasks = TASKS;
+    actions.selectTask = async (id: string) => {
+      actions.calls.push(`select ${id}`);
+      model.selected = { ...DETAIL, id };
+    };
+    const input = q<HTMLInputElement>('input.jp-CIBench-filter')!;
+    input.focus();
+    const enter = () =>
+      input.dispatchEvent(
+        new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })
+      );
+    enter(); // three match: nothing chosen
+    expect(actions.calls).toEqual([]);
+    input.value = 'seaborn';
+    input.dispatchEvent(new Event('input'));
+    enter();
+    await new Promise(r => setTimeout(r, 0));
+    const only = model.visibleTasks[0].id;
+    expect(actions.calls).toEqual([`select ${only}`]);
+    const mode = q<HTMLInputElement>('input.jp-CIBench-mode:checked')!;
+    expect(document.activeElement).toBe(mode);
+    // the mode choice comes before the intro's long text
+    const intro = q('.jp-CIBench-intro')!;
+    expect(
+      mode.compareDocumentPosition(intro) & Node.DOCUMENT_POSITION_FOLLOWING
+    ).toBeTruthy();
+    panel.node.remove();
+  });
+
   it('selects a task, shows its intro, modes and Start', () => {
     const { model, actions, q, all } = setup();
     model.tasks = TASKS;
