@@ -619,6 +619,57 @@ describe('the attempt view', () => {
     ).toBe('true');
   });
 
+  it("shows the chosen profile's kept grades, a legend and a missed plot's bar", () => {
+    const { model, q, all } = setup();
+    const summary = (vis: number) => ({
+      tool: 100,
+      exec: 100,
+      num: null,
+      text: null,
+      vis,
+      counts: {}
+    });
+    const fair = grade({
+      profile: 'fair',
+      kind: 'vis',
+      score: 0.8,
+      passed: false
+    });
+    const cib = grade({ profile: 'cibench', kind: 'vis', score: 0.997 });
+    const base = attemptView();
+    model.showAttempt(
+      attemptView({
+        status: 'done',
+        profile: 'fair',
+        summary: summary(80),
+        summaries: { fair: summary(80), cibench: summary(99.5) },
+        steps: [
+          {
+            ...base.steps[0],
+            kind: 'vis',
+            grade: fair,
+            grades: { fair, cibench: cib }
+          }
+        ]
+      })
+    );
+    const kept = () =>
+      all('.jp-CIBench-times tbody tr td').map(td => td.textContent)[1];
+    expect(kept()).toBe('missed · 0.80 (pass at 1.00)');
+    q<HTMLButtonElement>(
+      '.jp-CIBench-profile[data-profile="cibench"]'
+    )!.click();
+    expect(q('.jp-CIBench-times')?.getAttribute('data-profile')).toBe(
+      'cibench'
+    );
+    expect(kept()).toBe('passed · 1.00'); // 0.997: cibench's SSIM pass
+    const terms = all('.jp-CIBench-legend dt').map(dt => dt.textContent);
+    expect(terms).toEqual(['Tool', 'Exec', 'Num', 'Text', 'Vis']);
+    expect(q('.jp-CIBench-legend')?.textContent).toContain(
+      'partial scores count'
+    );
+  });
+
   it('has no profile tabs when only one summary is stored', () => {
     const { model, q } = setup();
     model.showAttempt(attemptView({ status: 'done', summaries: undefined }));
