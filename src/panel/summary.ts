@@ -131,10 +131,12 @@ function metricLegend(): HTMLElement {
   return h(
     'dl',
     { className: 'jp-CIBench-legend', attrs: { 'aria-label': 'Metrics' } },
-    ...METRIC_LEGEND.flatMap(([term, what]) => [
-      h('dt', { text: term }),
-      h('dd', { text: `mean of ${what}` })
-    ])
+    ...([] as HTMLElement[]).concat(
+      ...METRIC_LEGEND.map(([term, what]) => [
+        h('dt', { text: term }),
+        h('dd', { text: `mean of ${what}` })
+      ])
+    )
   );
 }
 
