@@ -427,6 +427,34 @@ describe('the action bar', () => {
 });
 
 describe('the attempt view', () => {
+  it('scrolls the step list to the open step once per step', async () => {
+    const { model, panel } = setup();
+    document.body.appendChild(panel.node);
+    const scrolled: string[] = [];
+    const proto = HTMLElement.prototype as unknown as {
+      scrollIntoView?: () => void;
+    };
+    const before = proto.scrollIntoView;
+    proto.scrollIntoView = function (this: HTMLElement) {
+      scrolled.push(
+        this.querySelector('.jp-CIBench-step-label')?.textContent ?? ''
+      );
+    };
+    try {
+      const view = attemptView();
+      model.showAttempt(view);
+      await Promise.resolve();
+      expect(scrolled).toHaveLength(1);
+      expect(scrolled[0]).toContain('Step 2');
+      model.showAttempt({ ...view }); // the same open step: the scroll is left be
+      await Promise.resolve();
+      expect(scrolled).toHaveLength(1);
+    } finally {
+      proto.scrollIntoView = before;
+      panel.node.remove();
+    }
+  });
+
   it('names the grade rule and says when the notebook is closed', () => {
     const { model, actions, q } = setup();
     const view = attemptView();
