@@ -105,11 +105,13 @@ function addPanel(
   model: CIBenchModel,
   controller: AttemptController
 ): CIBenchPanel {
+  const command = {
+    next: CommandIDs.nextStep,
+    'give-up': CommandIDs.giveUp,
+    undo: CommandIDs.undoSettle
+  };
   const panel = new CIBenchPanel(model, controller, action =>
-    shortcutLabel(
-      app.commands,
-      action === 'next' ? CommandIDs.nextStep : CommandIDs.giveUp
-    )
+    shortcutLabel(app.commands, command[action])
   );
   labShell.add(panel, 'left', { rank: 600 });
   restorer?.add(panel, PANEL_ID);

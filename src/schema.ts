@@ -962,6 +962,13 @@ export type components = {
       /** @description the step's time net of pauses (settled: final; open: up to now) */
       working_seconds: number | null;
       grade: components['schemas']['Grade'] | null;
+      /**
+       * @description done: the step's kept grade under every stored profile; open: null
+       * @default null
+       */
+      grades?: {
+        [key: string]: components['schemas']['Grade'];
+      } | null;
       /** @description 0-based turn whose grade is `grade` under the grade rule (open step: so far); null without turns or while grades are hidden */
       kept_turn: number | null;
       /** @description how the shown profile decides pass for this kind, in words */

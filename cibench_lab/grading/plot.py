@@ -37,7 +37,8 @@ TOL = 0.002
 CURVE_TOL = 0.01
 #: Colours closer than this (RGB in [0, 1], max channel difference) are the same colour.
 COLOR_TOL = 0.06
-#: Element names as the badge says them.
+#: Element names as the badge says them (``PLURAL``: those that take "differ").
+PLURAL = {"axis_labels", "colors", "ticks"}
 NAMES = {
     "title": "title",
     "axis_labels": "axis labels",
@@ -72,7 +73,9 @@ class Comparison:
         return self.score >= 1.0
 
     def detail(self) -> str:
-        parts = ["data matches" if self.data >= 1.0 else "data differs: " + ", ".join(self.differences)]
+        parts = [
+            "data matches" if self.data >= 1.0 else "data differs: " + ", ".join(counted(self.differences))
+        ]
         missing = [e for e in self.declared if e in self.elements and not self.elements[e]]
         matched = [e for e in self.declared if self.elements.get(e)]
         if matched:
@@ -82,13 +85,43 @@ class Comparison:
                 + (" match" if len(matched) > 1 else " matches")
             )
         parts += [
-            f"missing the declared {NAMES[e]}" if e in self.missing else f"the declared {NAMES[e]} differs"
+            f"missing the declared {NAMES[e]}"
+            if e in self.missing
+            else f"the declared {NAMES[e]} {'differ' if e in PLURAL else 'differs'}"
             for e in missing
         ]
         ungraded = [NAMES[e] for e in ELEMENTS if e not in self.declared and not self.elements.get(e, True)]
         if ungraded:
             parts.append(", ".join(ungraded) + " not graded")
         return "; ".join(parts)
+
+
+#: A difference said of one series or plot area, and how it reads for several.
+_COUNTABLE = (
+    (re.compile(r"^an? (?P<noun>.+) missing$"), "{n} {nouns} missing"),
+    (re.compile(r"^an extra (?P<noun>.+)$"), "{n} extra {nouns}"),
+    (re.compile(r"^an? (?P<noun>.+) differs$"), "{n} {nouns} differ"),
+    (re.compile(r"^(?P<noun>a different number of .+)$"), "{noun} in {n} series"),
+)
+
+
+def counted(differences: list[str]) -> list[str]:
+    """The differences once each, in first-seen order; a repeated one counted ("2 extra lines")."""
+    counts: dict[str, int] = {}
+    for d in differences:
+        counts[d] = counts.get(d, 0) + 1
+    return [_times(d, n) for d, n in counts.items()]
+
+
+def _times(difference: str, n: int) -> str:
+    if n == 1:
+        return difference
+    for pattern, template in _COUNTABLE:
+        m = pattern.match(difference)
+        if m:
+            noun = m["noun"]
+            return template.format(n=n, noun=noun, nouns=noun if noun.endswith("s") else noun + "s")
+    return f"{difference} ({n} times)"
 
 
 def compare(pred: Figure, ref: Figure, declared: tuple[str, ...]) -> Comparison:
@@ -144,7 +177,7 @@ def _axes_data(pred: Axes, ref: Axes, diffs: list[str]) -> tuple[float, int]:
         left.remove(j)
         credit += share
         if share < 1.0:
-            diffs.append(_series_diff(share, r))
+            diffs.append(_series_diff(share, pred.series[j], r))
     for j in left:
         diffs.append(f"an extra {_kind_name(pred.series[j].kind)}")
     return credit, max(len(ref.series), len(pred.series))
@@ -275,10 +308,15 @@ def _close(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return near.all(axis=1)
 
 
-def _series_diff(share: float, ref: Series) -> str:
+def _series_diff(share: float, pred: Series, ref: Series) -> str:
+    """How a paired series differs; never the reference's count or values (when the counts
+    differ, only that they do)."""
     if ref.kind in NOUNS and not ref.ordered and ref.points is not None:
         r, sampled = _values(ref.points)
+        p, pred_sampled = _values(pred.points) if pred.points is not None else (None, True)
         total = len(r) if r is not None else 0
+        if not sampled and total and (pred_sampled or p is None or len(p) != total):
+            return f"a different number of {NOUNS[ref.kind]}"
         if not sampled and total:
             wrong = round((1.0 - share) * total)
             return f"{wrong} of {total} {NOUNS[ref.kind]} {'differs' if wrong == 1 else 'differ'}"
