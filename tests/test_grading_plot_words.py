@@ -10,7 +10,7 @@ import pytest
 from figures import bars, grades, output
 from matplotlib.figure import Figure
 
-from cibench_lab.grading.plot import counted
+from cibench_lab.grading.plot_words import counted
 
 pytestmark = pytest.mark.fast
 

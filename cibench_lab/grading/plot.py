@@ -31,25 +31,13 @@ import numpy as np
 from ..tasks.plot import ELEMENTS
 from .dates import aligned
 from .figure import Array, Axes, Figure, Series
+from .plot_words import NAMES, NOUNS, PLURAL, counted, kind_name, with_article
 
 TOL = 0.002
 #: Two samplings of one line agree this closely (share of the span) once interpolated.
 CURVE_TOL = 0.01
 #: Colours closer than this (RGB in [0, 1], max channel difference) are the same colour.
 COLOR_TOL = 0.06
-#: Element names as the badge says them (``PLURAL``: those that take "differ").
-PLURAL = {"axis_labels", "colors", "ticks"}
-NAMES = {
-    "title": "title",
-    "axis_labels": "axis labels",
-    "legend": "legend",
-    "colors": "colours",
-    "colorbar": "colour bar",
-    "ticks": "ticks",
-    "figsize": "figure size",
-    "chart_type": "chart type",
-}
-NOUNS = {"bar": "bars", "barh": "bars", "scatter": "points", "segments": "segment ends"}
 
 
 @dataclass
@@ -94,34 +82,6 @@ class Comparison:
         if ungraded:
             parts.append(", ".join(ungraded) + " not graded")
         return "; ".join(parts)
-
-
-#: A difference said of one series or plot area, and how it reads for several.
-_COUNTABLE = (
-    (re.compile(r"^an? (?P<noun>.+) missing$"), "{n} {nouns} missing"),
-    (re.compile(r"^an extra (?P<noun>.+)$"), "{n} extra {nouns}"),
-    (re.compile(r"^an? (?P<noun>.+) differs$"), "{n} {nouns} differ"),
-    (re.compile(r"^(?P<noun>a different number of .+)$"), "{noun} in {n} series"),
-)
-
-
-def counted(differences: list[str]) -> list[str]:
-    """The differences once each, in first-seen order; a repeated one counted ("2 extra lines")."""
-    counts: dict[str, int] = {}
-    for d in differences:
-        counts[d] = counts.get(d, 0) + 1
-    return [_times(d, n) for d, n in counts.items()]
-
-
-def _times(difference: str, n: int) -> str:
-    if n == 1:
-        return difference
-    for pattern, template in _COUNTABLE:
-        m = pattern.match(difference)
-        if m:
-            noun = m["noun"]
-            return template.format(n=n, noun=noun, nouns=noun if noun.endswith("s") else noun + "s")
-    return f"{difference} ({n} times)"
 
 
 def compare(pred: Figure, ref: Figure, declared: tuple[str, ...]) -> Comparison:
@@ -172,14 +132,14 @@ def _axes_data(pred: Axes, ref: Axes, diffs: list[str]) -> tuple[float, int]:
         if share <= 0.0:  # nothing shows this data: the same kind of series, if any, is its attempt
             j = next((k for k in left if pred.series[k].kind == r.kind), -1)
         if j < 0:
-            diffs.append(f"{_a(_kind_name(r.kind))} missing")
+            diffs.append(f"{with_article(kind_name(r.kind))} missing")
             continue
         left.remove(j)
         credit += share
         if share < 1.0:
             diffs.append(_series_diff(share, pred.series[j], r))
     for j in left:
-        diffs.append(f"an extra {_kind_name(pred.series[j].kind)}")
+        diffs.append(f"an extra {kind_name(pred.series[j].kind)}")
     return credit, max(len(ref.series), len(pred.series))
 
 
@@ -196,14 +156,6 @@ def _best(
         if share > best[0]:
             best = (share, j)
     return best
-
-
-def _a(noun: str) -> str:
-    return ("an " if noun[0] in "aeiou" else "a ") + noun
-
-
-def _kind_name(kind: str) -> str:
-    return {"bar": "bar group", "barh": "bar group", "heatmap": "heatmap", "pie": "pie wedge"}.get(kind, kind)
 
 
 def _span(lim: tuple[float, float], scale: str) -> float:
@@ -320,7 +272,7 @@ def _series_diff(share: float, pred: Series, ref: Series) -> str:
         if not sampled and total:
             wrong = round((1.0 - share) * total)
             return f"{wrong} of {total} {NOUNS[ref.kind]} {'differs' if wrong == 1 else 'differ'}"
-    return f"{_a(_kind_name(ref.kind))} differs"
+    return f"{with_article(kind_name(ref.kind))} differs"
 
 
 def _image_matches(pred: Series, ref: Series) -> bool:
