@@ -290,6 +290,8 @@ class LabPlay:
         result = await self.driver.record(
             attempt_id, step, turn, msg_id=msg_id, started_at=started, finished_at=finished, meta=meta
         )
+        if ex.status == "timeout":  # the badge says the run was stopped at the limit
+            result["stopped"] = ex.stopped or "timeout"
         if ex.status == "dead" or ex.stopped == "restarted":  # the next run needs the state back
             await self._until_restored(attempt_id, kernel_id, ex.first_seen)
         return result
@@ -354,10 +356,21 @@ class LabPlay:
         self, attempt_id: str, step: Any, kernel_id: Any, msg_id: Any, participant: str
     ) -> dict:
         """Oracle: the browser ran a settled step's reference cell; the driver keeps what
-        the kernel printed (an attached model's next prompt shows it)."""
+        the kernel printed (an attached model's next prompt shows it).  A finished attempt's
+        kernel waits for this report (``Culler.after``)."""
+        try:
+            return await self._reference(attempt_id, step, kernel_id, msg_id, participant)
+        finally:
+            self.culler.referenced(attempt_id, step)
+
+    async def _reference(
+        self, attempt_id: str, step: Any, kernel_id: Any, msg_id: Any, participant: str
+    ) -> dict:
         _check_ids(kernel_id, msg_id)
         row, task = await self.call(self.attempts.load, attempt_id, participant)
-        if row.mode != "oracle" or not isinstance(step, int) or not 0 <= step < row.current_step:
+        last = row.status == "done" and step == row.current_step  # shown after the attempt finished
+        settled = isinstance(step, int) and (0 <= step < row.current_step or last)
+        if row.mode != "oracle" or not settled:
             raise BadInput("step: must be a settled step of an oracle attempt")
         if kernel_id != row.kernel_id:
             raise Conflict(f"kernel {kernel_id} is not this attempt's kernel")
@@ -368,6 +381,8 @@ class LabPlay:
             raise BadInput(f"msg_id: kernel {kernel_id} did not finish {msg_id}")
         if (ex.code or "").strip() != task.steps[step].code.strip():
             raise BadInput(f"msg_id: {msg_id} did not run step {step}'s reference")
+        if last:  # no prompt follows: nothing to keep, the kernel may stop
+            return {"step": step, "recorded": False, "next": await self.driver.next(attempt_id)}
         ref = TurnOutput(ex.code or "", ex.outputs, ex.error, ex.status)
         return await self.driver.reference(attempt_id, step, ref, "notebook")
 
