@@ -314,8 +314,22 @@ export function activate(nb: Notebook, cell: Cell, focus = false): void {
   nb.deselectAll();
   nb.activeCellIndex = index;
   nb.mode = 'edit';
-  void nb.scrollToCell(cell);
+  reveal(nb, cell).catch(err => console.debug('cibench-lab: scroll', err));
   if (focus && nb.isVisible) {
     nb.activate();
+  }
+}
+
+/**
+ * Scroll `cell` fully into view once it is rendered and laid out (a cell
+ * just added, below an oracle cell whose outputs came in, would otherwise be
+ * scrolled to by its estimated height and show as a sliver at the bottom).
+ */
+async function reveal(nb: Notebook, cell: Cell): Promise<void> {
+  await nb.scrollToCell(cell);
+  await cell.ready;
+  await new Promise(resolve => requestAnimationFrame(resolve));
+  if (!cell.isDisposed && nb.activeCell === cell) {
+    await nb.scrollToCell(cell, 'center');
   }
 }
