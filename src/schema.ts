@@ -1144,6 +1144,8 @@ export type components = {
       grade: components['schemas']['Grade'] | null;
       /** @description set when a turn cap settled the step */
       settled: components['schemas']['Settled'] | null;
+      /** @description the run went over CIBenchLabApp.turn_timeout and was stopped: interrupted | restarted | timeout */
+      stopped?: string;
       next: components['schemas']['NextAction'];
       attempt: components['schemas']['AttemptView'];
     };
