@@ -87,6 +87,12 @@ export type INote = Schemas['Note'];
 export type ITrace = Schemas['Trace'];
 /** The body of `POST attempts/{id}/activity` besides its step. */
 export type IActivityBody = Omit<Schemas['ActivityReport'], 'step'>;
+/** Body of `POST tasks`: make (or with `check`, only check) a task from a solution notebook. */
+export type INewTaskRequest = Schemas['NewTaskRequest'];
+/** `POST tasks`: the task made (or that would be), its steps, and what is refused per cell. */
+export type INewTaskResult = Schemas['NewTaskResult'];
+/** One step of `INewTaskResult`, as the teacher confirms it. */
+export type INewTaskStep = Schemas['NewTaskStep'];
 /** The body of every error response. */
 export type IErrorBody = Schemas['Error'];
 /** `GET me`: the server's user, their roles and classes. */
@@ -172,6 +178,11 @@ export class CIBenchApi {
 
   task(id: string): Promise<ITaskDetail> {
     return this.request(`tasks/${taskPath(id)}`);
+  }
+
+  /** Make a task from the solution notebook at `body.notebook` (relative to the server root). */
+  newTask(body: INewTaskRequest): Promise<INewTaskResult> {
+    return this.request('tasks', body);
   }
 
   serverSettings(): Promise<IServerSettings> {

@@ -1,7 +1,8 @@
 /**
  * The CIBench commands and their palette entries. Next step, Give up and the
- * working clock's Pause / Resume act on the attempt the panel shows; the
- * player commands are enabled only for an attempt an attached player plays.
+ * working clock's Pause / Resume act on the attempt the panel shows; Undo
+ * Settle only inside a settle's Undo window; the player commands are enabled
+ * only for an attempt an attached player plays.
  */
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
@@ -14,6 +15,7 @@ export namespace CommandIDs {
   export const openPanel = 'cibench-lab:open-panel';
   export const nextStep = 'cibench-lab:next-step';
   export const giveUp = 'cibench-lab:give-up';
+  export const undoSettle = 'cibench-lab:undo-settle';
   export const playStep = 'cibench-lab:play-step';
   export const playAll = 'cibench-lab:play-all';
   export const stopPlayer = 'cibench-lab:stop-player';
@@ -64,6 +66,7 @@ export function addCommands(
   const { commands } = app;
   const table = [
     ...stepCommands(controller, host),
+    undoCommand(controller, host),
     ...playerCommands(controller),
     ...clockCommands(controller)
   ];
@@ -71,9 +74,13 @@ export function addCommands(
     commands.addCommand(id, { label, caption, execute, isEnabled });
     palette?.addItem({ command: id, category: CATEGORY, rank });
   }
-  host.model.changed.connect((_, kind) => {
+  let waiting = false; // a settle in its Undo window (Undo Settle enabled)
+  host.model.changed.connect((model, kind) => {
     if (kind === 'attempt' || kind === 'view') {
       commands.notifyCommandChanged();
+    } else if (kind === 'pending' && waiting !== (model.pending !== null)) {
+      waiting = model.pending !== null;
+      commands.notifyCommandChanged(CommandIDs.undoSettle);
     }
   });
   app.contextMenu.addItem({
@@ -120,6 +127,21 @@ function stepCommands(
       rank: 5
     }
   ];
+}
+
+/** Undo Settle: enabled only while a settle waits in its Undo window. */
+function undoCommand(
+  controller: AttemptController,
+  host: ICommandHost
+): ICommandRow {
+  return {
+    id: CommandIDs.undoSettle,
+    label: 'CIBench: Undo Settle',
+    caption: 'Cancel the Next step or Give up waiting in its Undo window',
+    execute: () => controller.undoSettle(),
+    isEnabled: () => host.model.pending !== null,
+    rank: 2
+  };
 }
 
 /** An attached player's: play the step, play all, stop (enabled only for its attempt). */

@@ -31,7 +31,8 @@ export type paths = {
     /** The task library */
     get: operations['get_tasks'];
     put?: never;
-    post?: never;
+    /** Make a task from a teacher's solution notebook (check: only say what it would be) */
+    post: operations['post_tasks'];
     delete?: never;
     options?: never;
     head?: never;
@@ -592,6 +593,12 @@ export type components = {
       count: number;
       at: string;
     };
+    CellRefusal: {
+      /** @description the teacher's cell, counted from 1; null: the notebook as a whole */
+      cell: number | null;
+      /** @description one line naming the cell and the reason */
+      message: string;
+    };
     /** @description One execution on the attempt's kernel, as the server's capture read it. */
     CellRun: {
       /** @description the step open when it started */
@@ -679,6 +686,18 @@ export type components = {
     KernelStatus: 'running' | 'stopped' | 'none';
     /** @enum {string} */
     KernelStop: 'idle' | 'finished';
+    /** @enum {string} */
+    Library:
+      | 'lightgbm'
+      | 'matplotlib'
+      | 'nltk'
+      | 'opencv'
+      | 'pandas'
+      | 'pytorch'
+      | 'scipy'
+      | 'seaborn'
+      | 'sklearn'
+      | 'tensorflow';
     /** @description The caller: the server's user, their roles (participant always) and the classes they belong to. */
     Me: {
       name: string;
@@ -692,6 +711,60 @@ export type components = {
     ModelInfo: {
       name: string;
       protocol: string;
+    };
+    NewTaskRequest: {
+      /** @description the solution notebook, relative to the server root */
+      notebook: string;
+      /** @description the task's library (default: the one its steps use most) */
+      lib?: components['schemas']['Library'] | null;
+      /**
+       * @description the instructions' language
+       * @default en
+       * @enum {string}
+       */
+      lang?: 'en' | 'zh';
+      /** @description the folder copied as the task's data/, relative to the server root (default: data/ beside it) */
+      data?: string | null;
+      /**
+       * @description run the solution and say what the task would be; write nothing
+       * @default false
+       */
+      check?: boolean;
+    };
+    /** @description What was made of the notebook: written, or (check, or refused) what it would be. */
+    NewTaskResult: {
+      /** @description classroom/<lib>/<stem> */
+      task_id: string;
+      /** @description where the task notebook is (or would be) written */
+      path: string;
+      lib: string | null;
+      language: string;
+      title: string;
+      steps: components['schemas']['NewTaskStep'][];
+      /** @description empty unless the notebook cannot become a task */
+      refusals: components['schemas']['CellRefusal'][];
+      warnings: string[];
+      written: boolean;
+      /** @description it replaced an earlier version of the task */
+      updated: boolean;
+      data_files: string[];
+    };
+    NewTaskStep: {
+      /** @description 0-based step index */
+      step: number;
+      /** @description its code cell in the teacher's notebook, counted from 1 */
+      cell: number;
+      /** @description the tagged or inferred kind; null: not known (not run, or refused) */
+      kind: components['schemas']['StepKind'] | null;
+      /** @description the kind is a cell tag's (cibench:KIND), not inferred */
+      tagged: boolean;
+      /** @description what the solution showed: a number, a line, 'a figure', 'nothing' */
+      answer: string;
+      modules: string[];
+      /** @description a vis step's declared plot elements (graded with its data) */
+      plot_elements: string[];
+      /** @description how long the solution ran; null: not run */
+      seconds: number | null;
     };
     /** @enum {string} */
     Next: 'propose' | 'run' | 'reference' | 'wait' | 'done';
@@ -937,6 +1010,13 @@ export type components = {
       /** @description the step's time net of pauses (settled: final; open: up to now) */
       working_seconds: number | null;
       grade: components['schemas']['Grade'] | null;
+      /**
+       * @description done: the step's kept grade under every stored profile; open: null
+       * @default null
+       */
+      grades?: {
+        [key: string]: components['schemas']['Grade'];
+      } | null;
       /** @description 0-based turn whose grade is `grade` under the grade rule (open step: so far); null without turns or while grades are hidden */
       kept_turn: number | null;
       /** @description how the shown profile decides pass for this kind, in words */
@@ -1112,6 +1192,8 @@ export type components = {
       grade: components['schemas']['Grade'] | null;
       /** @description set when a turn cap settled the step */
       settled: components['schemas']['Settled'] | null;
+      /** @description the run went over CIBenchLabApp.turn_timeout and was stopped: interrupted | restarted | timeout */
+      stopped?: string;
       next: components['schemas']['NextAction'];
       attempt: components['schemas']['AttemptView'];
     };
@@ -1171,6 +1253,39 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['TaskSummary'][];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  post_tasks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NewTaskRequest'];
+      };
+    };
+    responses: {
+      /** @description Make a task from a teacher's solution notebook (check: only say what it would be) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NewTaskResult'];
         };
       };
       /** @description an error */

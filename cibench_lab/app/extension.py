@@ -33,7 +33,7 @@ from ..models.config import ModelRegistry, read_config_file
 from ..models.judge import VisionJudge
 from ..models.redact import redact_logs
 from ..store import NeedsUpgrade, Store, StoreError
-from ..tasks.library import TaskLibrary, default_task_dirs
+from ..tasks.library import TaskLibrary, default_task_dirs, user_tasks_dir
 from .traits import DATABASE_URL_VAR, CIBenchLabTraits
 
 KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
@@ -51,6 +51,7 @@ class Services:
     models: ModelRegistry
     studies: Studies
     roles: Roles
+    new_tasks_dir: Path  # where the lab's "Make a CIBench Task" writes (CIBenchLabApp.new_tasks_dir)
 
     def settings_view(self) -> dict:
         c = self.lab.config
@@ -104,7 +105,11 @@ class CIBenchLabApp(CIBenchLabTraits):
         roles = self._roles()
         hub = bool(os.environ.get("JUPYTERHUB_USER"))  # the hub user plays: no participant codes
         studies = Studies(defs, lab, roles, hub)
-        self.services = Services(library, store, attempts, lab, participant, models, studies, roles)
+        new_tasks = Path(self.new_tasks_dir).expanduser() if self.new_tasks_dir else user_tasks_dir()
+        new_tasks = new_tasks.resolve()
+        self.services = Services(
+            library, store, attempts, lab, participant, models, studies, roles, new_tasks
+        )
         self.settings.update({"cibench_lab": self.services})
         events = self._server.event_logger
         assert events is not None  # ServerApp makes one when it initializes

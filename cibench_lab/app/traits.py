@@ -50,6 +50,16 @@ class CIBenchLabTraits(ExtensionApp):
             "A SQLite database is always upgraded."
         ),
     ).tag(config=True)
+    new_tasks_dir = Unicode(
+        "",
+        help=(
+            'The task directory "Make a CIBench Task from This Notebook" writes the tasks it makes into '
+            "(classroom/<lib>/<stem>; each is added to the server's library at once). Empty (default): "
+            "<jupyter data dir>/cibench_lab/tasks, where `cibench-lab tasks new` writes too and which "
+            "the default task_dirs serve; when task_dirs is set, list this folder there as well to keep "
+            "serving its tasks after a restart."
+        ),
+    ).tag(config=True)
     attempts_dir = Unicode(
         "cibench-attempts",
         help=(

@@ -42,26 +42,15 @@ from .execution import Execution
 from .hidden import language_info, run_hidden
 from .interrupt import stop_turn
 from .kernel import KERNEL_NAME, start_code
+from .labconfig import LabConfig, check_ids, check_step
 from .oracle import referenced_steps
-from .settings import PlaySettings, attempt_settings
+from .settings import attempt_settings
 from .step import HUMAN
 from .trace import LabRecord
 from .workspace import copy_data, notebook_name, sign_notebook, write_notebook, written
 
 log = logging.getLogger(__name__)
 RESTORE_WAIT = 60.0  # seconds a turn whose kernel was replaced waits for the state's restore
-
-
-@dataclass
-class LabConfig:
-    root_dir: Path  # the server root
-    attempts_dir: str  # folder under the root for attempt folders
-    turn_timeout: float  # seconds a turn report waits for the kernel's idle
-    settings: PlaySettings  # server defaults
-    lock_settings: bool  # when True, a browser cannot override them
-    participant: str = ""  # whose attempts this server plays (the handlers' participant)
-    interrupt_grace: float = 10.0  # seconds an interrupted turn may take to stop before a restart
-    kernel_idle_cull: float = 1800.0  # seconds an attempt's kernel may idle before it is stopped (0: never)
 
 
 @dataclass
@@ -264,8 +253,8 @@ class LabPlay:
         self, attempt_id: str, step: Any, kernel_id: Any, msg_id: Any, participant: str
     ) -> dict[str, Any]:
         """Grade one execution the browser says ran for ``step``: read from our capture."""
-        _check_ids(kernel_id, msg_id)
-        _check_step(step)
+        check_ids(kernel_id, msg_id)
+        check_step(step)
         lock = self.locks.get(kernel_id)
         if lock is not None and lock.locked():  # a restore is running: judge the run after it
             async with lock:
@@ -291,6 +280,8 @@ class LabPlay:
         result = await self.driver.record(
             attempt_id, step, turn, msg_id=msg_id, started_at=started, finished_at=finished, meta=meta
         )
+        if ex.status == "timeout":  # the badge says the run was stopped at the limit
+            result["stopped"] = ex.stopped or "timeout"
         if ex.status == "dead" or ex.stopped == "restarted":  # the next run needs the state back
             await self._until_restored(attempt_id, kernel_id, ex.first_seen)
         return result
@@ -321,7 +312,7 @@ class LabPlay:
         return False
 
     async def settle(self, attempt_id: str, step: Any, outcome: str, participant: str) -> dict:
-        _check_step(step)
+        check_step(step)
         await self.record.settling(attempt_id)
         settled = await self.driver.settle(attempt_id, step, outcome, participant)
         await self._finished(attempt_id, settled["next"])
@@ -335,7 +326,7 @@ class LabPlay:
 
     async def propose(self, attempt_id: str, step: Any, participant: str) -> dict[str, Any]:
         """Play step: the attached player's next turn, for the browser to run in the cell."""
-        _check_step(step)
+        check_step(step)
         try:
             out = await self.driver.propose(attempt_id, step, participant)
         except PlayerError as err:
@@ -351,10 +342,21 @@ class LabPlay:
         self, attempt_id: str, step: Any, kernel_id: Any, msg_id: Any, participant: str
     ) -> dict:
         """Oracle: the browser ran a settled step's reference cell; the driver keeps what
-        the kernel printed (an attached model's next prompt shows it)."""
-        _check_ids(kernel_id, msg_id)
+        the kernel printed (an attached model's next prompt shows it).  A finished attempt's
+        kernel waits for this report (``Culler.after``)."""
+        try:
+            return await self._reference(attempt_id, step, kernel_id, msg_id, participant)
+        finally:
+            self.culler.referenced(attempt_id, step)
+
+    async def _reference(
+        self, attempt_id: str, step: Any, kernel_id: Any, msg_id: Any, participant: str
+    ) -> dict:
+        check_ids(kernel_id, msg_id)
         row, task = await self.call(self.attempts.load, attempt_id, participant)
-        if row.mode != "oracle" or not isinstance(step, int) or not 0 <= step < row.current_step:
+        last = row.status == "done" and step == row.current_step  # shown after the attempt finished
+        settled = isinstance(step, int) and (0 <= step < row.current_step or last)
+        if row.mode != "oracle" or not settled:
             raise BadInput("step: must be a settled step of an oracle attempt")
         if kernel_id != row.kernel_id:
             raise Conflict(f"kernel {kernel_id} is not this attempt's kernel")
@@ -365,6 +367,8 @@ class LabPlay:
             raise BadInput(f"msg_id: kernel {kernel_id} did not finish {msg_id}")
         if (ex.code or "").strip() != task.steps[step].code.strip():
             raise BadInput(f"msg_id: {msg_id} did not run step {step}'s reference")
+        if last:  # no prompt follows: nothing to keep, the kernel may stop
+            return {"step": step, "recorded": False, "next": await self.driver.next(attempt_id)}
         ref = TurnOutput(ex.code or "", ex.outputs, ex.error, ex.status)
         return await self.driver.reference(attempt_id, step, ref, "notebook")
 
@@ -383,14 +387,3 @@ class LabPlay:
             self.captures.shutdown(kid)
         self.pool.shutdown(wait=False)
         self.grader.close()
-
-
-def _check_step(step: Any) -> None:
-    if not isinstance(step, int) or isinstance(step, bool):
-        raise BadInput("step: must be an integer (0-based)")
-
-
-def _check_ids(kernel_id: Any, msg_id: Any) -> None:
-    for name, value in (("kernel_id", kernel_id), ("msg_id", msg_id)):
-        if not isinstance(value, str) or not value:
-            raise BadInput(f"{name}: must be a non-empty string")

@@ -59,12 +59,15 @@ def _kept(
 
 
 def reference_view(step: Step) -> dict[str, Any]:
-    """A settled step's reference as the reveal policy shows it (vis: its plot too)."""
-    image = first_image(list(step.outputs)) if step.kind == "vis" else None
+    """A settled step's reference as the reveal policy shows it: a vis step's plot as an
+    image (from its outputs, else the graded reference PNG), not a line naming its size."""
+    image = None
+    if step.kind == "vis":
+        image = first_image(list(step.outputs)) or step.reference.value or None
     return {
         "code": step.code,
         "thought": step.thought,
-        "output": step.reference.summary(),
+        "output": "" if image else step.reference.summary(),
         "image": image,
     }
 
@@ -98,6 +101,7 @@ def _step_view(
     grade, kept = _kept(srow, n_turns, open_grades, settings, profile)
     if grade is not None and grades_visible(row.status, settings.show_grades):
         view["grade"], view["kept_turn"] = grade, kept
+    view["grades"] = dict(srow.grade or {}) if row.status == "done" and settled else None
     if _revealed(row, settings, settled):
         view["reference"] = reference_view(step)
     return view

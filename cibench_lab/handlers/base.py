@@ -25,6 +25,7 @@ from .schemas import describe
 
 AUTH_RESOURCE = "cibench-lab"
 API = "/cibench-lab/api"
+AID = "/attempts/{attempt_id}"  # the path of an attempt's operations
 
 M = TypeVar("M", bound=BaseModel)
 

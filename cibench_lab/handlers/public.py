@@ -22,7 +22,7 @@ def public_turn(attempts, attempt_id: str, result: dict) -> dict:
     """A turn result as the browser may see it: grades hidden when live grades are off."""
     view = attempt_view(attempts, attempt_id, None)
     show = grades_shown(view)
-    return {
+    out = {
         "step": result["step"],
         "turn": result["turn"],
         "grade": result["grade"] if show else None,
@@ -30,3 +30,6 @@ def public_turn(attempts, attempt_id: str, result: dict) -> dict:
         "next": result["next"],
         "attempt": view,
     }
+    if result.get("stopped"):
+        out["stopped"] = result["stopped"]
+    return out

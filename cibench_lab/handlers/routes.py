@@ -11,9 +11,10 @@ from ..engine.errors import NotFound
 from ..engine.roles import PARTICIPANT
 from ..engine.view import attempt_view, turns_view
 from . import schemas as s
-from .base import API, Handler, NotFoundHandler, Route, bind
+from .base import AID, API, Handler, NotFoundHandler, Route, bind
+from .newtask import make_task
 from .public import grades_shown, public_settle, public_turn
-from .record import ActivityHandler, NoteHandler, PauseHandler, ResumeHandler, TraceHandler
+from .record import RECORD_ROUTES
 from .role_routes import ROLE_ROUTES
 from .study_routes import STUDY_ROUTES
 
@@ -23,6 +24,14 @@ class TasksHandler(Handler):
     @authorized
     async def get(self):
         await self.respond([t.summary() for t in self.services.library.select(None)])
+
+    @web.authenticated
+    @authorized
+    async def post(self):
+        await self.respond(self._new())
+
+    async def _new(self):
+        return await make_task(self.services, self.parse(s.NewTaskRequest))
 
 
 class TaskHandler(Handler):
@@ -217,12 +226,19 @@ class OpenAPIHandler(Handler):
         await self.respond(document())
 
 
-AID = "/attempts/{attempt_id}"
-
 #: Every operation, in docs/api.md's order: tornado's handlers and docs/openapi.json are built from it.
 ROUTES: tuple[Route, ...] = (
     Route("GET", "/openapi.json", OpenAPIHandler, dict[str, Any], "This document", role=PARTICIPANT),
     Route("GET", "/tasks", TasksHandler, list[s.TaskSummary], "The task library", role=PARTICIPANT),
+    Route(
+        "POST",
+        "/tasks",
+        TasksHandler,
+        s.NewTaskResult,
+        "Make a task from a teacher's solution notebook (check: only say what it would be)",
+        body=s.NewTaskRequest,
+        role=PARTICIPANT,
+    ),
     Route(
         "GET",
         "/tasks/{task_id}",
@@ -300,50 +316,7 @@ ROUTES: tuple[Route, ...] = (
         body=s.StepRequest,
         role=PARTICIPANT,
     ),
-    Route(
-        "POST",
-        f"{AID}/activity",
-        ActivityHandler,
-        s.Activity,
-        "Report edits and runs of the attempt's notebook (keeps its working clock running)",
-        body=s.ActivityReport,
-        role=PARTICIPANT,
-    ),
-    Route(
-        "POST",
-        f"{AID}/pause",
-        PauseHandler,
-        s.AttemptView,
-        "Pause the working clock",
-        body=s.PauseRequest,
-        role=PARTICIPANT,
-    ),
-    Route(
-        "POST",
-        f"{AID}/resume",
-        ResumeHandler,
-        s.AttemptView,
-        "Resume the paused working clock",
-        body=s.PauseRequest,
-        role=PARTICIPANT,
-    ),
-    Route(
-        "POST",
-        f"{AID}/note",
-        NoteHandler,
-        s.Note,
-        "Save the person's note on a step",
-        body=s.NoteRequest,
-        role=PARTICIPANT,
-    ),
-    Route(
-        "GET",
-        f"{AID}/trace",
-        TraceHandler,
-        s.Trace,
-        "The action trace: every run and per-cell edits",
-        role=PARTICIPANT,
-    ),
+    *RECORD_ROUTES,
     Route(
         "POST",
         f"{AID}/propose",

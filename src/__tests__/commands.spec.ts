@@ -1,3 +1,6 @@
+import { readFileSync } from 'fs';
+import * as path from 'path';
+
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import { ICommandPalette, IPaletteItem } from '@jupyterlab/apputils';
 import { CommandRegistry } from '@lumino/commands';
@@ -38,7 +41,11 @@ function setup() {
     playStep: async () => undefined,
     playAll: async () => undefined,
     stopPlayer: async () => undefined,
-    showTurns: async () => undefined
+    showTurns: async () => undefined,
+    undoSettle: () => {
+      calls.push('undo');
+      return true;
+    }
   } as unknown as AttemptController;
   const items: IPaletteItem[] = [];
   const palette = {
@@ -74,6 +81,43 @@ describe('commands', () => {
     expect(enabled(CommandIDs.nextStep)).toBe(false);
     model.showAttempt(attemptView({ status: 'done' }));
     expect(enabled(CommandIDs.giveUp)).toBe(false);
+  });
+
+  it('enables Undo Settle only inside the Undo window, and says so', async () => {
+    const { commands, model, calls, items } = setup();
+    const changed: (string | undefined)[] = [];
+    commands.commandChanged.connect((_, args) => changed.push(args.id));
+    expect(items.map(i => i.command)).toContain(CommandIDs.undoSettle);
+    expect(commands.label(CommandIDs.undoSettle)).toBe('CIBench: Undo Settle');
+    const view = attemptView();
+    model.showAttempt(view);
+    expect(commands.isEnabled(CommandIDs.undoSettle)).toBe(false);
+    changed.length = 0;
+    model.pending = { attemptId: view.id, step: 1, kind: 'next', remaining: 5 };
+    expect(commands.isEnabled(CommandIDs.undoSettle)).toBe(true);
+    model.pending = { ...model.pending, remaining: 4 }; // a tick: no change
+    expect(changed).toEqual([CommandIDs.undoSettle]);
+    await commands.execute(CommandIDs.undoSettle);
+    expect(calls).toEqual(['undo']);
+    model.pending = null;
+    expect(commands.isEnabled(CommandIDs.undoSettle)).toBe(false);
+    expect(changed).toEqual([CommandIDs.undoSettle, CommandIDs.undoSettle]);
+  });
+
+  it('binds Undo Settle to Accel Alt Z in the notebook and the panel', () => {
+    const schema = JSON.parse(
+      readFileSync(path.join(__dirname, '../../schema/plugin.json'), 'utf-8')
+    );
+    const undo = schema['jupyter.lab.shortcuts'].filter(
+      (s: { command: string }) => s.command === CommandIDs.undoSettle
+    );
+    expect(undo.map((s: { selector: string }) => s.selector).sort()).toEqual([
+      '.jp-CIBench-panel',
+      '.jp-Notebook'
+    ]);
+    expect(
+      undo.every((s: { keys: string[] }) => s.keys[0] === 'Accel Alt Z')
+    ).toBe(true);
   });
 
   it('settles the shown attempt from the commands', async () => {

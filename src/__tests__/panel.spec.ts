@@ -16,9 +16,8 @@ import {
 function setup() {
   const model = new CIBenchModel();
   const actions = fakeActions();
-  const panel = new CIBenchPanel(model, actions, action =>
-    action === 'next' ? 'Ctrl+Alt+N' : ''
-  );
+  const keys = { next: 'Ctrl+Alt+N', 'give-up': '', undo: 'Ctrl+Alt+Z' };
+  const panel = new CIBenchPanel(model, actions, action => keys[action]);
   const q = <T extends Element>(sel: string) =>
     panel.node.querySelector<T>(sel);
   const all = (sel: string) => Array.from(panel.node.querySelectorAll(sel));
@@ -61,6 +60,59 @@ describe('CIBenchPanel', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0].textContent).toContain('Tips plots');
     expect(rows[0].textContent).toContain('1 step');
+  });
+
+  it('moves from the filter to the rows with the arrow keys', () => {
+    const { model, panel, q, all } = setup();
+    document.body.appendChild(panel.node);
+    model.tasks = TASKS;
+    const input = q<HTMLInputElement>('input.jp-CIBench-filter')!;
+    input.focus();
+    const key = (target: Element, k: string) =>
+      target.dispatchEvent(
+        new KeyboardEvent('keydown', { key: k, bubbles: true })
+      );
+    key(input, 'ArrowDown');
+    const rows = all('button.jp-CIBench-task');
+    expect(document.activeElement).toBe(rows[0]);
+    key(rows[0], 'ArrowDown');
+    expect(document.activeElement).toBe(rows[1]);
+    key(rows[1], 'ArrowUp');
+    key(rows[0], 'ArrowUp');
+    expect(document.activeElement).toBe(input);
+    panel.node.remove();
+  });
+
+  it('selects the only match on Enter and focuses its mode', async () => {
+    const { model, actions, panel, q } = setup();
+    document.body.appendChild(panel.node);
+    model.tasks = TASKS;
+    actions.selectTask = async (id: string) => {
+      actions.calls.push(`select ${id}`);
+      model.selected = { ...DETAIL, id };
+    };
+    const input = q<HTMLInputElement>('input.jp-CIBench-filter')!;
+    input.focus();
+    const enter = () =>
+      input.dispatchEvent(
+        new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })
+      );
+    enter(); // three match: nothing chosen
+    expect(actions.calls).toEqual([]);
+    input.value = 'seaborn';
+    input.dispatchEvent(new Event('input'));
+    enter();
+    await new Promise(r => setTimeout(r, 0));
+    const only = model.visibleTasks[0].id;
+    expect(actions.calls).toEqual([`select ${only}`]);
+    const mode = q<HTMLInputElement>('input.jp-CIBench-mode:checked')!;
+    expect(document.activeElement).toBe(mode);
+    // the mode choice comes before the intro's long text
+    const intro = q('.jp-CIBench-intro')!;
+    expect(
+      mode.compareDocumentPosition(intro) & Node.DOCUMENT_POSITION_FOLLOWING
+    ).toBeTruthy();
+    panel.node.remove();
   });
 
   it('selects a task, shows its intro, modes and Start', () => {
@@ -330,11 +382,19 @@ describe('the action bar', () => {
     const undo = q<HTMLButtonElement>('.jp-CIBench-undo')!;
     expect(document.activeElement).toBe(undo); // the focus stays in the bar
     const countdown = q<HTMLElement>('.jp-CIBench-countdown')!;
-    expect(countdown.textContent).toBe('Step 2 settles in 5 s');
+    expect(countdown.textContent).toBe(
+      'Step 2 settles in 5 s — Undo: Ctrl+Alt+Z'
+    );
     model.pending = { ...model.pending, remaining: 4 };
     expect(q('.jp-CIBench-countdown')).toBe(countdown); // updated in place
-    expect(countdown.textContent).toBe('Step 2 settles in 4 s');
-    expect(q('.jp-CIBench-pending')?.getAttribute('role')).toBe('status');
+    expect(countdown.textContent).toBe(
+      'Step 2 settles in 4 s — Undo: Ctrl+Alt+Z'
+    );
+    const status = q<HTMLElement>('.jp-CIBench-pending')!;
+    expect(status.getAttribute('role')).toBe('status');
+    expect(status.getAttribute('aria-live')).toBe('polite');
+    expect(status.textContent).toBe('Step 2 settles in 5 s — Undo: Ctrl+Alt+Z');
+    expect(undo.getAttribute('aria-keyshortcuts')).toBe('Ctrl+Alt+Z');
     undo.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape' }));
     q<HTMLButtonElement>('.jp-CIBench-settle-now')!.click();
     expect(actions.calls).toEqual(['undo', 'settleNow']);
@@ -383,6 +443,34 @@ describe('the action bar', () => {
 });
 
 describe('the attempt view', () => {
+  it('scrolls the step list to the open step once per step', async () => {
+    const { model, panel } = setup();
+    document.body.appendChild(panel.node);
+    const scrolled: string[] = [];
+    const proto = HTMLElement.prototype as unknown as {
+      scrollIntoView?: () => void;
+    };
+    const before = proto.scrollIntoView;
+    proto.scrollIntoView = function (this: HTMLElement) {
+      scrolled.push(
+        this.querySelector('.jp-CIBench-step-label')?.textContent ?? ''
+      );
+    };
+    try {
+      const view = attemptView();
+      model.showAttempt(view);
+      await Promise.resolve();
+      expect(scrolled).toHaveLength(1);
+      expect(scrolled[0]).toContain('Step 2');
+      model.showAttempt({ ...view }); // the same open step: the scroll is left be
+      await Promise.resolve();
+      expect(scrolled).toHaveLength(1);
+    } finally {
+      proto.scrollIntoView = before;
+      panel.node.remove();
+    }
+  });
+
   it('names the grade rule and says when the notebook is closed', () => {
     const { model, actions, q } = setup();
     const view = attemptView();
@@ -573,6 +661,57 @@ describe('the attempt view', () => {
         'aria-pressed'
       )
     ).toBe('true');
+  });
+
+  it("shows the chosen profile's kept grades, a legend and a missed plot's bar", () => {
+    const { model, q, all } = setup();
+    const summary = (vis: number) => ({
+      tool: 100,
+      exec: 100,
+      num: null,
+      text: null,
+      vis,
+      counts: {}
+    });
+    const fair = grade({
+      profile: 'fair',
+      kind: 'vis',
+      score: 0.8,
+      passed: false
+    });
+    const cib = grade({ profile: 'cibench', kind: 'vis', score: 0.997 });
+    const base = attemptView();
+    model.showAttempt(
+      attemptView({
+        status: 'done',
+        profile: 'fair',
+        summary: summary(80),
+        summaries: { fair: summary(80), cibench: summary(99.5) },
+        steps: [
+          {
+            ...base.steps[0],
+            kind: 'vis',
+            grade: fair,
+            grades: { fair, cibench: cib }
+          }
+        ]
+      })
+    );
+    const kept = () =>
+      all('.jp-CIBench-times tbody tr td').map(td => td.textContent)[1];
+    expect(kept()).toBe('missed · 0.80 (pass at 1.00)');
+    q<HTMLButtonElement>(
+      '.jp-CIBench-profile[data-profile="cibench"]'
+    )!.click();
+    expect(q('.jp-CIBench-times')?.getAttribute('data-profile')).toBe(
+      'cibench'
+    );
+    expect(kept()).toBe('passed · 1.00'); // 0.997: cibench's SSIM pass
+    const terms = all('.jp-CIBench-legend dt').map(dt => dt.textContent);
+    expect(terms).toEqual(['Tool', 'Exec', 'Num', 'Text', 'Vis']);
+    expect(q('.jp-CIBench-legend')?.textContent).toContain(
+      'partial scores count'
+    );
   });
 
   it('has no profile tabs when only one summary is stored', () => {

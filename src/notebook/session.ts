@@ -38,6 +38,31 @@ export class AttemptSession {
     panel.node.addEventListener('focusin', this.onBack);
     document.addEventListener('visibilitychange', this.onVisible);
     window.addEventListener('focus', this.onVisible);
+    api.serverSettings().then(
+      settings => {
+        this.turnLimit = settings.turn_timeout;
+      },
+      () => undefined
+    );
+  }
+
+  /** Seconds the server lets a turn run before it stops it (null: not known yet). */
+  turnLimit: number | null = null;
+
+  /**
+   * Save the notebook, so what was graded (or is about to settle) is on disk
+   * when the page goes away; failures are logged only.
+   */
+  async save(): Promise<void> {
+    const context = this.panel.context;
+    if (this.isDisposed || context.isDisposed || !context.isReady) {
+      return;
+    }
+    try {
+      await context.save();
+    } catch (err) {
+      console.warn('cibench-lab: the attempt notebook was not saved', err);
+    }
   }
 
   get id(): string {
@@ -95,15 +120,16 @@ export class AttemptSession {
 
   /**
    * Oracle mode: tell the server the kernel ran step `step`'s reference (an
-   * attached model's next prompt shows its output). Failures are logged only.
+   * attached model's next prompt shows its output; a finished attempt's
+   * kernel is stopped only after its last reference is reported). Failures
+   * are logged only.
    */
   async reportOracle(
     step: number,
     msgId: string
   ): Promise<INextAction | undefined> {
     const kernelId = this.kernelId;
-    const open = this.view.status === 'open'; // after the last step no prompt follows
-    if (!kernelId || this.view.mode !== 'oracle' || !open) {
+    if (!kernelId || this.view.mode !== 'oracle') {
       return undefined;
     }
     try {

@@ -96,7 +96,8 @@ export class AttemptView {
       },
       h('span', {
         className: 'jp-CIBench-notebookState',
-        text: open ? `Notebook: ${name}` : `Notebook closed: ${name}`
+        text: open ? `Notebook: ${name}` : `Notebook closed: ${name}`,
+        attrs: { title: view.notebook_path }
       }),
       button(
         'Open notebook',

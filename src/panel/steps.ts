@@ -15,6 +15,8 @@ export interface IStepListState {
   open: boolean;
   /** Steps whose reference is expanded. */
   references: Set<number>;
+  /** The open step the list last scrolled to (it scrolls again only when it changes). */
+  scrolledTo?: number;
 }
 
 /** "3 of 12 steps settled". */
@@ -44,7 +46,28 @@ export function stepList(
   );
   details.open = state.open;
   details.addEventListener('toggle', () => (state.open = details.open));
+  scrollToOpenStep(details, view, state);
   return details;
+}
+
+/**
+ * Once the list is in the page, bring the open step into view — when it is
+ * a step the list has not scrolled to yet (a re-render leaves the scroll be).
+ */
+function scrollToOpenStep(
+  list: HTMLElement,
+  view: IAttemptView,
+  state: IStepListState
+): void {
+  if (view.status !== 'open' || state.scrolledTo === view.current_step) {
+    return;
+  }
+  state.scrolledTo = view.current_step;
+  queueMicrotask(() =>
+    list
+      .querySelector<HTMLElement>('.jp-CIBench-step-current')
+      ?.scrollIntoView?.({ block: 'nearest' })
+  );
 }
 
 /**

@@ -7,7 +7,7 @@ before they are sent (a view that drifts from its model is a logged 500); the
 view itself is what is written, so the models never change a field's value.
 The OpenAPI document (:mod:`..openapi`) and the browser's types are built from here.
 One module per domain: task, settings, player, attempt, turn, grade, record (the participant
-record), role; ``common`` holds the
+record), newtask, role; ``common`` holds the
 literal types, field kinds and model bases they share.  Import them from this package.
 """
 
@@ -47,6 +47,7 @@ from .common import (
     describe,
 )
 from .grade import Grade, Summary
+from .newtask import CellRefusal, Library, NewTaskRequest, NewTaskResult, NewTaskStep
 from .player import ModelInfo, PlayerChoice, Recording, RecordingsQuery
 from .record import (
     Activity,
@@ -86,6 +87,7 @@ __all__ = [
     "AttemptView",
     "CellEdits",
     "CellRun",
+    "CellRefusal",
     "ClassInfo",
     "Closed",
     "Count",
@@ -97,9 +99,13 @@ __all__ = [
     "KernelReport",
     "KernelStatus",
     "KernelStop",
+    "Library",
     "Me",
     "Mode",
     "ModelInfo",
+    "NewTaskRequest",
+    "NewTaskResult",
+    "NewTaskStep",
     "Next",
     "NextAction",
     "Note",

@@ -64,6 +64,9 @@ class StepView(Closed):
         description="the step's time net of pauses (settled: final; open: up to now)"
     )
     grade: Grade | None
+    grades: dict[str, Grade] | None = Field(
+        None, description="done: the step's kept grade under every stored profile; open: null"
+    )
     kept_turn: int | None = Field(
         description="0-based turn whose grade is `grade` under the grade rule (open step: so far); "
         "null without turns or while grades are hidden"

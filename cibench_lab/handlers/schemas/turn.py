@@ -42,6 +42,9 @@ class TurnResult(Closed):
     turn: int
     grade: Grade | None
     settled: Settled | None = Field(description="set when a turn cap settled the step")
+    stopped: str = absent(
+        "the run went over CIBenchLabApp.turn_timeout and was stopped: interrupted | restarted | timeout"
+    )
     next: NextAction
     attempt: AttemptView
 
