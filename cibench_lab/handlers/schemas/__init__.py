@@ -6,7 +6,7 @@ their fields.  Responses are the engine's views, validated against these models
 before they are sent (a view that drifts from its model is a logged 500); the
 view itself is what is written, so the models never change a field's value.
 The OpenAPI document (:mod:`..openapi`) and the browser's types are built from here.
-One module per domain: task, settings, player, attempt, turn, grade; ``common`` holds the
+One module per domain: task, settings, player, attempt, turn, grade, compare; ``common`` holds the
 literal types, field kinds and model bases they share.  Import them from this package.
 """
 
@@ -45,6 +45,7 @@ from .common import (
     absent,
     describe,
 )
+from .compare import CompareQuery, Comparison, RecordedRun
 from .grade import Grade, Summary
 from .player import ModelInfo, PlayerChoice, Recording, RecordingsQuery
 from .settings import PlaySettings, ServerSettings, SettingsOverride
@@ -73,6 +74,8 @@ __all__ = [
     "AttemptStatus",
     "AttemptView",
     "Closed",
+    "CompareQuery",
+    "Comparison",
     "Count",
     "Error",
     "Grade",
@@ -91,6 +94,7 @@ __all__ = [
     "Proposal",
     "Record",
     "Recording",
+    "RecordedRun",
     "RecordingsQuery",
     "Reference",
     "ReferenceResult",
