@@ -15,7 +15,7 @@ import json
 import pytest
 from conftest import server_config
 from sqlalchemy import select
-from test_report_compare import A, ANSWERS, STUDY, out, people, write_tasks
+from test_report_compare import ANSWERS, STUDY, A, out, people, write_tasks
 
 from cibench_lab.cli import main
 from cibench_lab.engine.attempt import Attempts, NewAttempt

@@ -205,6 +205,7 @@ function fakeActions(): IStudyActions & { calls: string[] } {
     openItem: async item => void calls.push(`open ${item.index}`),
     quit: record('quit'),
     handOver: record('handOver'),
+    results: record('results'),
     back: () => void calls.push('back')
   };
 }
@@ -294,7 +295,9 @@ function fakeHost(api: Partial<StudyApi>): IStudyHost & { calls: string[] } {
     refresh: async () => void calls.push('refresh'),
     closeNotebooks: async paths => void calls.push(`close ${paths.join(',')}`),
     confirm: async () => true,
-    reveal: () => void calls.push('reveal')
+    reveal: () => void calls.push('reveal'),
+    showResults: state =>
+      void calls.push(`results ${state.runs.length} ${state.refused ?? ''}`)
   };
 }
 

@@ -17,6 +17,8 @@ export interface IStudyActions {
   openItem(item: IPlanItem): Promise<void>;
   quit(): Promise<void>;
   handOver(): Promise<void>;
+  /** Researchers: the study's people beside recorded runs. */
+  results(): Promise<void>;
   /** "All tasks": back to the task view. */
   back(): void;
 }
@@ -158,6 +160,9 @@ export class StudyView {
       start.setAttribute('data-primary', '');
       bar.append(start);
     }
+    if (view.researcher) {
+      bar.append(this.resultsButton());
+    }
     if (view.participant_code && view.participant !== null) {
       bar.append(
         button(
@@ -169,5 +174,15 @@ export class StudyView {
       );
     }
     return bar;
+  }
+
+  /** Researchers: the study's people beside recorded runs. */
+  private resultsButton(): HTMLButtonElement {
+    return button(
+      'Results',
+      'jp-CIBench-results',
+      () => void this.actions.results(),
+      "The study's people beside recorded model runs (researchers)"
+    );
   }
 }
