@@ -57,13 +57,9 @@ def jp_server_config(tmp_path, monkeypatch):
     )
 
 
-@pytest.fixture
-def recorded(jp_serverapp, tmp_path):
-    """The people and the model run in the server's results database; its URL."""
-    services = jp_serverapp.web_app.settings["cibench_lab"]
-    store = services.store
-    lib = TaskLibrary.load([tmp_path / "tasks"])
-    salt = people(store, lib)
+def model_run(store, lib: TaskLibrary) -> None:
+    """Run ``model``: the scripted model's replies recorded without a kernel (each runs without an
+    error, so each step settles at its first turn)."""
     with store.session() as s:
         run = Run(name="model", player="openai:scripted", mode="e2e", config={})
         s.add(run)
@@ -77,6 +73,16 @@ def recorded(jp_serverapp, tmp_path):
         attempt_id = attempts.create(new)
         for step, answer in enumerate(answers):
             assert attempts.record_turn(attempt_id, step, out(answer))["settled"] is not None
+
+
+@pytest.fixture
+def recorded(jp_serverapp, tmp_path):
+    """The people and the model run in the server's results database; its URL."""
+    services = jp_serverapp.web_app.settings["cibench_lab"]
+    store = services.store
+    lib = TaskLibrary.load([tmp_path / "tasks"])
+    salt = people(store, lib)
+    model_run(store, lib)
     return {"services": services, "db": str(store.url), "salt": salt}
 
 

@@ -385,3 +385,18 @@ describe('the panel with the study parts', () => {
     expect(bar.hidden).toBe(false);
   });
 });
+
+describe("the study view's Results button", () => {
+  it('is shown to researchers only, before the consent too', () => {
+    const model = new StudyModel();
+    const actions = fakeActions();
+    const view = new StudyView(model, actions);
+    const results = () =>
+      view.node.querySelector<HTMLButtonElement>('.jp-CIBench-results');
+    model.show(study({ state: 'consent', researcher: false }));
+    expect(results()).toBeNull();
+    model.show(study({ state: 'consent', researcher: true }));
+    results()!.click();
+    expect(actions.calls).toEqual(['results']);
+  });
+});

@@ -84,6 +84,7 @@ export class StudyView {
             text: `Participant: ${view.participant}`
           })
         : null,
+      view.researcher ? this.resultsButton() : null,
       view.state === 'consent'
         ? consentForm(
             view,
@@ -159,9 +160,6 @@ export class StudyView {
       );
       start.setAttribute('data-primary', '');
       bar.append(start);
-    }
-    if (view.researcher) {
-      bar.append(this.resultsButton());
     }
     if (view.participant_code && view.participant !== null) {
       bar.append(
