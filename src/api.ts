@@ -77,6 +77,22 @@ export type IStopped = Schemas['Stopped'];
 export type IReferenceResult = Schemas['ReferenceResult'];
 /** A row of `GET attempts/{id}/turns`. */
 export type ITurnDetail = Schemas['TurnDetail'];
+/** An interval the working clock stood still (the attempt view's `pauses`). */
+export type IPauseView = Schemas['PauseView'];
+/** How the person paused or resumed the clock: the panel's button or a command. */
+export type ClockCause = Schemas['PauseCause'];
+/** `POST attempts/{id}/note`. */
+export type INote = Schemas['Note'];
+/** `GET attempts/{id}/trace`: every run on the attempt's kernel and the edits per cell. */
+export type ITrace = Schemas['Trace'];
+/** The body of `POST attempts/{id}/activity` besides its step. */
+export type IActivityBody = Omit<Schemas['ActivityReport'], 'step'>;
+/** Body of `POST tasks`: make (or with `check`, only check) a task from a solution notebook. */
+export type INewTaskRequest = Schemas['NewTaskRequest'];
+/** `POST tasks`: the task made (or that would be), its steps, and what is refused per cell. */
+export type INewTaskResult = Schemas['NewTaskResult'];
+/** One step of `INewTaskResult`, as the teacher confirms it. */
+export type INewTaskStep = Schemas['NewTaskStep'];
 /** The body of every error response. */
 export type IErrorBody = Schemas['Error'];
 
@@ -156,6 +172,11 @@ export class CIBenchApi {
 
   task(id: string): Promise<ITaskDetail> {
     return this.request(`tasks/${taskPath(id)}`);
+  }
+
+  /** Make a task from the solution notebook at `body.notebook` (relative to the server root). */
+  newTask(body: INewTaskRequest): Promise<INewTaskResult> {
+    return this.request('tasks', body);
   }
 
   serverSettings(): Promise<IServerSettings> {
@@ -277,10 +298,31 @@ export class CIBenchApi {
     return data as T;
   }
 
-  /** The person edited the open step `step` (the working clock runs on). */
-  activity(id: string, step: number): Promise<Schemas['Activity']> {
-    const body: Schemas['ActivityReport'] = { step };
+  /** The person edited or ran cells while step `step` was open (the working clock runs on). */
+  activity(
+    id: string,
+    step: number,
+    extra: IActivityBody = {}
+  ): Promise<Schemas['Activity']> {
+    const body: Schemas['ActivityReport'] = { step, ...extra };
     return this.request(`attempts/${encodeURIComponent(id)}/activity`, body);
+  }
+
+  /** Pause (or, `resume`, resume) the attempt's working clock. */
+  clock(id: string, resume: boolean, cause: ClockCause): Promise<IAttemptView> {
+    const route = resume ? 'resume' : 'pause';
+    const body: Schemas['PauseRequest'] = { cause };
+    return this.request(`attempts/${encodeURIComponent(id)}/${route}`, body);
+  }
+
+  /** Save the person's whole note on step `step`. */
+  note(id: string, step: number, text: string): Promise<INote> {
+    const body: Schemas['NoteRequest'] = { step, text };
+    return this.request(`attempts/${encodeURIComponent(id)}/note`, body);
+  }
+
+  trace(id: string): Promise<ITrace> {
+    return this.request(`attempts/${encodeURIComponent(id)}/trace`);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
- * The CIBench commands and their palette entries. Next step and Give up act
- * on the attempt the panel shows; the player commands are enabled only for an
- * attempt an attached player plays.
+ * The CIBench commands and their palette entries. Next step, Give up and the
+ * working clock's Pause / Resume act on the attempt the panel shows; Undo
+ * Settle only inside a settle's Undo window; the player commands are enabled
+ * only for an attempt an attached player plays.
  */
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
@@ -14,10 +15,13 @@ export namespace CommandIDs {
   export const openPanel = 'cibench-lab:open-panel';
   export const nextStep = 'cibench-lab:next-step';
   export const giveUp = 'cibench-lab:give-up';
+  export const undoSettle = 'cibench-lab:undo-settle';
   export const playStep = 'cibench-lab:play-step';
   export const playAll = 'cibench-lab:play-all';
   export const stopPlayer = 'cibench-lab:stop-player';
   export const showTurns = 'cibench-lab:show-turns';
+  export const pauseClock = 'cibench-lab:pause-clock';
+  export const resumeClock = 'cibench-lab:resume-clock';
 }
 
 export const CATEGORY = 'CIBench';
@@ -62,15 +66,21 @@ export function addCommands(
   const { commands } = app;
   const table = [
     ...stepCommands(controller, host),
-    ...playerCommands(controller)
+    undoCommand(controller, host),
+    ...playerCommands(controller),
+    ...clockCommands(controller)
   ];
   for (const { id, label, caption, execute, isEnabled, rank } of table) {
     commands.addCommand(id, { label, caption, execute, isEnabled });
     palette?.addItem({ command: id, category: CATEGORY, rank });
   }
-  host.model.changed.connect((_, kind) => {
+  let waiting = false; // a settle in its Undo window (Undo Settle enabled)
+  host.model.changed.connect((model, kind) => {
     if (kind === 'attempt' || kind === 'view') {
       commands.notifyCommandChanged();
+    } else if (kind === 'pending' && waiting !== (model.pending !== null)) {
+      waiting = model.pending !== null;
+      commands.notifyCommandChanged(CommandIDs.undoSettle);
     }
   });
   app.contextMenu.addItem({
@@ -119,6 +129,21 @@ function stepCommands(
   ];
 }
 
+/** Undo Settle: enabled only while a settle waits in its Undo window. */
+function undoCommand(
+  controller: AttemptController,
+  host: ICommandHost
+): ICommandRow {
+  return {
+    id: CommandIDs.undoSettle,
+    label: 'CIBench: Undo Settle',
+    caption: 'Cancel the Next step or Give up waiting in its Undo window',
+    execute: () => controller.undoSettle(),
+    isEnabled: () => host.model.pending !== null,
+    rank: 2
+  };
+}
+
 /** An attached player's: play the step, play all, stop (enabled only for its attempt). */
 function playerCommands(controller: AttemptController): ICommandRow[] {
   const player = () => controller.hasPlayer();
@@ -146,6 +171,30 @@ function playerCommands(controller: AttemptController): ICommandRow[] {
       execute: () => controller.stopPlayer(),
       isEnabled: player,
       rank: 4
+    }
+  ];
+}
+
+/** The working clock of the shown person's attempt: Pause, Resume (each when it applies). */
+function clockCommands(controller: AttemptController): ICommandRow[] {
+  return [
+    {
+      id: CommandIDs.pauseClock,
+      label: 'CIBench: Pause Working Clock',
+      caption:
+        'Pause the working clock of the attempt the panel shows: time away does not count',
+      execute: () => controller.record.pause('command'),
+      isEnabled: () => controller.record.canPause(),
+      rank: 6
+    },
+    {
+      id: CommandIDs.resumeClock,
+      label: 'CIBench: Resume Working Clock',
+      caption:
+        'Resume the paused working clock (an edit or a run resumes it too)',
+      execute: () => controller.record.resume('command'),
+      isEnabled: () => controller.record.canResume(),
+      rank: 7
     }
   ];
 }

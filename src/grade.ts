@@ -161,3 +161,33 @@ export function ruleLine(
   }
   return text;
 }
+
+/** What a run of an empty answer cell gets (nothing is sent to the server). */
+export const EMPTY_CELL = 'empty cell — nothing to grade';
+
+/** A turn time limit in words: "2 min", "90 s", "1 h", "1 h 30 min". */
+export function limitText(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60 || (s < 600 && s % 60 !== 0)) {
+    return `${s} s`;
+  }
+  const min = Math.round(s / 60);
+  if (min < 60) {
+    return `${min} min`;
+  }
+  const h = Math.floor(min / 60);
+  const rest = min % 60;
+  return rest ? `${h} h ${rest} min` : `${h} h`;
+}
+
+/** A running badge's text: "running… · stops at 2 min" (just "running…" when the limit is unknown). */
+export function runningText(limit?: number | null): string {
+  return limit ? `running… · stops at ${limitText(limit)}` : 'running…';
+}
+
+/** A run stopped at the turn time limit: "stopped at the 2 min limit". */
+export function stoppedText(limit?: number | null): string {
+  return limit
+    ? `stopped at the ${limitText(limit)} limit`
+    : 'stopped at the time limit';
+}

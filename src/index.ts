@@ -18,6 +18,7 @@ import { IStateDB } from '@jupyterlab/statedb';
 import { CIBenchApi } from './api';
 import { addCommands, CommandIDs, shortcutLabel } from './commands';
 import { CIBenchModel } from './model';
+import { addNewTaskCommand } from './newtask';
 import { AttemptController } from './notebook/controller';
 import { AttemptRuns } from './notebook/runs';
 import { CIBenchPanel, PANEL_ID } from './panel/panel';
@@ -75,6 +76,7 @@ const plugin: JupyterFrontEndPlugin<ICIBenchLab> = {
       panel.focusInside();
     };
     addCommands(app, controller, palette, { model, openPanel });
+    addNewTaskCommand(app, tracker, api, palette, () => controller.refresh());
     void controller
       .refresh()
       .then(() =>
@@ -103,11 +105,13 @@ function addPanel(
   model: CIBenchModel,
   controller: AttemptController
 ): CIBenchPanel {
+  const command = {
+    next: CommandIDs.nextStep,
+    'give-up': CommandIDs.giveUp,
+    undo: CommandIDs.undoSettle
+  };
   const panel = new CIBenchPanel(model, controller, action =>
-    shortcutLabel(
-      app.commands,
-      action === 'next' ? CommandIDs.nextStep : CommandIDs.giveUp
-    )
+    shortcutLabel(app.commands, command[action])
   );
   labShell.add(panel, 'left', { rank: 600 });
   restorer?.add(panel, PANEL_ID);

@@ -31,7 +31,8 @@ export type paths = {
     /** The task library */
     get: operations['get_tasks'];
     put?: never;
-    post?: never;
+    /** Make a task from a teacher's solution notebook (check: only say what it would be) */
+    post: operations['post_tasks'];
     delete?: never;
     options?: never;
     head?: never;
@@ -219,8 +220,76 @@ export type paths = {
     };
     get?: never;
     put?: never;
-    /** Report an edit of the open step (keeps its working clock running) */
+    /** Report edits and runs of the attempt's notebook (keeps its working clock running) */
     post: operations['post_attempts_attempt_id_activity'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/attempts/{attempt_id}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Pause the working clock */
+    post: operations['post_attempts_attempt_id_pause'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/attempts/{attempt_id}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Resume the paused working clock */
+    post: operations['post_attempts_attempt_id_resume'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/attempts/{attempt_id}/note': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Save the person's note on a step */
+    post: operations['post_attempts_attempt_id_note'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/attempts/{attempt_id}/trace': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The action trace: every run and per-cell edits */
+    get: operations['get_attempts_attempt_id_trace'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -441,11 +510,24 @@ export type components = {
       step: number;
       /** @description the open step's working time so far */
       working_seconds: number;
+      /** @description the working clock was paused and this edit resumed it */
+      resumed: boolean;
     };
-    /** @description The person edited the open step (sent at most every 20 s while they type). */
+    /**
+     * @description The person edited the attempt's notebook (sent at most every 20 s while they type, at once
+     *     when they run a cell or the clock is paused).
+     */
     ActivityReport: {
       /** @description 0-based step index */
       step: number;
+      /** @description edits (not keystrokes) per cell id since the last report */
+      cells?: {
+        [key: string]: number;
+      };
+      /** @description executions just scheduled: their execute request's msg_id -> the cell id */
+      runs?: {
+        [key: string]: string;
+      };
     };
     AttemptRow: {
       id: string;
@@ -499,6 +581,44 @@ export type components = {
       kernel: components['schemas']['KernelStatus'];
       /** @description why the server stopped it (null: it did not) */
       kernel_stopped: components['schemas']['KernelStop'] | null;
+      /** @description the person paused the working clock and has not resumed it */
+      paused: boolean;
+      /** @description the working clock's pauses, oldest first */
+      pauses: components['schemas']['PauseView'][];
+    };
+    CellEdits: {
+      step: number;
+      cell_id: string;
+      /** @description edits (not keystrokes) since the browser's previous report */
+      count: number;
+      at: string;
+    };
+    CellRefusal: {
+      /** @description the teacher's cell, counted from 1; null: the notebook as a whole */
+      cell: number | null;
+      /** @description one line naming the cell and the reason */
+      message: string;
+    };
+    /** @description One execution on the attempt's kernel, as the server's capture read it. */
+    CellRun: {
+      /** @description the step open when it started */
+      step: number;
+      /** @description the cell the browser said it ran (null: not said) */
+      cell_id: string | null;
+      msg_id: string;
+      /** @description what the kernel published as its input */
+      code: string;
+      started_at: string;
+      /** @description null: its kernel died before it finished */
+      finished_at: string | null;
+      error: boolean;
+      /** @description ok | error | timeout | dead */
+      status: string;
+      execution_count: number | null;
+      /** @description a turn of its step holds it; false: an exploration run */
+      graded: boolean;
+      /** @description that turn (0-based within the step) */
+      turn: number | null;
     };
     Comparability: {
       mismatches: components['schemas']['MismatchRow'][];
@@ -638,6 +758,18 @@ export type components = {
     KernelStatus: 'running' | 'stopped' | 'none';
     /** @enum {string} */
     KernelStop: 'idle' | 'finished';
+    /** @enum {string} */
+    Library:
+      | 'lightgbm'
+      | 'matplotlib'
+      | 'nltk'
+      | 'opencv'
+      | 'pandas'
+      | 'pytorch'
+      | 'scipy'
+      | 'seaborn'
+      | 'sklearn'
+      | 'tensorflow';
     LibraryRow: {
       lib: string;
       steps: number;
@@ -663,6 +795,60 @@ export type components = {
       name: string;
       protocol: string;
     };
+    NewTaskRequest: {
+      /** @description the solution notebook, relative to the server root */
+      notebook: string;
+      /** @description the task's library (default: the one its steps use most) */
+      lib?: components['schemas']['Library'] | null;
+      /**
+       * @description the instructions' language
+       * @default en
+       * @enum {string}
+       */
+      lang?: 'en' | 'zh';
+      /** @description the folder copied as the task's data/, relative to the server root (default: data/ beside it) */
+      data?: string | null;
+      /**
+       * @description run the solution and say what the task would be; write nothing
+       * @default false
+       */
+      check?: boolean;
+    };
+    /** @description What was made of the notebook: written, or (check, or refused) what it would be. */
+    NewTaskResult: {
+      /** @description classroom/<lib>/<stem> */
+      task_id: string;
+      /** @description where the task notebook is (or would be) written */
+      path: string;
+      lib: string | null;
+      language: string;
+      title: string;
+      steps: components['schemas']['NewTaskStep'][];
+      /** @description empty unless the notebook cannot become a task */
+      refusals: components['schemas']['CellRefusal'][];
+      warnings: string[];
+      written: boolean;
+      /** @description it replaced an earlier version of the task */
+      updated: boolean;
+      data_files: string[];
+    };
+    NewTaskStep: {
+      /** @description 0-based step index */
+      step: number;
+      /** @description its code cell in the teacher's notebook, counted from 1 */
+      cell: number;
+      /** @description the tagged or inferred kind; null: not known (not run, or refused) */
+      kind: components['schemas']['StepKind'] | null;
+      /** @description the kind is a cell tag's (cibench:KIND), not inferred */
+      tagged: boolean;
+      /** @description what the solution showed: a number, a line, 'a figure', 'nothing' */
+      answer: string;
+      modules: string[];
+      /** @description a vis step's declared plot elements (graded with its data) */
+      plot_elements: string[];
+      /** @description how long the solution ran; null: not run */
+      seconds: number | null;
+    };
     /** @enum {string} */
     Next: 'propose' | 'run' | 'reference' | 'wait' | 'done';
     /**
@@ -679,6 +865,16 @@ export type components = {
       code?: string;
       show?: components['schemas']['ShownReference'];
     };
+    Note: {
+      step: number;
+      note: string;
+    };
+    NoteRequest: {
+      /** @description an opened step (0-based) */
+      step: number;
+      /** @description the whole note (at most 10000 characters); empty clears it */
+      text: string;
+    };
     /** @description One participant's enrolment and progress, for the study's researchers. */
     ParticipantRecord: {
       participant: string;
@@ -691,6 +887,28 @@ export type components = {
       finished_at: string | null;
       items: components['schemas']['PlanItem'][];
       total_seconds: number;
+    };
+    /** @enum {string} */
+    PauseCause: 'button' | 'command';
+    /** @description Pause or resume the working clock: with the panel's button or a palette command. */
+    PauseRequest: {
+      /**
+       * @description what the person used
+       * @default button
+       */
+      cause?: components['schemas']['PauseCause'];
+    };
+    /** @description An interval the working clock stood still (it counts 0 in working time). */
+    PauseView: {
+      /** @description the step open when it paused */
+      step: number;
+      start: string;
+      /** @description null: still paused */
+      end: string | null;
+      /** @description button | command | idle (a gap over pause_after, recorded when noticed) */
+      cause: string;
+      /** @description button | command | edit | run | settle (its step settled) */
+      resumed_by: string | null;
     };
     /** @description One task of the participant's plan, with its attempt once started. */
     PlanItem: {
@@ -921,12 +1139,25 @@ export type components = {
       /** @description the step's time net of pauses (settled: final; open: up to now) */
       working_seconds: number | null;
       grade: components['schemas']['Grade'] | null;
+      /**
+       * @description done: the step's kept grade under every stored profile; open: null
+       * @default null
+       */
+      grades?: {
+        [key: string]: components['schemas']['Grade'];
+      } | null;
       /** @description 0-based turn whose grade is `grade` under the grade rule (open step: so far); null without turns or while grades are hidden */
       kept_turn: number | null;
       /** @description how the shown profile decides pass for this kind, in words */
       criterion: string;
       /** @description only for settled steps the reveal policy (or oracle mode) shows */
       reference?: components['schemas']['Reference'];
+      opened_at: string;
+      /** @description when the step's first turn started (null: none yet) */
+      first_run_at: string | null;
+      settled_at: string | null;
+      /** @description the person's note on the step (latest text) */
+      note: string | null;
     };
     StopRequest: Record<string, never>;
     Stopped: {
@@ -1045,6 +1276,11 @@ export type components = {
     } & {
       [key: string]: unknown;
     };
+    /** @description The attempt's action trace, in time order. */
+    Trace: {
+      runs: components['schemas']['CellRun'][];
+      edits: components['schemas']['CellEdits'][];
+    };
     /** @description A recorded turn, with what an attached player sent and got back (never a key). */
     TurnDetail: {
       step: number;
@@ -1094,6 +1330,8 @@ export type components = {
       grade: components['schemas']['Grade'] | null;
       /** @description set when a turn cap settled the step */
       settled: components['schemas']['Settled'] | null;
+      /** @description the run went over CIBenchLabApp.turn_timeout and was stopped: interrupted | restarted | timeout */
+      stopped?: string;
       next: components['schemas']['NextAction'];
       attempt: components['schemas']['AttemptView'];
     };
@@ -1153,6 +1391,39 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['TaskSummary'][];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  post_tasks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NewTaskRequest'];
+      };
+    };
+    responses: {
+      /** @description Make a task from a teacher's solution notebook (check: only say what it would be) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NewTaskResult'];
         };
       };
       /** @description an error */
@@ -1574,13 +1845,153 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Report an edit of the open step (keeps its working clock running) */
+      /** @description Report edits and runs of the attempt's notebook (keeps its working clock running) */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Activity'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  post_attempts_attempt_id_pause: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PauseRequest'];
+      };
+    };
+    responses: {
+      /** @description Pause the working clock */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AttemptView'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  post_attempts_attempt_id_resume: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PauseRequest'];
+      };
+    };
+    responses: {
+      /** @description Resume the paused working clock */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AttemptView'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  post_attempts_attempt_id_note: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NoteRequest'];
+      };
+    };
+    responses: {
+      /** @description Save the person's note on a step */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Note'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_attempts_attempt_id_trace: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The action trace: every run and per-cell edits */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Trace'];
         };
       };
       /** @description an error */

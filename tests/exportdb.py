@@ -147,13 +147,16 @@ def bob(attempts: Attempts) -> str:
     b = _start(attempts, "bob", PARITY, STUDY)
     attempts.record_turn(b, 0, TurnOutput("print('alpha beta')", [stdout("alpha beta")]))
     attempts.settle(b, 0, "next")
-    attempts.record_turn(b, 1, TurnOutput("print(6 * 7)", [stdout("42")]))
-    run = {"cell_id": "c-9", "msg_id": "m-explore", "code": EXPLORATION, "error": False, "graded": False}
-    run |= {"started_at": "2025-03-01T09:10:00Z", "finished_at": "2025-03-01T09:10:01Z"}
+    attempts.record_turn(b, 1, TurnOutput("print(6 * 7)", [stdout("42")]), msg_id="m-turn")
+    # as the capture records runs: whether one was graded is joined from the turns when read
+    times = {"started_at": "2025-03-01T09:10:00Z", "finished_at": "2025-03-01T09:10:01Z", "error": False}
+    run = {"cell_id": "c-9", "msg_id": "m-explore", "code": EXPLORATION, **times}
+    graded = {"cell_id": "c-1", "msg_id": "m-turn", "code": "print(6 * 7)", **times}
     trace = [
         ("note", {"step": 0, "text": NOTE}),
         ("pause", {"step": 1, "cause": "button"}),
         ("resume", {"step": 1, "cause": "edit"}),
+        ("cell_run", {"step": 1, **graded}),
         ("cell_run", {"step": 1, **run}),
         ("cell_edits", {"step": 1, "cell_id": "c-9", "count": 4}),
         ("quit", {"step": 1}),

@@ -3,6 +3,10 @@
 Debian's ``postgresql`` package provides the binaries (``scripts/test`` installs it). As root
 the server runs as the ``postgres`` user (PostgreSQL refuses root). It is stopped by its
 own PID: SIGINT (fast shutdown), then SIGKILL after a bounded wait.
+
+``Cluster()`` trusts every local connection (the store tests); ``Cluster(password=...)`` asks
+every connection, socket or TCP, for a scram-sha-256 password (a class's database: nothing
+connects without one), the superuser's being ``password``.
 """
 
 from __future__ import annotations
@@ -45,8 +49,9 @@ def free_port() -> int:
 class Cluster:
     """``with Cluster() as pg: pg.new_database()`` -> a URL of a fresh, empty database."""
 
-    def __init__(self):
+    def __init__(self, password: str = ""):
         self.bin = bin_dir()
+        self.password = password
         self.root = Path(tempfile.mkdtemp(prefix="cibench-pg-"))
         self.port = free_port()
         self.proc: subprocess.Popen | None = None
@@ -63,7 +68,7 @@ class Cluster:
         if self.user is not None:
             for path in (self.root, sockets):
                 os.chown(path, self.user.pw_uid, self.user.pw_gid)
-        initdb = [str(self.bin / "initdb"), "-D", str(data), "-U", SUPERUSER, "--auth=trust"]
+        initdb = [str(self.bin / "initdb"), "-D", str(data), "-U", SUPERUSER, *self._auth()]
         subprocess.run(
             [*initdb, "-E", "UTF8", "--no-sync"],
             check=True,
@@ -78,6 +83,17 @@ class Cluster:
         self._wait_ready()
         return self
 
+    def _auth(self) -> list[str]:
+        """initdb's options: trust, or scram-sha-256 with the superuser's password in a file."""
+        if not self.password:
+            return ["--auth=trust"]
+        pwfile = self.root / "superuser.pw"
+        pwfile.write_text(self.password + "\n")
+        pwfile.chmod(0o600)
+        if self.user is not None:
+            os.chown(pwfile, self.user.pw_uid, self.user.pw_gid)
+        return ["--auth-local=scram-sha-256", "--auth-host=scram-sha-256", f"--pwfile={pwfile}"]
+
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + START_TIMEOUT
         while True:
@@ -90,10 +106,14 @@ class Cluster:
                     raise RuntimeError(f"PostgreSQL did not start:\n{log}") from None
                 time.sleep(0.1)
 
-    def dsn(self, database: str, user: str = SUPERUSER) -> str:
-        return f"host=127.0.0.1 port={self.port} dbname={database} user={user}"
+    def dsn(self, database: str, user: str = SUPERUSER, password: str = "") -> str:
+        """A libpq connection string; the superuser's password unless another is given."""
+        password = password or (self.password if user == SUPERUSER else "")
+        secret = f" password={password}" if password else ""
+        return f"host=127.0.0.1 port={self.port} dbname={database} user={user}{secret}"
 
     def url(self, database: str, user: str = SUPERUSER, password: str = "") -> str:
+        password = password or (self.password if user == SUPERUSER else "")
         auth = f"{user}:{password}" if password else user
         return f"postgresql+psycopg://{auth}@127.0.0.1:{self.port}/{database}"
 

@@ -5,7 +5,7 @@ import json
 import nbformat
 import pytest
 
-from cibench_lab.engine.build import _render
+from cibench_lab.engine.build import notebook_text
 from cibench_lab.tasks.plot import FIGURE_MIME
 
 pytestmark = pytest.mark.fast
@@ -23,7 +23,7 @@ def _notebook(figure: dict) -> nbformat.NotebookNode:
 def test_the_figure_structure_is_one_compact_line_of_the_same_json():
     figure = {"v": 1, "axes": [{"lines": [{"x": list(range(50)), "y": [0.5] * 50}], "title": "a {b}"}]}
     nb = _notebook(figure)
-    text = _render(nb)
+    text = notebook_text(nb)
     assert json.loads(text) == json.loads(nbformat.writes(nb))  # only the layout differs
     lines = [line for line in text.splitlines() if FIGURE_MIME in line]
     assert len(lines) == 1 and lines[0].rstrip(",").endswith(json.dumps(figure, separators=(",", ":")))
@@ -35,4 +35,4 @@ def test_the_figure_structure_is_one_compact_line_of_the_same_json():
 def test_a_notebook_without_figures_is_written_as_nbformat_writes_it():
     nb = _notebook({})
     del nb.cells[1].outputs[0]["data"][FIGURE_MIME]
-    assert _render(nb).rstrip("\n") == nbformat.writes(nb).rstrip("\n")
+    assert notebook_text(nb).rstrip("\n") == nbformat.writes(nb).rstrip("\n")

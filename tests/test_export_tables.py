@@ -159,9 +159,10 @@ def test_give_up_quit_and_the_action_trace(tables, built):
         if r["attempt_id"] == bob
     ]
     kinds = [k for k, *_ in trace]
-    assert kinds == ["settle", "note", "pause", "resume", "cell_run", "cell_edits", "quit"]
-    run = next(d for k, _, d in trace if k == "cell_run")
-    assert run["code"] == EXPLORATION and run["graded"] is False
+    assert kinds == ["settle", "note", "pause", "resume", "cell_run", "cell_run", "cell_edits", "quit"]
+    graded, run = (d for k, _, d in trace if k == "cell_run")
+    assert run["code"] == EXPLORATION and run["graded"] is False and run["turn"] is None
+    assert graded["msg_id"] == "m-turn" and graded["graded"] is True and graded["turn"] == 0
     assert ("pause", "1", {"step": 1, "cause": "button"}) in trace
     assert rows[bob]["cibench_tool"] == ""  # no summary for an attempt left unfinished
 

@@ -156,6 +156,18 @@ def test_summaries_of_every_profile_when_done(attempts):
     assert view["summaries"]["cibench"]["text"] == 100.0 and view["summaries"]["cibench"]["num"] == 0.0
 
 
+def test_step_grades_of_every_profile_when_done(attempts):
+    aid = start(attempts)
+    play_all(attempts, aid)
+    open_view = attempt_view(attempts, start(attempts), "pat")
+    assert all(step["grades"] is None for step in open_view["steps"])
+    steps = attempt_view(attempts, aid, "pat")["steps"]
+    assert all(set(step["grades"]) == {"cibench", "fair"} for step in steps)
+    num = steps[1]["grades"]  # "41" printed: CIBench's first-text rule and the fair number rule differ
+    assert num["fair"] == steps[1]["grade"]
+    assert {profile: g["profile"] for profile, g in num.items()} == {"cibench": "cibench", "fair": "fair"}
+
+
 def test_attempt_rows_say_passed_steps_language_and_split(attempts):
     done, open_zh = start(attempts), start(attempts, ZH)
     play_all(attempts, done)

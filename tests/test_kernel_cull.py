@@ -1,4 +1,5 @@
-"""Attempt kernels the server stops: a finished attempt's at once, an idle one's after
+"""Attempt kernels the server stops: a finished attempt's once idle (after its last reference,
+in oracle mode), an idle one's after
 ``kernel_idle_cull``; a new kernel is restored and told why the last one stopped."""
 
 from __future__ import annotations
@@ -83,6 +84,36 @@ async def test_a_finished_attempts_kernel_is_shut_down(start_attempt, api, jp_se
     assert [detail for _, detail in stops] == [{"reason": "finished", "kernel_id": b.kernel_id}]
     code, view = await api("GET", f"attempts/{b.attempt['id']}")
     assert view["kernel"] == "stopped" and view["kernel_stopped"] == "finished"
+
+
+async def test_a_finished_oracle_attempts_kernel_runs_its_last_reference_first(
+    start_attempt, api, jp_serverapp
+):
+    b = await start_attempt(mode="oracle")
+    km = jp_serverapp.kernel_manager
+    aid = b.attempt["id"]
+    for step, answer in enumerate(PROBE_ANSWERS):
+        code, r = await b.turn(step, answer)
+        assert code == 200, r
+        code, settled = await b.next(step)
+        assert code == 200, settled
+    nxt = settled["next"]
+    assert settled["attempt"]["status"] == "done" and nxt["do"] == "done" and nxt["show"]["step"] == 3
+    await asyncio.sleep(1.0)  # the browser inserts the last reference cell, then runs it
+    assert b.kernel_id in km, "the kernel was shut down before the last reference ran"
+    msg_id = await b.execute(nxt["show"]["code"])
+    body = {"step": 3, "kernel_id": b.kernel_id, "msg_id": msg_id}
+    code, r = await api("POST", f"attempts/{aid}/oracle", body)
+    assert code == 200 and r["next"]["do"] == "done", r
+
+    async def gone():
+        return b.kernel_id not in km
+
+    await until(gone, "the finished attempt's kernel shut down after its last reference")
+    b.close()
+    assert [d for _, d in events(jp_serverapp, aid, "kernel_stopped")] == [
+        {"reason": "finished", "kernel_id": b.kernel_id}
+    ]
 
 
 @pytest.mark.parametrize("idle_cull", [2.5])

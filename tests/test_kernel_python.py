@@ -125,6 +125,8 @@ def test_the_attempt_records_the_kernels_libraries_asked_of_its_own_python(monke
     if stamp.is_file():  # installed by scripts/kernel-env (a hand-made env has no stamp)
         assert env["kernel"]["constraints_sha256"] == hashlib.sha256(LOCK.read_bytes()).hexdigest()
     assert "cibench-lab" not in describe(python).packages
+    modules = describe(python).modules  # what `tasks new` checks a solution's imports against
+    assert {"pandas", "sklearn", "cv2", "torch", "json", "sys"} <= modules and "cibench_lab" not in modules
 
 
 @pytest.mark.fast
@@ -165,6 +167,7 @@ def fake_python(tmp_path: Path) -> tuple[Path, Path, Callable[[], int]]:
     site.mkdir(parents=True)
     facts = {"version": "3.11.7", "prefix": str(prefix), "dirs": [str(prefix)], "paths": [str(site)]}
     facts["packages"] = {"numpy": "1.26.4"}
+    facts["modules"] = ["numpy", "os"]
     runs, env = tmp_path / "asked", tmp_path / "asked-env"
     fake = prefix / "bin" / "python"
     fake.parent.mkdir()
@@ -185,6 +188,7 @@ def test_an_interpreters_answer_is_kept_until_it_its_packages_or_its_stamp_chang
     cache = tmp_path / "cache"
     first = describe(str(fake), cache)
     assert (first.version, first.packages, asked()) == ("3.11.7", {"numpy": "1.26.4"}, 1)
+    assert first.modules == {"numpy", "os"}  # what an import finds there (tasks new checks imports)
     assert describe(str(fake), cache) == first and asked() == 1  # kept: not asked again
     _touch(fake, 10)  # the interpreter changed
     assert describe(str(fake), cache) == first and asked() == 2

@@ -70,6 +70,7 @@ async def _scan_routes(api, attempt_id: str) -> list[str]:
         "attempts",
         f"attempts/{attempt_id}",
         f"attempts/{attempt_id}/turns",
+        f"attempts/{attempt_id}/trace",
         "models",
         "tasks/cibench_template/pandas/leak_probe",
     ):

@@ -68,6 +68,7 @@ async def test_an_endless_loop_is_interrupted_and_the_kernel_kept(start_attempt,
     assert code == 200, r
     meta = turn_meta(jp_serverapp, b.attempt["id"], msg_id)
     assert meta["status"] == "timeout" and meta["stopped"] == "interrupted", meta
+    assert r["stopped"] == "interrupted"  # the badge says the run was stopped at the limit
     kernel = jp_serverapp.kernel_manager.get_kernel(b.kernel_id)
     assert pid(jp_serverapp, b.kernel_id) == before and await kernel.is_alive()
     for _ in range(100):  # the server's own activity monitor reads the same idle status
@@ -86,6 +87,7 @@ async def test_a_turn_that_ignores_the_interrupt_restarts_and_restores(start_att
     assert code == 200, r
     meta = turn_meta(jp_serverapp, b.attempt["id"], msg_id)
     assert meta["status"] == "timeout" and meta["stopped"] == "restarted", meta
+    assert r["stopped"] == "restarted"
     assert pid(jp_serverapp, b.kernel_id) != before
     assert [e["cells"] for e in restores(jp_serverapp, b.attempt["id"])] == [1]  # before the answer
     reconnect(b, jp_serverapp)

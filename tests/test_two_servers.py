@@ -161,7 +161,7 @@ async def _every_route_refuses(server: OtherServer, attempt_id: str, kernel_id: 
     """Every route of an attempt answers A with 403 for B's attempt; A's list has none of B's."""
     code, doc = await asyncio.to_thread(server.call, "GET", "/cibench-lab/api/openapi.json")
     assert code == 200
-    body = {"step": 1, "kernel_id": kernel_id, "msg_id": "m" * 32}
+    body = {"step": 1, "kernel_id": kernel_id, "msg_id": "m" * 32, "text": "a note"}
     routes = [
         (method.upper(), path.replace("{attempt_id}", attempt_id))
         for path, item in doc["paths"].items()  # type: ignore[index]

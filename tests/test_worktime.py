@@ -53,6 +53,29 @@ def test_points_outside_the_step_are_clipped():
     assert working_seconds(at(100), at(200), [at(0), at(300)], [(at(50), at(150))], 10) == 50 + 10
 
 
+@pytest.mark.fast
+def test_time_between_a_pause_and_its_resume_counts_nothing():
+    # edit at 10, paused 20..80, settled at 100: 10 + 10 + 0 + 20
+    assert working_seconds(at(0), at(100), [at(10)], [], 300, paused=[(at(20), at(80))]) == 40
+    # a pause longer than pause_after still counts 0, and the idle rule applies after the resume
+    assert working_seconds(at(0), at(5000), [], [], 300, paused=[(at(10), at(4000))]) == 10 + 300
+    # still paused (an open step, the pause up to now): nothing after its start
+    assert working_seconds(at(0), at(600), [], [], 300, paused=[(at(30), at(600))]) == 30
+
+
+@pytest.mark.fast
+def test_a_run_counts_whole_even_while_paused_and_pauses_are_clipped_to_the_step():
+    # a run 20..50 inside the pause 10..80: only the run counts within the pause
+    assert (
+        working_seconds(at(0), at(100), [], [(at(20), at(50))], 300, paused=[(at(10), at(80))])
+        == 10 + 30 + 20
+    )
+    # a pause that began before the step opened (Next while paused, now closed at the settle)
+    assert working_seconds(at(100), at(200), [], [], 300, paused=[(at(0), at(150))]) == 50
+    # overlapping pauses count once
+    assert working_seconds(at(0), at(100), [], [], 300, paused=[(at(10), at(50)), (at(40), at(60))]) == 50
+
+
 def _attempt(services, participant: str) -> str:
     task = services.library.get(PROBE_ID)
     new = NewAttempt(task, "e2e", "human", participant, PlaySettings(pause_after=2), {})

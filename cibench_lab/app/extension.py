@@ -31,8 +31,8 @@ from ..models.config import ModelRegistry, read_config_file
 from ..models.judge import VisionJudge
 from ..models.redact import redact_logs
 from ..store import NeedsUpgrade, Store, StoreError
-from ..tasks.library import TaskLibrary, default_task_dirs
-from .traits import CIBenchLabTraits
+from ..tasks.library import TaskLibrary, default_task_dirs, user_tasks_dir
+from .traits import DATABASE_URL_VAR, CIBenchLabTraits
 
 KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
 
@@ -48,6 +48,7 @@ class Services:
     participant: str
     models: ModelRegistry
     studies: Studies
+    new_tasks_dir: Path  # where the lab's "Make a CIBench Task" writes (CIBenchLabApp.new_tasks_dir)
 
     def settings_view(self) -> dict:
         c = self.lab.config
@@ -91,14 +92,18 @@ class CIBenchLabApp(CIBenchLabTraits):
         config.settings.validate()
         self._check_cull(config)
         models = ModelRegistry(self._model_configs())
-        hide_from_kernels(self.judge_api_key_env, *(c.api_key_env for c in models.configs.values()))
+        hide_from_kernels(
+            DATABASE_URL_VAR, self.judge_api_key_env, *(c.api_key_env for c in models.configs.values())
+        )
         self.judge = self._judge()
         grader = Grader(self.judge, self.grading_workers)
         grader.warm()  # the first text grade would load rouge-score and nltk (seconds): now, in its thread
         lab = LabPlay(attempts, self._server, config, models, grader)
         hub = bool(os.environ.get("JUPYTERHUB_USER"))  # the hub user plays: no participant codes
         studies = Studies(defs, lab, self.researchers, hub)
-        self.services = Services(library, store, attempts, lab, participant, models, studies)
+        new_tasks = Path(self.new_tasks_dir).expanduser() if self.new_tasks_dir else user_tasks_dir()
+        new_tasks = new_tasks.resolve()
+        self.services = Services(library, store, attempts, lab, participant, models, studies, new_tasks)
         self.settings.update({"cibench_lab": self.services})
         events = self._server.event_logger
         assert events is not None  # ServerApp makes one when it initializes
@@ -180,7 +185,8 @@ class CIBenchLabApp(CIBenchLabTraits):
         would show a panel whose every call fails, with the reason far back in the log."""
         store = None
         try:
-            store = Store(self.database_url or None, auto_upgrade=self.db_auto_upgrade)
+            url = self.database_url or os.environ.get(DATABASE_URL_VAR, "")
+            store = Store(url or None, auto_upgrade=self.db_auto_upgrade)
             store.check_writable()  # every Start and turn writes: say so now, not as a 500 later
             return store
         except StoreError as err:

@@ -15,6 +15,10 @@ from ..grading.kept import GRADE_RULES
 from ..grading.pool import WORKERS
 from ..grading.profile import PROFILES
 
+#: the results database's URL when ``database_url`` is empty: how a hub hands each server its own
+#: (docs/classroom.md); task kernels never inherit it
+DATABASE_URL_VAR = "CIBENCH_LAB_DATABASE_URL"
+
 
 class CIBenchLabTraits(ExtensionApp):
     """The configurable traits of the extension (no behaviour)."""
@@ -31,7 +35,8 @@ class CIBenchLabTraits(ExtensionApp):
     database_url = Unicode(
         "",
         help=(
-            "SQLAlchemy URL of the results store. Empty (default): a SQLite file at "
+            "SQLAlchemy URL of the results store. Empty (default): the environment's "
+            f"{DATABASE_URL_VAR} if set, else a SQLite file at "
             "<jupyter data dir>/cibench_lab/results.sqlite. Any SQLAlchemy URL works, e.g. "
             "postgresql+psycopg://user@host/cibench for a shared class database."
         ),
@@ -43,6 +48,16 @@ class CIBenchLabTraits(ExtensionApp):
             "schema when the server starts. Off (default): the server refuses to start on a database "
             "that needs an upgrade and names the command that does it (`cibench-lab db upgrade`). "
             "A SQLite database is always upgraded."
+        ),
+    ).tag(config=True)
+    new_tasks_dir = Unicode(
+        "",
+        help=(
+            'The task directory "Make a CIBench Task from This Notebook" writes the tasks it makes into '
+            "(classroom/<lib>/<stem>; each is added to the server's library at once). Empty (default): "
+            "<jupyter data dir>/cibench_lab/tasks, where `cibench-lab tasks new` writes too and which "
+            "the default task_dirs serve; when task_dirs is set, list this folder there as well to keep "
+            "serving its tasks after a restart."
         ),
     ).tag(config=True)
     attempts_dir = Unicode(

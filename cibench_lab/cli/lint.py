@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..tasks.archive import is_ignored
 from ..tasks.errors import TaskError
-from ..tasks.library import SPLIT_PREFIX, TaskLibrary, builtin_dir, default_task_dirs, task_notebooks
+from ..tasks.library import TaskLibrary, builtin_dir, default_task_dirs, is_split, task_notebooks
 from ..tasks.lint import LintFlag, lint_task
 from ..tasks.model import Task
 
@@ -24,7 +24,7 @@ def _load(path: Path) -> TaskLibrary:
     """A task directory or zip as the library reads it; any other folder (a split's or a library's
     folder, say) notebook by notebook, each with the id its last two folders give it."""
     lib = TaskLibrary()
-    if path.is_dir() and not task_notebooks(path) and not any(path.glob(f"{SPLIT_PREFIX}*")):
+    if path.is_dir() and not task_notebooks(path) and not any(is_split(p.name) for p in path.iterdir()):
         for nb in sorted(path.rglob("*.ipynb")):
             if not any(is_ignored(part) for part in nb.relative_to(path).parts):
                 lib.add_notebook(nb)

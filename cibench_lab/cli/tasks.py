@@ -1,4 +1,4 @@
-"""`cibench-lab tasks ...`: list, inspect, import, verify and build tasks."""
+"""`cibench-lab tasks ...`: list, inspect, import, verify and build tasks (``new``: cli/newtask.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from ..tasks.errors import TaskError
 from ..tasks.model import Task
 from .common import add_sandbox_options, library, start_sandbox
 from .lint import register as register_lint
+from .newtask import register as register_new
 
 
 def _matches(task: Task, args) -> bool:
@@ -282,7 +283,7 @@ INTO_HELP = "task directory (default: <jupyter data dir>/cibench_lab/tasks)"
 
 
 def register(sub) -> None:
-    tasks = sub.add_parser("tasks", help="list, inspect, import, verify, lint and build tasks")
+    tasks = sub.add_parser("tasks", help="list, inspect, import, verify, lint, build and make tasks")
     tsub = tasks.add_subparsers(dest="sub", required=True)
     tl = tsub.add_parser("list", help="list the tasks")
     tl.add_argument("--json", action="store_true", help="JSON output")
@@ -315,6 +316,11 @@ def register(sub) -> None:
     add_sandbox_options(tv, network=False)
     tv.set_defaults(fn=cmd_verify)
     register_lint(tsub)
+    register_build(tsub)
+    register_new(tsub)
+
+
+def register_build(tsub) -> None:
     tb = tsub.add_parser("build", help="instantiate templates and record their references")
     tb.add_argument("tables", nargs="+", type=Path, help="<name>.datasets.json template tables")
     tb.add_argument("--into", type=Path, help=INTO_HELP)

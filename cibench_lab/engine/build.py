@@ -156,7 +156,7 @@ def execute(
     return step_seconds
 
 
-def _render(nb: nbformat.NotebookNode) -> str:
+def notebook_text(nb: nbformat.NotebookNode) -> str:
     """The notebook's text as nbformat writes it, but each figure structure on one line: nbformat
     would put every number of it on a line of its own (a built task's text would triple)."""
     nb = copy.deepcopy(nb)
@@ -233,7 +233,7 @@ def build(path: Path, spec_dir: Path, timeout: int, write: bool, lint: bool = Tr
     problems = check_structure(nb, _split(path), KERNEL_NAME)
     if problems:
         raise BuildError(f"{path}: " + "; ".join(problems))
-    refused = lint_problems(path, _render(nb)) if lint else None
+    refused = lint_problems(path, notebook_text(nb)) if lint else None
     if refused:  # before running anything: the instructions must say what the references draw
         raise BuildError(f"{path}: {refused}")
     rendering = task_rendering(path)
@@ -246,7 +246,7 @@ def build(path: Path, spec_dir: Path, timeout: int, write: bool, lint: bool = Tr
     if problems:
         raise BuildError(f"{path}: outputs do not match the step kinds:\n  " + "\n  ".join(problems))
     nbformat.validate(nb)
-    new_text = _render(nb)
+    new_text = notebook_text(nb)
     problems = check_loaded(path, new_text, task_datasources(path))
     if problems:
         raise BuildError(f"{path}: the built task is not usable:\n  " + "\n  ".join(problems))

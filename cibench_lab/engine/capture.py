@@ -5,7 +5,9 @@ kernel starts (PUB/SUB drops what was published before a subscriber connects)
 and folds every message into an :class:`Execution` keyed by the request's
 ``msg_id``.  A turn is graded from that record, never from what the browser says.
 An execution still running when its kernel dies (the kernel manager's restarter
-notices within seconds) or is restarted is finished as ``dead`` at once.
+notices within seconds) or is restarted is finished as ``dead`` at once.  A listener
+(the action trace: :mod:`.trace`) hears of each execution's start (``execute_input``) and
+end (its idle status, or its kernel's death), once each.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Protocol
 
 from .execution import Execution
 
@@ -21,14 +23,22 @@ log = logging.getLogger(__name__)
 KEEP = 256  # executions remembered per kernel
 
 
+class Listener(Protocol):
+    def started(self, kernel_id: str, ex: Execution) -> None: ...
+
+    def finished(self, kernel_id: str, ex: Execution) -> None: ...
+
+
 class KernelCapture:
     """Executions seen on one kernel's IOPub, most recent ``KEEP`` of them."""
 
-    def __init__(self, kernel_id: str, session: Any, stream: Any):
+    def __init__(self, kernel_id: str, session: Any, stream: Any, listener: Listener | None = None):
         self.kernel_id = kernel_id
         self.session = session
         self.stream = stream
+        self.listener = listener
         self.executions: OrderedDict[str, Execution] = OrderedDict()
+        self.told: set[str] = set()  # msg_ids whose end the listener heard
         stream.on_recv(self._on_recv)
 
     def _on_recv(self, frames: list) -> None:
@@ -40,20 +50,42 @@ class KernelCapture:
             return
         parent = (msg.get("parent_header") or {}).get("msg_id")
         if parent:
-            self.get(parent).add(msg)
+            ex = self.get(parent)
+            ex.add(msg)
+            self._tell(ex, msg["header"]["msg_type"], msg.get("content") or {})
+
+    def _tell(self, ex: Execution, kind: str, content: dict[str, Any]) -> None:
+        if self.listener is None:
+            return
+        try:
+            if kind == "execute_input":
+                self.listener.started(self.kernel_id, ex)
+            elif kind == "status" and content.get("execution_state") == "idle":
+                self._finished(ex)
+        except Exception:  # the record must not kill the subscription either
+            log.exception("cibench-lab: the capture's listener failed")
+
+    def _finished(self, ex: Execution) -> None:
+        if self.listener is not None and ex.code is not None and ex.msg_id not in self.told:
+            self.told.add(ex.msg_id)
+            self.listener.finished(self.kernel_id, ex)
 
     def get(self, msg_id: str) -> Execution:
         ex = self.executions.get(msg_id)
         if ex is None:
             ex = self.executions[msg_id] = Execution(msg_id=msg_id)
             while len(self.executions) > KEEP:
-                self.executions.popitem(last=False)
+                self.told.discard(self.executions.popitem(last=False)[0])
         return ex
 
     def lost(self, reason: str) -> None:
         """The kernel is gone: every execution still running on it is ``dead``."""
         for ex in list(self.executions.values()):
             ex.lost(reason)
+            try:
+                self._finished(ex)  # (a timed-out run whose kernel was restarted ends here)
+            except Exception:
+                log.exception("cibench-lab: the capture's listener failed")
 
     def close(self) -> None:
         try:
@@ -65,8 +97,9 @@ class KernelCapture:
 class Captures:
     """One KernelCapture per watched kernel of the server's kernel manager."""
 
-    def __init__(self, kernel_manager: Any):
+    def __init__(self, kernel_manager: Any, listener: Listener | None = None):
         self.km = kernel_manager
+        self.listener = listener  # told of every execution's start and end
         self.by_kernel: dict[str, KernelCapture] = {}
         self.hooked: set[str] = set()  # kernels whose restarter tells us of their death
 
@@ -74,7 +107,7 @@ class Captures:
         cap = self.by_kernel.get(kernel_id)
         if cap is None:
             kernel = self.km.get_kernel(kernel_id)
-            cap = KernelCapture(kernel_id, kernel.session, kernel.connect_iopub())
+            cap = KernelCapture(kernel_id, kernel.session, kernel.connect_iopub(), self.listener)
             self.by_kernel[kernel_id] = cap
         if kernel_id not in self.hooked:
             self.hooked.add(kernel_id)

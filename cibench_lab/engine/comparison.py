@@ -22,7 +22,7 @@ from ..store.tables import Attempt, Participant, Run, StepRow, Study, Turn
 from .errors import BadInput, Conflict, NotFound
 from .settings import PlaySettings
 from .step import HUMAN
-from .worktime import Interval, activity_times, step_working_seconds, turn_intervals
+from .worktime import Interval, read_clock, turn_intervals
 
 
 class UnknownRun(NotFound, LookupError):
@@ -169,5 +169,5 @@ def _seconds(
     """A step's working seconds, for a person's attempt (None for a player's)."""
     if row.player != HUMAN:
         return lambda index: None
-    by_step = step_working_seconds(steps, turns, activity_times(s, row.id), pause_after)
+    by_step = read_clock(s, row.id, steps, turns).working(steps, pause_after)
     return by_step.get

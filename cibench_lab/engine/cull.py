@@ -1,5 +1,9 @@
-"""Attempt kernels the lab stops: a finished attempt's when it finishes, an open one's after
-``kernel_idle_cull`` idle seconds (``CIBenchLabApp.kernel_idle_cull``; 0 = never).
+"""Attempt kernels the lab stops: a finished attempt's once it is done with it, an open one's
+after ``kernel_idle_cull`` idle seconds (``CIBenchLabApp.kernel_idle_cull``; 0 = never).
+
+Done with it: the kernel is idle and, when the finishing answer shows a last reference (oracle
+mode: the browser runs it), that reference was reported (``POST .../oracle``) — each wait at
+most ``FINISH_GRACE`` seconds, so a page that went away does not keep the kernel.
 
 Idle: neither the kernel (its ``last_activity``: any message it published) nor the attempt (its
 latest event — an edit, a settle, a restore — or turn) did anything for that long, and no turn or
@@ -30,6 +34,7 @@ log = logging.getLogger(__name__)
 STOPPED = "kernel_stopped"  # the Event kind of a kernel the server stopped
 IDLE, FINISHED = "idle", "finished"  # why
 SWEEP_MAX = 60.0  # seconds between idle checks, at most
+FINISH_GRACE = 60.0  # seconds a finished attempt's kernel waits, at most, for its last reference / idle
 
 Call = Callable[..., Awaitable[Any]]
 
@@ -113,6 +118,7 @@ class Culler:
         idle_after: float,
         bound: dict[str, str],
         busy: Callable[[str], bool],
+        finish_grace: float = FINISH_GRACE,
     ):
         self.app = serverapp
         self.attempts = attempts
@@ -122,6 +128,9 @@ class Culler:
         self.busy = busy  # a turn report or a restore in flight on the kernel
         self.sweeper: asyncio.Task | None = None
         self.stopping: set[asyncio.Future] = set()
+        self.finish_grace = finish_grace
+        self.finishing: set[asyncio.Future] = set()  # finished attempts' kernels waiting to stop
+        self.shown: dict[str, tuple[int, asyncio.Event]] = {}  # attempt id -> last step, reported
 
     def start(self) -> None:
         """Check for idle kernels from now on (on the server's event loop; once)."""
@@ -129,9 +138,45 @@ class Culler:
             self.sweeper = asyncio.ensure_future(self._sweep_forever())
 
     def after(self, attempt_id: str, kernel_id: str | None, nxt: dict[str, Any]) -> None:
-        """An answer said what comes next: when the attempt is done, stop its kernel."""
-        if nxt.get("do") == "done" and kernel_id:
-            self._stopping(attempt_id, kernel_id, FINISHED)
+        """An answer said what comes next: when the attempt is done, stop its kernel once it
+        is done with it (the last reference shown, when the answer shows one, and idle)."""
+        if nxt.get("do") != "done" or not kernel_id:
+            return
+        shown, show = None, nxt.get("show")
+        if show:
+            shown = self.shown.setdefault(attempt_id, (show["step"], asyncio.Event()))[1]
+        job = asyncio.ensure_future(self._finish(attempt_id, kernel_id, shown))
+        self.finishing.add(job)
+        job.add_done_callback(self.finishing.discard)
+
+    def referenced(self, attempt_id: str, step: Any) -> None:
+        """Step ``step``'s reference was reported: when it is a finished attempt's last, its
+        kernel may stop."""
+        last, shown = self.shown.get(attempt_id, (None, None))
+        if shown is not None and step == last:
+            shown.set()
+
+    async def _finish(self, attempt_id: str, kernel_id: str, shown: asyncio.Event | None) -> None:
+        """Wait (each at most ``finish_grace``) for the last reference and an idle kernel; stop it."""
+        try:
+            if shown is not None:
+                await asyncio.wait_for(shown.wait(), self.finish_grace)
+        except asyncio.TimeoutError:
+            log.info("cibench-lab: attempt %s did not report its last reference", attempt_id)
+        finally:
+            self.shown.pop(attempt_id, None)
+        deadline = asyncio.get_running_loop().time() + self.finish_grace
+        while not self._quiet(kernel_id) and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.1)
+        await asyncio.shield(self._stopping(attempt_id, kernel_id, FINISHED))
+
+    def _quiet(self, kernel_id: str) -> bool:
+        """The kernel is gone, or idle with no turn report or restore in flight."""
+        km = self.app.kernel_manager
+        if kernel_id not in km:
+            return True
+        state = getattr(km.get_kernel(kernel_id), "execution_state", "idle")
+        return state == "idle" and not self.busy(kernel_id)
 
     def _stopping(self, attempt_id: str, kernel_id: str, reason: str) -> asyncio.Future:
         """Stop the kernel in a task of its own: never cancelled halfway (jupyter_client cannot
@@ -191,5 +236,7 @@ class Culler:
         server shuts its kernels down."""
         if self.sweeper is not None:
             self.sweeper.cancel()
+        for job in list(self.finishing):  # still waiting: the server shuts the kernel down
+            job.cancel()
         if self.stopping:
             await asyncio.wait(list(self.stopping), timeout=wait)

@@ -37,6 +37,8 @@ class Execution:
 
     msg_id: str
     code: str | None = None  # from execute_input
+    execution_count: int | None = None  # from execute_input
+    session: str | None = None  # the requesting client's session id (its parent header's)
     error: bool = False
     status: str = "ok"  # ok | error | timeout | dead
     first_seen: float = field(default_factory=time.time)
@@ -73,6 +75,8 @@ class Execution:
         content = msg.get("content", {})
         if kind == "execute_input":
             self.code = content.get("code", "")
+            self.execution_count = content.get("execution_count")
+            self.session = (msg.get("parent_header") or {}).get("session")
         elif kind == "clear_output":
             self._outputs.clear()
             self._tail = []

@@ -16,6 +16,8 @@ from ..grading import TurnOutput
 from .executor import execute
 
 log = logging.getLogger(__name__)
+#: How the session ids of the server's own clients begin: their runs are not the person's.
+HIDDEN_SESSION = "cibench-lab-hidden-"
 
 
 async def run_hidden(
@@ -59,5 +61,10 @@ def own_session(session: Any) -> Any:
     by its identity (the session id), and of two clients connected under one id only one
     is answered (e.g. after a restart, another client of the same session reconnects first)."""
     own = session.clone()
-    own.session = str(uuid.uuid4())
+    own.session = HIDDEN_SESSION + str(uuid.uuid4())
     return own
+
+
+def is_hidden(session: str | None) -> bool:
+    """Whether a request came from one of the server's own clients (:func:`own_session`)."""
+    return bool(session) and str(session).startswith(HIDDEN_SESSION)

@@ -35,12 +35,12 @@ from pathlib import Path
 PYTHON_VAR = "CIBENCH_LAB_KERNEL_PYTHON"
 KERNEL_ENV = "kernel"  # the kernel environment's folder inside the server's environment
 STAMP = "cibench-lab-kernel-env.sha256"  # written by scripts/kernel-env: what the env was installed from
-FACTS = ("version", "prefix", "dirs", "packages", "paths")  # what the probe prints
-CACHE_FORMAT = 1  # of a cached answer (a file of another format is asked again)
+FACTS = ("version", "prefix", "dirs", "packages", "paths", "modules")  # what the probe prints
+CACHE_FORMAT = 2  # of a cached answer (a file of another format is asked again)
 SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
 
 _PROBE = """\
-import json, os, sys
+import json, os, pkgutil, sys
 from importlib import metadata
 packages = {}
 for dist in metadata.distributions():
@@ -55,6 +55,7 @@ print(json.dumps({
              os.path.dirname(os.path.dirname(real))],
     'packages': packages,
     'paths': [p for p in sys.path if os.path.isdir(p)],
+    'modules': sorted({m.name for m in pkgutil.iter_modules()} | set(sys.builtin_module_names)),
 }))
 """
 
@@ -72,6 +73,8 @@ class Interpreter:
     prefix: Path
     dirs: tuple[Path, ...]  # its environment and base installation (the sandbox binds them)
     packages: dict[str, str]  # canonical (lower-case, dashed) distribution name -> version
+    #: the top-level names an ``import`` finds (its packages', the standard library's, built-ins)
+    modules: frozenset[str] = frozenset()
 
     def constraints_sha256(self) -> str | None:
         """The sha256 of the constraints file this environment was installed from (its stamp)."""
@@ -137,6 +140,7 @@ def _interpreter(executable: str, facts: dict) -> Interpreter:
         prefix=Path(facts["prefix"]),
         dirs=tuple(Path(d) for d in facts["dirs"]),
         packages=dict(facts["packages"]),
+        modules=frozenset(facts["modules"]),
     )
 
 

@@ -42,26 +42,15 @@ from .execution import Execution
 from .hidden import language_info, run_hidden
 from .interrupt import stop_turn
 from .kernel import KERNEL_NAME, start_code
+from .labconfig import LabConfig, check_ids, check_step
 from .oracle import referenced_steps
-from .settings import PlaySettings, attempt_settings
+from .settings import attempt_settings
 from .step import HUMAN
+from .trace import LabRecord
 from .workspace import copy_data, notebook_name, sign_notebook, write_notebook, written
-from .worktime import record_activity
 
 log = logging.getLogger(__name__)
 RESTORE_WAIT = 60.0  # seconds a turn whose kernel was replaced waits for the state's restore
-
-
-@dataclass
-class LabConfig:
-    root_dir: Path  # the server root
-    attempts_dir: str  # folder under the root for attempt folders
-    turn_timeout: float  # seconds a turn report waits for the kernel's idle
-    settings: PlaySettings  # server defaults
-    lock_settings: bool  # when True, a browser cannot override them
-    participant: str = ""  # whose attempts this server plays (the handlers' participant)
-    interrupt_grace: float = 10.0  # seconds an interrupted turn may take to stop before a restart
-    kernel_idle_cull: float = 1800.0  # seconds an attempt's kernel may idle before it is stopped (0: never)
 
 
 @dataclass
@@ -87,6 +76,7 @@ class LabPlay:
         self.app = serverapp
         self.config = config
         self.captures = Captures(serverapp.kernel_manager)
+        self.record = LabRecord(attempts, self.call, self.captures)  # pauses, notes, the action trace
         self.prepared: dict[str, str] = {}  # kernel_id -> attempt id whose state it holds
         self.locks: dict[str, asyncio.Lock] = {}
         self.prepared_at: dict[str, float] = {}  # when the kernel's state was last restored
@@ -263,8 +253,8 @@ class LabPlay:
         self, attempt_id: str, step: Any, kernel_id: Any, msg_id: Any, participant: str
     ) -> dict[str, Any]:
         """Grade one execution the browser says ran for ``step``: read from our capture."""
-        _check_ids(kernel_id, msg_id)
-        _check_step(step)
+        check_ids(kernel_id, msg_id)
+        check_step(step)
         lock = self.locks.get(kernel_id)
         if lock is not None and lock.locked():  # a restore is running: judge the run after it
             async with lock:
@@ -273,6 +263,7 @@ class LabPlay:
         if kernel_id != row.kernel_id or self.prepared.get(kernel_id) != attempt_id:
             raise Conflict(f"kernel {kernel_id} is not this attempt's kernel")
         Attempts.check_open(row, step)
+        await self.record.ran(attempt_id)
         self.reports[kernel_id] = self.reports.get(kernel_id, 0) + 1
         try:
             result = await self._graded(attempt_id, step, kernel_id, msg_id)
@@ -289,6 +280,8 @@ class LabPlay:
         result = await self.driver.record(
             attempt_id, step, turn, msg_id=msg_id, started_at=started, finished_at=finished, meta=meta
         )
+        if ex.status == "timeout":  # the badge says the run was stopped at the limit
+            result["stopped"] = ex.stopped or "timeout"
         if ex.status == "dead" or ex.stopped == "restarted":  # the next run needs the state back
             await self._until_restored(attempt_id, kernel_id, ex.first_seen)
         return result
@@ -319,7 +312,8 @@ class LabPlay:
         return False
 
     async def settle(self, attempt_id: str, step: Any, outcome: str, participant: str) -> dict:
-        _check_step(step)
+        check_step(step)
+        await self.record.settling(attempt_id)
         settled = await self.driver.settle(attempt_id, step, outcome, participant)
         await self._finished(attempt_id, settled["next"])
         return settled
@@ -330,14 +324,9 @@ class LabPlay:
             row, _ = await self.call(self.attempts.load, attempt_id)
             self.culler.after(attempt_id, row.kernel_id, nxt)
 
-    async def activity(self, attempt_id: str, step: Any, participant: str) -> dict[str, Any]:
-        """The person edited the open step: an ``activity`` event; the step's working time so far."""
-        _check_step(step)
-        return await self.call(record_activity, self.attempts, attempt_id, step, participant)
-
     async def propose(self, attempt_id: str, step: Any, participant: str) -> dict[str, Any]:
         """Play step: the attached player's next turn, for the browser to run in the cell."""
-        _check_step(step)
+        check_step(step)
         try:
             out = await self.driver.propose(attempt_id, step, participant)
         except PlayerError as err:
@@ -353,10 +342,21 @@ class LabPlay:
         self, attempt_id: str, step: Any, kernel_id: Any, msg_id: Any, participant: str
     ) -> dict:
         """Oracle: the browser ran a settled step's reference cell; the driver keeps what
-        the kernel printed (an attached model's next prompt shows it)."""
-        _check_ids(kernel_id, msg_id)
+        the kernel printed (an attached model's next prompt shows it).  A finished attempt's
+        kernel waits for this report (``Culler.after``)."""
+        try:
+            return await self._reference(attempt_id, step, kernel_id, msg_id, participant)
+        finally:
+            self.culler.referenced(attempt_id, step)
+
+    async def _reference(
+        self, attempt_id: str, step: Any, kernel_id: Any, msg_id: Any, participant: str
+    ) -> dict:
+        check_ids(kernel_id, msg_id)
         row, task = await self.call(self.attempts.load, attempt_id, participant)
-        if row.mode != "oracle" or not isinstance(step, int) or not 0 <= step < row.current_step:
+        last = row.status == "done" and step == row.current_step  # shown after the attempt finished
+        settled = isinstance(step, int) and (0 <= step < row.current_step or last)
+        if row.mode != "oracle" or not settled:
             raise BadInput("step: must be a settled step of an oracle attempt")
         if kernel_id != row.kernel_id:
             raise Conflict(f"kernel {kernel_id} is not this attempt's kernel")
@@ -367,10 +367,13 @@ class LabPlay:
             raise BadInput(f"msg_id: kernel {kernel_id} did not finish {msg_id}")
         if (ex.code or "").strip() != task.steps[step].code.strip():
             raise BadInput(f"msg_id: {msg_id} did not run step {step}'s reference")
+        if last:  # no prompt follows: nothing to keep, the kernel may stop
+            return {"step": step, "recorded": False, "next": await self.driver.next(attempt_id)}
         ref = TurnOutput(ex.code or "", ex.outputs, ex.error, ex.status)
         return await self.driver.reference(attempt_id, step, ref, "notebook")
 
     async def close(self) -> None:
+        self.record.close()
         await self.culler.close()
         await self.driver.close()
         for player in self.players.values():
@@ -384,14 +387,3 @@ class LabPlay:
             self.captures.shutdown(kid)
         self.pool.shutdown(wait=False)
         self.grader.close()
-
-
-def _check_step(step: Any) -> None:
-    if not isinstance(step, int) or isinstance(step, bool):
-        raise BadInput("step: must be an integer (0-based)")
-
-
-def _check_ids(kernel_id: Any, msg_id: Any) -> None:
-    for name, value in (("kernel_id", kernel_id), ("msg_id", msg_id)):
-        if not isinstance(value, str) or not value:
-            raise BadInput(f"{name}: must be a non-empty string")

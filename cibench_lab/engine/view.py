@@ -8,7 +8,9 @@ for steps already revealed; grades of open steps only when live grades are on.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +26,7 @@ from .attempt import Attempts
 from .cull import kernel_state
 from .settings import PlaySettings
 from .step import next_action
-from .worktime import Interval, activity_times, step_working_seconds, turn_intervals
+from .worktime import Clock, Interval, read_clock, turn_intervals
 
 
 def grades_visible(status: str, show_grades: bool) -> bool:
@@ -57,12 +59,15 @@ def _kept(
 
 
 def reference_view(step: Step) -> dict[str, Any]:
-    """A settled step's reference as the reveal policy shows it (vis: its plot too)."""
-    image = first_image(list(step.outputs)) if step.kind == "vis" else None
+    """A settled step's reference as the reveal policy shows it: a vis step's plot as an
+    image (from its outputs, else the graded reference PNG), not a line naming its size."""
+    image = None
+    if step.kind == "vis":
+        image = first_image(list(step.outputs)) or step.reference.value or None
     return {
         "code": step.code,
         "thought": step.thought,
-        "output": step.reference.summary(),
+        "output": "" if image else step.reference.summary(),
         "image": image,
     }
 
@@ -96,6 +101,7 @@ def _step_view(
     grade, kept = _kept(srow, n_turns, open_grades, settings, profile)
     if grade is not None and grades_visible(row.status, settings.show_grades):
         view["grade"], view["kept_turn"] = grade, kept
+    view["grades"] = dict(srow.grade or {}) if row.status == "done" and settled else None
     if _revealed(row, settings, settled):
         view["reference"] = reference_view(step)
     return view
@@ -125,7 +131,7 @@ def _turns(s: Session, row: Attempt, profile: str) -> _Turns:
 
 def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -> dict[str, Any]:
     """The attempt as its player may see it, from a fixed number of queries however many steps
-    and turns it has (the attempt, its owner, its steps, its turns, its activity; a stopped
+    and turns it has (the attempt, its owner, its steps, its turns, its clock's events; a stopped
     kernel's last stop)."""
     row, task = attempts.load(attempt_id, participant)
     settings = PlaySettings.recorded(row.settings)
@@ -133,14 +139,9 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
     with attempts.store.session() as s:
         srows = s.scalars(select(StepRow).where(StepRow.attempt_id == row.id).order_by(StepRow.index)).all()
         turns = _turns(s, row, profile)
-        edits = activity_times(s, row.id)
+        clock = read_clock(s, row.id, srows, turns.intervals)
         kernel = kernel_state(s, row, attempts.kernels)
-    worked = step_working_seconds(srows, turns.intervals, edits, settings.pause_after)
-    steps = [
-        _step_view(row, task, r, turns.counts[r.index], turns.open_grades, settings, profile)
-        | {"working_seconds": worked[r.index]}
-        for r in srows
-    ]
+    steps = _steps(row, task, srows, turns, clock, settings, profile)
     return {
         "id": row.id,
         "task_id": row.task_id,
@@ -163,7 +164,46 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
         "created_at": row.created_at.isoformat() + "Z",
         "sandbox": (row.environment or {}).get("sandbox"),
         **kernel,
+        "paused": row.status == "open" and clock.open_pause is not None,
+        "pauses": [p.view() for p in clock.pauses],
     }
+
+
+def _steps(
+    row: Attempt,
+    task: Task,
+    srows: Sequence[StepRow],
+    turns: _Turns,
+    clock: Clock,
+    settings: PlaySettings,
+    profile: str,
+) -> list[dict[str, Any]]:
+    """The opened steps' views, each with its working time and its record."""
+    worked = clock.working(srows, settings.pause_after)
+    return [
+        _step_view(row, task, r, turns.counts[r.index], turns.open_grades, settings, profile)
+        | {"working_seconds": worked[r.index]}
+        | _step_record(r, turns.intervals.get(r.index, []))
+        for r in srows
+    ]
+
+
+def _step_record(srow: StepRow, turns: list[Interval]) -> dict[str, Any]:
+    """A step's record in the view: when it opened, first ran as a turn and settled; the person's note."""
+    first = min((started for started, _ in turns), default=None)
+    return {
+        "opened_at": _iso(srow.opened_at),
+        "first_run_at": None if first is None else _iso(first),
+        "settled_at": None if srow.settled_at is None else _iso(srow.settled_at),
+        "note": srow.note,
+    }
+
+
+def _iso(at: dt.datetime) -> str:
+    """A time (naive UTC, or aware) as the views write times: ISO, naive UTC, ``Z``."""
+    if at.tzinfo is not None:
+        at = at.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    return at.isoformat() + "Z"
 
 
 #: Turn meta a browser may see: what the player sent and got back (never a key: the

@@ -1,9 +1,15 @@
 """Working time: a step's time net of the pauses a person took (wall time counts a walk away).
 
-A step's activity points are its opening, each ``activity`` event (the browser reports edits of
-the open step's notebook, at most every 20 s: ``POST attempts/{id}/activity``), each turn's start
-and finish, and its settle (an open step: now).  Each gap between consecutive points counts at
-most ``pause_after`` seconds (the attempt's play setting); a turn's running interval counts whole.
+A step's activity points are its opening, each event of the working clock dated in it — an
+``activity`` (the browser reports edits of the attempt's notebook, at most every 20 s: ``POST
+attempts/{id}/activity``), a ``note``, a ``pause``, a ``resume`` — each run's start and finish
+(its turns and every ``cell_run`` of the action trace), and its settle (an open step: now).
+Between consecutive points:
+
+- a run's interval counts whole (the kernel works for the person, paused or not);
+- else time inside an explicit pause (a ``pause`` event to the next ``resume``, or to the
+  settle of the step it paused) counts 0;
+- else each gap counts at most ``pause_after`` seconds (the attempt's play setting: the idle rule).
 """
 
 from __future__ import annotations
@@ -11,25 +17,32 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..store.tables import Event, StepRow, Turn, utcnow
-from .attempt import Attempts
-from .settings import PlaySettings
 
-ACTIVITY = "activity"  # the Event kind of a person's edit
+ACTIVITY = "activity"  # a person's edit of the attempt's notebook: {"step"}
+NOTE = "note"  # a save of a step's note: {"step", "text"}
+PAUSE = "pause"  # the clock paused: {"step", "cause": button | command | idle}
+RESUME = "resume"  # the clock resumed: {"step", "cause": button | command | edit | run}
+CELL_RUN = "cell_run"  # an execution on the attempt's kernel (the action trace)
+CELL_EDITS = "cell_edits"  # edits counted per cell by the browser: {"step", "cell_id", "count"}
+#: Events that are points of the working clock (at their ``at``; a ``cell_run`` by its times).
+POINT_KINDS = (ACTIVITY, NOTE, PAUSE, RESUME, CELL_EDITS)
 
 Interval = tuple[dt.datetime, dt.datetime]
+Span = tuple[float, float]
 
 
-def _merged(turns: Iterable[Interval], lo: float, hi: float) -> list[tuple[float, float]]:
-    """The turns' running intervals as seconds in [lo, hi], merged where they overlap."""
-    spans = sorted((max(s.timestamp(), lo), min(f.timestamp(), hi)) for s, f in turns)
-    merged: list[tuple[float, float]] = []
-    for start, end in spans:
+def _merged(spans: Iterable[Interval], lo: float, hi: float) -> list[Span]:
+    """Intervals as seconds in [lo, hi], merged where they overlap."""
+    clipped = sorted((max(s.timestamp(), lo), min(f.timestamp(), hi)) for s, f in spans)
+    merged: list[Span] = []
+    for start, end in clipped:
         if end <= start:
             continue
         if merged and start <= merged[-1][1]:
@@ -39,26 +52,97 @@ def _merged(turns: Iterable[Interval], lo: float, hi: float) -> list[tuple[float
     return merged
 
 
+def _covers(spans: list[Span], starts: list[float], p: float, q: float) -> bool:
+    """Whether [p, q] (between two consecutive points) lies inside one of the merged ``spans``."""
+    i = bisect.bisect_right(starts, p) - 1  # the last span that starts by p
+    return i >= 0 and q <= spans[i][1]
+
+
 def working_seconds(
     opened: dt.datetime,
     end: dt.datetime,
     activity: Iterable[dt.datetime],
     turns: Iterable[Interval],
     pause_after: float,
+    paused: Iterable[Interval] = (),
 ) -> float:
-    """Seconds of work from ``opened`` to ``end`` (the settle, or now for an open step)."""
+    """Seconds of work from ``opened`` to ``end`` (the settle, or now for an open step); ``turns``:
+    running intervals; ``paused``: explicit pause intervals."""
     lo, hi = opened.timestamp(), max(end.timestamp(), opened.timestamp())
-    busy = _merged(turns, lo, hi)
+    busy, off = _merged(turns, lo, hi), _merged(paused, lo, hi)
     points = {lo, hi, *(min(max(t.timestamp(), lo), hi) for t in activity)}
-    points.update(x for span in busy for x in span)
+    points.update(x for span in busy + off for x in span)
     ordered = sorted(points)
-    starts = [s for s, _ in busy]
+    busy_starts, off_starts = [s for s, _ in busy], [s for s, _ in off]
     total = 0.0
     for p, q in zip(ordered, ordered[1:], strict=False):
-        i = bisect.bisect_right(starts, p) - 1  # the last running interval that starts by p
-        running = i >= 0 and q <= busy[i][1]
-        total += (q - p) if running else min(q - p, pause_after)
+        if _covers(busy, busy_starts, p, q):
+            total += q - p
+        elif not _covers(off, off_starts, p, q):
+            total += min(q - p, pause_after)
     return total
+
+
+@dataclass
+class Pause:
+    """One explicit pause of the clock: from its ``pause`` event to the next ``resume`` (``resumed_by``
+    its cause), or to the settle of the step it paused (``resumed_by`` "settle"); open: ``end`` None."""
+
+    step: int
+    start: dt.datetime
+    cause: str
+    end: dt.datetime | None = None
+    resumed_by: str | None = None
+
+    def view(self) -> dict[str, Any]:
+        end = None if self.end is None else self.end.isoformat() + "Z"
+        return {
+            "step": self.step,
+            "start": self.start.isoformat() + "Z",
+            "end": end,
+            "cause": self.cause,
+            "resumed_by": self.resumed_by,
+        }
+
+
+@dataclass
+class Clock:
+    """What the working clock of one attempt reads: points and runs by step, the pauses."""
+
+    points: dict[int, list[dt.datetime]] = field(default_factory=dict)
+    runs: dict[int, list[Interval]] = field(default_factory=dict)
+    pauses: list[Pause] = field(default_factory=list)
+
+    @property
+    def open_pause(self) -> Pause | None:
+        last = self.pauses[-1] if self.pauses else None
+        return last if last is not None and last.end is None else None
+
+    def last_point(self, step: StepRow) -> dt.datetime:
+        """The step's latest point so far (its opening when it has no other)."""
+        times = [step.opened_at, *self.points.get(step.index, [])]
+        times += [finished for _, finished in self.runs.get(step.index, [])]
+        return max(times)
+
+    def working(
+        self, steps: Iterable[StepRow], pause_after: float, now: dt.datetime | None = None
+    ) -> dict[int, float]:
+        """Each step's working seconds (settled: final; open: up to ``now``), by step index."""
+        current = _naive(now) if now is not None else utcnow()
+        paused = [(p.start, p.end or current) for p in self.pauses]
+        out = {}
+        for row in steps:
+            end = row.settled_at if row.settled_at is not None else current
+            seconds = working_seconds(
+                _aware(row.opened_at),
+                _aware(end),
+                [_aware(t) for t in self.points.get(row.index, [])],
+                [(_aware(s), _aware(f)) for s, f in self.runs.get(row.index, [])],
+                pause_after,
+                [(_aware(s), _aware(f)) for s, f in paused],
+            )
+            out[row.index] = round(seconds, 1)
+        return out
 
 
 def turn_intervals(turns: Iterable[tuple[int, dt.datetime, dt.datetime]]) -> dict[int, list[Interval]]:
@@ -69,67 +153,94 @@ def turn_intervals(turns: Iterable[tuple[int, dt.datetime, dt.datetime]]) -> dic
     return out
 
 
-def activity_times(s: Session, attempt_id: str) -> dict[int, list[dt.datetime]]:
-    """When the person edited each step (its ``activity`` events), by step index: one query."""
-    edits: dict[int, list[dt.datetime]] = {}
-    for at, detail in s.execute(
-        select(Event.at, Event.detail).where(Event.attempt_id == attempt_id, Event.kind == ACTIVITY)
-    ):
+def read_clock(
+    s: Session, attempt_id: str, steps: Iterable[StepRow], turns: dict[int, list[Interval]] | None = None
+) -> Clock:
+    """The attempt's clock from its turns (``turns`` when the caller read them: :func:`turn_intervals`;
+    else one query) and its events (one query); ``steps``: every step row of the attempt."""
+    if turns is None:
+        query = select(Turn.step, Turn.started_at, Turn.finished_at).where(Turn.attempt_id == attempt_id)
+        turns = turn_intervals(s.execute(query).tuples())
+    clock = Clock()
+    for step, spans in turns.items():
+        clock.runs[step] = [(_naive(start), _naive(end)) for start, end in spans]
+    q = select(Event.at, Event.kind, Event.detail).where(
+        Event.attempt_id == attempt_id, Event.kind.in_((*POINT_KINDS, CELL_RUN))
+    )
+    settled = {row.index: row.settled_at for row in steps}
+    for at, kind, detail in s.execute(q.order_by(Event.at, Event.id)):
         index = (detail or {}).get("step")
-        if isinstance(index, int):
-            edits.setdefault(index, []).append(_aware(at))
-    return edits
+        if not isinstance(index, int):
+            continue
+        if kind == CELL_RUN:
+            run = _run_interval(detail)
+            if run is not None:
+                clock.runs.setdefault(index, []).append(run)
+            continue
+        clock.points.setdefault(index, []).append(at)
+        _fold_pause(clock.pauses, settled, at, kind, index, detail)
+    _close_at_settle(clock.pauses, settled, None)
+    return clock
 
 
-def step_working_seconds(
-    steps: Iterable[StepRow],
-    turns: dict[int, list[Interval]],
-    edits: dict[int, list[dt.datetime]],
-    pause_after: float,
-    now: dt.datetime | None = None,
-) -> dict[int, float]:
-    """Each step's working seconds (settled: final; open: up to ``now``), by step index, from
-    its turns' intervals (:func:`turn_intervals`) and its edits (:func:`activity_times`)."""
-    current = _aware(now or utcnow())
-    out = {}
-    for row in steps:
-        end = _aware(row.settled_at) if row.settled_at is not None else current
-        seconds = working_seconds(
-            _aware(row.opened_at), end, edits.get(row.index, []), turns.get(row.index, []), pause_after
-        )
-        out[row.index] = round(seconds, 1)
-    return out
+def _fold_pause(
+    pauses: list[Pause],
+    settled: dict[int, dt.datetime | None],
+    at: dt.datetime,
+    kind: str,
+    step: int,
+    detail: dict[str, Any],
+) -> None:
+    """One ``pause``/``resume`` event (in time order) into the list of pauses."""
+    _close_at_settle(pauses, settled, at)
+    is_open = bool(pauses) and pauses[-1].end is None
+    if kind == PAUSE and not is_open:
+        pauses.append(Pause(step=step, start=at, cause=str(detail.get("cause", ""))))
+    elif kind == RESUME and is_open:
+        pauses[-1].end, pauses[-1].resumed_by = at, str(detail.get("cause", ""))
+
+
+def _close_at_settle(
+    pauses: list[Pause], settled: dict[int, dt.datetime | None], before: dt.datetime | None
+) -> None:
+    """An open pause ends when the step it paused settled (if that is before ``before``)."""
+    if not pauses or pauses[-1].end is not None:
+        return
+    last = pauses[-1]
+    at = settled.get(last.step)
+    if at is not None and (before is None or at <= before):
+        last.end, last.resumed_by = max(at, last.start), "settle"
+
+
+def _run_interval(detail: dict[str, Any]) -> Interval | None:
+    """A ``cell_run`` event's running interval (naive UTC, as the database keeps times)."""
+    try:
+        started = _stored_time(detail["started_at"])
+        finished = _stored_time(detail.get("finished_at") or detail["started_at"])
+    except (KeyError, ValueError):
+        return None
+    return started, finished
+
+
+def _stored_time(iso: Any) -> dt.datetime:
+    """An ISO time as the views write it (``...Z``) as the database keeps times (naive UTC)."""
+    return dt.datetime.fromisoformat(str(iso).removesuffix("Z"))
 
 
 def attempt_working_seconds(
     s: Session, attempt_id: str, steps: Iterable[StepRow], pause_after: float, now: dt.datetime | None = None
 ) -> dict[int, float]:
-    """:func:`step_working_seconds` of an attempt's ``steps``, reading its turns and edits (two queries)."""
-    query = select(Turn.step, Turn.started_at, Turn.finished_at).where(Turn.attempt_id == attempt_id)
-    times = s.execute(query)
-    turns = turn_intervals(times.tuples())
-    return step_working_seconds(steps, turns, activity_times(s, attempt_id), pause_after, now)
-
-
-def record_activity(attempts: Attempts, attempt_id: str, step: int, participant: str) -> dict[str, Any]:
-    """A person edited the open step ``step``: an ``activity`` event; the step's working time."""
-    row, _ = attempts.load(attempt_id, participant)
-    Attempts.check_open(row, step)
-    attempts.event(attempt_id, ACTIVITY, {"step": step})
-    pause_after = PlaySettings(**row.settings).pause_after
-    with attempts.store.session() as s:
-        srow = s.scalar(select(StepRow).where(StepRow.attempt_id == attempt_id, StepRow.index == step))
-        assert srow is not None, "check_open: the open step has its row"
-        times = s.execute(
-            select(Turn.step, Turn.started_at, Turn.finished_at).where(
-                Turn.attempt_id == attempt_id, Turn.step == step
-            )
-        )
-        turns = turn_intervals(times.tuples())
-        seconds = step_working_seconds([srow], turns, activity_times(s, attempt_id), pause_after)[step]
-    return {"step": step, "working_seconds": seconds}
+    """Each of the attempt's ``steps``' working seconds (settled: final; open: up to ``now``), by step
+    index (two queries)."""
+    rows = list(steps)
+    return read_clock(s, attempt_id, rows).working(rows, pause_after, now)
 
 
 def _aware(at: dt.datetime) -> dt.datetime:
     """A database time (naive UTC) as an aware one, so ``timestamp()`` reads it as UTC."""
     return at.replace(tzinfo=dt.timezone.utc) if at.tzinfo is None else at
+
+
+def _naive(at: dt.datetime) -> dt.datetime:
+    """A time as the database keeps it (naive UTC)."""
+    return at if at.tzinfo is None else at.astimezone(dt.timezone.utc).replace(tzinfo=None)

@@ -31,24 +31,13 @@ import numpy as np
 from ..tasks.plot import ELEMENTS
 from .dates import aligned
 from .figure import Array, Axes, Figure, Series
+from .plot_words import NAMES, NOUNS, PLURAL, counted, kind_name, with_article
 
 TOL = 0.002
 #: Two samplings of one line agree this closely (share of the span) once interpolated.
 CURVE_TOL = 0.01
 #: Colours closer than this (RGB in [0, 1], max channel difference) are the same colour.
 COLOR_TOL = 0.06
-#: Element names as the badge says them.
-NAMES = {
-    "title": "title",
-    "axis_labels": "axis labels",
-    "legend": "legend",
-    "colors": "colours",
-    "colorbar": "colour bar",
-    "ticks": "ticks",
-    "figsize": "figure size",
-    "chart_type": "chart type",
-}
-NOUNS = {"bar": "bars", "barh": "bars", "scatter": "points", "segments": "segment ends"}
 
 
 @dataclass
@@ -72,7 +61,9 @@ class Comparison:
         return self.score >= 1.0
 
     def detail(self) -> str:
-        parts = ["data matches" if self.data >= 1.0 else "data differs: " + ", ".join(self.differences)]
+        parts = [
+            "data matches" if self.data >= 1.0 else "data differs: " + ", ".join(counted(self.differences))
+        ]
         missing = [e for e in self.declared if e in self.elements and not self.elements[e]]
         matched = [e for e in self.declared if self.elements.get(e)]
         if matched:
@@ -82,7 +73,9 @@ class Comparison:
                 + (" match" if len(matched) > 1 else " matches")
             )
         parts += [
-            f"missing the declared {NAMES[e]}" if e in self.missing else f"the declared {NAMES[e]} differs"
+            f"missing the declared {NAMES[e]}"
+            if e in self.missing
+            else f"the declared {NAMES[e]} {'differ' if e in PLURAL else 'differs'}"
             for e in missing
         ]
         ungraded = [NAMES[e] for e in ELEMENTS if e not in self.declared and not self.elements.get(e, True)]
@@ -139,14 +132,14 @@ def _axes_data(pred: Axes, ref: Axes, diffs: list[str]) -> tuple[float, int]:
         if share <= 0.0:  # nothing shows this data: the same kind of series, if any, is its attempt
             j = next((k for k in left if pred.series[k].kind == r.kind), -1)
         if j < 0:
-            diffs.append(f"{_a(_kind_name(r.kind))} missing")
+            diffs.append(f"{with_article(kind_name(r.kind))} missing")
             continue
         left.remove(j)
         credit += share
         if share < 1.0:
-            diffs.append(_series_diff(share, r))
+            diffs.append(_series_diff(share, pred.series[j], r))
     for j in left:
-        diffs.append(f"an extra {_kind_name(pred.series[j].kind)}")
+        diffs.append(f"an extra {kind_name(pred.series[j].kind)}")
     return credit, max(len(ref.series), len(pred.series))
 
 
@@ -163,14 +156,6 @@ def _best(
         if share > best[0]:
             best = (share, j)
     return best
-
-
-def _a(noun: str) -> str:
-    return ("an " if noun[0] in "aeiou" else "a ") + noun
-
-
-def _kind_name(kind: str) -> str:
-    return {"bar": "bar group", "barh": "bar group", "heatmap": "heatmap", "pie": "pie wedge"}.get(kind, kind)
 
 
 def _span(lim: tuple[float, float], scale: str) -> float:
@@ -275,14 +260,19 @@ def _close(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return near.all(axis=1)
 
 
-def _series_diff(share: float, ref: Series) -> str:
+def _series_diff(share: float, pred: Series, ref: Series) -> str:
+    """How a paired series differs; never the reference's count or values (when the counts
+    differ, only that they do)."""
     if ref.kind in NOUNS and not ref.ordered and ref.points is not None:
         r, sampled = _values(ref.points)
+        p, pred_sampled = _values(pred.points) if pred.points is not None else (None, True)
         total = len(r) if r is not None else 0
+        if not sampled and total and (pred_sampled or p is None or len(p) != total):
+            return f"a different number of {NOUNS[ref.kind]}"
         if not sampled and total:
             wrong = round((1.0 - share) * total)
             return f"{wrong} of {total} {NOUNS[ref.kind]} {'differs' if wrong == 1 else 'differ'}"
-    return f"{_a(_kind_name(ref.kind))} differs"
+    return f"{with_article(kind_name(ref.kind))} differs"
 
 
 def _image_matches(pred: Series, ref: Series) -> bool:

@@ -11,6 +11,8 @@ from ..engine.errors import NotFound
 from ..engine.view import attempt_view, grades_visible, turns_view
 from . import schemas as s
 from .base import API, Handler, NotFoundHandler, Route, bind
+from .newtask import make_task
+from .record import ActivityHandler, NoteHandler, PauseHandler, ResumeHandler, TraceHandler
 from .study_routes import STUDY_ROUTES
 
 
@@ -19,6 +21,14 @@ class TasksHandler(Handler):
     @authorized
     async def get(self):
         await self.respond([t.summary() for t in self.services.library.select(None)])
+
+    @web.authenticated
+    @authorized
+    async def post(self):
+        await self.respond(self._new())
+
+    async def _new(self):
+        return await make_task(self.services, self.parse(s.NewTaskRequest))
 
 
 class TaskHandler(Handler):
@@ -147,7 +157,7 @@ def public_turn(attempts, attempt_id: str, result: dict) -> dict:
     """A turn result as the browser may see it: grades hidden when live grades are off."""
     view = attempt_view(attempts, attempt_id, None)
     show = _grades_visible(view)
-    return {
+    out = {
         "step": result["step"],
         "turn": result["turn"],
         "grade": result["grade"] if show else None,
@@ -155,19 +165,9 @@ def public_turn(attempts, attempt_id: str, result: dict) -> dict:
         "next": result["next"],
         "attempt": view,
     }
-
-
-class ActivityHandler(Handler):
-    """The person edited the open step: keeps the working clock running."""
-
-    @web.authenticated
-    @authorized
-    async def post(self, attempt_id: str):
-        await self.respond(self._activity(attempt_id))
-
-    async def _activity(self, attempt_id: str):
-        body = self.parse(s.ActivityReport)
-        return await self.services.lab.activity(attempt_id, body.step, self.participant)
+    if result.get("stopped"):
+        out["stopped"] = result["stopped"]
+    return out
 
 
 class ProposeHandler(Handler):
@@ -260,6 +260,14 @@ AID = "/attempts/{attempt_id}"
 ROUTES: tuple[Route, ...] = (
     Route("GET", "/openapi.json", OpenAPIHandler, dict[str, Any], "This document"),
     Route("GET", "/tasks", TasksHandler, list[s.TaskSummary], "The task library"),
+    Route(
+        "POST",
+        "/tasks",
+        TasksHandler,
+        s.NewTaskResult,
+        "Make a task from a teacher's solution notebook (check: only say what it would be)",
+        body=s.NewTaskRequest,
+    ),
     Route("GET", "/tasks/{task_id}", TaskHandler, s.TaskDetail, "One task, without its reference material"),
     Route("GET", "/settings", SettingsHandler, s.ServerSettings, "The server's play settings"),
     Route("GET", "/models", ModelsHandler, list[s.ModelInfo], "Models the lab may attach"),
@@ -308,9 +316,22 @@ ROUTES: tuple[Route, ...] = (
         f"{AID}/activity",
         ActivityHandler,
         s.Activity,
-        "Report an edit of the open step (keeps its working clock running)",
+        "Report edits and runs of the attempt's notebook (keeps its working clock running)",
         body=s.ActivityReport,
     ),
+    Route(
+        "POST", f"{AID}/pause", PauseHandler, s.AttemptView, "Pause the working clock", body=s.PauseRequest
+    ),
+    Route(
+        "POST",
+        f"{AID}/resume",
+        ResumeHandler,
+        s.AttemptView,
+        "Resume the paused working clock",
+        body=s.PauseRequest,
+    ),
+    Route("POST", f"{AID}/note", NoteHandler, s.Note, "Save the person's note on a step", body=s.NoteRequest),
+    Route("GET", f"{AID}/trace", TraceHandler, s.Trace, "The action trace: every run and per-cell edits"),
     Route(
         "POST",
         f"{AID}/propose",

@@ -6,7 +6,8 @@ A task directory holds CIBench's official layout::
     <dir>/datasources/data/...            files the reference code reads
 
 Task ids are ``<split>/<lib>/<stem>``; split folders are the ``cibench_*``
-ones.  A task source may also be the official zip (unpacked once into a cache)
+ones and ``classroom`` (tasks made from a teacher's notebook: ``tasks new``).  A task
+source may also be the official zip (unpacked once into a cache)
 or a single notebook (its id taken from its last two folders).  Editor
 droppings (``.ipynb_checkpoints``, hidden folders, ``__MACOSX``) are ignored.
 One bad notebook is reported (file, cell, problem) and skipped; the rest load.
@@ -37,17 +38,24 @@ def builtin_dir() -> Path:
     return Path(str(resources.files("cibench_lab"))) / "builtin"
 
 
-#: Split folders are named like the official ones (cibench_template, cibench_generation, ...);
-#: other folders (datasources/, templates/, ...) hold no tasks.
+#: Split folders are named like the official ones (cibench_template, cibench_generation, ...), or
+#: ``classroom`` (:data:`CLASSROOM`); other folders (datasources/, templates/, ...) hold no tasks.
 SPLIT_PREFIX = "cibench_"
+#: The split of the tasks ``tasks new`` makes from a teacher's own solution notebook.
+CLASSROOM = "classroom"
+
+
+def is_split(name: str) -> bool:
+    """A folder of a task directory that holds tasks (``cibench_*`` or ``classroom``)."""
+    return name.startswith(SPLIT_PREFIX) or name == CLASSROOM
 
 
 def task_notebooks(root: Path) -> list[Path]:
-    """``root/cibench_*/<lib>/*.ipynb`` in id order, without editor droppings."""
+    """``root/<split>/<lib>/*.ipynb`` (:func:`is_split`) in id order, without editor droppings."""
     found = []
     for nb in root.glob("*/*/*.ipynb"):
         rel = nb.relative_to(root)
-        if not rel.parts[0].startswith(SPLIT_PREFIX) or any(is_ignored(p) for p in rel.parts):
+        if not is_split(rel.parts[0]) or any(is_ignored(p) for p in rel.parts):
             continue
         if nb.is_file():
             found.append(nb)
@@ -135,6 +143,23 @@ class TaskLibrary:
             return None
         except OSError as err:
             self.problems.append(TaskError(str(path), f"cannot read: {err.strerror}"))
+            return None
+        self.tasks[task_id] = task
+        return task
+
+    def refresh(self, root: Path, task_id: str) -> Task | None:
+        """(Re)load task ``task_id`` of task directory ``root``, written since the library loaded
+        (``tasks new`` in the lab): it replaces the loaded one at once (None, and the problem
+        kept, when it does not load)."""
+        split, lib, stem = task_id.split("/")
+        fresh = TaskLibrary()
+        datasources = root / DATASOURCES
+        path = root / split / lib / f"{stem}.ipynb"
+        task = fresh.add_file(
+            path, task_id, datasources if datasources.is_dir() else None, recorded_renderings(root)
+        )
+        if task is None:
+            self.problems += fresh.problems
             return None
         self.tasks[task_id] = task
         return task

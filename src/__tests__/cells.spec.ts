@@ -280,4 +280,22 @@ describe('badges', () => {
       cls: 'jp-CIBench-badge-recorded'
     });
   });
+
+  it('says when the server stops a run, and that it stopped one', () => {
+    expect(badgeLook({ kind: 'running', limit: 120 })).toMatchObject({
+      state: 'running',
+      text: 'running… · stops at 2 min'
+    });
+    const missed = grade({ passed: false, detail: 'timed out' });
+    const stopped = { kind: 'grade' as const, grade: missed, stoppedAt: 120 };
+    expect(badgeLook(stopped)).toMatchObject({
+      state: 'final',
+      word: 'missed',
+      text: 'stopped at the 2 min limit'
+    });
+    expect(badgeLook({ ...stopped, stoppedAt: null }).text).toBe(
+      'stopped at the time limit'
+    );
+    expect(badgeLook({ kind: 'grade', grade: missed }).text).toBe('timed out');
+  });
 });

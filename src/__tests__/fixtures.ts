@@ -6,7 +6,6 @@ import {
   ITaskSummary,
   ITurnDetail
 } from '../api';
-import { IClock } from '../notebook/activity';
 import { IPanelActions } from '../panel/actions';
 
 export const TASKS: ITaskSummary[] = [
@@ -103,7 +102,11 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
         working_seconds: 10.5,
         grade: grade({ kind: 'exec', detail: 'ran without error' }),
         kept_turn: 0,
-        criterion: 'passes when it runs without error'
+        criterion: 'passes when it runs without error',
+        opened_at: '2024-01-01T00:00:01Z',
+        first_run_at: '2024-01-01T00:00:05Z',
+        settled_at: '2024-01-01T00:00:13Z',
+        note: null
       },
       {
         index: 1,
@@ -117,7 +120,11 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
         working_seconds: 3,
         grade: null,
         kept_turn: null,
-        criterion: 'passes when the printed number matches'
+        criterion: 'passes when the printed number matches',
+        opened_at: '2024-01-01T00:00:13Z',
+        first_run_at: null,
+        settled_at: null,
+        note: null
       }
     ],
     summary: null,
@@ -127,6 +134,8 @@ export function attemptView(over: Partial<IAttemptView> = {}): IAttemptView {
     sandbox: { enabled: true, network: false, tool: 'bubblewrap' },
     kernel: 'running',
     kernel_stopped: null,
+    paused: false,
+    pauses: [],
     ...over
   };
 }
@@ -180,6 +189,17 @@ export function fakeActions(): IPanelActions & { calls: string[] } {
     stopPlayer: record('stopPlayer'),
     showTurns: async (step: number) => {
       calls.push(`turns ${step}`);
+    },
+    record: {
+      pause: async (cause: string) => {
+        calls.push(`pause ${cause}`);
+      },
+      resume: async (cause: string) => {
+        calls.push(`resume ${cause}`);
+      },
+      saveNote: async (id: string, step: number, text: string) => {
+        calls.push(`note ${step} ${text}`);
+      }
     }
   };
 }
@@ -201,29 +221,6 @@ export function turnDetail(
     grade: null,
     ...over
   };
-}
-
-/** A clock that moves only when told: `advance` runs the timers that fall due. */
-export class FakeClock implements IClock {
-  t = 0;
-  timers: { at: number; fn: () => void }[] = [];
-  now(): number {
-    return this.t;
-  }
-  setTimeout(fn: () => void, ms: number): unknown {
-    const timer = { at: this.t + ms, fn };
-    this.timers.push(timer);
-    return timer;
-  }
-  clearTimeout(handle: unknown): void {
-    this.timers = this.timers.filter(t => t !== handle);
-  }
-  advance(ms: number): void {
-    this.t += ms;
-    const due = this.timers.filter(t => t.at <= this.t);
-    this.timers = this.timers.filter(t => t.at > this.t);
-    due.forEach(t => t.fn());
-  }
 }
 
 /** What standalone Yjs cells (how a notebook model builds cells) warn in jsdom. */

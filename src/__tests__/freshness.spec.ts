@@ -4,7 +4,10 @@ import { NBTestUtils } from '@jupyterlab/notebook/lib/testutils';
 import {
   CHANGED,
   GradedSources,
+  PUT_BACK,
   keptTurn,
+  putBackBadge,
+  putBackCode,
   restoredBadge,
   sameCode
 } from '../notebook/freshness';
@@ -77,6 +80,26 @@ describe('restored badges', () => {
   it('compares code without trailing whitespace', () => {
     expect(sameCode('x = 1\n\n', 'x = 1')).toBe(true);
     expect(sameCode('x = 1', 'x = 2')).toBe(false);
+  });
+});
+
+describe('code put back', () => {
+  it('puts the kept turn code back into an empty cell only', () => {
+    expect(putBackCode(settled, TURNS, '')).toBe('df = load()');
+    expect(putBackCode(settled, TURNS, '  \n')).toBe('df = load()');
+    expect(putBackCode(settled, TURNS, 'x = 2')).toBeNull(); // never overwritten
+    expect(putBackCode(settled, [], '')).toBeNull();
+    const hidden = { ...settled, kept_turn: null }; // grades hidden: the last turn
+    expect(putBackCode(hidden, TURNS, '')).toBe('df = 1/0');
+  });
+
+  it('says on the badge that the code was put back', () => {
+    const code = putBackCode(settled, TURNS, '') ?? '';
+    const state = restoredBadge(attemptView(), settled, TURNS, code);
+    expect(state && putBackBadge(state)).toMatchObject({
+      kind: 'grade',
+      rule: `best run kept · ${PUT_BACK}`
+    });
   });
 });
 

@@ -5,7 +5,9 @@ import {
   badgeClass,
   badgeText,
   gaveUpUnrun,
+  EMPTY_CELL,
   gradeRule,
+  limitText,
   outcomeText,
   passWord,
   ranNothing,
@@ -13,8 +15,10 @@ import {
   ruleText,
   runsLeft,
   runsLeftText,
+  runningText,
   stepGradeText,
   stepOutcomeText,
+  stoppedText,
   turnsText
 } from '../grade';
 import { attemptView, grade } from './fixtures';
@@ -196,5 +200,27 @@ describe('how a step settled', () => {
     expect(stepOutcomeText(open)).toBe('open · 0 turns');
     expect(stepGradeText(open)).toBe('not run yet');
     expect(gaveUpUnrun({ ...open, outcome: 'gave_up' })).toBe(false);
+  });
+});
+
+describe('turn time limit', () => {
+  it('words the limit in the unit a person reads', () => {
+    expect(limitText(120)).toBe('2 min');
+    expect(limitText(30)).toBe('30 s');
+    expect(limitText(90)).toBe('90 s');
+    expect(limitText(600)).toBe('10 min');
+    expect(limitText(3600)).toBe('1 h');
+    expect(limitText(5400)).toBe('1 h 30 min');
+  });
+
+  it('says the limit while running and when a run was stopped at it', () => {
+    expect(runningText(120)).toBe('running… · stops at 2 min');
+    expect(runningText(null)).toBe('running…');
+    expect(stoppedText(120)).toBe('stopped at the 2 min limit');
+    expect(stoppedText(undefined)).toBe('stopped at the time limit');
+  });
+
+  it('says an empty cell has nothing to grade', () => {
+    expect(EMPTY_CELL).toBe('empty cell — nothing to grade');
   });
 });

@@ -1,47 +1,5 @@
-import { ActivityThrottle } from '../notebook/activity';
 import { fence, plotData, referenceMarkdown } from '../notebook/reference';
 import { kernelNote } from '../notebook/revive';
-import { FakeClock } from './fixtures';
-
-describe('activity', () => {
-  /** A 20 s throttle on a fake clock, and the times it sent at. */
-  function throttled() {
-    const clock = new FakeClock();
-    const sent: number[] = [];
-    const throttle = new ActivityThrottle(
-      () => sent.push(clock.t),
-      20_000,
-      clock
-    );
-    return { clock, sent, throttle };
-  }
-
-  it('reports at most once per 20 s: the first edit at once, later ones at the interval end', () => {
-    const { clock, sent, throttle } = throttled();
-    throttle.note();
-    expect(sent).toEqual([0]);
-    clock.advance(5_000);
-    throttle.note();
-    throttle.note();
-    expect(sent).toEqual([0]);
-    clock.advance(15_000);
-    expect(sent).toEqual([0, 20_000]);
-    clock.advance(60_000); // quiet: nothing sent
-    expect(sent).toEqual([0, 20_000]);
-    throttle.note();
-    expect(sent).toEqual([0, 20_000, 80_000]);
-  });
-
-  it('sends nothing after dispose', () => {
-    const { clock, sent, throttle } = throttled();
-    throttle.note();
-    clock.advance(1_000);
-    throttle.note();
-    throttle.dispose();
-    clock.advance(60_000);
-    expect(sent).toEqual([0]);
-  });
-});
 
 describe('reference markdown', () => {
   it('fences code so no backtick run inside closes the fence', () => {

@@ -16,9 +16,8 @@ import {
 function setup() {
   const model = new CIBenchModel();
   const actions = fakeActions();
-  const panel = new CIBenchPanel(model, actions, action =>
-    action === 'next' ? 'Ctrl+Alt+N' : ''
-  );
+  const keys = { next: 'Ctrl+Alt+N', 'give-up': '', undo: 'Ctrl+Alt+Z' };
+  const panel = new CIBenchPanel(model, actions, action => keys[action]);
   const q = <T extends Element>(sel: string) =>
     panel.node.querySelector<T>(sel);
   const all = (sel: string) => Array.from(panel.node.querySelectorAll(sel));
@@ -45,6 +44,59 @@ describe('CIBenchPanel', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0].textContent).toContain('Tips plots');
     expect(rows[0].textContent).toContain('1 step');
+  });
+
+  it('moves from the filter to the rows with the arrow keys', () => {
+    const { model, panel, q, all } = setup();
+    document.body.appendChild(panel.node);
+    model.tasks = TASKS;
+    const input = q<HTMLInputElement>('input.jp-CIBench-filter')!;
+    input.focus();
+    const key = (target: Element, k: string) =>
+      target.dispatchEvent(
+        new KeyboardEvent('keydown', { key: k, bubbles: true })
+      );
+    key(input, 'ArrowDown');
+    const rows = all('button.jp-CIBench-task');
+    expect(document.activeElement).toBe(rows[0]);
+    key(rows[0], 'ArrowDown');
+    expect(document.activeElement).toBe(rows[1]);
+    key(rows[1], 'ArrowUp');
+    key(rows[0], 'ArrowUp');
+    expect(document.activeElement).toBe(input);
+    panel.node.remove();
+  });
+
+  it('selects the only match on Enter and focuses its mode', async () => {
+    const { model, actions, panel, q } = setup();
+    document.body.appendChild(panel.node);
+    model.tasks = TASKS;
+    actions.selectTask = async (id: string) => {
+      actions.calls.push(`select ${id}`);
+      model.selected = { ...DETAIL, id };
+    };
+    const input = q<HTMLInputElement>('input.jp-CIBench-filter')!;
+    input.focus();
+    const enter = () =>
+      input.dispatchEvent(
+        new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })
+      );
+    enter(); // three match: nothing chosen
+    expect(actions.calls).toEqual([]);
+    input.value = 'seaborn';
+    input.dispatchEvent(new Event('input'));
+    enter();
+    await new Promise(r => setTimeout(r, 0));
+    const only = model.visibleTasks[0].id;
+    expect(actions.calls).toEqual([`select ${only}`]);
+    const mode = q<HTMLInputElement>('input.jp-CIBench-mode:checked')!;
+    expect(document.activeElement).toBe(mode);
+    // the mode choice comes before the intro's long text
+    const intro = q('.jp-CIBench-intro')!;
+    expect(
+      mode.compareDocumentPosition(intro) & Node.DOCUMENT_POSITION_FOLLOWING
+    ).toBeTruthy();
+    panel.node.remove();
   });
 
   it('selects a task, shows its intro, modes and Start', () => {
@@ -314,11 +366,19 @@ describe('the action bar', () => {
     const undo = q<HTMLButtonElement>('.jp-CIBench-undo')!;
     expect(document.activeElement).toBe(undo); // the focus stays in the bar
     const countdown = q<HTMLElement>('.jp-CIBench-countdown')!;
-    expect(countdown.textContent).toBe('Step 2 settles in 5 s');
+    expect(countdown.textContent).toBe(
+      'Step 2 settles in 5 s — Undo: Ctrl+Alt+Z'
+    );
     model.pending = { ...model.pending, remaining: 4 };
     expect(q('.jp-CIBench-countdown')).toBe(countdown); // updated in place
-    expect(countdown.textContent).toBe('Step 2 settles in 4 s');
-    expect(q('.jp-CIBench-pending')?.getAttribute('role')).toBe('status');
+    expect(countdown.textContent).toBe(
+      'Step 2 settles in 4 s — Undo: Ctrl+Alt+Z'
+    );
+    const status = q<HTMLElement>('.jp-CIBench-pending')!;
+    expect(status.getAttribute('role')).toBe('status');
+    expect(status.getAttribute('aria-live')).toBe('polite');
+    expect(status.textContent).toBe('Step 2 settles in 5 s — Undo: Ctrl+Alt+Z');
+    expect(undo.getAttribute('aria-keyshortcuts')).toBe('Ctrl+Alt+Z');
     undo.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape' }));
     q<HTMLButtonElement>('.jp-CIBench-settle-now')!.click();
     expect(actions.calls).toEqual(['undo', 'settleNow']);
@@ -367,6 +427,34 @@ describe('the action bar', () => {
 });
 
 describe('the attempt view', () => {
+  it('scrolls the step list to the open step once per step', async () => {
+    const { model, panel } = setup();
+    document.body.appendChild(panel.node);
+    const scrolled: string[] = [];
+    const proto = HTMLElement.prototype as unknown as {
+      scrollIntoView?: () => void;
+    };
+    const before = proto.scrollIntoView;
+    proto.scrollIntoView = function (this: HTMLElement) {
+      scrolled.push(
+        this.querySelector('.jp-CIBench-step-label')?.textContent ?? ''
+      );
+    };
+    try {
+      const view = attemptView();
+      model.showAttempt(view);
+      await Promise.resolve();
+      expect(scrolled).toHaveLength(1);
+      expect(scrolled[0]).toContain('Step 2');
+      model.showAttempt({ ...view }); // the same open step: the scroll is left be
+      await Promise.resolve();
+      expect(scrolled).toHaveLength(1);
+    } finally {
+      proto.scrollIntoView = before;
+      panel.node.remove();
+    }
+  });
+
   it('names the grade rule and says when the notebook is closed', () => {
     const { model, actions, q } = setup();
     const view = attemptView();
@@ -559,6 +647,57 @@ describe('the attempt view', () => {
     ).toBe('true');
   });
 
+  it("shows the chosen profile's kept grades, a legend and a missed plot's bar", () => {
+    const { model, q, all } = setup();
+    const summary = (vis: number) => ({
+      tool: 100,
+      exec: 100,
+      num: null,
+      text: null,
+      vis,
+      counts: {}
+    });
+    const fair = grade({
+      profile: 'fair',
+      kind: 'vis',
+      score: 0.8,
+      passed: false
+    });
+    const cib = grade({ profile: 'cibench', kind: 'vis', score: 0.997 });
+    const base = attemptView();
+    model.showAttempt(
+      attemptView({
+        status: 'done',
+        profile: 'fair',
+        summary: summary(80),
+        summaries: { fair: summary(80), cibench: summary(99.5) },
+        steps: [
+          {
+            ...base.steps[0],
+            kind: 'vis',
+            grade: fair,
+            grades: { fair, cibench: cib }
+          }
+        ]
+      })
+    );
+    const kept = () =>
+      all('.jp-CIBench-times tbody tr td').map(td => td.textContent)[1];
+    expect(kept()).toBe('missed · 0.80 (pass at 1.00)');
+    q<HTMLButtonElement>(
+      '.jp-CIBench-profile[data-profile="cibench"]'
+    )!.click();
+    expect(q('.jp-CIBench-times')?.getAttribute('data-profile')).toBe(
+      'cibench'
+    );
+    expect(kept()).toBe('passed · 1.00'); // 0.997: cibench's SSIM pass
+    const terms = all('.jp-CIBench-legend dt').map(dt => dt.textContent);
+    expect(terms).toEqual(['Tool', 'Exec', 'Num', 'Text', 'Vis']);
+    expect(q('.jp-CIBench-legend')?.textContent).toContain(
+      'partial scores count'
+    );
+  });
+
   it('has no profile tabs when only one summary is stored', () => {
     const { model, q } = setup();
     model.showAttempt(attemptView({ status: 'done', summaries: undefined }));
@@ -628,5 +767,99 @@ describe('focus in the attempt view', () => {
     const again = q<HTMLButtonElement>('.jp-CIBench-turns-button')!;
     expect(document.activeElement).toBe(again);
     panel.node.remove();
+  });
+});
+
+describe('CIBenchPanel: the participant record', () => {
+  it('pauses and resumes the working clock, its state in words', () => {
+    const { model, actions, q } = setup();
+    model.showAttempt(attemptView());
+    expect(q('.jp-CIBench-clock')?.textContent).toBe('Clock running');
+    q<HTMLButtonElement>('.jp-CIBench-pause')!.click();
+    model.attempt = attemptView({
+      paused: true,
+      pauses: [
+        {
+          step: 1,
+          start: '2024-01-01T00:00:20Z',
+          end: null,
+          cause: 'button',
+          resumed_by: null
+        }
+      ]
+    });
+    expect(q('.jp-CIBench-pause')).toBeNull();
+    const clock = q('.jp-CIBench-clock-paused')!;
+    expect(clock.getAttribute('role')).toBe('status');
+    expect(clock.textContent).toContain(
+      'Clock paused: this time does not count'
+    );
+    q<HTMLButtonElement>('.jp-CIBench-resume')!.click();
+    expect(actions.calls).toEqual(['pause button', 'resume button']);
+    model.attempt = attemptView({ player: 'openai:qwen' }); // no clock for a player
+    expect(q('.jp-CIBench-clock')).toBeNull();
+  });
+
+  it('keeps the focus on the clock button when it turns into Resume', () => {
+    const { model, q, panel } = setup();
+    document.body.appendChild(panel.node);
+    model.showAttempt(attemptView());
+    q<HTMLButtonElement>('.jp-CIBench-pause')!.focus();
+    model.attempt = attemptView({ paused: true });
+    expect(document.activeElement).toBe(q('.jp-CIBench-resume'));
+    panel.node.remove();
+  });
+
+  it("saves the open step's note while typing and on leaving the box", async () => {
+    jest.useFakeTimers();
+    try {
+      const { model, actions, all, q } = setup();
+      model.showAttempt(attemptView());
+      const box = q<HTMLTextAreaElement>('textarea.jp-CIBench-note-text')!;
+      expect(box.id).toBe(`jp-CIBench-note-${'a'.repeat(32)}-1`);
+      const label = all('label.jp-CIBench-note-label')[0];
+      expect(label.textContent).toBe('Note on Step 2');
+      expect(label.getAttribute('for')).toBe(box.id);
+      box.value = 'the mean';
+      box.dispatchEvent(new Event('input'));
+      box.value = 'the mean is 5';
+      box.dispatchEvent(new Event('input'));
+      jest.advanceTimersByTime(900);
+      expect(actions.calls).toEqual([]); // debounced
+      jest.advanceTimersByTime(200);
+      await Promise.resolve();
+      expect(actions.calls).toEqual(['note 1 the mean is 5']);
+      model.attempt = attemptView(); // a re-render keeps the box and its text
+      expect(q('textarea.jp-CIBench-note-text')).toBe(box);
+      box.value = 'the mean is 5.2';
+      box.dispatchEvent(new Event('input'));
+      box.dispatchEvent(new Event('blur')); // at once
+      await Promise.resolve();
+      expect(actions.calls).toEqual([
+        'note 1 the mean is 5',
+        'note 1 the mean is 5.2'
+      ]);
+      box.value = 'x'.repeat(10_001);
+      box.dispatchEvent(new Event('input'));
+      box.dispatchEvent(new Event('blur'));
+      const status = q(`[id="${box.id}-status"]`)!;
+      expect(status.textContent).toBe(
+        'Too long to save: 10001 of at most 10000 characters.'
+      );
+      expect(box.getAttribute('aria-invalid')).toBe('true');
+      expect(actions.calls).toHaveLength(2);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it("shows a settled step's note read-only", () => {
+    const { model, all } = setup();
+    const view = attemptView();
+    view.steps[0] = { ...view.steps[0], note: 'used groupby' };
+    model.showAttempt(view);
+    expect(all('.jp-CIBench-step-note').map(n => n.textContent)).toEqual([
+      'Note: used groupby'
+    ]);
   });
 });

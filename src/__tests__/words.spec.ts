@@ -1,3 +1,4 @@
+import { IGrade } from '../api';
 import { filterTasks, NO_FACETS } from '../model';
 import {
   attemptMark,
@@ -23,6 +24,24 @@ describe('grade wording', () => {
     );
     expect(keptGradeText(grade({ kind: 'exec', score: null }))).toBe('passed');
     expect(keptGradeText(null)).toBe('–');
+  });
+
+  it("names the bar a missed scored step's partial score falls short of", () => {
+    const vis = (over: Partial<IGrade>) =>
+      keptGradeText(grade({ kind: 'vis', passed: false, ...over }));
+    expect(vis({ profile: 'fair', score: 0.8 })).toBe(
+      'missed · 0.80 (pass at 1.00)'
+    );
+    expect(
+      vis({ profile: 'fair', score: 0.8, detail: 'plot SSIM 0.80 (RGB)' })
+    ).toBe('missed · 0.80 (pass at 0.99)');
+    expect(vis({ profile: 'cibench', score: 0.5 })).toBe(
+      'missed · 0.50 (pass at 0.99)'
+    );
+    expect(vis({ score: 0 })).toBe('missed · 0.00');
+    expect(
+      keptGradeText(grade({ kind: 'text', score: 0.6, passed: false }))
+    ).toBe('missed · 0.60 (pass at 0.999)');
   });
 });
 

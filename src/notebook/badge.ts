@@ -5,7 +5,9 @@
  * line which run the person keeps; the step's pass criterion is its hover
  * title and part of its accessible text. `data-state` says what it is:
  * `running` (the kernel runs the cell), `grading` (ran; the server grades),
- * `final`, `error` or `note`.
+ * `final`, `error` or `note`. A running badge says when the server stops the
+ * run (the turn time limit); a run it stopped says so instead of what was
+ * measured.
  */
 import { Cell } from '@jupyterlab/cells';
 import { checkIcon, closeIcon, errorIcon } from '@jupyterlab/ui-components';
@@ -16,7 +18,9 @@ import {
   BADGE_RECORDED,
   badgeClass,
   badgeText,
-  passWord
+  passWord,
+  runningText,
+  stoppedText
 } from '../grade';
 
 export const BADGE_CLASS = 'jp-CIBench-badge';
@@ -26,9 +30,16 @@ export type BadgeDataState = 'running' | 'grading' | 'final' | 'error' | 'note';
 
 /** What a badge shows; `rule`: its second line, `criterion`: how the step passes. */
 export type BadgeState =
-  | { kind: 'running' }
+  | { kind: 'running'; limit?: number | null }
   | { kind: 'pending' }
-  | { kind: 'grade'; grade: IGrade | null; rule?: string; criterion?: string }
+  | {
+      kind: 'grade';
+      grade: IGrade | null;
+      rule?: string;
+      criterion?: string;
+      /** The run went over the turn time limit (seconds, null: unknown) and was stopped. */
+      stoppedAt?: number | null;
+    }
   | { kind: 'error'; message: string }
   | { kind: 'note'; message: string; rule?: string; criterion?: string };
 
@@ -54,7 +65,7 @@ export function badgeLook(state: BadgeState): IBadgeLook {
         ...base,
         cls: BADGE_PENDING,
         state: 'running',
-        text: 'running…'
+        text: runningText(state.limit)
       };
     case 'pending':
       return {
@@ -81,16 +92,23 @@ export function badgeLook(state: BadgeState): IBadgeLook {
         criterion: state.criterion ?? ''
       };
     default:
-      return gradeLook(state.grade, state.rule, state.criterion);
+      return gradeLook(state);
   }
 }
 
-function gradeLook(
-  grade: IGrade | null,
+function gradeLook({
+  grade,
   rule = '',
-  criterion = ''
-): IBadgeLook {
-  const measured = badgeText(grade);
+  criterion = '',
+  stoppedAt
+}: {
+  grade: IGrade | null;
+  rule?: string;
+  criterion?: string;
+  stoppedAt?: number | null;
+}): IBadgeLook {
+  const measured =
+    stoppedAt !== undefined ? stoppedText(stoppedAt) : badgeText(grade);
   const look: IBadgeLook = {
     cls: badgeClass(grade),
     state: 'final',

@@ -314,8 +314,54 @@ export function activate(nb: Notebook, cell: Cell, focus = false): void {
   nb.deselectAll();
   nb.activeCellIndex = index;
   nb.mode = 'edit';
-  void nb.scrollToCell(cell);
+  reveal(nb, cell).catch(err => console.debug('cibench-lab: scroll', err));
   if (focus && nb.isVisible) {
     nb.activate();
   }
+}
+
+/** How long (ms) a revealed cell is kept in view while the cells above it still grow (images). */
+const REVEAL_MS = 2_000;
+
+/**
+ * Scroll `cell` fully into view once it is rendered and laid out (a cell
+ * just added, below an oracle cell whose outputs came in, would otherwise be
+ * scrolled to by its estimated height and show as a sliver at the bottom);
+ * cells above that still grow for a moment (an output's image loading) scroll
+ * it back, until the person scrolls or types.
+ */
+async function reveal(nb: Notebook, cell: Cell): Promise<void> {
+  await nb.scrollToCell(cell);
+  await cell.ready;
+  await new Promise(resolve => requestAnimationFrame(resolve));
+  const mine = () => !cell.isDisposed && nb.activeCell === cell;
+  if (!mine()) {
+    return;
+  }
+  await nb.scrollToCell(cell, 'center');
+  const inner = nb.node.querySelector('.jp-WindowedPanel-viewport');
+  if (!inner || typeof ResizeObserver === 'undefined') {
+    return;
+  }
+  const again = new ResizeObserver(() => {
+    if (mine() && !fullyShown(nb, cell)) {
+      void nb.scrollToCell(cell, 'center');
+    }
+  });
+  const stop = () => {
+    again.disconnect();
+    nb.node.removeEventListener('wheel', stop);
+    nb.node.removeEventListener('keydown', stop);
+  };
+  again.observe(inner);
+  nb.node.addEventListener('wheel', stop, { passive: true });
+  nb.node.addEventListener('keydown', stop);
+  setTimeout(stop, REVEAL_MS);
+}
+
+/** Whether `cell` lies wholly inside the notebook's visible area. */
+function fullyShown(nb: Notebook, cell: Cell): boolean {
+  const view = nb.node.getBoundingClientRect();
+  const box = cell.node.getBoundingClientRect();
+  return box.top >= view.top && box.bottom <= view.bottom;
 }

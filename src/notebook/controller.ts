@@ -29,6 +29,7 @@ import { cellTag } from './cells';
 import { ActivationFollower, panelOf } from './follow';
 import { AttemptNotebooks } from './notebooks';
 import { applyNext, isTurnCell, reportTurn } from './play';
+import { Recorder } from './record';
 import { AttemptSession } from './session';
 import { Settler, SettleKind } from './settler';
 
@@ -73,6 +74,11 @@ export class AttemptController implements IPanelActions {
       show: view => this.show(view),
       afterSettle: view => this.afterSettle(view)
     });
+    this.record = new Recorder({
+      api,
+      model,
+      session: id => this.notebooks.byId(id)
+    });
     NotebookActions.executionScheduled.connect(this.onScheduled, this);
     tracker.widgetAdded.connect(this.onAdded, this);
     tracker.forEach(panel => void this.attach(panel));
@@ -83,8 +89,12 @@ export class AttemptController implements IPanelActions {
     this.options.tracker.widgetAdded.disconnect(this.onAdded, this);
     this.follower.dispose();
     this.settler.dispose();
+    this.record.dispose();
     this.notebooks.dispose();
   }
+
+  /** Pause / Resume and notes; the attached notebooks' activity. */
+  readonly record: Recorder;
 
   private get model(): CIBenchModel {
     return this.options.model;
@@ -277,6 +287,7 @@ export class AttemptController implements IPanelActions {
 
   private attached(session: AttemptSession, view: IAttemptView): void {
     const panel = session.panel;
+    this.record.attach(session);
     this.model.setNotebook(session.id, true);
     const activated = this.follower.activated === panel;
     const current = this.options.tracker.currentWidget === panel;
@@ -289,6 +300,7 @@ export class AttemptController implements IPanelActions {
 
   /** A notebook closed: the panel keeps showing its attempt ("notebook closed"). */
   private detached(session: AttemptSession, last: boolean): void {
+    this.record.detach(session);
     if (last) {
       this.model.setNotebook(session.id, false);
     }

@@ -2,7 +2,8 @@
  * Whether a badge still describes the code in its cell: a graded badge stays
  * only while the cell holds the code that was graded — after an edit, or a
  * reload whose cell differs from the kept turn's code, it says "changed since
- * graded", so nobody reads other code as graded.
+ * graded", so nobody reads other code as graded. A reopened answer cell left
+ * empty gets the kept turn's code back (`putBackCode`), with a note saying so.
  */
 import { Cell } from '@jupyterlab/cells';
 
@@ -17,6 +18,7 @@ import {
 import { BadgeState, showBadge } from './badge';
 
 export const CHANGED = 'changed since graded';
+export const PUT_BACK = 'code put back from the graded run';
 export const NOT_GRADED = 'not graded (step settled)';
 
 /** Code as compared: trailing whitespace does not count. */
@@ -73,6 +75,33 @@ export function restoredBadge(
     rule: ruleLine(view.settings, step),
     criterion: step.criterion
   };
+}
+
+/**
+ * The code to put back into a reopened notebook's answer cell: the kept
+ * turn's, when the cell is empty (the page went away before the notebook was
+ * saved); null when the cell holds code (never overwritten) or no turn is kept.
+ */
+export function putBackCode(
+  step: IStepView,
+  turns: readonly ITurnDetail[],
+  source: string
+): string | null {
+  if (source.trim()) {
+    return null;
+  }
+  const kept = keptTurn(step);
+  const turn = turns.find(t => t.step === step.index && t.turn === kept);
+  return turn?.code.trim() ? turn.code : null;
+}
+
+/** A put-back cell's badge: its second line says the code was put back. */
+export function putBackBadge(state: BadgeState): BadgeState {
+  if (state.kind !== 'grade' && state.kind !== 'note') {
+    return state;
+  }
+  const rule = state.rule ? `${state.rule} · ${PUT_BACK}` : PUT_BACK;
+  return { ...state, rule };
 }
 
 /** The graded code of cells whose badge shows a grade; notes the ones edited since. */

@@ -9,7 +9,7 @@ import { Cell, CodeCell } from '@jupyterlab/cells';
 import { ISessionContext } from '@jupyterlab/apputils';
 
 import { CIBenchApi, INextAction, ITurnDetail, ITurnResult } from '../api';
-import { ruleLine } from '../grade';
+import { EMPTY_CELL, ruleLine } from '../grade';
 import { messageOf } from '../model';
 import { badgeOf, clearBadge, showBadge } from './badge';
 import {
@@ -21,7 +21,12 @@ import {
   reconcile,
   revealReferences
 } from './cells';
-import { restoredBadge, unrunNote } from './freshness';
+import {
+  putBackBadge,
+  putBackCode,
+  restoredBadge,
+  unrunNote
+} from './freshness';
 import { AttemptSession } from './session';
 
 /** Msg ids already reported, per cell (a run of an empty cell keeps the old future). */
@@ -52,7 +57,9 @@ export async function reportTurn(
 ): Promise<ITurnResult | undefined> {
   const step = session.view.current_step;
   await Promise.resolve();
-  const run = scheduledRun(session, cell);
+  const run = noteEmpty(session, cell, step)
+    ? null
+    : scheduledRun(session, cell);
   if (!run) {
     return undefined;
   }
@@ -60,14 +67,9 @@ export async function reportTurn(
   session.graded.forget(cell);
   const latest = () => reported.get(cell) === run.msgId;
   let answered = false;
-  showBadge(cell, { kind: 'running' }, step);
-  void run.future.done
-    .catch(() => undefined)
-    .then(() => {
-      if (!answered && latest()) {
-        showBadge(cell, { kind: 'pending' }, step);
-      }
-    });
+  badgeWhileRunning(session, cell, step, run.future, () => {
+    return !answered && latest();
+  });
   try {
     await session.bound;
     const result = await api.turn(session.id, step, run.kernelId, run.msgId);
@@ -76,6 +78,7 @@ export async function reportTurn(
     if (latest()) {
       showRun(session, cell, result, run.source);
     }
+    await session.save(); // what was graded is on disk if the page reloads
     return result;
   } catch (err) {
     answered = true;
@@ -84,6 +87,38 @@ export async function reportTurn(
     }
     throw err;
   }
+}
+
+/** "running… · stops at 2 min" until the kernel finished the run, then "grading…" while `waiting`. */
+function badgeWhileRunning(
+  session: AttemptSession,
+  cell: CodeCell,
+  step: number,
+  future: IScheduledRun['future'],
+  waiting: () => boolean
+): void {
+  showBadge(cell, { kind: 'running', limit: session.turnLimit }, step);
+  void future.done
+    .catch(() => undefined)
+    .then(() => {
+      if (waiting()) {
+        showBadge(cell, { kind: 'pending' }, step);
+      }
+    });
+}
+
+/** A run of an empty answer cell (JupyterLab sends nothing to the kernel): say so; whether it was one. */
+function noteEmpty(
+  session: AttemptSession,
+  cell: CodeCell,
+  step: number
+): boolean {
+  if (cell.model.sharedModel.getSource().trim()) {
+    return false;
+  }
+  session.graded.forget(cell);
+  showBadge(cell, { kind: 'note', message: EMPTY_CELL }, step);
+  return true;
 }
 
 /** A run of an answer cell, as reported. */
@@ -124,7 +159,8 @@ function showRun(
       kind: 'grade',
       grade: result.grade,
       rule: ruleLine(view.settings, step, result.turn),
-      criterion: step?.criterion
+      criterion: step?.criterion,
+      ...(result.stopped ? { stoppedAt: session.turnLimit } : {})
     },
     result.step
   );
@@ -250,7 +286,8 @@ export function openCurrentStep(session: AttemptSession, focus = false): void {
 
 /**
  * Badge the answer cells of a reopened notebook: the kept grade where the
- * cell still holds the kept turn's code, else "changed since graded".
+ * cell still holds the kept turn's code, else "changed since graded"; an
+ * empty answer cell of a step with a kept turn gets that turn's code back.
  */
 export async function restoreBadges(session: AttemptSession): Promise<void> {
   const view = session.view;
@@ -262,19 +299,32 @@ export async function restoreBadges(session: AttemptSession): Promise<void> {
       console.warn('cibench-lab: cannot read the turns to restore badges', err);
     }
   }
+  let putBack = false;
   for (const step of view.steps) {
     const cell = findCell(session.notebook, 'answer', step.index);
     if (!cell || badgeOf(cell)) {
       continue; // a run since the notebook opened has its own badge
     }
-    const source = cell.model.sharedModel.getSource();
-    const state = restoredBadge(view, step, turns, source);
+    let source = cell.model.sharedModel.getSource();
+    const code = putBackCode(step, turns, source);
+    if (code !== null) {
+      cell.model.sharedModel.setSource(code);
+      source = code;
+      putBack = true;
+    }
+    let state = restoredBadge(view, step, turns, source);
+    if (state && code !== null) {
+      state = putBackBadge(state);
+    }
     if (state) {
       showBadge(cell, state, step.index);
     }
     if (state?.kind === 'grade') {
       session.graded.set(cell, step.index, source);
     }
+  }
+  if (putBack) {
+    await session.save();
   }
 }
 

@@ -1,11 +1,11 @@
 /**
  * One attempt played in one open notebook: keeps the attempt view, tells the
  * server which kernel runs the notebook (on open, kernel change and after a
- * restart), tracks the turn reports in flight, reports the person's edits
- * (the working clock), keeps badges honest about the code under them,
- * gives an open attempt whose kernel is gone a fresh one when the person
- * comes back, and holds a person's run until it would reach the attempt's
- * kernel (`beforeRun`, asked by the cell executor: runs.ts).
+ * restart), tracks the turn reports in flight, keeps badges honest about the
+ * code under them, gives an open attempt whose kernel is gone a fresh one
+ * when the person comes back, and holds a person's run until it would reach
+ * the attempt's kernel (`beforeRun`, asked by the cell executor: runs.ts).
+ * (The person's edits and runs are reported by activity.ts.)
  */
 import { ISessionContext } from '@jupyterlab/apputils';
 import { Cell } from '@jupyterlab/cells';
@@ -14,7 +14,6 @@ import { IChangedArgs } from '@jupyterlab/coreutils';
 import { Kernel } from '@jupyterlab/services';
 
 import { CIBenchApi, IAttemptView, IKernelBinding, INextAction } from '../api';
-import { ActivityThrottle } from './activity';
 import { showBadge } from './badge';
 import { cellTag } from './cells';
 import { GradedSources, NOT_GRADED } from './freshness';
@@ -39,6 +38,31 @@ export class AttemptSession {
     panel.node.addEventListener('focusin', this.onBack);
     document.addEventListener('visibilitychange', this.onVisible);
     window.addEventListener('focus', this.onVisible);
+    api.serverSettings().then(
+      settings => {
+        this.turnLimit = settings.turn_timeout;
+      },
+      () => undefined
+    );
+  }
+
+  /** Seconds the server lets a turn run before it stops it (null: not known yet). */
+  turnLimit: number | null = null;
+
+  /**
+   * Save the notebook, so what was graded (or is about to settle) is on disk
+   * when the page goes away; failures are logged only.
+   */
+  async save(): Promise<void> {
+    const context = this.panel.context;
+    if (this.isDisposed || context.isDisposed || !context.isReady) {
+      return;
+    }
+    try {
+      await context.save();
+    } catch (err) {
+      console.warn('cibench-lab: the attempt notebook was not saved', err);
+    }
   }
 
   get id(): string {
@@ -96,15 +120,16 @@ export class AttemptSession {
 
   /**
    * Oracle mode: tell the server the kernel ran step `step`'s reference (an
-   * attached model's next prompt shows its output). Failures are logged only.
+   * attached model's next prompt shows its output; a finished attempt's
+   * kernel is stopped only after its last reference is reported). Failures
+   * are logged only.
    */
   async reportOracle(
     step: number,
     msgId: string
   ): Promise<INextAction | undefined> {
     const kernelId = this.kernelId;
-    const open = this.view.status === 'open'; // after the last step no prompt follows
-    if (!kernelId || this.view.mode !== 'oracle' || !open) {
+    if (!kernelId || this.view.mode !== 'oracle') {
       return undefined;
     }
     try {
@@ -182,7 +207,6 @@ export class AttemptSession {
     this.panel.node.removeEventListener('focusin', this.onBack);
     document.removeEventListener('visibilitychange', this.onVisible);
     window.removeEventListener('focus', this.onVisible);
-    this.activity.dispose();
   }
 
   private async doRevive(why: 'return' | 'back' | 'run'): Promise<boolean> {
@@ -266,23 +290,9 @@ export class AttemptSession {
     }
   }
 
-  /** Any change to the notebook's cells: badges and the working clock. */
+  /** Any change to the notebook's cells: are the badges' grades still theirs? */
   private onContent(): void {
     this.graded.check();
-    const person = this.view.player === 'human';
-    if (person && this.view.status === 'open') {
-      this.activity.note();
-    }
-  }
-
-  private sendActivity(): void {
-    const view = this.view;
-    if (this.isDisposed || view.status !== 'open') {
-      return;
-    }
-    this.api.activity(view.id, view.current_step).catch(err => {
-      console.debug('cibench-lab: activity not recorded', err);
-    });
   }
 
   private onBack = (event: FocusEvent): void => {
@@ -297,7 +307,6 @@ export class AttemptSession {
     }
   };
 
-  private activity = new ActivityThrottle(() => this.sendActivity());
   private pending = new Set<Promise<unknown>>();
   private restarting = false;
   private everBound = false;

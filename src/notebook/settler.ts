@@ -68,6 +68,7 @@ export class Settler {
       return;
     }
     model.error = null;
+    await session?.save(); // the step's code is on disk if the page goes away meanwhile
     await this.undo.start({
       attemptId: view.id,
       notebookPath: view.notebook_path,
@@ -131,6 +132,7 @@ export class Settler {
       show(view);
       return;
     }
+    await session.save(); // what settles is on disk
     const result =
       request.kind === 'next'
         ? await api.next(view.id, request.step)

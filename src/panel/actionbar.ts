@@ -1,17 +1,18 @@
 /**
  * The panel's action bar, always in view below the scrolling content: Start
- * (task view), or the step counter with Next step / Give up (a person's
- * attempt) or Play step / Play all / Stop (an attached player's), and the
- * Undo countdown of a settle a person started.
+ * (task view), or the step counter with Next step / Give up and the working
+ * clock's Pause / Resume (a person's attempt) or Play step / Play all / Stop
+ * (an attached player's), and the Undo countdown of a settle a person started.
  */
 import { IAttemptView } from '../api';
 import { ChangeKind, CIBenchModel, IPendingSettle, stepLabel } from '../model';
 import { IPanelActions, lockable } from './actions';
 import { button, h, replaceChildren } from './dom';
+import { clockControls } from './record';
 import { passedText } from './summary';
 
 /** The platform's label of an action's keyboard shortcut ('' for none). */
-export type ShortcutLabel = (action: 'next' | 'give-up') => string;
+export type ShortcutLabel = (action: 'next' | 'give-up' | 'undo') => string;
 
 /** "Step 3 of 12" or "Finished". */
 export function progressText(view: IAttemptView): string {
@@ -21,10 +22,14 @@ export function progressText(view: IAttemptView): string {
   return `${stepLabel(view.current_step)} of ${view.n_steps}`;
 }
 
-/** What the countdown says: "Step 3 settles in 4 s" / "Step 3 is given up in 4 s". */
-export function pendingText(p: IPendingSettle): string {
+/**
+ * What the countdown says: "Step 3 settles in 4 s — Undo: Ctrl+Alt+Z" /
+ * "Step 3 is given up in 4 s" (`undoKeys`: the Undo shortcut's label, if any).
+ */
+export function pendingText(p: IPendingSettle, undoKeys = ''): string {
   const what = p.kind === 'next' ? 'settles' : 'is given up';
-  return `${stepLabel(p.step)} ${what} in ${p.remaining} s`;
+  const undo = undoKeys ? ` — Undo: ${undoKeys}` : '';
+  return `${stepLabel(p.step)} ${what} in ${p.remaining} s${undo}`;
 }
 
 const KEY = 'data-focus-key';
@@ -48,7 +53,10 @@ export class ActionBar {
     if (kind === 'autoplay') {
       this.renderAutoplay();
     } else if (kind === 'pending' && this.countdown && this.samePending()) {
-      this.countdown.textContent = pendingText(this.model.pending!);
+      this.countdown.textContent = pendingText(
+        this.model.pending!,
+        this.shortcut('undo')
+      );
     } else if (RENDER_ON.includes(kind)) {
       this.render();
     }
@@ -105,7 +113,11 @@ export class ActionBar {
       return [counter, ...this.pendingControls(pending)];
     }
     return view.player === 'human'
-      ? [counter, ...this.personControls()]
+      ? [
+          counter,
+          ...this.personControls(),
+          ...clockControls(view, this.actions.record)
+        ]
       : [counter, ...this.playerControls()];
   }
 
@@ -181,30 +193,29 @@ export class ActionBar {
     return btn;
   }
 
-  /** The countdown, Undo (Enter or Escape on it) and Settle now. */
+  /**
+   * The countdown, Undo (Enter or Escape on it, or its shortcut anywhere in
+   * the notebook) and Settle now. The status line announces the window once,
+   * with the shortcut: the countdown ticking is not read out.
+   */
   private pendingControls(p: IPendingSettle): HTMLElement[] {
     this.shownPending = p;
+    const keys = this.shortcut('undo');
     this.countdown = h('span', {
       className: 'jp-CIBench-countdown',
-      text: pendingText(p),
+      text: pendingText(p, keys),
       attrs: { 'aria-hidden': 'true' }
     });
-    const what = p.kind === 'next' ? 'Next step' : 'Give up';
     const status = h('span', {
       className: 'jp-CIBench-pending',
-      attrs: { role: 'status', id: 'jp-CIBench-pending-status' },
-      text: `${what} for ${stepLabel(p.step)} is sent in ${p.remaining} seconds unless you undo.`
+      attrs: {
+        role: 'status',
+        'aria-live': 'polite',
+        id: 'jp-CIBench-pending-status'
+      },
+      text: pendingText(p, keys)
     });
-    const undo = button('Undo', 'jp-CIBench-undo', () => this.undo());
-    undo.setAttribute('aria-describedby', 'jp-CIBench-pending-status');
-    undo.addEventListener('keydown', event => {
-      if (event.key === 'Escape') {
-        event.preventDefault();
-        event.stopPropagation();
-        this.undo();
-      }
-    });
-    mark(undo, 'undo');
+    const undo = this.undoButton(keys);
     const now = button(
       'Settle now',
       'jp-CIBench-settle-now',
@@ -213,6 +224,27 @@ export class ActionBar {
     );
     now.setAttribute(KEY, 'settle-now');
     return [this.countdown, undo, now, status];
+  }
+
+  private undoButton(keys: string): HTMLButtonElement {
+    const undo = button(
+      'Undo',
+      'jp-CIBench-undo',
+      () => this.undo(),
+      keys ? `Undo (${keys})` : 'Undo'
+    );
+    if (keys) {
+      undo.setAttribute('aria-keyshortcuts', keys.replace(/\s+/g, ''));
+    }
+    undo.setAttribute('aria-describedby', 'jp-CIBench-pending-status');
+    undo.addEventListener('keydown', event => {
+      if (event.key === 'Escape') {
+        event.preventDefault();
+        event.stopPropagation();
+        this.undo();
+      }
+    });
+    return mark(undo, 'undo');
   }
 
   private undo(): void {

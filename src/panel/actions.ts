@@ -1,4 +1,4 @@
-import { IAttemptSummary } from '../api';
+import { ClockCause, IAttemptSummary } from '../api';
 import { CIBenchModel } from '../model';
 
 /** What the panel's buttons do (implemented by the attempt controller). */
@@ -29,6 +29,18 @@ export interface IPanelActions {
   stopPlayer(): Promise<void>;
   /** Show a step's recorded turns: code, and a model's prompt, reply, tokens, latency. */
   showTurns(step: number): Promise<void>;
+  /** The participant record: the working clock and notes. */
+  readonly record: IRecordActions;
+}
+
+/** What the panel does with the participant record (notebook/record.ts). */
+export interface IRecordActions {
+  /** Pause the working clock of the attempt the panel shows. */
+  pause(cause: ClockCause): Promise<void>;
+  /** Resume it. */
+  resume(cause: ClockCause): Promise<void>;
+  /** Save the person's whole note on a step; rejects with the server's reason. */
+  saveNote(attemptId: string, step: number, text: string): Promise<void>;
 }
 
 /** Attribute marking buttons disabled while the model is busy. */

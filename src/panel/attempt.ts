@@ -1,8 +1,8 @@
 /**
  * The panel's attempt view: which attempt it is (title, mode, player, grade
  * rule, its notebook — open or closed), the collapsible step list with
- * references, and when the attempt is done its summary. The actions are in
- * the action bar (actionbar.ts).
+ * references, when the attempt is done its summary, and the person's note on
+ * the open step (record.ts). The actions are in the action bar (actionbar.ts).
  */
 import { IAttemptView } from '../api';
 import { ruleText } from '../grade';
@@ -10,6 +10,7 @@ import { ChangeKind, CIBenchModel, modeLabel, playerLabel } from '../model';
 import { IPanelActions } from './actions';
 import { button, h, keepingFocus, replaceChildren } from './dom';
 import { splitOf, taskTitle } from './facets';
+import { NoteBox } from './record';
 import { IStepListState, stepList } from './steps';
 import { summaryNode } from './summary';
 import { splitLabel } from './words';
@@ -23,7 +24,12 @@ export class AttemptView {
     /** "All tasks": show the task view (and put focus in its filter). */
     private onTasks: () => void
   ) {
-    this.node = h('div', { className: 'jp-CIBench-attemptView' });
+    this.node = h(
+      'div',
+      { className: 'jp-CIBench-attemptView' },
+      this.content,
+      this.noteSlot
+    );
     this.render();
   }
 
@@ -47,12 +53,13 @@ export class AttemptView {
       this.profile = view?.profile ?? '';
     }
     const back = button('All tasks', 'jp-CIBench-back', () => this.onTasks());
+    this.showNote(view);
     if (!view) {
-      replaceChildren(this.node, back, noAttempt());
+      replaceChildren(this.content, back, noAttempt());
       return;
     }
     replaceChildren(
-      this.node,
+      this.content,
       back,
       h('h3', {
         className: 'jp-CIBench-attempt-title',
@@ -89,7 +96,8 @@ export class AttemptView {
       },
       h('span', {
         className: 'jp-CIBench-notebookState',
-        text: open ? `Notebook: ${name}` : `Notebook closed: ${name}`
+        text: open ? `Notebook: ${name}` : `Notebook closed: ${name}`,
+        attrs: { title: view.notebook_path }
       }),
       button(
         'Open notebook',
@@ -110,6 +118,27 @@ export class AttemptView {
       ?.focus();
   }
 
+  /** The open step's note box: kept across renders (the person may be typing in it). */
+  private showNote(view: IAttemptView | null): void {
+    const step = view?.status === 'open' ? view.current_step : null;
+    const box = this.note;
+    if (box && box.attemptId === view?.id && box.step === step) {
+      return;
+    }
+    box?.dispose();
+    this.note = null;
+    if (view && step !== null) {
+      const initial = view.steps.find(s => s.index === step)?.note ?? null;
+      this.note = new NoteBox(view.id, step, initial, this.actions.record);
+      replaceChildren(this.noteSlot, this.note.node);
+    } else {
+      replaceChildren(this.noteSlot);
+    }
+  }
+
+  private content = h('div', { className: 'jp-CIBench-attemptContent' });
+  private noteSlot = h('div', { className: 'jp-CIBench-noteSlot' });
+  private note: NoteBox | null = null;
   private shownId: string | null = null;
   private steps: IStepListState = { open: true, references: new Set() };
   private profile = '';

@@ -1,6 +1,7 @@
 /**
- * The selected task's intro: its title, facets, intro text and step kinds,
- * with the mode and player choice (Start is in the action bar).
+ * The selected task's intro: its title and facets, the mode and player
+ * choice (above the intro's text, so they stay in view next to Start in the
+ * action bar), then the intro text and step kinds.
  */
 import { ITaskDetail, Mode } from '../api';
 import { ChangeKind, CIBenchModel, modeLabel } from '../model';
@@ -18,6 +19,13 @@ export class TaskIntro {
     className: 'jp-CIBench-detail',
     attrs: { 'aria-label': 'Selected task' }
   });
+
+  /** Focus the checked mode (the task was chosen from the keyboard). */
+  focusChoice(): void {
+    this.node
+      .querySelector<HTMLInputElement>('input.jp-CIBench-mode:checked')
+      ?.focus();
+  }
 
   update(kind: ChangeKind): void {
     if (kind === 'selected' || kind === 'mode') {
@@ -42,10 +50,10 @@ export class TaskIntro {
         text: taskTitle(task, this.model.tasks)
       }),
       h('p', { className: 'jp-CIBench-task-meta', text: taskMeta(task) }),
-      h('p', { className: 'jp-CIBench-intro', text: task.intro }),
-      kindsLine(task),
       modeChoice(this.model),
-      this.players.node
+      this.players.node,
+      h('p', { className: 'jp-CIBench-intro', text: task.intro }),
+      kindsLine(task)
     );
     this.players.render();
   }

@@ -7,6 +7,7 @@ import { IAttemptView, IReference, IStepView } from '../api';
 import { badgeText, passWord, ranNothing, stepOutcomeText } from '../grade';
 import { stepLabel } from '../model';
 import { button, h } from './dom';
+import { settledNote } from './record';
 
 /** What the step list remembers between renders (the attempt view keeps it). */
 export interface IStepListState {
@@ -14,6 +15,8 @@ export interface IStepListState {
   open: boolean;
   /** Steps whose reference is expanded. */
   references: Set<number>;
+  /** The open step the list last scrolled to (it scrolls again only when it changes). */
+  scrolledTo?: number;
 }
 
 /** "3 of 12 steps settled". */
@@ -43,7 +46,28 @@ export function stepList(
   );
   details.open = state.open;
   details.addEventListener('toggle', () => (state.open = details.open));
+  scrollToOpenStep(details, view, state);
   return details;
+}
+
+/**
+ * Once the list is in the page, bring the open step into view — when it is
+ * a step the list has not scrolled to yet (a re-render leaves the scroll be).
+ */
+function scrollToOpenStep(
+  list: HTMLElement,
+  view: IAttemptView,
+  state: IStepListState
+): void {
+  if (view.status !== 'open' || state.scrolledTo === view.current_step) {
+    return;
+  }
+  state.scrolledTo = view.current_step;
+  queueMicrotask(() =>
+    list
+      .querySelector<HTMLElement>('.jp-CIBench-step-current')
+      ?.scrollIntoView?.({ block: 'nearest' })
+  );
 }
 
 /**
@@ -105,6 +129,7 @@ function stepRow(
           text: `How it passes: ${step.criterion}`
         })
       : null,
+    settledNote(step),
     step.reference ? referenceNode(step.index, step.reference, state) : null
   );
 }

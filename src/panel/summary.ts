@@ -3,7 +3,7 @@
  * with every other stored profile one click away, and per step its outcome,
  * its kept grade, and its working time beside its wall time.
  */
-import { IAttemptView, ISummary } from '../api';
+import { IAttemptView, IGrade, ISummary } from '../api';
 import { outcomeText } from '../grade';
 import { h } from './dom';
 import { formatSeconds, keptGradeText, summaryRows } from './words';
@@ -26,6 +26,30 @@ export function summaryOf(
   }
   return view.summaries?.[profile] ?? null;
 }
+
+/** A step's kept grade under `profile` (the view's own profile: `grade`). */
+export function gradeOf(
+  view: IAttemptView,
+  step: IAttemptView['steps'][number],
+  profile: string
+): IGrade | null {
+  if (profile === view.profile) {
+    return step.grade ?? step.grades?.[profile] ?? null;
+  }
+  return step.grades?.[profile] ?? null;
+}
+
+/** What each summary metric averages, one line each. */
+export const METRIC_LEGEND: [string, string][] = [
+  ['Tool', 'every step: 1 when its answer ran code, else 0'],
+  ['Exec', 'every step: 1 when its code ran without an error, else 0'],
+  ['Num', 'number and printed-output steps: 1 when they pass, else 0'],
+  ['Text', "text steps' ROUGE-1 scores (partial scores count)"],
+  [
+    'Vis',
+    "plot steps' scores (partial scores count, so a missed plot adds its 0.80)"
+  ]
+];
 
 /** "9 of 13 steps passed" (kept grades of the shown profile). */
 export function passedText(view: IAttemptView): string {
@@ -50,7 +74,8 @@ export function summaryNode(
     h('p', { className: 'jp-CIBench-passed', text: passedText(view) }),
     profiles.length > 1 ? profileTabs(profiles, profile, choose) : null,
     metricsTable(summaryOf(view, profile), profile, profile === view.profile),
-    stepsTable(view)
+    metricLegend(),
+    stepsTable(view, profile)
   );
 }
 
@@ -102,6 +127,19 @@ function metricsTable(
   );
 }
 
+function metricLegend(): HTMLElement {
+  return h(
+    'dl',
+    { className: 'jp-CIBench-legend', attrs: { 'aria-label': 'Metrics' } },
+    ...([] as HTMLElement[]).concat(
+      ...METRIC_LEGEND.map(([term, what]) => [
+        h('dt', { text: term }),
+        h('dd', { text: `mean of ${what}` })
+      ])
+    )
+  );
+}
+
 /** "8.0 s / 12.3 s": working time beside wall time. */
 export function timeText(
   working: number | null | undefined,
@@ -110,8 +148,11 @@ export function timeText(
   return `${formatSeconds(working)} / ${formatSeconds(wall)}`;
 }
 
-/** Per step: Outcome, Kept grade, and its time (working / wall). */
-export function stepsTable(view: IAttemptView): HTMLElement {
+/** Per step: Outcome, Kept grade (under `profile`), and its time (working / wall). */
+export function stepsTable(
+  view: IAttemptView,
+  profile: string = view.profile
+): HTMLElement {
   const heads = ['Step', 'Outcome', 'Kept grade', 'Time (working / wall)'];
   const head = h(
     'tr',
@@ -124,7 +165,7 @@ export function stepsTable(view: IAttemptView): HTMLElement {
       {},
       h('th', { text: String(step.index + 1), attrs: { scope: 'row' } }),
       h('td', { text: outcomeText(step.outcome, step.settled) }),
-      h('td', { text: keptGradeText(step.grade) }),
+      h('td', { text: keptGradeText(gradeOf(view, step, profile)) }),
       h('td', { text: timeText(step.working_seconds, step.seconds) })
     )
   );
@@ -133,7 +174,7 @@ export function stepsTable(view: IAttemptView): HTMLElement {
     { className: 'jp-CIBench-tableScroll' },
     h(
       'table',
-      { className: 'jp-CIBench-times' },
+      { className: 'jp-CIBench-times', attrs: { 'data-profile': profile } },
       h('caption', { text: 'Steps' }),
       h('thead', {}, head),
       h('tbody', {}, ...rows)

@@ -1,7 +1,9 @@
 /**
  * The panel's task list: the filter, the facet selects (split, library,
  * language) with a match count, and a row per task with the mark of the
- * caller's attempts on it.
+ * caller's attempts on it. From the filter, ↓ moves to the first row (↑/↓
+ * move between rows, ↑ on the first goes back), and Enter with exactly one
+ * match selects it and hands the focus to its intro (`chosen`).
  */
 import { ITaskSummary } from '../api';
 import { ChangeKind, CIBenchModel } from '../model';
@@ -24,9 +26,12 @@ const LIST_ID = 'jp-CIBench-tasklist';
 export class TaskList {
   constructor(
     private model: CIBenchModel,
-    private actions: IPanelActions
+    private actions: IPanelActions,
+    private chosen: () => void = () => undefined
   ) {
     this.filter = filterInput(model);
+    this.filter.addEventListener('keydown', this.onFilterKey);
+    this.list.addEventListener('keydown', this.onListKey);
     this.nodes = [filterRow(this.filter), this.facetRow, this.count, this.list];
     this.renderFacets();
     this.renderList();
@@ -38,6 +43,50 @@ export class TaskList {
   /** Put the focus in the filter. */
   focusFilter(): void {
     this.filter.focus();
+  }
+
+  private onFilterKey = (event: KeyboardEvent): void => {
+    if (event.key === 'ArrowDown') {
+      const first = this.rows()[0];
+      if (first) {
+        event.preventDefault();
+        first.focus();
+      }
+    } else if (event.key === 'Enter') {
+      const tasks = this.model.visibleTasks;
+      if (tasks.length === 1) {
+        event.preventDefault();
+        void this.choose(tasks[0].id);
+      }
+    }
+  };
+
+  private onListKey = (event: KeyboardEvent): void => {
+    if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') {
+      return;
+    }
+    const rows = this.rows();
+    const at = rows.indexOf(event.target as HTMLButtonElement);
+    if (at < 0) {
+      return;
+    }
+    event.preventDefault();
+    const to = at + (event.key === 'ArrowDown' ? 1 : -1);
+    (to < 0 ? this.filter : rows[Math.min(to, rows.length - 1)]).focus();
+  };
+
+  /** Select the task, then move the focus to its intro once it is shown. */
+  private async choose(id: string): Promise<void> {
+    await this.actions.selectTask(id);
+    if (this.model.selected?.id === id) {
+      this.chosen();
+    }
+  }
+
+  private rows(): HTMLButtonElement[] {
+    return Array.from(
+      this.list.querySelectorAll<HTMLButtonElement>('button.jp-CIBench-task')
+    );
   }
 
   update(kind: ChangeKind): void {

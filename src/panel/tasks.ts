@@ -16,8 +16,8 @@ export { taskMeta };
 
 export class TasksView {
   constructor(model: CIBenchModel, actions: IPanelActions) {
-    this.list = new TaskList(model, actions);
     this.intro = new TaskIntro(model);
+    this.list = new TaskList(model, actions, () => this.intro.focusChoice());
     this.attempts = new AttemptList(model, actions);
     this.node = h(
       'div',

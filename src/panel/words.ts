@@ -46,12 +46,35 @@ export function keptGradeText(grade: IGrade | null | undefined): string {
   if (!grade) {
     return DASH;
   }
-  const score =
-    typeof grade.score === 'number' && isFinite(grade.score)
-      ? ` · ${grade.score.toFixed(2)}`
-      : '';
-  return `${passWord(grade)}${score}`;
+  if (typeof grade.score !== 'number' || !isFinite(grade.score)) {
+    return passWord(grade);
+  }
+  const at = grade.passed ? null : passAt(grade);
+  const bar = at === null ? '' : ` (pass at ${at >= 1 ? '1.00' : String(at)})`;
+  return `${passWord(grade)} · ${grade.score.toFixed(2)}${bar}`;
 }
+
+/**
+ * The score a scored (text, vis) step passes at, for a missed grade that has
+ * part of it: a partial score reads as a miss only beside its bar. The bars
+ * are the graders' (grading/cibench.py PASS_SCORE; the fair structural plot
+ * grade passes at 1); a fair vis grade from SSIM says so in its detail.
+ */
+export function passAt(grade: IGrade): number | null {
+  if (!grade.score || grade.score >= 1 || grade.ungradable) {
+    return null;
+  }
+  if (grade.kind === 'text') {
+    return PASS_SCORE.text;
+  }
+  if (grade.kind !== 'vis') {
+    return null;
+  }
+  const ssim = grade.profile !== 'fair' || grade.detail.startsWith('plot SSIM');
+  return ssim ? PASS_SCORE.vis : 1;
+}
+
+const PASS_SCORE = { text: 0.999, vis: 0.99 };
 
 /**
  * Why Next step should ask first, or null: the step has no run yet, or its

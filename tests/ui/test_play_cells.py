@@ -112,7 +112,7 @@ def test_a_settled_step_rerun_is_not_graded(page: Page, lab):
     code = steps_of(PENGUINS)
     run_in_cell(page, 0, "import time\ntime.sleep(3)\n" + code[0])
     expect(badge(page, 0)).to_have_attribute("data-state", "running")
-    expect(badge(page, 0)).to_have_text("running…")
+    expect(badge(page, 0)).to_have_text("running… · stops at 2 min")  # the turn_timeout default
     expect(badge(page, 0)).to_have_attribute("data-state", "final", timeout=60_000)
     expect(badge(page, 0)).to_have_class(re.compile("jp-CIBench-badge-pass"))
     expect(badge(page, 0).locator(".jp-CIBench-badge-rule")).to_have_text("best run kept")

@@ -360,3 +360,44 @@ def test_the_panel_passes_axe_in_both_themes(page: Page, lab_server, theme):
     heads = page.locator(".jp-CIBench-times thead th").all_inner_texts()
     assert heads == ["Step", "Outcome", "Kept grade", "Time (working / wall)"]
     expect(page.locator(".jp-CIBench-times tbody tr").first).to_contain_text("gave up")
+
+
+@pytest.mark.parametrize("configured_lab", [{"reveal": "after-step"}], indirect=True)
+def test_the_keyboard_picks_a_task_settles_and_undoes_and_the_panel_fits(page: Page, configured_lab):
+    """Filter + Enter picks the only match (the focus on its mode; Mode and Start in view at
+    1400×900), Ctrl+Alt+N in the notebook then Ctrl+Alt+Z undoes, and a vis reference shows
+    its plot, its code unwrapped."""
+    open_lab(page, configured_lab.url)
+    open_panel(page)
+    page.locator(".jp-CIBench-filter").fill("breast_cancer_classifiers")
+    expect(page.locator(".jp-CIBench-task")).to_have_count(1)
+    page.locator(".jp-CIBench-filter").press("Enter")
+    mode = page.locator("input.jp-CIBench-mode:checked")
+    expect(mode).to_be_focused()
+    body = page.locator(".jp-CIBench-body").bounding_box()
+    assert body and page.locator(".jp-CIBench-body").evaluate("b => b.scrollTop") == 0
+    for control in (page.locator(".jp-CIBench-modes"), page.locator(f"{BAR} .jp-CIBench-start")):
+        expect(control).to_be_in_viewport()
+    modes = page.locator(".jp-CIBench-modes").bounding_box()
+    assert modes and modes["y"] + modes["height"] <= body["y"] + body["height"], (modes, body)
+    page.locator(f"{BAR} .jp-CIBench-start").click()
+    page.wait_for_selector(".jp-NotebookPanel .jp-CIBench-answer")
+
+    answer_cell(page, 0).locator(".cm-content").click()
+    page.keyboard.press("Control+Alt+n")
+    page.locator(".jp-Dialog").get_by_role("button", name="Next step").click()
+    countdown = page.locator(".jp-CIBench-countdown")
+    expect(countdown).to_have_text(re.compile(r"Step 1 settles in [1-5] s — Undo: Ctrl\+Alt\+Z"))
+    answer_cell(page, 0).locator(".cm-content").click()
+    page.keyboard.press("Control+Alt+z")
+    expect(countdown).to_have_count(0)
+    expect(page.locator(f"{BAR} .jp-CIBench-next")).to_be_visible()
+    assert attempt_of(page, CANCER)["current_step"] == 0
+
+    give_up(page, 5)  # through the vis step (Step 5)
+    plot = page.locator('.jp-CIBench-reference[data-step="4"]')
+    plot.locator("summary").click()
+    expect(plot.locator("img.jp-CIBench-ref-image")).to_be_visible()
+    expect(plot.locator(".jp-CIBench-ref-output")).to_have_count(0)  # no "image/png (N bytes)"
+    code = plot.locator(".jp-CIBench-ref-code pre")
+    assert code.evaluate("p => getComputedStyle(p).whiteSpace") == "pre"

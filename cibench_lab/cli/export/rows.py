@@ -10,11 +10,12 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
-from sqlalchemy import false, func, select
+from sqlalchemy import and_, false, func, select
 from sqlalchemy.orm import Session
 
 from ...engine.settings import PlaySettings
-from ...engine.worktime import attempt_working_seconds
+from ...engine.trace import with_graded
+from ...engine.worktime import CELL_RUN, attempt_working_seconds
 from ...store.tables import Attempt, Enrolment, Event, Participant, StepRow, Study, Turn
 from .columns import ANSWER_PREFIX, SETTINGS, STEP_GRADE, TURN_GRADE
 from .selection import Selection
@@ -128,14 +129,23 @@ def turns(s: Session, sel: Selection) -> Iterator[Row]:
 
 
 def events(s: Session, sel: Selection) -> Iterator[Row]:
+    """Every event; a ``cell_run`` with ``graded``/``turn`` joined from the turn holding its msg_id."""
+    graded = and_(
+        Event.kind == CELL_RUN,
+        Turn.attempt_id == Event.attempt_id,
+        Turn.msg_id == Event.detail["msg_id"].as_string(),
+    )
     q = (
-        select(Event.id, Event.attempt_id, Event.kind, Event.at, Event.detail)
+        select(Event.id, Event.attempt_id, Event.kind, Event.at, Event.detail, Turn.number)
         .join(Attempt, Attempt.id == Event.attempt_id)
+        .outerjoin(Turn, graded)
         .where(*sel.where)
         .order_by(Attempt.created_at, Attempt.id, Event.id)
         .execution_options(yield_per=BATCH)
     )
-    for event_id, attempt_id, kind, at, detail in s.execute(q):
+    for event_id, attempt_id, kind, at, detail, number in s.execute(q):
+        if kind == CELL_RUN:
+            detail = with_graded(detail or {}, number)
         step = (detail or {}).get("step")
         yield {
             "event_id": event_id,

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ...engine.trace import turn_numbers, with_graded
 from ...store.tables import Event, Turn
 
 TRACE = ("cell_run", "oracle", "pause", "resume")
@@ -34,12 +35,15 @@ def recorded(s: Session, attempt_id: str) -> Recorded:
     q = select(Event.kind, Event.at, Event.detail).where(
         Event.attempt_id == attempt_id, Event.kind.in_(TRACE)
     )
+    graded = turn_numbers(s, attempt_id)
     for kind, at, detail in s.execute(q.order_by(Event.id)):
         detail = detail or {}
         step = detail.get("step")
         if not isinstance(step, int):
             continue
-        if kind == "cell_run" and detail.get("graded") is False:
+        if kind == "cell_run":  # graded when a turn holds its msg_id (joined here, not stored)
+            detail = with_graded(detail, graded.get(str(detail.get("msg_id"))))
+        if kind == "cell_run" and detail["graded"] is False:
             rec.explorations.setdefault(step, []).append({**detail, "at": at})
         elif kind == "oracle":
             rec.oracle[step] = detail  # the latest reference run of the step

@@ -6,7 +6,8 @@ their fields.  Responses are the engine's views, validated against these models
 before they are sent (a view that drifts from its model is a logged 500); the
 view itself is what is written, so the models never change a field's value.
 The OpenAPI document (:mod:`..openapi`) and the browser's types are built from here.
-One module per domain: task, settings, player, attempt, turn, grade, compare; ``common`` holds the
+One module per domain: task, settings, player, attempt, turn, grade, record (the participant
+record), newtask, compare (people beside models); ``common`` holds the
 literal types, field kinds and model bases they share.  Import them from this package.
 """
 
@@ -47,12 +48,23 @@ from .common import (
 )
 from .compare import CompareQuery, Comparison, RecordedRun
 from .grade import Grade, Summary
+from .newtask import CellRefusal, Library, NewTaskRequest, NewTaskResult, NewTaskStep
 from .player import ModelInfo, PlayerChoice, Recording, RecordingsQuery
+from .record import (
+    Activity,
+    ActivityReport,
+    CellEdits,
+    CellRun,
+    Note,
+    NoteRequest,
+    PauseCause,
+    PauseRequest,
+    PauseView,
+    Trace,
+)
 from .settings import PlaySettings, ServerSettings, SettingsOverride
 from .task import TaskDetail, TaskInstruction, TaskSummary
 from .turn import (
-    Activity,
-    ActivityReport,
     Proposal,
     ReferenceResult,
     RunReport,
@@ -73,6 +85,9 @@ __all__ = [
     "AttemptRow",
     "AttemptStatus",
     "AttemptView",
+    "CellEdits",
+    "CellRun",
+    "CellRefusal",
     "Closed",
     "CompareQuery",
     "Comparison",
@@ -85,10 +100,19 @@ __all__ = [
     "KernelReport",
     "KernelStatus",
     "KernelStop",
+    "Library",
     "Mode",
     "ModelInfo",
+    "NewTaskRequest",
+    "NewTaskResult",
+    "NewTaskStep",
     "Next",
     "NextAction",
+    "Note",
+    "NoteRequest",
+    "PauseCause",
+    "PauseRequest",
+    "PauseView",
     "PlaySettings",
     "PlayerChoice",
     "Proposal",
@@ -120,6 +144,7 @@ __all__ = [
     "TaskSummary",
     "Text",
     "Tokens",
+    "Trace",
     "TurnDetail",
     "TurnResult",
     "absent",

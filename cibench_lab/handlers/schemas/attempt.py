@@ -18,6 +18,7 @@ from .common import (
 )
 from .grade import Grade, Summary
 from .player import PlayerChoice
+from .record import PauseView
 from .settings import PlaySettings, SettingsOverride
 
 
@@ -63,12 +64,19 @@ class StepView(Closed):
         description="the step's time net of pauses (settled: final; open: up to now)"
     )
     grade: Grade | None
+    grades: dict[str, Grade] | None = Field(
+        None, description="done: the step's kept grade under every stored profile; open: null"
+    )
     kept_turn: int | None = Field(
         description="0-based turn whose grade is `grade` under the grade rule (open step: so far); "
         "null without turns or while grades are hidden"
     )
     criterion: str = Field(description="how the shown profile decides pass for this kind, in words")
     reference: Reference = absent("only for settled steps the reveal policy (or oracle mode) shows")
+    opened_at: str
+    first_run_at: str | None = Field(description="when the step's first turn started (null: none yet)")
+    settled_at: str | None
+    note: str | None = Field(description="the person's note on the step (latest text)")
 
 
 class ShownReference(Closed):
@@ -127,6 +135,8 @@ class AttemptView(Closed):
     sandbox: SandboxView | None = Field(description="null: not recorded (an attempt made before sandboxing)")
     kernel: KernelStatus = Field(description="whether the attempt's kernel is alive (none: it never had one)")
     kernel_stopped: KernelStop | None = Field(description="why the server stopped it (null: it did not)")
+    paused: bool = Field(description="the person paused the working clock and has not resumed it")
+    pauses: list[PauseView] = Field(description="the working clock's pauses, oldest first")
 
 
 class KernelReport(Request):

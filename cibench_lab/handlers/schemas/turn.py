@@ -23,12 +23,6 @@ class StepRequest(Request):
     step: StepIndex
 
 
-class ActivityReport(Request):
-    """The person edited the open step (sent at most every 20 s while they type)."""
-
-    step: StepIndex
-
-
 class StopRequest(Request):
     pass
 
@@ -48,6 +42,9 @@ class TurnResult(Closed):
     turn: int
     grade: Grade | None
     settled: Settled | None = Field(description="set when a turn cap settled the step")
+    stopped: str = absent(
+        "the run went over CIBenchLabApp.turn_timeout and was stopped: interrupted | restarted | timeout"
+    )
     next: NextAction
     attempt: AttemptView
 
@@ -72,11 +69,6 @@ class Proposal(Closed):
     settled: Settled | None
     next: NextAction
     attempt: AttemptView
-
-
-class Activity(Closed):
-    step: int
-    working_seconds: float = Field(description="the open step's working time so far")
 
 
 class Stopped(Closed):

@@ -1,0 +1,34 @@
+"""The lab's configuration (``LabPlay``'s, from the server's traits) and its checks of what the
+browser sends."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import BadInput
+from .settings import PlaySettings
+
+
+@dataclass
+class LabConfig:
+    root_dir: Path  # the server root
+    attempts_dir: str  # folder under the root for attempt folders
+    turn_timeout: float  # seconds a turn report waits for the kernel's idle
+    settings: PlaySettings  # server defaults
+    lock_settings: bool  # when True, a browser cannot override them
+    participant: str = ""  # whose attempts this server plays (the handlers' participant)
+    interrupt_grace: float = 10.0  # seconds an interrupted turn may take to stop before a restart
+    kernel_idle_cull: float = 1800.0  # seconds an attempt's kernel may idle before it is stopped (0: never)
+
+
+def check_step(step: Any) -> None:
+    if not isinstance(step, int) or isinstance(step, bool):
+        raise BadInput("step: must be an integer (0-based)")
+
+
+def check_ids(kernel_id: Any, msg_id: Any) -> None:
+    for name, value in (("kernel_id", kernel_id), ("msg_id", msg_id)):
+        if not isinstance(value, str) or not value:
+            raise BadInput(f"{name}: must be a non-empty string")

@@ -1,0 +1,32 @@
+"""``POST tasks``: the lab's "Make a CIBench Task from This Notebook" (engine/newtask.py does it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..engine.errors import BadInput
+from ..engine.newtask import NewTaskOptions, new_task
+from . import schemas as s
+
+
+def under_root(root: Path, value: str, name: str) -> Path:
+    """``value``, a path relative to the server root, resolved; BadInput when it leads out of it."""
+    path = (root / value.strip().lstrip("/")).resolve()
+    if not path.is_relative_to(root):
+        raise BadInput(f"{name}: {value!r} is outside the server root")
+    return path
+
+
+async def make_task(services, body: s.NewTaskRequest) -> dict:
+    """Check or make the task of the request's notebook; added to the server's library when written."""
+    root = services.lab.config.root_dir
+    notebook = under_root(root, body.notebook, "notebook")
+    if notebook.suffix != ".ipynb" or not notebook.is_file():
+        raise BadInput(f"notebook: no notebook {body.notebook!r} under the server root")
+    data = under_root(root, body.data, "data") if body.data is not None else None
+    timeout = services.lab.config.turn_timeout
+    options = NewTaskOptions(body.lib, body.lang, data, body.check, timeout, root)
+    result = await new_task(notebook, services.new_tasks_dir, options)
+    if result.written:
+        services.library.refresh(services.new_tasks_dir, result.task_id)
+    return result.view()

@@ -1,0 +1,73 @@
+"""Thin handlers of the participant record: pause / resume, notes, activity, the action trace."""
+
+from __future__ import annotations
+
+from jupyter_server.auth.decorator import authorized
+from tornado import web
+
+from ..engine.trace import trace_view
+from ..engine.view import attempt_view
+from . import schemas as s
+from .base import Handler
+
+
+class PauseHandler(Handler):
+    """The person pauses (``resume = False``) or resumes the working clock."""
+
+    resume = False
+
+    @web.authenticated
+    @authorized
+    async def post(self, attempt_id: str):
+        await self.respond(self._toggle(attempt_id))
+
+    async def _toggle(self, attempt_id: str):
+        body = self.parse(s.PauseRequest)
+        record = self.services.lab.record
+        if self.resume:
+            await record.resume(attempt_id, self.participant, body.cause)
+        else:
+            await record.pause(attempt_id, self.participant, body.cause)
+        lab = self.services.lab
+        return await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
+
+
+class ResumeHandler(PauseHandler):
+    resume = True
+
+
+class NoteHandler(Handler):
+    """The person's note on a step (the whole text, saved as they type)."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, attempt_id: str):
+        await self.respond(self._note(attempt_id))
+
+    async def _note(self, attempt_id: str):
+        body = self.parse(s.NoteRequest)
+        return await self.services.lab.record.note(attempt_id, self.participant, body.step, body.text)
+
+
+class ActivityHandler(Handler):
+    """The person edited or ran cells of the attempt's notebook: keeps the working clock running."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, attempt_id: str):
+        await self.respond(self._activity(attempt_id))
+
+    async def _activity(self, attempt_id: str):
+        body = self.parse(s.ActivityReport)
+        cells, runs = body.cells or {}, body.runs or {}
+        return await self.services.lab.record.activity(attempt_id, body.step, self.participant, cells, runs)
+
+
+class TraceHandler(Handler):
+    """Every execution on the attempt's kernel and the edits counted per cell."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, attempt_id: str):
+        lab = self.services.lab
+        await self.respond(lab.call(trace_view, self.services.attempts, attempt_id, self.participant))

@@ -1,0 +1,212 @@
+/**
+ * "Make a CIBench Task from This Notebook" (docs/tasks-new.md): the current
+ * notebook, saved first, is run by the server (`POST tasks` with `check`);
+ * its steps' kinds are shown for confirmation, then the task is made. What
+ * the server refuses is shown one line per cell.
+ */
+import { JupyterFrontEnd } from '@jupyterlab/application';
+import {
+  Dialog,
+  ICommandPalette,
+  Notification,
+  showDialog,
+  showErrorMessage
+} from '@jupyterlab/apputils';
+import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { Widget } from '@lumino/widgets';
+
+import { CIBenchApi, INewTaskResult, INewTaskStep } from './api';
+import { CATEGORY } from './commands';
+import { h } from './panel/dom';
+
+export const NEW_TASK = 'cibench-lab:new-task';
+export const NEW_TASK_LABEL = 'Make a CIBench Task from This Notebook';
+
+/** One step as the confirmation table shows it. */
+export function stepCells(step: INewTaskStep): string[] {
+  const how = step.tagged ? 'tagged' : step.kind ? 'inferred' : '';
+  let answer = step.answer || (step.seconds === null ? 'not run' : 'refused');
+  if (step.plot_elements.length) {
+    answer += ` (graded: ${step.plot_elements.join(', ')})`;
+  }
+  return [
+    String(step.step + 1),
+    String(step.cell),
+    step.kind ?? '?',
+    how,
+    answer
+  ];
+}
+
+const HEADERS = ['Step', 'Cell', 'Kind', 'How', 'Answer'];
+
+/** The steps, their kinds and answers, as a table with a caption. */
+export function stepsTable(result: INewTaskResult): HTMLTableElement {
+  return h(
+    'table',
+    { className: 'jp-CIBench-newTaskSteps' },
+    h('caption', {
+      text: `${result.task_id}: ${result.title} (${result.steps.length} steps)`
+    }),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ...HEADERS.map(t => h('th', { text: t, attrs: { scope: 'col' } }))
+      )
+    ),
+    h(
+      'tbody',
+      {},
+      ...result.steps.map(step =>
+        h('tr', {}, ...stepCells(step).map(text => h('td', { text })))
+      )
+    )
+  );
+}
+
+/** The whole answer: the table, then each refusal and warning on a line. */
+export function resultNode(result: INewTaskResult): HTMLElement {
+  const lines = (items: string[], className: string) =>
+    items.length
+      ? h('ul', { className }, ...items.map(text => h('li', { text })))
+      : null;
+  return h(
+    'div',
+    { className: 'jp-CIBench-newTask' },
+    result.steps.length ? stepsTable(result) : null,
+    lines(
+      result.refusals.map(r => r.message),
+      'jp-CIBench-newTaskRefusals'
+    ),
+    lines(
+      result.warnings.map(w => `Warning: ${w}`),
+      'jp-CIBench-newTaskWarnings'
+    )
+  );
+}
+
+/** What the command shows after the server answered (a pure choice, tested). */
+export function dialogTitle(result: INewTaskResult, check: boolean): string {
+  if (result.refusals.length) {
+    return 'This notebook cannot become a task yet';
+  }
+  if (check) {
+    return `Make the task ${result.task_id}?`;
+  }
+  return `${result.updated ? 'Updated' : 'Made'} the task ${result.task_id}`;
+}
+
+function body(result: INewTaskResult, extra?: string): Widget {
+  const node = resultNode(result);
+  if (extra) {
+    node.appendChild(h('p', { text: extra }));
+  }
+  return new Widget({ node });
+}
+
+/** Run `work` with a notification saying the solution is running. */
+async function running<T>(work: Promise<T>): Promise<T> {
+  const id = Notification.emit(
+    'Running the solution in the task kernel…',
+    'in-progress',
+    { autoClose: false }
+  );
+  try {
+    return await work;
+  } finally {
+    Notification.dismiss(id);
+  }
+}
+
+/** Show the checked steps; true when the teacher confirms them (nothing refused). */
+async function confirm(checked: INewTaskResult): Promise<boolean> {
+  const refused = checked.refusals.length > 0;
+  const choice = await showDialog({
+    title: dialogTitle(checked, true),
+    body: body(
+      checked,
+      refused ? undefined : 'Check each step’s kind, then make the task.'
+    ),
+    buttons: refused
+      ? [Dialog.okButton({ label: 'Close' })]
+      : [
+          Dialog.cancelButton({ label: 'Cancel' }),
+          Dialog.okButton({ label: 'Make the task' })
+        ]
+  });
+  return !refused && choice.button.accept;
+}
+
+/** Check the notebook, ask, make it; `onMade` refreshes the task list. */
+export async function makeTask(
+  api: CIBenchApi,
+  panel: NotebookPanel,
+  onMade: () => Promise<void>
+): Promise<void> {
+  const context = panel.context;
+  if (context.model.dirty) {
+    await context.save();
+  }
+  const notebook = context.path;
+  const checked = await running(api.newTask({ notebook, check: true }));
+  if (!(await confirm(checked))) {
+    return;
+  }
+  const made = await running(api.newTask({ notebook }));
+  if (made.written) {
+    await onMade();
+  }
+  await showDialog({
+    title: dialogTitle(made, false),
+    body: body(
+      made,
+      made.written ? `Written to ${made.path}; it is in the task list.` : ''
+    ),
+    buttons: [Dialog.okButton({ label: 'Close' })]
+  });
+}
+
+/**
+ * The command, in the palette and the notebook's context menu: enabled for
+ * the current notebook while no other make is running.
+ */
+export function addNewTaskCommand(
+  app: JupyterFrontEnd,
+  tracker: INotebookTracker,
+  api: CIBenchApi,
+  palette: ICommandPalette | null,
+  onMade: () => Promise<void>
+): void {
+  let busy = false;
+  app.commands.addCommand(NEW_TASK, {
+    label: NEW_TASK_LABEL,
+    caption:
+      'Run this solution notebook (an instruction cell, then its code cell, per step) and make it a task',
+    isEnabled: () => !busy && tracker.currentWidget !== null,
+    execute: async () => {
+      const panel = tracker.currentWidget;
+      if (!panel || busy) {
+        return;
+      }
+      busy = true;
+      app.commands.notifyCommandChanged(NEW_TASK);
+      try {
+        await makeTask(api, panel, onMade);
+      } catch (err) {
+        await showErrorMessage(NEW_TASK_LABEL, (err as Error).message);
+      } finally {
+        busy = false;
+        app.commands.notifyCommandChanged(NEW_TASK);
+      }
+    }
+  });
+  palette?.addItem({ command: NEW_TASK, category: CATEGORY, rank: 20 });
+  app.contextMenu.addItem({
+    command: NEW_TASK,
+    selector: '.jp-Notebook',
+    rank: 100
+  });
+}
