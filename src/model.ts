@@ -37,7 +37,7 @@ export type ChangeKind =
   | 'me';
 
 /** Which of the panel's views shows (`study`: a study's, src/study/view.ts). */
-export type ViewKind = 'tasks' | 'attempt' | 'study';
+export type ViewKind = 'tasks' | 'attempt' | 'study' | 'results';
 
 /** The task list's facets: '' lets every value through. */
 export interface ITaskFacets {

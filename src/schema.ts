@@ -500,6 +500,40 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/cibench-lab/api/studies/{study_id}/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The recorded runs a comparison can name (researchers only) */
+    get: operations['get_studies_study_id_runs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/studies/{study_id}/compare': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The study's people beside recorded runs, as `report --compare` (researchers only) */
+    get: operations['get_studies_study_id_compare'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -625,6 +659,42 @@ export type components = {
       name: string;
       members: string[];
     };
+    Comparability: {
+      mismatches: components['schemas']['MismatchRow'][];
+      /** @description allow_mismatch was given */
+      allowed: boolean;
+    };
+    CompareQuery: {
+      /** @description the run names (or ids) to compare with, comma-separated */
+      runs: string;
+      /** @description the grading profile (default: the lab's) */
+      profile?: components['schemas']['ProfileName'] | null;
+      /**
+       * @description show a comparison whose conditions differ, marked in every row
+       * @default false
+       */
+      allow_mismatch?: boolean;
+    };
+    ComparedRun: {
+      run: string;
+      player: string;
+      mode: components['schemas']['Mode'];
+    };
+    /** @description The comparison report (docs/compare.md). */
+    Comparison: {
+      study: string;
+      profile: components['schemas']['ProfileName'];
+      runs: components['schemas']['ComparedRun'][];
+      /** @description participants counted */
+      people: number;
+      /** @description the counting rule, the CIs, who settles, what was left out */
+      notes: string[];
+      comparability: components['schemas']['Comparability'];
+      steps: components['schemas']['StepRow'][];
+      tasks: components['schemas']['TaskRow'][];
+      libraries: components['schemas']['LibraryRow'][];
+      difficulty: components['schemas']['Difficulty'];
+    };
     /** @description The participant accepts the consent text and answers the questionnaire. */
     ConsentRequest: {
       /** @description must be true: the consent text is accepted */
@@ -635,6 +705,22 @@ export type components = {
       answers?: {
         [key: string]: unknown;
       };
+    };
+    Difficulty: {
+      method: string;
+      ridge: number;
+      converged: boolean;
+      iterations: number;
+      /** @description the steps, hardest first */
+      items: components['schemas']['DifficultyItem'][];
+      respondents: components['schemas']['Respondent'][];
+    };
+    DifficultyItem: {
+      task: string;
+      step: number;
+      kind: components['schemas']['StepKind'];
+      difficulty: number;
+      rank: number;
     };
     EnrolmentView: {
       consent_at: string;
@@ -669,6 +755,31 @@ export type components = {
     };
     /** @enum {string} */
     GradeRule: 'best' | 'settling';
+    /** @description A run's results over a task's or library's steps. */
+    GroupRun: {
+      tasks: number;
+      steps: number;
+      passed: number;
+      rate: number | null;
+      score: number | null;
+    };
+    /** @description The people's figures of a step, task or library. */
+    HumanFigures: {
+      /** @description people counted */
+      n: number;
+      passed: number;
+      steps: number;
+      /** @description passed / steps x100 */
+      rate: number | null;
+      /** @description the rate's 95% bootstrap CI [low, high] */
+      ci: (number | null)[];
+      /** @description mean score x100 */
+      score: number | null;
+      /** @description people who only quit the task(s) */
+      quit: number;
+      /** @description working seconds net of pauses */
+      time: components['schemas']['Spread'];
+    };
     /** @enum {string} */
     ItemStatus: 'todo' | 'open' | 'done' | 'quit';
     KernelBinding: {
@@ -698,12 +809,30 @@ export type components = {
       | 'seaborn'
       | 'sklearn'
       | 'tensorflow';
+    LibraryRow: {
+      lib: string;
+      steps: number;
+      humans: components['schemas']['HumanFigures'];
+      runs: {
+        [key: string]: components['schemas']['GroupRun'];
+      };
+      mismatch: string[];
+    };
     /** @description The caller: the server's user, their roles (participant always) and the classes they belong to. */
     Me: {
       name: string;
       roles: components['schemas']['Role'][];
       /** @description the classes the user belongs to (an instructor teaches them) */
       classes: string[];
+    };
+    MismatchRow: {
+      run: string;
+      task: string;
+      field: string;
+      /** @description the distinct values among the people's attempts */
+      humans: unknown[];
+      model: unknown;
+      reason: string;
     };
     /** @enum {string} */
     Mode: 'e2e' | 'oracle';
@@ -861,6 +990,8 @@ export type components = {
       /** @description a JSONL transcript, relative to the server root */
       transcript?: string;
     };
+    /** @enum {string} */
+    ProfileName: 'fair' | 'cibench';
     /** @description The attached player's next turn: ``code`` to run in the step's cell, or a turn it recorded. */
     Proposal: {
       step: number;
@@ -888,6 +1019,15 @@ export type components = {
     };
     /** @enum {string} */
     QuestionType: 'choice' | 'number' | 'text';
+    /** @description A recorded run (`cibench-lab run --run NAME`) a comparison can name. */
+    RecordedRun: {
+      run: string;
+      player: string;
+      mode: components['schemas']['Mode'];
+      created_at: string;
+      /** @description tasks the run finished */
+      tasks: number;
+    };
     Recording: {
       id: string;
       run: string;
@@ -914,6 +1054,13 @@ export type components = {
       step: number;
       recorded: boolean;
       next: components['schemas']['NextAction'];
+    };
+    Respondent: {
+      /** @description a participant's pseudonym, or a run name */
+      who: string;
+      /** @description humans, or the run name */
+      group: string;
+      ability: number;
     };
     /** @enum {string} */
     Reveal: 'after-step' | 'after-task' | 'never';
@@ -981,6 +1128,12 @@ export type components = {
       step: number;
       code: string;
     };
+    Spread: {
+      n: number;
+      median: number | null;
+      q1: number | null;
+      q3: number | null;
+    };
     StartAttempt: {
       task_id: string;
       mode: components['schemas']['Mode'];
@@ -997,6 +1150,30 @@ export type components = {
     StepRequest: {
       /** @description 0-based step index */
       step: number;
+    };
+    StepRow: {
+      task: string;
+      lib: string;
+      /** @description 0-based step index */
+      step: number;
+      kind: components['schemas']['StepKind'];
+      humans: components['schemas']['HumanFigures'];
+      /** @description by run name; null: the run did not play it */
+      runs: {
+        [key: string]: components['schemas']['StepRun'] | null;
+      };
+      /** @description `run: field` for each mismatch of the row's task */
+      mismatch: string[];
+      difficulty: number;
+      /** @description 1 = hardest */
+      rank: number;
+    };
+    /** @description A run's result at one step. */
+    StepRun: {
+      passed: boolean;
+      score: number | null;
+      outcome: string | null;
+      turns: number;
     };
     StepView: {
       index: number;
@@ -1120,6 +1297,15 @@ export type components = {
     TaskInstruction: {
       index: number;
       kind: components['schemas']['StepKind'];
+    };
+    TaskRow: {
+      task: string;
+      steps: number;
+      humans: components['schemas']['HumanFigures'];
+      runs: {
+        [key: string]: components['schemas']['GroupRun'];
+      };
+      mismatch: string[];
     };
     TaskSummary: {
       id: string;
@@ -2257,6 +2443,77 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ParticipantRecord'][];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_studies_study_id_runs: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a study id */
+        study_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The recorded runs a comparison can name (researchers only) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RecordedRun'][];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_studies_study_id_compare: {
+    parameters: {
+      query?: {
+        /** @description the run names (or ids) to compare with, comma-separated */
+        runs?: string;
+        /** @description the grading profile (default: the lab's) */
+        profile?: components['schemas']['ProfileName'] | null;
+        /** @description show a comparison whose conditions differ, marked in every row */
+        allow_mismatch?: boolean;
+      };
+      header?: never;
+      path: {
+        /** @description a study id */
+        study_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The study's people beside recorded runs, as `report --compare` (researchers only) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Comparison'];
         };
       };
       /** @description an error */

@@ -12,15 +12,14 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from collections import defaultdict
 from typing import Any
 
-from ..engine.comparison import human_attempts, run_attempts
-from ..grading.compare import RunInfo, build, check
+from ..engine.comparison import NotComparable, compare
+from ..engine.errors import EngineError
 from ..store import Store
-from .report import find_runs
 
 SPEC = "humans:"
+HINT = "--allow-mismatch shows the comparison anyway, the mismatches marked in every row"
 
 
 def cmd_compare(args) -> int:
@@ -31,25 +30,14 @@ def cmd_compare(args) -> int:
         return _error("--compare: name at least one RUN to compare the people with")
     if args.plot:
         return _error("--plot: the leaderboard's chart; with --compare use --plots DIR")
-    store = Store(args.db)
-    with store.session() as s:
-        try:
-            runs = find_runs(s, args.runs)
-        except LookupError as err:
-            return _error(str(err))
-        infos = [RunInfo(r.name, r.player, r.mode) for r in runs]
-        ids = {r.id: r.name for r in runs}
-    humans = human_attempts(store, study, args.profile)
-    if not any(p.status == "done" for p in humans):
-        quit_ = sum(p.status == "quit" for p in humans)
-        return _error(f"study {study}: no finished attempts by people yet ({quit_} quit)")
-    played = run_attempts(store, ids, args.profile)
-    mismatched = check(humans, played)
-    if mismatched and not args.allow_mismatch:
-        for line in refusal(study, mismatched):
+    try:
+        report = compare(Store(args.db), study, args.runs, args.profile, args.allow_mismatch)
+    except NotComparable as err:
+        for line in [*err.lines, HINT]:
             print(f"error: {line}", file=sys.stderr)
         return 2
-    report = build(study, args.profile, infos, humans, played, mismatched, args.allow_mismatch)
+    except EngineError as err:
+        return _error(str(err))
     return emit(report, args.format, args.plots)
 
 
@@ -73,21 +61,6 @@ def emit(report: dict[str, Any], form: str, plots: str | None) -> int:
         sys.stdout.flush()
         print(f"plots: {', '.join(paths)}", file=sys.stderr)
     return 0
-
-
-def refusal(study: str, mismatched: dict) -> list[str]:
-    """One line per run and differing field (with how many tasks), then how to see them anyway."""
-    grouped: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for (run, task), found in sorted(mismatched.items()):
-        for m in found:
-            grouped[run, m.reason()].append(task)
-    lines = [
-        f"humans:{study} and run {run} are not comparable: {reason} "
-        f"({len(tasks)} task{'s' if len(tasks) > 1 else ''}: {', '.join(tasks)})"
-        for (run, reason), tasks in grouped.items()
-    ]
-    lines.append("--allow-mismatch shows the comparison anyway, the mismatches marked in every row")
-    return lines
 
 
 def _error(message: str) -> int:

@@ -19,29 +19,17 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ..engine.comparison import find_runs
 from ..engine.settings import PlaySettings
 from ..grading.leaderboard import Record, leaderboard, run_report
 from ..grading.profile import PROFILES
 from ..grading.summary import METRICS
 from ..store import Store
-from ..store.tables import Attempt, Run, StepRow
+from ..store.tables import Attempt, StepRow
 
 GENERAL_NOTE = (
     "Num includes the generation split's general_correct steps ({n} here), as CIBench reports them."
 )
-
-
-def find_runs(s, selectors: list[str] | None) -> list[Run]:
-    runs = list(s.scalars(select(Run).order_by(Run.id)))
-    if not selectors:
-        return runs
-    chosen: list[Run] = []
-    for sel in selectors:
-        hit = [r for r in runs if r.name == sel or str(r.id) == sel]
-        if not hit:
-            raise LookupError(f"no run named {sel!r} (known: {', '.join(r.name for r in runs) or 'none'})")
-        chosen.extend(h for h in hit if h not in chosen)
-    return chosen
 
 
 def load_records(store: Store, selectors: list[str] | None, profile: str) -> list[Record]:

@@ -11,18 +11,83 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ..grading.comparability import conditions
-from ..grading.compare import HUMANS, Played, StepResult
+from ..grading.compare import HUMANS, Played, RunInfo, StepResult, build, check, refusal
 from ..store import Store
 from ..store.pseudonym import pseudonym
-from ..store.tables import Attempt, Participant, StepRow, Study, Turn
-from .errors import NotFound
+from ..store.tables import Attempt, Participant, Run, StepRow, Study, Turn
+from .errors import BadInput, Conflict, NotFound
 from .settings import PlaySettings
 from .step import HUMAN
 from .worktime import Interval, read_clock, turn_intervals
+
+
+class UnknownRun(NotFound, LookupError):
+    """404 (the CLI: exit 2): a run name or id the results database does not hold."""
+
+
+class NotComparable(Conflict):
+    """409: the people and a run were played under different conditions; ``lines`` says each."""
+
+    def __init__(self, lines: list[str]):
+        super().__init__("; ".join(lines))
+        self.lines = lines
+
+
+def find_runs(s: Session, selectors: list[str] | None) -> list[Run]:
+    """The runs named (by name or id), in the order named; every run when ``selectors`` is empty."""
+    runs = list(s.scalars(select(Run).order_by(Run.id)))
+    if not selectors:
+        return runs
+    chosen: list[Run] = []
+    for sel in selectors:
+        hit = [r for r in runs if r.name == sel or str(r.id) == sel]
+        if not hit:
+            raise UnknownRun(f"no run named {sel!r} (known: {', '.join(r.name for r in runs) or 'none'})")
+        chosen.extend(h for h in hit if h not in chosen)
+    return chosen
+
+
+def compare(store: Store, study: str, names: list[str], profile: str, allow_mismatch: bool) -> dict[str, Any]:
+    """The comparison report of ``study``'s people and the runs ``names`` (``grading/compare.py``):
+    what `report --compare` prints as JSON and `GET studies/{id}/compare` answers.  NotFound for an
+    unknown run or study, Conflict while no person finished, NotComparable for a mismatch (unless
+    ``allow_mismatch``: then the report marks it)."""
+    if not names:
+        raise BadInput("runs: name at least one run to compare the people with")
+    with store.session() as s:
+        runs = find_runs(s, names)
+        infos = [RunInfo(r.name, r.player, r.mode) for r in runs]
+        ids = {r.id: r.name for r in runs}
+    humans = human_attempts(store, study, profile)
+    if not any(p.status == "done" for p in humans):
+        quit_ = sum(p.status == "quit" for p in humans)
+        raise Conflict(f"study {study}: no finished attempts by people yet ({quit_} quit)")
+    played = run_attempts(store, ids, profile)
+    mismatched = check(humans, played)
+    if mismatched and not allow_mismatch:
+        raise NotComparable(refusal(study, mismatched))
+    return build(study, profile, infos, humans, played, mismatched, allow_mismatch)
+
+
+def recorded_runs(store: Store) -> list[dict[str, Any]]:
+    """Every recorded run, oldest first, with how many tasks it finished (what a comparison can name)."""
+    with store.session() as s:
+        done = dict(
+            s.execute(
+                select(Attempt.run_id, func.count(func.distinct(Attempt.task_id)))
+                .where(Attempt.run_id.is_not(None), Attempt.status == "done")
+                .group_by(Attempt.run_id)
+            ).all()
+        )
+        return [
+            {"run": r.name, "player": r.player, "mode": r.mode, "created_at": r.created_at.isoformat() + "Z",
+             "tasks": done.get(r.id, 0)}
+            for r in find_runs(s, None)
+        ]  # fmt: skip
 
 
 def study_salt(store: Store, study_id: str) -> str:

@@ -11,6 +11,7 @@ import asyncio
 from typing import Any
 
 from .attempt import NewAttempt, StudyAttempt
+from .comparison import compare, recorded_runs
 from .enrolment import enrol, enrolment_of, progress, the_enrolment
 from .environment import attempt_environment
 from .errors import BadInput, Conflict, Forbidden, NotFound
@@ -60,13 +61,9 @@ class Studies:
             raise Conflict(f"study {study.id!r}: enter your participant code at its consent first")
         return who
 
-    async def researcher(self) -> bool:
-        """The server's user is a researcher, and no participant code is signed in in their place."""
-        return self.seat.code is None and (await self.roles.of(self.seat.name)).has(RESEARCHER)
-
     async def view(self, study_id: str) -> dict[str, Any]:
         study = self.study(study_id)
-        researcher = await self.researcher()
+        researcher = await self.is_researcher()
         a = self.attempts
         return await self.lab.call(
             study_view, a.store, a.library, study, self._who(study), self.codes(study), researcher
@@ -151,8 +148,30 @@ class Studies:
 
     async def participants(self, study_id: str) -> list[dict[str, Any]]:
         """Every participant's record of the study: researchers only."""
-        study = self.study(study_id)
-        if not await self.researcher():  # the route's role says so first (handlers/base.py)
-            raise Forbidden(f"only the study's researchers read every participant's record of {study.id!r}")
+        study = await self.for_researchers(study_id, "read every participant's record of")
         a = self.attempts
         return await self.lab.call(participants_view, a.store, a.library, study)
+
+    async def compare(self, study_id: str, runs: list[str], profile: str, allow: bool) -> dict[str, Any]:
+        """The study's people beside the runs (``comparison.py``, as `report --compare`): researchers only."""
+        study = await self.for_researchers(study_id, "compare the people of")
+        return await self.lab.call(compare, self.attempts.store, study.id, runs, profile, allow)
+
+    async def runs(self, study_id: str) -> list[dict[str, Any]]:
+        """The recorded runs a comparison can name: researchers only."""
+        await self.for_researchers(study_id, "list the runs to compare with")
+        return await self.lab.call(recorded_runs, self.attempts.store)
+
+    # ---- who may read everyone's ------------------------------------------------------------
+    async def is_researcher(self) -> bool:
+        """The one researcher check (the role, :mod:`.roles`: the settings and the hub's groups): the
+        caller may read every participant's record and the comparison report — never a participant
+        code signed in in the server's user's place. The routes require the role first."""
+        return self.seat.code is None and (await self.roles.of(self.seat.name)).has(RESEARCHER)
+
+    async def for_researchers(self, study_id: str, what: str) -> StudyDef:
+        """The study, or Forbidden naming what only its researchers may do."""
+        study = self.study(study_id)
+        if not await self.is_researcher():
+            raise Forbidden(f"only the study's researchers {what} {study.id!r}")
+        return study

@@ -99,6 +99,19 @@ def check(humans: list[Played], played: dict[str, list[Played]]) -> dict[tuple[s
     return found
 
 
+def refusal(study: str, mismatched: dict[tuple[str, str], list[Mismatch]]) -> list[str]:
+    """One line per run and differing field, naming both values and the tasks."""
+    grouped: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for (run, task), found in sorted(mismatched.items()):
+        for m in found:
+            grouped[run, m.reason()].append(task)
+    return [
+        f"humans:{study} and run {run} are not comparable: {reason} "
+        f"({len(tasks)} task{'s' if len(tasks) > 1 else ''}: {', '.join(tasks)})"
+        for (run, reason), tasks in grouped.items()
+    ]
+
+
 def rate_with_ci(passed: list[int], steps: list[int]) -> dict[str, Any]:
     """Pass rate x100 of these participants (one entry each), with its bootstrap CI."""
     if not steps or sum(steps) == 0:

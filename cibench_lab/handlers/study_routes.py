@@ -7,6 +7,7 @@ from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from ..engine.roles import PARTICIPANT, RESEARCHER
+from . import schemas as s
 from . import study_schemas as ss
 from .base import Handler, Route
 
@@ -76,6 +77,29 @@ class ParticipantsHandler(Handler):
         await self.respond(self.services.studies.participants(study_id))
 
 
+class CompareHandler(Handler):
+    """The study's people beside recorded runs: `report --compare`'s JSON (researchers only)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, study_id: str):
+        await self.respond(self._compare(study_id))
+
+    async def _compare(self, study_id: str):
+        query = self.parse_query(s.CompareQuery)
+        profile = query.profile or self.services.attempts.profile
+        return await self.services.studies.compare(study_id, query.names(), profile, query.allow_mismatch)
+
+
+class RunsHandler(Handler):
+    """The recorded runs a comparison can name (researchers only)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, study_id: str):
+        await self.respond(self.services.studies.runs(study_id))
+
+
 SID = "/studies/{study_id}"
 
 #: The study operations, in the order of docs/api.md (routes.py adds them to ROUTES).
@@ -139,6 +163,23 @@ STUDY_ROUTES: tuple[Route, ...] = (
         ParticipantsHandler,
         list[ss.ParticipantRecord],
         "Every participant's record of the study (researchers only)",
+        role=RESEARCHER,
+    ),
+    Route(
+        "GET",
+        f"{SID}/runs",
+        RunsHandler,
+        list[s.RecordedRun],
+        "The recorded runs a comparison can name (researchers only)",
+        role=RESEARCHER,
+    ),
+    Route(
+        "GET",
+        f"{SID}/compare",
+        CompareHandler,
+        s.Comparison,
+        "The study's people beside recorded runs, as `report --compare` (researchers only)",
+        query=s.CompareQuery,
         role=RESEARCHER,
     ),
 )

@@ -205,6 +205,7 @@ function fakeActions(): IStudyActions & { calls: string[] } {
     openItem: async item => void calls.push(`open ${item.index}`),
     quit: record('quit'),
     handOver: record('handOver'),
+    results: record('results'),
     back: () => void calls.push('back')
   };
 }
@@ -294,7 +295,9 @@ function fakeHost(api: Partial<StudyApi>): IStudyHost & { calls: string[] } {
     refresh: async () => void calls.push('refresh'),
     closeNotebooks: async paths => void calls.push(`close ${paths.join(',')}`),
     confirm: async () => true,
-    reveal: () => void calls.push('reveal')
+    reveal: () => void calls.push('reveal'),
+    showResults: state =>
+      void calls.push(`results ${state.runs.length} ${state.refused ?? ''}`)
   };
 }
 
@@ -380,5 +383,20 @@ describe('the panel with the study parts', () => {
     lab.view = 'tasks';
     expect(view.hidden).toBe(true);
     expect(bar.hidden).toBe(false);
+  });
+});
+
+describe("the study view's Results button", () => {
+  it('is shown to researchers only, before the consent too', () => {
+    const model = new StudyModel();
+    const actions = fakeActions();
+    const view = new StudyView(model, actions);
+    const results = () =>
+      view.node.querySelector<HTMLButtonElement>('.jp-CIBench-results');
+    model.show(study({ state: 'consent', researcher: false }));
+    expect(results()).toBeNull();
+    model.show(study({ state: 'consent', researcher: true }));
+    results()!.click();
+    expect(actions.calls).toEqual(['results']);
   });
 });

@@ -3,7 +3,7 @@ import { readFileSync } from 'fs';
 import * as path from 'path';
 
 const STYLE = path.resolve(__dirname, '..', '..', 'style');
-const SHEETS = ['base.css', 'notebook.css'];
+const SHEETS = ['base.css', 'notebook.css', 'results.css'];
 
 function sheet(name: string): string {
   return readFileSync(path.join(STYLE, name), 'utf-8');

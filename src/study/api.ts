@@ -22,6 +22,19 @@ export type IStudyStarted = Schemas['StudyStarted'];
 /** Body of `POST studies/{id}/consent`. */
 export type IConsentRequest = Schemas['ConsentRequest'];
 
+/** `GET studies/{id}/compare`: the study's people beside recorded runs (docs/compare.md). */
+export type IComparison = Schemas['Comparison'];
+/** A step row of the comparison. */
+export type ICompareStep = Schemas['StepRow'];
+/** A library row of the comparison. */
+export type ICompareLibrary = Schemas['LibraryRow'];
+/** The people's figures of a step, task or library. */
+export type IHumanFigures = Schemas['HumanFigures'];
+/** A row of `GET studies/{id}/runs`. */
+export type IRecordedRun = Schemas['RecordedRun'];
+/** The grading profiles a comparison can use. */
+export type ProfileName = Schemas['ProfileName'];
+
 /** The study routes, over the panel's client. */
 export class StudyApi {
   constructor(readonly api: CIBenchApi) {}
@@ -44,6 +57,26 @@ export class StudyApi {
 
   quit(id: string): Promise<IStudyView> {
     return this.api.request(`${studyPath(id)}/quit`, {});
+  }
+
+  /** The recorded runs a comparison can name (researchers only). */
+  runs(id: string): Promise<IRecordedRun[]> {
+    return this.api.request(`${studyPath(id)}/runs`);
+  }
+
+  /** The comparison report (researchers only; a mismatch is a 409 unless `allowMismatch`). */
+  compare(
+    id: string,
+    runs: string[],
+    profile: ProfileName,
+    allowMismatch: boolean
+  ): Promise<IComparison> {
+    const query = new URLSearchParams({
+      runs: runs.join(','),
+      profile,
+      allow_mismatch: String(allowMismatch)
+    });
+    return this.api.request(`${studyPath(id)}/compare?${query}`);
   }
 
   handOver(id: string): Promise<IStudyView> {

@@ -6,8 +6,9 @@
  */
 import { ApiError, IAttemptView } from '../api';
 import { CIBenchModel } from '../model';
-import type { IConsentRequest, IPlanItem, StudyApi } from './api';
+import type { IConsentRequest, IPlanItem, ProfileName, StudyApi } from './api';
 import type { StudyModel } from './model';
+import type { IResultsActions, IResultsState } from './results';
 import type { IStudyActions } from './view';
 import { fieldErrors } from './words';
 
@@ -26,9 +27,11 @@ export interface IStudyHost {
   confirm(title: string, body: string, ok: string): Promise<boolean>;
   /** Show the panel and put the focus in the study view. */
   reveal(): void;
+  /** Draw the results view. */
+  showResults(state: IResultsState): void;
 }
 
-export class StudyController implements IStudyActions {
+export class StudyController implements IStudyActions, IResultsActions {
   constructor(
     private model: StudyModel,
     private host: IStudyHost
@@ -159,6 +162,72 @@ export class StudyController implements IStudyActions {
   back(): void {
     this.host.lab.view = 'tasks';
   }
+
+  /** Researchers: the results view, with the runs a comparison can name. */
+  async results(): Promise<void> {
+    const study = this.model.study;
+    if (!study) {
+      return;
+    }
+    await this.host.lab.run(async () => {
+      const runs = await this.host.api.runs(study.id);
+      this.results_ = {
+        study: study.id,
+        title: study.title,
+        runs,
+        report: null,
+        refused: null
+      };
+      this.host.showResults(this.results_);
+      this.host.lab.view = 'results';
+    });
+  }
+
+  /** Compare the study's people with `runs`; a refusal (409) is shown in the view. */
+  async compare(
+    runs: string[],
+    profile: ProfileName,
+    allow: boolean
+  ): Promise<void> {
+    const shown = this.results_;
+    if (!shown) {
+      return;
+    }
+    if (!runs.length) {
+      this.results_ = {
+        ...shown,
+        report: null,
+        refused: 'Choose at least one run to compare with.'
+      };
+      this.host.showResults(this.results_);
+      return;
+    }
+    await this.host.lab.run(async () => {
+      let next: IResultsState;
+      try {
+        const report = await this.host.api.compare(
+          shown.study,
+          runs,
+          profile,
+          allow
+        );
+        next = { ...shown, report, refused: null };
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status !== 409) {
+          throw err;
+        }
+        next = { ...shown, report: null, refused: err.message };
+      }
+      this.results_ = next;
+      this.host.showResults(next);
+    });
+  }
+
+  backToStudy(): void {
+    this.host.lab.view = 'study';
+  }
+
+  private results_: IResultsState | null = null;
 
   /** The study view again from the server (times, an attempt that ended). */
   private async reload(): Promise<void> {

@@ -15,6 +15,7 @@ import { StudyApi } from './api';
 import { IStudyHost, StudyController } from './controller';
 import { StudyList } from './list';
 import { StudyModel } from './model';
+import { ResultsView } from './results';
 import { StudyView } from './view';
 import { studyParam } from './words';
 
@@ -30,9 +31,16 @@ export const studiesPlugin: JupyterFrontEndPlugin<void> = {
     docManager: IDocumentManager
   ) => {
     const model = new StudyModel();
-    const controller = new StudyController(model, studyHost(lab, docManager));
+    const shown: { view: ResultsView | null } = { view: null };
+    const controller = new StudyController(
+      model,
+      studyHost(lab, docManager, state => shown.view?.show(state))
+    );
+    const results = new ResultsView(controller);
+    shown.view = results;
     const view = new StudyView(model, controller);
     lab.panel.addView('study', view.node, () => view.focus());
+    lab.panel.addView('results', results.node, () => results.focus());
     lab.panel.addAboveTasks(
       new StudyList(model, id => void controller.open(id)).node
     );
@@ -43,7 +51,11 @@ export const studiesPlugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-function studyHost(lab: ICIBenchLab, docManager: IDocumentManager): IStudyHost {
+function studyHost(
+  lab: ICIBenchLab,
+  docManager: IDocumentManager,
+  showResults: IStudyHost['showResults']
+): IStudyHost {
   return {
     api: new StudyApi(lab.api),
     lab: lab.model,
@@ -66,7 +78,8 @@ function studyHost(lab: ICIBenchLab, docManager: IDocumentManager): IStudyHost {
       });
       return answer.button.accept;
     },
-    reveal: () => lab.openPanel()
+    reveal: () => lab.openPanel(),
+    showResults
   };
 }
 

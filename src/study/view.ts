@@ -17,6 +17,8 @@ export interface IStudyActions {
   openItem(item: IPlanItem): Promise<void>;
   quit(): Promise<void>;
   handOver(): Promise<void>;
+  /** Researchers: the study's people beside recorded runs. */
+  results(): Promise<void>;
   /** "All tasks": back to the task view. */
   back(): void;
 }
@@ -82,6 +84,7 @@ export class StudyView {
             text: `Participant: ${view.participant}`
           })
         : null,
+      view.researcher ? this.resultsButton() : null,
       view.state === 'consent'
         ? consentForm(
             view,
@@ -169,5 +172,15 @@ export class StudyView {
       );
     }
     return bar;
+  }
+
+  /** Researchers: the study's people beside recorded runs. */
+  private resultsButton(): HTMLButtonElement {
+    return button(
+      'Results',
+      'jp-CIBench-results',
+      () => void this.actions.results(),
+      "The study's people beside recorded model runs (researchers)"
+    );
   }
 }

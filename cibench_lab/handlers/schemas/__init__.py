@@ -7,7 +7,7 @@ before they are sent (a view that drifts from its model is a logged 500); the
 view itself is what is written, so the models never change a field's value.
 The OpenAPI document (:mod:`..openapi`) and the browser's types are built from here.
 One module per domain: task, settings, player, attempt, turn, grade, record (the participant
-record), newtask, role; ``common`` holds the
+record), newtask, compare (people beside models), role; ``common`` holds the
 literal types, field kinds and model bases they share.  Import them from this package.
 """
 
@@ -46,6 +46,7 @@ from .common import (
     absent,
     describe,
 )
+from .compare import CompareQuery, Comparison, RecordedRun
 from .grade import Grade, Summary
 from .newtask import CellRefusal, Library, NewTaskRequest, NewTaskResult, NewTaskStep
 from .player import ModelInfo, PlayerChoice, Recording, RecordingsQuery
@@ -90,6 +91,8 @@ __all__ = [
     "CellRefusal",
     "ClassInfo",
     "Closed",
+    "CompareQuery",
+    "Comparison",
     "Count",
     "Error",
     "Grade",
@@ -118,6 +121,7 @@ __all__ = [
     "Proposal",
     "Record",
     "Recording",
+    "RecordedRun",
     "RecordingsQuery",
     "Reference",
     "ReferenceResult",

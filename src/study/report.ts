@@ -1,0 +1,295 @@
+/**
+ * The comparison report (`GET studies/{id}/compare`) drawn as DOM: the
+ * per-step and per-library tables, the people's pass rate per library beside
+ * each run's as inline SVG bars, the notes and mismatches, and the CSV a
+ * researcher downloads (the columns of `report --compare --format csv`).
+ * Pure: a report in, nodes or text out.
+ */
+import { h } from '../panel/dom';
+import type {
+  ICompareLibrary,
+  ICompareStep,
+  IComparison,
+  IHumanFigures
+} from './api';
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+/** `50.0 [0–100]`: a pass rate x100 with its CI; `–` without one. */
+export function rateText(h: IHumanFigures): string {
+  if (h.rate === null) {
+    return '–';
+  }
+  const [lo, hi] = h.ci;
+  const ci = lo === null || hi === null ? '' : ` [${fmt(lo)}–${fmt(hi)}]`;
+  return `${h.rate.toFixed(1)}${ci}`;
+}
+
+/** `25 s [22.5–27.5]`: the median working time with its quartiles. */
+export function timeText(h: IHumanFigures): string {
+  const t = h.time;
+  if (t.median === null) {
+    return '–';
+  }
+  return `${fmt(t.median)} s [${fmt(t.q1 ?? 0)}–${fmt(t.q3 ?? 0)}]`;
+}
+
+function fmt(x: number): string {
+  return Number.isInteger(x) ? String(x) : x.toFixed(1);
+}
+
+/** A run's step result in words: `passed (100)` / `missed (0)` / `not played`. */
+export function stepRunText(row: ICompareStep, run: string): string {
+  const got = row.runs[run];
+  if (!got) {
+    return 'not played';
+  }
+  const score = got.score === null ? '' : ` (${fmt(got.score)})`;
+  return `${got.passed ? 'passed' : 'missed'}${score}`;
+}
+
+function table(
+  caption: string,
+  head: string[],
+  rows: { cells: string[]; mismatch: string[] }[]
+): HTMLTableElement {
+  const headRow = h(
+    'tr',
+    {},
+    ...head.map(text => h('th', { text, attrs: { scope: 'col' } }))
+  );
+  const body = rows.map(({ cells, mismatch }) => {
+    const tr = h('tr', {}, ...cells.map(text => h('td', { text })));
+    if (mismatch.length) {
+      tr.setAttribute('data-mismatch', mismatch.join('; '));
+      tr.title = `NOT COMPARABLE: ${mismatch.join('; ')}`;
+    }
+    return tr;
+  });
+  return h(
+    'table',
+    { className: 'jp-CIBench-compareTable' },
+    h('caption', { text: caption }),
+    h('thead', {}, headRow),
+    h('tbody', {}, ...body)
+  );
+}
+
+function mark(mismatch: string[]): string {
+  return mismatch.length ? `⚠ ${mismatch.join('; ')}` : '';
+}
+
+/** Per step: people n, pass % with CI, time median [IQR], each run, difficulty rank. */
+export function stepTable(report: IComparison): HTMLTableElement {
+  const runs = report.runs.map(r => r.run);
+  const head = ['Task', 'Step', 'Kind', 'People', 'Pass % [95% CI]', 'Time'];
+  head.push(...runs, 'Difficulty (rank)', 'Mismatch');
+  const rows = report.steps.map(row => ({
+    cells: [
+      row.task,
+      String(row.step + 1),
+      row.kind,
+      row.humans.quit
+        ? `${row.humans.n} (+${row.humans.quit} quit)`
+        : String(row.humans.n),
+      rateText(row.humans),
+      timeText(row.humans),
+      ...runs.map(run => stepRunText(row, run)),
+      `${row.difficulty.toFixed(2)} (${row.rank})`,
+      mark(row.mismatch)
+    ],
+    mismatch: row.mismatch
+  }));
+  return table('Per step', head, rows);
+}
+
+/** Per library: steps, the people's pass % with CI and time, each run's rate. */
+export function libraryTable(report: IComparison): HTMLTableElement {
+  const runs = report.runs.map(r => r.run);
+  const head = ['Library', 'Steps', 'People', 'Pass % [95% CI]', 'Time'];
+  head.push(...runs.map(run => `${run} pass %`), 'Mismatch');
+  const rows = report.libraries.map((row: ICompareLibrary) => ({
+    cells: [
+      row.lib,
+      String(row.steps),
+      String(row.humans.n),
+      rateText(row.humans),
+      timeText(row.humans),
+      ...runs.map(run => {
+        const got = row.runs[run];
+        return got?.rate === null || !got
+          ? '–'
+          : `${got.rate.toFixed(1)} (${got.passed}/${got.steps})`;
+      }),
+      mark(row.mismatch)
+    ],
+    mismatch: row.mismatch
+  }));
+  return table('Per library', head, rows);
+}
+
+function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: { [name: string]: string | number }
+): SVGElementTagNameMap[K] {
+  const el = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    el.setAttribute(name, String(value));
+  }
+  return el;
+}
+
+const BAR = 12; // px per bar
+const LEFT = 190; // the library labels' width
+const WIDTH = 200; // 100% of a bar
+
+/**
+ * The people's pass rate per library (its CI as a line) beside each run's, as
+ * horizontal bars 0–100; a `*` marks a library with a mismatch.
+ */
+export function libraryBars(report: IComparison): SVGSVGElement {
+  const who = ['humans', ...report.runs.map(r => r.run)];
+  const group = BAR * who.length + 10;
+  const height = group * report.libraries.length + 20;
+  const root = svg('svg', {
+    class: 'jp-CIBench-compareBars',
+    viewBox: `0 0 ${LEFT + WIDTH + 50} ${height}`,
+    role: 'img',
+    'aria-label': 'Pass rate per library: people beside each run'
+  });
+  report.libraries.forEach((row, i) => {
+    const y0 = i * group;
+    const label = svg('text', {
+      x: 0,
+      y: y0 + BAR,
+      class: 'jp-CIBench-barLabel'
+    });
+    label.textContent = `${row.lib}${row.mismatch.length ? ' *' : ''}`;
+    root.appendChild(label);
+    who.forEach((name, j) => {
+      const rate =
+        name === 'humans' ? row.humans.rate : (row.runs[name]?.rate ?? null);
+      root.append(...oneBar(name, rate, y0 + j * BAR));
+    });
+    const [lo, hi] = row.humans.ci;
+    if (lo !== null && hi !== null) {
+      root.appendChild(ciLine(lo, hi, y0 + BAR / 2));
+    }
+  });
+  return root;
+}
+
+/** One respondent group's bar (its value as a title) and its label. */
+function oneBar(name: string, rate: number | null, y: number): SVGElement[] {
+  const people = name === 'humans';
+  const length = ((rate ?? 0) * WIDTH) / 100;
+  const rect = svg('rect', {
+    x: LEFT,
+    y: y + 1,
+    width: length,
+    height: BAR - 2,
+    class: `jp-CIBench-bar jp-CIBench-bar-${people ? 'humans' : 'run'}`
+  });
+  const title = svg('title', {});
+  title.textContent = `${name}: ${rate === null ? 'no steps' : rate.toFixed(1)}`;
+  rect.appendChild(title);
+  const value = svg('text', {
+    x: LEFT + length + 4,
+    y: y + BAR - 2,
+    class: 'jp-CIBench-barValue'
+  });
+  value.textContent = `${people ? 'people' : name} ${rate === null ? '–' : rate.toFixed(0)}`;
+  return [rect, value];
+}
+
+function ciLine(lo: number, hi: number, y: number): SVGElement {
+  return svg('line', {
+    x1: LEFT + (lo * WIDTH) / 100,
+    x2: LEFT + (hi * WIDTH) / 100,
+    y1: y,
+    y2: y,
+    class: 'jp-CIBench-barCI'
+  });
+}
+
+/** The notes, then one line per mismatch (both values named). */
+export function notesList(report: IComparison): HTMLElement {
+  const mismatches = report.comparability.mismatches.map(m =>
+    h('li', {
+      className: 'jp-CIBench-compareMismatch',
+      text: `NOT COMPARABLE: run ${m.run}, task ${m.task}: ${m.reason}`
+    })
+  );
+  return h(
+    'ul',
+    { className: 'jp-CIBench-compareNotes', attrs: { 'aria-label': 'Notes' } },
+    ...mismatches,
+    ...report.notes.map(text => h('li', { text }))
+  );
+}
+
+/** The CLI's CSV columns (`report --compare --format csv`). */
+export const CSV_HEAD = [
+  'profile', 'section', 'task', 'lib', 'step', 'kind', 'who', 'n', 'passed', 'steps', 'rate',
+  'ci_lo', 'ci_hi', 'score', 'time_median', 'time_q1', 'time_q3', 'quit', 'difficulty', 'rank',
+  'mismatch'
+]; // prettier-ignore
+
+type Cell = string | number | boolean | null | undefined;
+type AnyRow = {
+  task?: string;
+  lib?: string;
+  step?: number;
+  kind?: string;
+  difficulty?: number;
+  rank?: number;
+  humans: IHumanFigures;
+  runs: { [run: string]: unknown };
+  mismatch: string[];
+};
+
+/** Long format, as the CLI writes it: per section, row and respondent group. */
+export function reportCsv(report: IComparison): string {
+  const out: Cell[][] = [CSV_HEAD];
+  const sections: [string, AnyRow[]][] = [
+    ['step', report.steps],
+    ['task', report.tasks],
+    ['library', report.libraries]
+  ];
+  for (const [section, rows] of sections) {
+    for (const row of rows) {
+      out.push(...csvGroup(report.profile, section, row));
+    }
+  }
+  return out.map(cells => cells.map(csvCell).join(',')).join('\r\n') + '\r\n';
+}
+
+function csvGroup(profile: string, section: string, row: AnyRow): Cell[][] {
+  const where = [profile, section, row.task, row.lib, row.step, row.kind];
+  const tail = [row.difficulty, row.rank];
+  const hu = row.humans;
+  const t = hu.time;
+  const lines: Cell[][] = [
+    [...where, 'humans', hu.n, hu.passed, hu.steps, hu.rate, hu.ci[0], hu.ci[1], hu.score,
+     t.median, t.q1, t.q3, hu.quit, ...tail, row.mismatch.join('; ')]
+  ]; // prettier-ignore
+  for (const [run, value] of Object.entries(row.runs)) {
+    const marks = row.mismatch.filter(m => m.startsWith(`${run}: `)).join('; ');
+    const blank = ['', '', '', ''];
+    const got = value as { [k: string]: Cell } | null;
+    if (!got) {
+      lines.push([...where, run, 0, '', '', '', '', '', '', ...blank, ...tail, marks]);
+    } else if (section === 'step') {
+      const passed = got.passed ? 1 : 0;
+      lines.push([...where, run, 1, passed, 1, 100 * passed, '', '', got.score, ...blank, ...tail, marks]);
+    } else {
+      lines.push([...where, run, got.tasks, got.passed, got.steps, got.rate, '', '', got.score, ...blank, ...tail, marks]);
+    } // prettier-ignore
+  }
+  return lines;
+}
+
+function csvCell(value: Cell): string {
+  const text = value === null || value === undefined ? '' : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}

@@ -1,0 +1,88 @@
+"""The study's results view in the lab, through the UI only: a researcher opens the study from its
+link, presses Results, ticks the recorded run and compares (from the keyboard); the per-step table
+holds the people's hand-computed figures beside the run's, the notes say who settles, the CSV downloads
+in the CLI's columns, and the view passes axe in both themes.  The people and the run are recorded
+into the results database before the lab starts (test_study_compare_server's, no kernel)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+from test_report_compare import ANSWERS, STUDY, A, people, write_tasks
+from test_study_compare_server import model_run
+
+from cibench_lab.store import Store
+from cibench_lab.tasks.library import TaskLibrary
+
+from .axe import axe_violations
+from .lab import TOKEN
+from .lab import configured_lab as start_lab
+from .test_play_panel import use_theme
+
+RESEARCHER = "the-researcher"
+
+
+@pytest.fixture
+def results_lab(tmp_path):
+    root = tmp_path / "tasks"
+    write_tasks(root)
+    lib = TaskLibrary.load([root])
+    store = Store(f"sqlite:///{tmp_path / 'results.sqlite'}")
+    people(store, lib)
+    model_run(store, lib)
+    store.dispose()
+    study = {"title": "Pilot", "protocol": "model-parity", "consent": "We record your code.",
+             "tasks": [{"task": task} for task in ANSWERS]}  # fmt: skip
+    traits = {"task_dirs": [str(root)], "studies": {STUDY: study}, "participant": RESEARCHER,
+              "researchers": [RESEARCHER], "profile": "fair"}  # fmt: skip
+    server = start_lab(tmp_path, traits)
+    yield server
+    server.kill()
+
+
+def test_a_researcher_compares_the_people_with_a_run(page: Page, results_lab):
+    page.goto(f"{results_lab.url}/lab?cibench-study={STUDY}&token={TOKEN}")
+    study = page.locator(".jp-CIBench-studyView")
+    expect(study.locator(".jp-CIBench-studyTitle")).to_have_text("Pilot", timeout=60_000)
+    study.get_by_role("button", name="Results").click()
+    view = page.locator(".jp-CIBench-resultsView")
+    box = view.get_by_label("model (openai:scripted, e2e, 2 tasks)")
+    box.focus()
+    page.keyboard.press("Space")
+    expect(box).to_be_checked()
+    view.get_by_role("button", name="Compare").press("Enter")
+    expect(view.get_by_role("status")).to_have_text("2 people vs model · profile fair")
+    steps = view.locator("table", has=page.locator("caption", has_text="Per step"))
+    row = steps.locator("tbody tr", has_text=A).nth(1)  # pandas #2: alice passed, bob gave up
+    expect(row.locator("td")).to_have_text(
+        [
+            A,
+            "2",
+            "num",
+            "2 (+1 quit)",
+            "50.0 [0–100]",
+            "60 s [50–70]",
+            "passed (100)",
+            re.compile(r"^-?\d+\.\d\d \(3\)$"),
+            "",
+        ]  # fmt: skip
+    )
+    expect(view.locator(".jp-CIBench-compareNotes")).to_contain_text("a model at its first error-free turn")
+    expect(view.locator("svg.jp-CIBench-compareBars rect")).to_have_count(4)  # 2 libraries x 2 groups
+    for theme in ("JupyterLab Light", "JupyterLab Dark"):  # the lab opens in Light
+        if theme != "JupyterLab Light":
+            use_theme(page, theme)
+        found = axe_violations(page, ["#cibench-lab-panel"])
+        assert not found, f"{theme}: {found}"
+    with page.expect_download() as download:
+        view.get_by_role("button", name="Download CSV").click()
+    rows = list(csv.DictReader(io.StringIO(open(download.value.path(), encoding="utf-8").read())))
+    step = [r for r in rows if (r["section"], r["task"], r["step"]) == ("step", A, "1")]
+    assert [(r["who"], r["rate"], r["rank"], r["time_median"]) for r in step] == [
+        ("humans", "50", "3", "60"),
+        ("model", "100", "3", ""),
+    ]
