@@ -277,8 +277,7 @@ def run(args, tmp: Path) -> dict:
     """Start the server and the browser, measure, and stop every process started, by PID."""
     root = tmp / "workspace"
     root.mkdir()
-    lab_dirs = [f"--LabApp.workspaces_dir={tmp}/workspaces", f"--LabApp.user_settings_dir={tmp}/settings"]
-    server = LabServer(root, tmp / "results.sqlite", args=SERVER_ARGS + lab_dirs)
+    server = LabServer(root, tmp / "results.sqlite", args=SERVER_ARGS)  # its own lab settings and workspaces
     try:
         server.start()
         with sync_playwright() as pw:
