@@ -32,22 +32,35 @@ c.JupyterHub.authenticator_class = "shared-password"
 c.SharedPasswordAuthenticator.user_password = os.environ["CIBENCH_CLASS_PASSWORD"]
 c.Authenticator.allowed_users = set(STUDENTS + INSTRUCTORS)
 
-# --- the class and its teachers, as groups cibench-lab reads (docs/classroom.md, "Roles")
+# --- the class and its teachers, as groups cibench-lab reads (docs/classroom.md, "Roles"): a
+# teacher belongs to the class they teach
 c.JupyterHub.load_groups = {
-    f"cibench-class-{CLASS}": {"users": STUDENTS},
+    f"cibench-class-{CLASS}": {"users": STUDENTS + INSTRUCTORS},
     "cibench-instructors": {"users": INSTRUCTORS},
 }
 
 # --- a single-user server's token reads its own user's groups (cibench-lab's roles come from
-# them). JupyterHub's default `server` role holds only the first two scopes (post activity, be
-# reached); naming a default role here replaces its scopes, so they are listed again beside the
-# one added. (JupyterHub 6 also lets every token read its owner's groups, to identify them; the
-# grant says so explicitly and keeps it so on hubs that do not.)
+# them), and a teacher's server the class group's members (the class view). JupyterHub's default
+# `server` role holds only the first two scopes (post activity, be reached); naming a default role
+# here replaces its scopes, so they are listed again beside the ones added. A server's token gets
+# only the scopes its user holds: the class group's members go to the teachers' tokens alone, by
+# the second role. (JupyterHub 6 also lets every token read its owner's groups, to identify them;
+# the grant says so explicitly and keeps it so on hubs that do not.)
 c.JupyterHub.load_roles = [
     {
         "name": "server",
-        "scopes": ["users:activity!user", "access:servers!server", "read:users:groups!user"],
-    }
+        "scopes": [
+            "users:activity!user",
+            "access:servers!server",
+            "read:users:groups!user",
+            f"read:groups!group=cibench-class-{CLASS}",
+        ],
+    },
+    {
+        "name": "cibench-class-reader",
+        "groups": ["cibench-instructors"],
+        "scopes": [f"read:groups!group=cibench-class-{CLASS}"],
+    },
 ]
 
 # --- every user's server: the hub's own Python environment, as the hub's operating-system user,

@@ -95,6 +95,12 @@ export type INewTaskResult = Schemas['NewTaskResult'];
 export type INewTaskStep = Schemas['NewTaskStep'];
 /** The body of every error response. */
 export type IErrorBody = Schemas['Error'];
+/** `GET me`: the server's user, their roles and classes. */
+export type IMe = Schemas['Me'];
+/** A role: `participant` (everyone), `instructor`, `researcher`. */
+export type Role = Schemas['Role'];
+/** A row of `GET classes` (instructors): a class and its members. */
+export type IClassInfo = Schemas['ClassInfo'];
 
 /** An API failure, with the server's message and HTTP status. */
 export class ApiError extends Error {
@@ -181,6 +187,14 @@ export class CIBenchApi {
 
   serverSettings(): Promise<IServerSettings> {
     return this.request('settings');
+  }
+
+  me(): Promise<IMe> {
+    return this.request('me');
+  }
+
+  classes(): Promise<IClassInfo[]> {
+    return this.request('classes');
   }
 
   attempts(): Promise<IAttemptSummary[]> {

@@ -10,6 +10,7 @@ export { DASH, formatScore, formatSeconds, summaryRows } from './panel/words';
 import {
   IAttemptSummary,
   IAttemptView,
+  IMe,
   IModelInfo,
   IRecording,
   ITaskDetail,
@@ -32,7 +33,8 @@ export type ChangeKind =
   | 'players'
   | 'autoplay'
   | 'pending'
-  | 'notebooks';
+  | 'notebooks'
+  | 'me';
 
 /** Which of the panel's views shows (`study`: a study's, src/study/view.ts). */
 export type ViewKind = 'tasks' | 'attempt' | 'study' | 'results';
@@ -102,6 +104,15 @@ export function messageOf(err: unknown): string {
 export class CIBenchModel {
   get changed(): ISignal<this, ChangeKind> {
     return this._changed;
+  }
+
+  /** Who the server's user is: their roles and classes (null until read). */
+  get me(): IMe | null {
+    return this._me;
+  }
+  set me(me: IMe | null) {
+    this._me = me;
+    this._changed.emit('me');
   }
 
   get tasks(): readonly ITaskSummary[] {
@@ -314,6 +325,7 @@ export class CIBenchModel {
   }
 
   private _changed = new Signal<this, ChangeKind>(this);
+  private _me: IMe | null = null;
   private _tasks: ITaskSummary[] = [];
   private _filter = '';
   private _facets: ITaskFacets = { ...NO_FACETS };

@@ -347,6 +347,40 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/cibench-lab/api/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller: name, roles and classes */
+    get: operations['get_me'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/classes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The classes the caller teaches, with their members */
+    get: operations['get_classes'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/cibench-lab/api/studies': {
     parameters: {
       query?: never;
@@ -620,6 +654,11 @@ export type components = {
       /** @description that turn (0-based within the step) */
       turn: number | null;
     };
+    /** @description A class the caller teaches and its members (the server's setting and the hub group's). */
+    ClassInfo: {
+      name: string;
+      members: string[];
+    };
     Comparability: {
       mismatches: components['schemas']['MismatchRow'][];
       /** @description allow_mismatch was given */
@@ -778,6 +817,13 @@ export type components = {
         [key: string]: components['schemas']['GroupRun'];
       };
       mismatch: string[];
+    };
+    /** @description The caller: the server's user, their roles (participant always) and the classes they belong to. */
+    Me: {
+      name: string;
+      roles: components['schemas']['Role'][];
+      /** @description the classes the user belongs to (an instructor teaches them) */
+      classes: string[];
     };
     MismatchRow: {
       run: string;
@@ -1018,6 +1064,8 @@ export type components = {
     };
     /** @enum {string} */
     Reveal: 'after-step' | 'after-task' | 'never';
+    /** @enum {string} */
+    Role: 'participant' | 'instructor' | 'researcher';
     /** @description A cell run the browser made on the attempt's kernel; other fields (``outputs``) are ignored. */
     RunReport: {
       /** @description 0-based step index */
@@ -2100,6 +2148,64 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ReferenceResult'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_me: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The caller: name, roles and classes */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Me'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_classes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The classes the caller teaches, with their members */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClassInfo'][];
         };
       };
       /** @description an error */

@@ -5,7 +5,7 @@ of this test's own that adds only its free ports (hub, proxy API, proxy public),
 ``scripts/test`` installed into ``.venv/node``, the test's environment (the worktree's code,
 kernelspec and lab settings) and a class folder in a temp dir. Every user's server records into
 one database of a :class:`~pgserver.Cluster` that asks every connection for a password, each as
-its own login role (:func:`grant_class`).
+its own login role (:func:`grant_class`), which row-level security limits to its user's rows.
 
 Everything started is stopped by its PID: the hub (SIGTERM: it stops the servers and the proxy
 it started), then whatever of its descendants — proxy, single-user servers, their kernels —
@@ -26,7 +26,6 @@ import urllib.request
 from pathlib import Path
 
 import psutil
-import psycopg
 from pgserver import Cluster, free_port
 from ui.lab import LAB_SETTINGS, stop_processes
 
@@ -35,6 +34,7 @@ EXAMPLE = REPO / "docs" / "jupyterhub_config.example.py"
 PASSWORD = "class-password-" + secrets.token_hex(4)  # the class's shared login password
 STUDENTS = ["student1", "student2"]
 INSTRUCTORS = ["teacher"]
+CLASS = "demo"  # the example config's class (its group cibench-class-demo)
 USERS = [*STUDENTS, *INSTRUCTORS]
 OWNER = "cibench_owner"  # owns the class database's tables (migrates it)
 DATABASE = "cibench_class"
@@ -64,7 +64,7 @@ def class_database(pg: Cluster) -> str:
     """The class's database, owned by its own role and migrated by it (``cibench-lab db upgrade``,
     as an admin runs it once); returns the owner's URL. Nobody else may connect to it yet."""
     password = secrets.token_urlsafe(18)
-    pg.execute(f"CREATE ROLE {OWNER} LOGIN PASSWORD '{password}'")
+    pg.execute(f"CREATE ROLE {OWNER} LOGIN CREATEROLE PASSWORD '{password}'")  # it makes the logins
     pg.execute(f"CREATE DATABASE {DATABASE} OWNER {OWNER}")
     pg.execute(f"REVOKE ALL ON DATABASE {DATABASE} FROM PUBLIC")
     url = pg.url(DATABASE, user=OWNER, password=password)
@@ -74,32 +74,24 @@ def class_database(pg: Cluster) -> str:
     return url
 
 
-def grant_class(pg: Cluster, owner_url: str, users: list[str], class_dir: Path) -> dict[str, str]:
-    """Each user's own login role on the class database, its URL written where the hub config
-    reads it (``<class dir>/db/<user>.url``); returns the URLs.
-
-    The one place the class's database logins are made: ``cibench-lab class grant`` replaces it."""
+def grant_class(owner_url: str, users: list[str], class_dir: Path) -> dict[str, str]:
+    """Each user's own login role on the class database, made as the guide makes it (``cibench-lab
+    class grant``: students members of the class, teachers its instructors), its URL written where
+    the hub config reads it (``<class dir>/db/<user>.url``); returns the URLs."""
     folder = class_dir / "db"
     folder.mkdir(parents=True, exist_ok=True)
     folder.chmod(0o700)
     urls = {}
-    with psycopg.connect(_libpq(owner_url), autocommit=True) as owner:
-        for user in users:
-            role, password = role_of(user), secrets.token_urlsafe(18)
-            pg.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{password}'")
-            owner.execute(f"GRANT CONNECT ON DATABASE {DATABASE} TO {role}")
-            owner.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}")
-            owner.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}")
-            urls[user] = pg.url(DATABASE, user=role, password=password)
-            path = folder / f"{user}.url"
-            path.write_text(urls[user] + "\n")
-            path.chmod(0o600)
+    for user in users:
+        path = folder / f"{user}.url"
+        part = ["--instructor" if user in INSTRUCTORS else "--member", CLASS]
+        grant = ["class", "grant", "--database-url", owner_url, user, *part, "--url-file", str(path)]
+        done = subprocess.run(
+            [sys.executable, "-m", "cibench_lab.cli", *grant], capture_output=True, text=True
+        )
+        assert done.returncode == 0 and done.stdout == "", done.stderr
+        urls[user] = path.read_text().strip()
     return urls
-
-
-def _libpq(url: str) -> str:
-    """A SQLAlchemy ``postgresql+psycopg://`` URL as psycopg takes it."""
-    return url.replace("postgresql+psycopg://", "postgresql://", 1)
 
 
 class Hub:
@@ -193,7 +185,7 @@ class Classroom:
         self.pg = Cluster(password=secrets.token_urlsafe(18)).__enter__()
         try:
             self.owner_url = class_database(self.pg)
-            self.urls = grant_class(self.pg, self.owner_url, USERS, self.dir)
+            self.urls = grant_class(self.owner_url, USERS, self.dir)
             self.hub = Hub(self.dir)
             self.hub.start()
         except BaseException:

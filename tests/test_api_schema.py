@@ -69,9 +69,12 @@ class RecordingAuthorizer(AllowAllAuthorizer):
 
 @pytest.fixture
 def jp_server_config(jp_server_config):
+    """Every route reached: the caller holds every role (a role is checked before the authorizer)."""
+    roles = {"participant": "tester", "instructors": ["tester"], "researchers": ["tester"]}
     return {
         **jp_server_config,
         "ServerApp": {**jp_server_config["ServerApp"], "authorizer_class": RecordingAuthorizer},
+        "CIBenchLabApp": {**jp_server_config["CIBenchLabApp"], **roles},
     }
 
 

@@ -18,10 +18,11 @@ import time
 import urllib.error
 import urllib.request
 
+import psutil
 import psycopg
 import pytest
 import requests
-from hub import DATABASE, EXAMPLE, INSTRUCTORS, PASSWORD, REPO, STUDENTS, Classroom, role_of
+from hub import DATABASE, EXAMPLE, INSTRUCTORS, PASSWORD, REPO, STUDENTS, USERS, Classroom, role_of
 from playwright.sync_api import Page, expect, sync_playwright
 from ui.lab import launch_chromium
 from ui.test_lab_play import EXPECTED_BADGE, badge, open_panel, run_in_cell, start_task
@@ -224,9 +225,12 @@ def test_a_student_cannot_read_the_others_attempt_by_any_route(room, played):
     theirs = played["student1"][1]
     routes = attempt_routes(page, "student2", theirs["id"])
     ((kernel_id,),) = rows(room.owner_url, f"SELECT kernel_id FROM attempt WHERE id = '{mine['id']}'")
-    body = {"step": 0, "kernel_id": kernel_id, "msg_id": "m" * 32}  # student2's own kernel
+    # a body every route takes (a note's text besides), on student2's own kernel
+    body = {"step": 0, "kernel_id": kernel_id, "msg_id": "m" * 32, "text": "mine now"}
     answers = lab_fetch(page, "/user/student2", routes, body)
-    assert [(m, p, status) for m, p, status, _ in answers] == [(m, p, 403) for m, p in routes]
+    # the database's row-level security shows student2's role no such attempt
+    assert [(m, p, status) for m, p, status, _ in answers] == [(m, p, 404) for m, p in routes]
+    assert all("unknown attempt" in text for *_, text in answers), answers
     assert all("database" not in text for *_, text in answers), answers  # none of student1's code
     assert [a["id"] for a in own_attempts(page, "student2")] == [mine["id"]]
     # nor through student1's own server: the hub lets no one but student1 in
@@ -235,8 +239,8 @@ def test_a_student_cannot_read_the_others_attempt_by_any_route(room, played):
         assert status == 403 and "database" not in text, (status, text[:300])
 
 
-def test_the_teachers_server_reads_no_students_attempt_yet(room, played):
-    """Until roles come, the teacher's server is a participant's like any: no student's attempt."""
+def test_the_teachers_server_plays_no_students_attempt(room, played):
+    """The teacher plays as a participant like any: their own attempts (none), no student's."""
     teacher = played["teacher"]
     base = f"{room.hub.url}/user/{INSTRUCTORS[0]}/cibench-lab/api"
     assert teacher.get(f"{base}/attempts", timeout=60).json() == []
@@ -277,8 +281,6 @@ def test_a_servers_token_reads_its_own_users_groups_only(room, played):
     groups (its scopes hold ``read:users:groups!user``, which the config grants to the server
     role; JupyterHub 6 also gives it to every token as part of identifying its owner), and no
     other user's."""
-    import psutil
-
     token = psutil.Process(room.hub.server_pid("student1")).environ()["JUPYTERHUB_API_TOKEN"]
     code, me = _hub_api(room.hub.url, "/user", token)
     assert code == 200 and me["name"] == "student1"
@@ -286,3 +288,35 @@ def test_a_servers_token_reads_its_own_users_groups_only(room, played):
     code, model = _hub_api(room.hub.url, "/users/student1", token)
     assert code == 200 and model["groups"] == ["cibench-class-demo"], (code, model)
     assert _hub_api(room.hub.url, "/users/student2", token)[0] in (403, 404)
+
+
+def test_roles_and_classes_come_from_the_hubs_groups(room, played):
+    """The teacher's server reads its user's groups (cibench-instructors, cibench-class-demo) and the
+    class's members from the real hub; a student's is a participant of the class, and its token
+    cannot read the class's members."""
+    teacher = played["teacher"]
+    base = f"{room.hub.url}/user/{INSTRUCTORS[0]}/cibench-lab/api"
+    me = {"name": "teacher", "roles": ["participant", "instructor"], "classes": ["demo"]}
+    assert teacher.get(f"{base}/me", timeout=60).json() == me
+    members = sorted([*STUDENTS, *INSTRUCTORS])
+    assert teacher.get(f"{base}/classes", timeout=60).json() == [{"name": "demo", "members": members}]
+    page, _ = played["student2"]
+    answers = lab_fetch(page, "/user/student2/cibench-lab/api", [("GET", "/me"), ("GET", "/classes")])
+    (_, _, code, text), (_, _, refused, why) = answers
+    assert code == 200 and json.loads(text) == {
+        "name": "student2",
+        "roles": ["participant"],
+        "classes": ["demo"],
+    }
+    assert refused == 403 and "needs the instructor role" in why
+    token = psutil.Process(room.hub.server_pid("student2")).environ()["JUPYTERHUB_API_TOKEN"]
+    assert _hub_api(room.hub.url, "/groups/cibench-class-demo", token)[0] in (403, 404)
+
+
+def test_the_database_gives_the_teacher_the_class_and_a_student_their_own(room, played):
+    """Row-level security: each server's own URL reads what its user may (docs/classroom.md)."""
+    ids = {user: played[user][1]["id"] for user in STUDENTS}
+    seen = {user: {a for (a,) in rows(room.urls[user], "SELECT id FROM attempt")} for user in USERS}
+    assert seen["teacher"] == set(ids.values())
+    assert seen["student1"] == {ids["student1"]} and seen["student2"] == {ids["student2"]}
+    assert rows(room.urls["student2"], f"SELECT code FROM turn WHERE attempt_id = '{ids['student1']}'") == []

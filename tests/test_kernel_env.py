@@ -45,6 +45,8 @@ def test_kernels_drop_exactly_what_the_redactor_masks(monkeypatch):
         "GH_TOKEN",
         "AWS_SECRET_ACCESS_KEY",
         "PGPASSWORD",
+        "CIBENCH_LAB_DATABASE_URL",  # a class database role's URL, password included (docs/classroom.md)
+        "JUPYTERHUB_API_TOKEN",
         "HOME",
         "KEYMAP",
     ]

@@ -10,6 +10,7 @@ import pytest
 from conftest import SECRET_CODE, SECRET_OUT, SECRET_THOUGHT
 
 SECRETS = (SECRET_CODE, SECRET_OUT, SECRET_THOUGHT)
+API = "/cibench-lab/api"
 
 
 def cibench_routes(serverapp) -> list[tuple[str, type]]:
@@ -60,6 +61,41 @@ async def test_every_route_needs_auth(jp_serverapp, http_server_client, api):
         )
         assert resp.code == 403, (method, path, resp.code)
         assert json.loads(resp.body)["status"] == 403, (method, path, resp.body)
+
+
+@pytest.mark.fast
+async def test_every_route_needs_its_role(jp_serverapp, api, jp_fetch):
+    """Every operation documents its role (x-role); a caller without it gets 403 before anything
+    runs, and the same caller given the role (the server's setting) gets past the check. Every
+    caller is a participant, so a participant's route refuses nobody for the role."""
+    from cibench_lab.engine.roles import ROLES, RoleSettings
+
+    doc = (await api("GET", "openapi.json"))[1]
+    operations = [(path, method, op) for path, item in doc["paths"].items() for method, op in item.items()]
+    assert {op["x-role"] for *_, op in operations} == set(ROLES)
+    services = jp_serverapp.web_app.settings["cibench_lab"]
+    assert (await api("GET", "me"))[1]["roles"] == ["participant"]
+
+    async def call(path: str, method: str) -> tuple[int, dict]:
+        parts = concrete(path).removeprefix("/").split("/")
+        body = "{}" if method == "post" else None
+        resp = await jp_fetch(*parts, method=method.upper(), body=body, raise_error=False)
+        return resp.code, json.loads(resp.body)
+
+    for path, method, op in operations:
+        role = op["x-role"]
+        if role == "participant":
+            continue
+        code, err = await call(path, method)
+        assert (code, err["error"]) == (
+            403,
+            f"{method.upper()} {path.removeprefix(API)} needs the {role} role",
+        )
+    name = services.participant
+    services.roles.settings = RoleSettings(frozenset({name}), frozenset({name}))
+    for path, method, _ in operations:
+        code, err = await call(path, method)
+        assert code != 403 or "role" not in err["error"], (method, path, err)
 
 
 async def _scan_routes(api, attempt_id: str) -> list[str]:

@@ -20,6 +20,7 @@ from test_report_compare import ANSWERS, STUDY, A, out, people, write_tasks
 from cibench_lab.cli import main
 from cibench_lab.engine.attempt import Attempts, NewAttempt
 from cibench_lab.engine.environment import attempt_environment
+from cibench_lab.engine.roles import RoleSettings
 from cibench_lab.engine.settings import PlaySettings
 from cibench_lab.store.tables import Attempt, Run
 from cibench_lab.tasks.library import TaskLibrary
@@ -98,12 +99,12 @@ def cli_json(db: str, capsys, *extra: str) -> dict:
 async def test_a_researcher_gets_the_cli_report_and_others_a_403(api, recorded, capsys):
     services = recorded["services"]
     code, err = await api("GET", URL)
-    assert code == 403 and "only the study's researchers compare" in err["error"], err
+    assert code == 403 and err["error"] == "GET /studies/{study_id}/compare needs the researcher role", err
     code, err = await api("GET", f"studies/{STUDY}/runs")
     assert code == 403, err
     code, view = await api("GET", f"studies/{STUDY}")
     assert code == 200 and view["researcher"] is False
-    services.studies.researchers.add(services.participant)  # this server's user is a researcher now
+    services.roles.settings = RoleSettings.of([], [services.participant], {})  # a researcher now
     code, view = await api("GET", f"studies/{STUDY}")
     assert view["researcher"] is True
     code, runs = await api("GET", f"studies/{STUDY}/runs")
@@ -127,7 +128,7 @@ async def test_a_researcher_gets_the_cli_report_and_others_a_403(api, recorded, 
 @pytest.mark.fast
 async def test_bad_queries_and_a_mismatch(api, recorded, capsys):
     services = recorded["services"]
-    services.studies.researchers.add(services.participant)
+    services.roles.settings = RoleSettings.of([], [services.participant], {})
     code, err = await api("GET", f"studies/{STUDY}/compare?runs=nope")
     assert code == 404 and "no run named 'nope' (known: model)" in err["error"]
     code, err = await api("GET", f"studies/{STUDY}/compare?runs=,")

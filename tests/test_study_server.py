@@ -10,6 +10,7 @@ from conftest import PROBE_ID
 from sqlalchemy import select
 
 from cibench_lab.engine.enrolment import enrol
+from cibench_lab.engine.roles import RoleSettings
 from cibench_lab.engine.study import SETTLE_NOTE
 from cibench_lab.store.tables import Attempt, Enrolment, Event, Participant, Study
 
@@ -146,8 +147,9 @@ async def test_a_participant_sees_only_their_own_enrolment(api, services):
     code, err = await api("POST", "studies/parity/start", {})
     assert code == 409 and "has not consented" in err["error"]
     code, err = await api("GET", "studies/parity/participants")
-    assert code == 403 and "researchers" in err["error"]
-    services.studies.researchers.add(services.participant)  # this server's user is a researcher now
+    assert code == 403 and err["error"] == "GET /studies/{study_id}/participants needs the researcher role"
+    researchers = ["the-researcher", services.participant]  # this server's user is a researcher now
+    services.roles.settings = RoleSettings.of([], researchers, {})
     await consent(api, "parity", answers={"expertise": "high"})
     code, records = await api("GET", "studies/parity/participants")
     assert code == 200 and [r["participant"] for r in records] == ["someone-else", services.participant]
@@ -182,6 +184,22 @@ async def test_participant_codes_sign_in_and_hand_over(api, services):
     with services.store.session() as s:
         names = set(s.scalars(select(Participant.name)))
     assert "P01" in names and "P02" not in names
+
+
+@pytest.mark.fast
+async def test_a_code_signed_in_has_no_role_of_the_servers_user(api, services):
+    """The server's user is a researcher; the participant a code signs in in their place is not."""
+    me = services.participant
+    services.roles.settings = RoleSettings.of([me], [me], {})
+    assert (await api("GET", "me"))[1]["roles"] == ["participant", "instructor", "researcher"]
+    await consent(api, "lab-pilot", code="P05")
+    assert await api("GET", "me") == (200, {"name": "P05", "roles": ["participant"], "classes": []})
+    for path in ("studies/parity/participants", "classes"):
+        code, err = await api("GET", path)
+        assert code == 403 and "role" in err["error"], path
+    assert (await api("GET", "studies/lab-pilot"))[1]["researcher"] is False
+    await api("POST", "studies/lab-pilot/handover", {})
+    assert (await api("GET", "studies/parity/participants"))[0] == 200
 
 
 async def test_start_locks_the_preset_and_quit_ends_the_plan_item(api, services):

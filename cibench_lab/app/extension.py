@@ -15,10 +15,12 @@ from jupyter_server.serverapp import ServerApp
 from ..engine.attempt import Attempts
 from ..engine.cull import check_cull
 from ..engine.errors import BadInput
+from ..engine.hub import Hub
 from ..engine.interpreter import PYTHON_VAR, check_kernel_python, kernel_python, kernel_python_note
 from ..engine.kernel import ensure_kernelspec, hide_from_kernels
 from ..engine.lab import LabConfig, LabPlay
 from ..engine.proctor import apply_preset
+from ..engine.roles import Roles, RoleSettings
 from ..engine.sandbox import SandboxSetting, configure, prepare
 from ..engine.settings import PlaySettings
 from ..engine.studies import Studies
@@ -48,6 +50,7 @@ class Services:
     participant: str
     models: ModelRegistry
     studies: Studies
+    roles: Roles
     new_tasks_dir: Path  # where the lab's "Make a CIBench Task" writes (CIBenchLabApp.new_tasks_dir)
 
     def settings_view(self) -> dict:
@@ -99,11 +102,14 @@ class CIBenchLabApp(CIBenchLabTraits):
         grader = Grader(self.judge, self.grading_workers)
         grader.warm()  # the first text grade would load rouge-score and nltk (seconds): now, in its thread
         lab = LabPlay(attempts, self._server, config, models, grader)
+        roles = self._roles()
         hub = bool(os.environ.get("JUPYTERHUB_USER"))  # the hub user plays: no participant codes
-        studies = Studies(defs, lab, self.researchers, hub)
+        studies = Studies(defs, lab, roles, hub)
         new_tasks = Path(self.new_tasks_dir).expanduser() if self.new_tasks_dir else user_tasks_dir()
         new_tasks = new_tasks.resolve()
-        self.services = Services(library, store, attempts, lab, participant, models, studies, new_tasks)
+        self.services = Services(
+            library, store, attempts, lab, participant, models, studies, roles, new_tasks
+        )
         self.settings.update({"cibench_lab": self.services})
         events = self._server.event_logger
         assert events is not None  # ServerApp makes one when it initializes
@@ -130,6 +136,15 @@ class CIBenchLabApp(CIBenchLabTraits):
             settings=settings,
             participant=participant,
         )
+
+    def _roles(self) -> Roles:
+        """Roles from the settings, joined by the hub's groups when the server runs under JupyterHub."""
+        try:
+            settings = RoleSettings.of(self.instructors, self.researchers, self.class_members)
+        except BadInput as err:
+            self.log.critical("cibench-lab: %s", err)
+            raise SystemExit(1) from None
+        return Roles(settings, Hub.from_env(os.environ, self.hub_groups_ttl, self.log))
 
     def _studies(self, library: TaskLibrary) -> dict[str, StudyDef]:
         """The configured studies, checked against the tasks and this server, or the server exits

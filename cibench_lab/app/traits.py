@@ -176,6 +176,41 @@ class CIBenchLabTraits(ExtensionApp):
         ),
     ).tag(config=True)
 
+    instructors = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "User names with the instructor role: each reads the attempts of the members of every "
+            "class they belong to (`class_members`, or a JupyterHub group cibench-class-<name>). Joined by "
+            "the members of the JupyterHub group cibench-instructors (docs/classroom.md)."
+        ),
+    ).tag(config=True)
+    researchers = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "User names that may read every participant's record of a study (GET "
+            "studies/{id}/participants). Joined by the members of the JupyterHub group "
+            "cibench-researchers (docs/classroom.md)."
+        ),
+    ).tag(config=True)
+    class_members = Dict(  # not `classes`: traitlets' Application holds its configurable classes there
+        value_trait=List(Unicode()),
+        default_value={},
+        help=(
+            "Classes: {class name: [member user names]}. Joined by the JupyterHub groups "
+            "cibench-class-<class name>; an instructor teaches each class they are a member of."
+        ),
+    ).tag(config=True)
+    hub_groups_ttl = Float(
+        60.0,
+        help=(
+            "Seconds the server keeps a user's JupyterHub groups and a class group's members, read "
+            "through the hub's API with the server's token (JUPYTERHUB_API_TOKEN); a hub that does "
+            "not answer leaves the roles these settings give (logged)."
+        ),
+    ).tag(config=True)
+
     judge_model = Unicode(
         "",
         help=(
@@ -233,14 +268,6 @@ class CIBenchLabTraits(ExtensionApp):
     studies = Dict(
         default_value={},
         help="Studies defined in the config: {ID: definition}, each as in a study file (docs/studies.md).",
-    ).tag(config=True)
-    researchers = List(
-        Unicode(),
-        default_value=[],
-        help=(
-            "Participant names (JupyterHub users) who may read every participant's record of this "
-            "server's studies (GET studies/{id}/participants)."
-        ),
     ).tag(config=True)
     grading_workers = Int(
         WORKERS,

@@ -45,7 +45,8 @@ def cmd_revision(args) -> int:
     from alembic import command
 
     engine = open_engine(_url(args))
-    number = f"{len(list(migrate.scripts().walk_revisions())) + 1:04d}"
+    numbers = [int(s.revision) for s in migrate.scripts().walk_revisions() if s.revision.isdigit()]
+    number = f"{max(numbers, default=0) + 1:04d}"  # after the highest: numbers may skip
     try:
         with engine.connect() as conn:
             command.revision(

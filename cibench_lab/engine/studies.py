@@ -1,7 +1,7 @@
 """The server's studies: consent, the next task of a participant's plan, quit, hand over.
 
 Every call acts for the seat's participant (:mod:`.seat`) and reads only their enrolment;
-researchers (``CIBenchLabApp.researchers``) may also read every participant's. A study's
+researchers (the role, :mod:`.roles`) may also read every participant's. A study's
 attempts are started one at a time, in plan order, with the protocol's settings locked.
 """
 
@@ -17,6 +17,7 @@ from .environment import attempt_environment
 from .errors import BadInput, Conflict, Forbidden, NotFound
 from .lab import LabPlay
 from .quit import quit_attempt
+from .roles import RESEARCHER, Roles
 from .seat import Seat
 from .step import HUMAN
 from .study import StudyDef
@@ -25,12 +26,12 @@ from .view import attempt_view
 
 
 class Studies:
-    def __init__(self, defs: dict[str, StudyDef], lab: LabPlay, researchers: list[str], hub: bool):
+    def __init__(self, defs: dict[str, StudyDef], lab: LabPlay, roles: Roles, hub: bool):
         """``hub``: the server runs under JupyterHub (its user is the participant: no codes)."""
         self.defs = defs
         self.lab = lab
         self.seat = Seat(lab.config)
-        self.researchers = set(researchers)
+        self.roles = roles
         self.hub = hub
         self.locks: dict[tuple[str, str], asyncio.Lock] = {}
 
@@ -62,7 +63,7 @@ class Studies:
 
     async def view(self, study_id: str) -> dict[str, Any]:
         study = self.study(study_id)
-        researcher = self.is_researcher()
+        researcher = await self.is_researcher()
         a = self.attempts
         return await self.lab.call(
             study_view, a.store, a.library, study, self._who(study), self.codes(study), researcher
@@ -147,29 +148,30 @@ class Studies:
 
     async def participants(self, study_id: str) -> list[dict[str, Any]]:
         """Every participant's record of the study: researchers only."""
-        study = self.for_researchers(study_id, "read every participant's record of")
+        study = await self.for_researchers(study_id, "read every participant's record of")
         a = self.attempts
         return await self.lab.call(participants_view, a.store, a.library, study)
 
     async def compare(self, study_id: str, runs: list[str], profile: str, allow: bool) -> dict[str, Any]:
         """The study's people beside the runs (``comparison.py``, as `report --compare`): researchers only."""
-        study = self.for_researchers(study_id, "compare the people of")
+        study = await self.for_researchers(study_id, "compare the people of")
         return await self.lab.call(compare, self.attempts.store, study.id, runs, profile, allow)
 
     async def runs(self, study_id: str) -> list[dict[str, Any]]:
         """The recorded runs a comparison can name: researchers only."""
-        self.for_researchers(study_id, "list the runs to compare with")
+        await self.for_researchers(study_id, "list the runs to compare with")
         return await self.lab.call(recorded_runs, self.attempts.store)
 
     # ---- who may read everyone's ------------------------------------------------------------
-    def is_researcher(self) -> bool:
-        """The one researcher check (``CIBenchLabApp.researchers``): the caller may read every
-        participant's record and the comparison report."""
-        return self.seat.name in self.researchers
+    async def is_researcher(self) -> bool:
+        """The one researcher check (the role, :mod:`.roles`: the settings and the hub's groups): the
+        caller may read every participant's record and the comparison report — never a participant
+        code signed in in the server's user's place. The routes require the role first."""
+        return self.seat.code is None and (await self.roles.of(self.seat.name)).has(RESEARCHER)
 
-    def for_researchers(self, study_id: str, what: str) -> StudyDef:
+    async def for_researchers(self, study_id: str, what: str) -> StudyDef:
         """The study, or Forbidden naming what only its researchers may do."""
         study = self.study(study_id)
-        if not self.is_researcher():
+        if not await self.is_researcher():
             raise Forbidden(f"only the study's researchers {what} {study.id!r}")
         return study

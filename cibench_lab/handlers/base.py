@@ -17,6 +17,7 @@ from sqlalchemy.exc import DBAPIError
 from tornado import web
 
 from ..engine.errors import BadInput, EngineError
+from ..engine.roles import PARTICIPANT, ROLES, Identity, identity
 from ..models.redact import redact
 from ..store.errors import StoreError, write_fault
 from ..tasks.errors import TaskError
@@ -24,6 +25,7 @@ from .schemas import describe
 
 AUTH_RESOURCE = "cibench-lab"
 API = "/cibench-lab/api"
+AID = "/attempts/{attempt_id}"  # the path of an attempt's operations
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -51,9 +53,12 @@ class Route:
     body: type[BaseModel] | None = None
     query: type[BaseModel] | None = None
     status: int = 200
+    role: str = field(kw_only=True)  # participant | instructor | researcher: who may call it
     adapter: TypeAdapter = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"{self.method} {self.path}: role must be one of {', '.join(ROLES)}")
         object.__setattr__(self, "adapter", TypeAdapter(self.response))
 
     @property
@@ -69,10 +74,30 @@ def bind(routes: tuple[Route, ...]) -> None:
 
 
 class Handler(APIHandler):
-    """JSON in, JSON out; engine errors become 400/403/404/409/502, anything else a logged 500."""
+    """JSON in, JSON out; engine errors become 400/403/404/409/502, anything else a logged 500.
+
+    Before any method runs, an authenticated caller must hold the operation's role (403 otherwise)."""
 
     auth_resource = AUTH_RESOURCE
     operations: ClassVar[dict[str, Route]] = {}
+    _identity: Identity | None = None
+
+    async def prepare(self) -> None:  # type:ignore[override]
+        await super().prepare()
+        route = self.operations.get(self.request.method or "")
+        if self.current_user is None or route is None or route.role == PARTICIPANT:
+            return  # unauthenticated: the method's @web.authenticated answers; everyone is a participant
+        if not (await self.identity()).has(route.role):
+            raise web.HTTPError(403, "%s %s needs the %s role", self.request.method, route.path, route.role)
+
+    async def identity(self) -> Identity:
+        """The caller's roles and classes, read once a request: the server's user's — or, while a
+        participant code is signed in in their place (``engine/seat.py``), that participant's alone."""
+        if self._identity is None:
+            user = self.services.participant
+            signed_in = self.participant != user
+            self._identity = identity(self.participant) if signed_in else await self.services.roles.of(user)
+        return self._identity
 
     @property
     def services(self):

@@ -3,7 +3,8 @@
 ``python -m cibench_lab.handlers.openapi > docs/openapi.json`` writes the committed copy
 (``jlpm gen:api`` then builds ``src/schema.ts`` from it); a test fails when either drifts.
 Each operation's ``x-permission`` is the ``{resource, action}`` that jupyter_server's
-authorizer is asked for it.
+authorizer is asked for it, and its ``x-role`` the role the caller must hold (participant,
+instructor or researcher; ``engine/roles.py``).
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ def _operation(route: Route, refs: dict, defs: dict) -> dict:
         "operationId": f"{route.method.lower()}_{re.sub(r'[^a-z]+', '_', route.path).strip('_')}",
         "summary": route.summary,
         "x-permission": route.permission,
+        "x-role": route.role,
     }
     params = _parameters(route, refs.get(key + ("query",)), defs)
     if params:
@@ -103,8 +105,8 @@ def document(routes: tuple[Route, ...] = ROUTES) -> dict[str, Any]:
             "version": API_VERSION,
             "description": (
                 "The REST API of the cibench-lab server extension (docs/api.md). Every route needs an "
-                "authenticated Jupyter user; POSTs also need the XSRF token. Every error is "
-                "{error, status}."
+                "authenticated Jupyter user holding the operation's x-role; POSTs also need the XSRF "
+                "token. Every error is {error, status}."
             ),
         },
         "paths": paths,

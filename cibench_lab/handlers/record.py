@@ -5,10 +5,11 @@ from __future__ import annotations
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
+from ..engine.roles import PARTICIPANT
 from ..engine.trace import trace_view
 from ..engine.view import attempt_view
 from . import schemas as s
-from .base import Handler
+from .base import AID, Handler, Route
 
 
 class PauseHandler(Handler):
@@ -71,3 +72,52 @@ class TraceHandler(Handler):
     async def get(self, attempt_id: str):
         lab = self.services.lab
         await self.respond(lab.call(trace_view, self.services.attempts, attempt_id, self.participant))
+
+
+#: The record's operations, in the order of docs/api.md (routes.py puts them among the attempt's).
+RECORD_ROUTES: tuple[Route, ...] = (
+    Route(
+        "POST",
+        f"{AID}/activity",
+        ActivityHandler,
+        s.Activity,
+        "Report edits and runs of the attempt's notebook (keeps its working clock running)",
+        body=s.ActivityReport,
+        role=PARTICIPANT,
+    ),
+    Route(
+        "POST",
+        f"{AID}/pause",
+        PauseHandler,
+        s.AttemptView,
+        "Pause the working clock",
+        body=s.PauseRequest,
+        role=PARTICIPANT,
+    ),
+    Route(
+        "POST",
+        f"{AID}/resume",
+        ResumeHandler,
+        s.AttemptView,
+        "Resume the paused working clock",
+        body=s.PauseRequest,
+        role=PARTICIPANT,
+    ),
+    Route(
+        "POST",
+        f"{AID}/note",
+        NoteHandler,
+        s.Note,
+        "Save the person's note on a step",
+        body=s.NoteRequest,
+        role=PARTICIPANT,
+    ),
+    Route(
+        "GET",
+        f"{AID}/trace",
+        TraceHandler,
+        s.Trace,
+        "The action trace: every run and per-cell edits",
+        role=PARTICIPANT,
+    ),
+)

@@ -8,11 +8,14 @@ from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from ..engine.errors import NotFound
-from ..engine.view import attempt_view, grades_visible, turns_view
+from ..engine.roles import PARTICIPANT
+from ..engine.view import attempt_view, turns_view
 from . import schemas as s
-from .base import API, Handler, NotFoundHandler, Route, bind
+from .base import AID, API, Handler, NotFoundHandler, Route, bind
 from .newtask import make_task
-from .record import ActivityHandler, NoteHandler, PauseHandler, ResumeHandler, TraceHandler
+from .public import grades_shown, public_settle, public_turn
+from .record import RECORD_ROUTES
+from .role_routes import ROLE_ROUTES
 from .study_routes import STUDY_ROUTES
 
 
@@ -87,8 +90,7 @@ class KernelHandler(Handler):
 
 
 class TurnsHandler(Handler):
-    """``{step, kernel_id, msg_id}`` -> the grade read from the kernel's own IOPub;
-    GET: every recorded turn with its player's prompt, reply, tokens and latency."""
+    """POST ``{step, kernel_id, msg_id}``: the grade read from the kernel's own IOPub; GET: every turn."""
 
     @web.authenticated
     @authorized
@@ -124,7 +126,7 @@ class SettleHandler(Handler):
         settled = await lab.settle(attempt_id, body.step, self.outcome, self.participant)
         view = await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
         return {
-            "settled": _public_settle(settled, _grades_visible(view)),
+            "settled": public_settle(settled, grades_shown(view)),
             "next": settled["next"],
             "attempt": view,
         }
@@ -141,35 +143,6 @@ class SettingsHandler(Handler):
         await self.respond(self.services.settings_view())
 
 
-def _grades_visible(view: dict) -> bool:
-    return grades_visible(view["status"], view["settings"]["show_grades"])
-
-
-def _public_settle(settled: dict | None, show_grade: bool) -> dict | None:
-    if settled is None:
-        return None
-    out = {k: settled[k] for k in ("step", "outcome", "next_step", "oracle_code")}
-    out["grade"] = settled["grade"] if show_grade else None
-    return out
-
-
-def public_turn(attempts, attempt_id: str, result: dict) -> dict:
-    """A turn result as the browser may see it: grades hidden when live grades are off."""
-    view = attempt_view(attempts, attempt_id, None)
-    show = _grades_visible(view)
-    out = {
-        "step": result["step"],
-        "turn": result["turn"],
-        "grade": result["grade"] if show else None,
-        "settled": _public_settle(result["settled"], show),
-        "next": result["next"],
-        "attempt": view,
-    }
-    if result.get("stopped"):
-        out["stopped"] = result["stopped"]
-    return out
-
-
 class ProposeHandler(Handler):
     """Play step: the attached player's next turn (code for the browser to run in the cell)."""
 
@@ -183,12 +156,12 @@ class ProposeHandler(Handler):
         lab = self.services.lab
         out = await lab.propose(attempt_id, body.step, self.participant)
         view = await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
-        show = _grades_visible(view)
+        show = grades_shown(view)
         recorded = out["result"]  # a reply that ran nothing, recorded as a turn by the server
         public = {k: out[k] for k in ("step", "turn", "action", "code", "tokens", "latency_s")}
         public["recorded"] = recorded is not None
         public["grade"] = recorded["grade"] if recorded and show else None
-        public["settled"] = _public_settle(recorded["settled"] if recorded else out["settled"], show)
+        public["settled"] = public_settle(recorded["settled"] if recorded else out["settled"], show)
         return {**public, "next": out["next"], "attempt": view}
 
 
@@ -253,13 +226,10 @@ class OpenAPIHandler(Handler):
         await self.respond(document())
 
 
-AID = "/attempts/{attempt_id}"
-
-#: Every operation of the API, in the order of docs/api.md: tornado's handlers and the
-#: OpenAPI document (docs/openapi.json) are both built from this table.
+#: Every operation, in docs/api.md's order: tornado's handlers and docs/openapi.json are built from it.
 ROUTES: tuple[Route, ...] = (
-    Route("GET", "/openapi.json", OpenAPIHandler, dict[str, Any], "This document"),
-    Route("GET", "/tasks", TasksHandler, list[s.TaskSummary], "The task library"),
+    Route("GET", "/openapi.json", OpenAPIHandler, dict[str, Any], "This document", role=PARTICIPANT),
+    Route("GET", "/tasks", TasksHandler, list[s.TaskSummary], "The task library", role=PARTICIPANT),
     Route(
         "POST",
         "/tasks",
@@ -267,10 +237,20 @@ ROUTES: tuple[Route, ...] = (
         s.NewTaskResult,
         "Make a task from a teacher's solution notebook (check: only say what it would be)",
         body=s.NewTaskRequest,
+        role=PARTICIPANT,
     ),
-    Route("GET", "/tasks/{task_id}", TaskHandler, s.TaskDetail, "One task, without its reference material"),
-    Route("GET", "/settings", SettingsHandler, s.ServerSettings, "The server's play settings"),
-    Route("GET", "/models", ModelsHandler, list[s.ModelInfo], "Models the lab may attach"),
+    Route(
+        "GET",
+        "/tasks/{task_id}",
+        TaskHandler,
+        s.TaskDetail,
+        "One task, without its reference material",
+        role=PARTICIPANT,
+    ),
+    Route(
+        "GET", "/settings", SettingsHandler, s.ServerSettings, "The server's play settings", role=PARTICIPANT
+    ),
+    Route("GET", "/models", ModelsHandler, list[s.ModelInfo], "Models the lab may attach", role=PARTICIPANT),
     Route(
         "GET",
         "/recordings",
@@ -278,8 +258,16 @@ ROUTES: tuple[Route, ...] = (
         list[s.Recording],
         "Recorded model runs of a task, newest first",
         query=s.RecordingsQuery,
+        role=PARTICIPANT,
     ),
-    Route("GET", "/attempts", AttemptsHandler, list[s.AttemptRow], "The caller's attempts, newest first"),
+    Route(
+        "GET",
+        "/attempts",
+        AttemptsHandler,
+        list[s.AttemptRow],
+        "The caller's attempts, newest first",
+        role=PARTICIPANT,
+    ),
     Route(
         "POST",
         "/attempts",
@@ -288,8 +276,9 @@ ROUTES: tuple[Route, ...] = (
         "Start an attempt",
         body=s.StartAttempt,
         status=201,
+        role=PARTICIPANT,
     ),
-    Route("GET", AID, AttemptHandler, s.AttemptView, "The attempt view"),
+    Route("GET", AID, AttemptHandler, s.AttemptView, "The attempt view", role=PARTICIPANT),
     Route(
         "POST",
         f"{AID}/kernel",
@@ -297,8 +286,9 @@ ROUTES: tuple[Route, ...] = (
         s.KernelBinding,
         "Bind the kernel that runs the attempt's notebook (restored when new)",
         body=s.KernelReport,
+        role=PARTICIPANT,
     ),
-    Route("GET", f"{AID}/turns", TurnsHandler, list[s.TurnDetail], "Every recorded turn"),
+    Route("GET", f"{AID}/turns", TurnsHandler, list[s.TurnDetail], "Every recorded turn", role=PARTICIPANT),
     Route(
         "POST",
         f"{AID}/turns",
@@ -306,32 +296,27 @@ ROUTES: tuple[Route, ...] = (
         s.TurnResult,
         "Report a run of the open step's cell: graded from the kernel's own output",
         body=s.RunReport,
-    ),
-    Route("POST", f"{AID}/next", SettleHandler, s.SettleResult, "Settle the open step", body=s.StepRequest),
-    Route(
-        "POST", f"{AID}/give-up", GiveUpHandler, s.SettleResult, "Give up the open step", body=s.StepRequest
+        role=PARTICIPANT,
     ),
     Route(
         "POST",
-        f"{AID}/activity",
-        ActivityHandler,
-        s.Activity,
-        "Report edits and runs of the attempt's notebook (keeps its working clock running)",
-        body=s.ActivityReport,
-    ),
-    Route(
-        "POST", f"{AID}/pause", PauseHandler, s.AttemptView, "Pause the working clock", body=s.PauseRequest
+        f"{AID}/next",
+        SettleHandler,
+        s.SettleResult,
+        "Settle the open step",
+        body=s.StepRequest,
+        role=PARTICIPANT,
     ),
     Route(
         "POST",
-        f"{AID}/resume",
-        ResumeHandler,
-        s.AttemptView,
-        "Resume the paused working clock",
-        body=s.PauseRequest,
+        f"{AID}/give-up",
+        GiveUpHandler,
+        s.SettleResult,
+        "Give up the open step",
+        body=s.StepRequest,
+        role=PARTICIPANT,
     ),
-    Route("POST", f"{AID}/note", NoteHandler, s.Note, "Save the person's note on a step", body=s.NoteRequest),
-    Route("GET", f"{AID}/trace", TraceHandler, s.Trace, "The action trace: every run and per-cell edits"),
+    *RECORD_ROUTES,
     Route(
         "POST",
         f"{AID}/propose",
@@ -339,6 +324,7 @@ ROUTES: tuple[Route, ...] = (
         s.Proposal,
         "The attached player's next turn of the open step",
         body=s.StepRequest,
+        role=PARTICIPANT,
     ),
     Route(
         "POST",
@@ -347,6 +333,7 @@ ROUTES: tuple[Route, ...] = (
         s.Stopped,
         "Cancel the attached player's request",
         body=s.StopRequest,
+        role=PARTICIPANT,
     ),
     Route(
         "POST",
@@ -355,7 +342,9 @@ ROUTES: tuple[Route, ...] = (
         s.ReferenceResult,
         "Oracle mode: report the run of a settled step's reference cell",
         body=s.RunReport,
+        role=PARTICIPANT,
     ),
+    *ROLE_ROUTES,
     *STUDY_ROUTES,
 )
 bind(ROUTES)

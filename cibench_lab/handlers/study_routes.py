@@ -6,6 +6,7 @@ from __future__ import annotations
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
+from ..engine.roles import PARTICIPANT, RESEARCHER
 from . import schemas as s
 from . import study_schemas as ss
 from .base import Handler, Route
@@ -103,8 +104,22 @@ SID = "/studies/{study_id}"
 
 #: The study operations, in the order of docs/api.md (routes.py adds them to ROUTES).
 STUDY_ROUTES: tuple[Route, ...] = (
-    Route("GET", "/studies", StudiesHandler, list[ss.StudySummary], "The server's studies, for the caller"),
-    Route("GET", SID, StudyHandler, ss.StudyView, "A study: consent, questionnaire, the caller's plan"),
+    Route(
+        "GET",
+        "/studies",
+        StudiesHandler,
+        list[ss.StudySummary],
+        "The server's studies, for the caller",
+        role=PARTICIPANT,
+    ),
+    Route(
+        "GET",
+        SID,
+        StudyHandler,
+        ss.StudyView,
+        "A study: consent, questionnaire, the caller's plan",
+        role=PARTICIPANT,
+    ),
     Route(
         "POST",
         f"{SID}/consent",
@@ -112,6 +127,7 @@ STUDY_ROUTES: tuple[Route, ...] = (
         ss.StudyView,
         "Accept the consent and answer the questionnaire (enrols; a participant code signs in)",
         body=ss.ConsentRequest,
+        role=PARTICIPANT,
     ),
     Route(
         "POST",
@@ -121,6 +137,7 @@ STUDY_ROUTES: tuple[Route, ...] = (
         "Start the next task of the caller's plan (the protocol's settings, locked)",
         body=ss.StudyRequest,
         status=201,
+        role=PARTICIPANT,
     ),
     Route(
         "POST",
@@ -129,6 +146,7 @@ STUDY_ROUTES: tuple[Route, ...] = (
         ss.StudyView,
         "Quit the task in progress (left unfinished, recorded as quit)",
         body=ss.StudyRequest,
+        role=PARTICIPANT,
     ),
     Route(
         "POST",
@@ -137,6 +155,7 @@ STUDY_ROUTES: tuple[Route, ...] = (
         ss.StudyView,
         "Sign the participant code out (the next participant enters theirs)",
         body=ss.StudyRequest,
+        role=PARTICIPANT,
     ),
     Route(
         "GET",
@@ -144,6 +163,7 @@ STUDY_ROUTES: tuple[Route, ...] = (
         ParticipantsHandler,
         list[ss.ParticipantRecord],
         "Every participant's record of the study (researchers only)",
+        role=RESEARCHER,
     ),
     Route(
         "GET",
@@ -151,6 +171,7 @@ STUDY_ROUTES: tuple[Route, ...] = (
         RunsHandler,
         list[s.RecordedRun],
         "The recorded runs a comparison can name (researchers only)",
+        role=RESEARCHER,
     ),
     Route(
         "GET",
@@ -159,5 +180,6 @@ STUDY_ROUTES: tuple[Route, ...] = (
         s.Comparison,
         "The study's people beside recorded runs, as `report --compare` (researchers only)",
         query=s.CompareQuery,
+        role=RESEARCHER,
     ),
 )

@@ -19,7 +19,9 @@ from collections.abc import Mapping
 MASK = "***"
 MIN_SECRET = 8  # shorter values ("EMPTY", "1") are not secrets worth a false positive
 HIDE_VAR = "CIBENCH_LAB_HIDE_ENV"  # the variables the server named for kernels to drop
-SECRET_NAME = re.compile(r"(API_?KEY|(^|_)KEY$|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
+SECRET_NAME = re.compile(
+    r"(API_?KEY|(^|_)KEY$|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|DATABASE_URL)", re.IGNORECASE
+)
 TOKEN_SHAPES = re.compile(r"(?i)(\bbearer\s+)[^\s\"',;}]+|\bsk-[A-Za-z0-9_\-]{8,}")
 
 _known: set[str] = set()

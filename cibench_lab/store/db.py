@@ -95,7 +95,10 @@ class Store:
         For whoever will write (the server, a run); reading a read-only database is fine."""
         try:
             with self.engine.connect() as conn, conn.begin() as tx:
-                conn.execute(text("UPDATE alembic_version SET version_num = version_num"))
+                if self.engine.dialect.name == "postgresql" and not _may(conn, "alembic_version", "UPDATE"):
+                    self._check_role_writes(conn)  # a class database's login role (store/grants.py)
+                else:
+                    conn.execute(text("UPDATE alembic_version SET version_num = version_num"))
                 tx.rollback()
         except DBAPIError as err:
             fault = write_fault(err, self.url)
@@ -103,5 +106,21 @@ class Store:
                 f"the results database at {self.shown_url} cannot be written: {first_line(err)}"
             ) from None
 
+    def _check_role_writes(self, conn) -> None:
+        """A PostgreSQL role that may not touch the schema version (a class database's login role)
+        writes if its session is not read-only and it may insert attempts."""
+        if conn.scalar(text("SHOW transaction_read_only")) == "on":
+            raise StoreError(f"the results database at {self.shown_url} cannot be written: it is read-only")
+        if not _may(conn, "attempt", "INSERT"):
+            user = conn.scalar(text("SELECT current_user"))
+            raise StoreError(
+                f"the results database at {self.shown_url} cannot be written: permission denied for "
+                f"role {user} to add attempts; the database's owner grants it (`cibench-lab class grant`)"
+            )
+
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _may(conn, table: str, privilege: str) -> bool:
+    return bool(conn.scalar(text("SELECT has_table_privilege(:t, :p)"), {"t": table, "p": privilege}))

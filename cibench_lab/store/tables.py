@@ -3,6 +3,8 @@
 participant 1─* attempt 1─* step 1─* turn; attempt *─1 run; attempt 1─* event;
 study 1─* enrolment *─1 participant (consent, questionnaire answers, the drawn plan); study 1─* attempt;
 run_lease: which process plays a run name now (by name, so it is taken before the run exists).
+class_member: which user a PostgreSQL login role is and their roles in classes (the row-level security
+policies of a class database read it: docs/classroom.md).
 Steps and turns are 0-based, as in the engine and the API (the UI shows step n+1).
 """
 
@@ -145,3 +147,19 @@ class Event(Base):
     kind: Mapped[str] = mapped_column(String(30))  # restore | oracle | settle | activity | pause | ...
     at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     detail: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+class ClassMember(Base):
+    """A database login role's user (``pg_role`` -> ``user_name``) and one of their roles: ``participant``
+    (every role has that row, ``class_name`` '' or a class it is a member of), ``instructor`` of a class,
+    ``researcher`` (``class_name`` ''). Written by ``cibench-lab class grant``; on PostgreSQL the
+    row-level security policies read it (revision 0005)."""
+
+    __tablename__ = "class_member"
+    __table_args__ = (UniqueConstraint("pg_role", "class_name", "role"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    pg_role: Mapped[str] = mapped_column(String(63), index=True)
+    user_name: Mapped[str] = mapped_column(String(200))
+    class_name: Mapped[str] = mapped_column(String(63), default="", index=True)
+    role: Mapped[str] = mapped_column(String(20))  # participant | instructor | researcher
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)

@@ -71,6 +71,18 @@ describe('CIBenchApi', () => {
     );
   });
 
+  it('asks who the user is and which classes they teach', async () => {
+    const me = {
+      name: 'teach',
+      roles: ['participant', 'instructor'],
+      classes: ['c']
+    };
+    const { client, calls } = api(200, me);
+    await expect(client.me()).resolves.toEqual(me);
+    await client.classes();
+    expect(calls.map(c => c.url.split('/api/')[1])).toEqual(['me', 'classes']);
+  });
+
   it('POSTs JSON bodies', async () => {
     const { client, calls } = api(200, { step: 0 });
     await client.turn('abc', 0, 'k1', 'm1');

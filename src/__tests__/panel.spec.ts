@@ -32,6 +32,22 @@ describe('CIBenchPanel', () => {
     expect(q('.jp-CIBench-heading')?.textContent).toBe('CIBench');
   });
 
+  it("shows the user's role small beside the heading once known", () => {
+    const { model, q } = setup();
+    const role = q<HTMLElement>('.jp-CIBench-title .jp-CIBench-role')!;
+    expect(role.hidden).toBe(true);
+    model.me = {
+      name: 'teach',
+      roles: ['participant', 'instructor'],
+      classes: ['stats']
+    };
+    expect(role.hidden).toBe(false);
+    expect(role.textContent).toBe('instructor');
+    expect(role.title).toBe('teach: participant, instructor; teaches stats');
+    model.me = { name: 'ada', roles: ['participant'], classes: [] };
+    expect(role.textContent).toBe('participant');
+  });
+
   it('lists tasks and filters them', () => {
     const { model, q, all } = setup();
     model.tasks = TASKS;

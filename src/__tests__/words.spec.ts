@@ -11,6 +11,7 @@ import {
 import {
   keptGradeText,
   languageLabel,
+  roleText,
   settleWarning,
   splitLabel
 } from '../panel/words';
@@ -168,5 +169,24 @@ describe('attemptMark', () => {
     );
     const old = attemptRow({ status: 'done', passed: undefined });
     expect(attemptMark(id, [old])).toBe('attempted 2024-01-01');
+  });
+});
+
+describe('roleText', () => {
+  it('names the roles beyond participant, and the classes in its title', () => {
+    expect(roleText(null)).toEqual({ text: '', title: '' });
+    expect(
+      roleText({ name: 'ada', roles: ['participant'], classes: ['stats'] })
+    ).toEqual({ text: 'participant', title: 'ada: participant; in stats' });
+    expect(
+      roleText({
+        name: 'teach',
+        roles: ['participant', 'instructor', 'researcher'],
+        classes: ['bio', 'stats']
+      })
+    ).toEqual({
+      text: 'instructor · researcher',
+      title: 'teach: participant, instructor, researcher; teaches bio, stats'
+    });
   });
 });

@@ -107,14 +107,16 @@ export class AttemptController implements IPanelActions {
   // ---- panel actions -------------------------------------------------------
   async refresh(): Promise<void> {
     await this.model.run(async () => {
-      const [tasks, attempts, models] = await Promise.all([
+      const [tasks, attempts, models, me] = await Promise.all([
         this.api.tasks(),
         this.api.attempts(),
-        this.api.models()
+        this.api.models(),
+        this.api.me()
       ]);
       this.model.tasks = tasks;
       this.model.attempts = attempts;
       this.model.models = models;
+      this.model.me = me;
     });
   }
 

@@ -12,6 +12,7 @@ import { IPanelActions, LOCK_ATTR } from './actions';
 import { AttemptView } from './attempt';
 import { button, h } from './dom';
 import { TasksView } from './tasks';
+import { roleText } from './words';
 
 export const PANEL_ID = 'cibench-lab-panel';
 
@@ -156,7 +157,12 @@ export class CIBenchPanel extends Widget {
     return h(
       'header',
       { className: 'jp-CIBench-header' },
-      h('h2', { className: 'jp-CIBench-heading', text: 'CIBench' }),
+      h(
+        'div',
+        { className: 'jp-CIBench-title' },
+        h('h2', { className: 'jp-CIBench-heading', text: 'CIBench' }),
+        this.role
+      ),
       button(
         'Refresh',
         'jp-CIBench-refresh',
@@ -173,6 +179,9 @@ export class CIBenchPanel extends Widget {
         break;
       case 'error':
         this.renderError();
+        break;
+      case 'me':
+        this.renderRole();
         break;
       case 'view':
         this.renderView();
@@ -200,6 +209,14 @@ export class CIBenchPanel extends Widget {
     this.errorLine.hidden = !message;
   }
 
+  /** The user's role, small beside the heading (hidden until known). */
+  private renderRole(): void {
+    const { text, title } = roleText(this.model.me);
+    this.role.textContent = text;
+    this.role.title = title;
+    this.role.hidden = !text;
+  }
+
   private renderBusy(): void {
     const busy = this.model.busy;
     this.node.setAttribute('aria-busy', String(busy));
@@ -213,6 +230,10 @@ export class CIBenchPanel extends Widget {
   private attemptView: AttemptView;
   private actionBar: ActionBar;
   private body = h('div', { className: 'jp-CIBench-body' });
+  private role = h('span', {
+    className: 'jp-CIBench-role',
+    attrs: { hidden: '' }
+  });
   private views = new Map<ViewKind, { node: HTMLElement; focus: () => void }>();
   private aboveTasks: HTMLElement[] = [];
   private errorLine = h('div', {

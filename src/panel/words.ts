@@ -3,7 +3,7 @@
  * and the settle warning, as pure functions of the API's values (a grade's
  * and a settle's own words are in ../grade.ts).
  */
-import { IGrade, IStepView, ISummary } from '../api';
+import { IGrade, IMe, IStepView, ISummary } from '../api';
 import { passWord } from '../grade';
 
 export const DASH = '–';
@@ -109,4 +109,21 @@ export function splitLabel(split: string): string {
 export function languageLabel(language: string): string {
   const names: { [code: string]: string } = { en: 'English', zh: 'Chinese' };
   return names[language] ?? language;
+}
+
+/**
+ * The user's role as the panel header shows it: their roles beyond
+ * participant (everyone is one), else `participant`; the title adds the name
+ * and classes.
+ */
+export function roleText(me: IMe | null): { text: string; title: string } {
+  if (!me) {
+    return { text: '', title: '' };
+  }
+  const more = me.roles.filter(role => role !== 'participant');
+  const text = more.length ? more.join(' · ') : 'participant';
+  const classes = me.classes.length
+    ? `; ${me.roles.includes('instructor') ? 'teaches' : 'in'} ${me.classes.join(', ')}`
+    : '';
+  return { text, title: `${me.name}: ${me.roles.join(', ')}${classes}` };
 }

@@ -333,6 +333,20 @@ def no_severe_violations(page: Page, where: str) -> None:
     assert not found, f"{where}: {json.dumps(found, indent=1)}"
 
 
+TEACHER = {"participant": "teach", "instructors": ["teach"], "class_members": {"stats": ["teach", "ada"]}}
+
+
+@pytest.mark.parametrize("configured_lab", [TEACHER], indirect=True)
+def test_the_header_shows_the_users_role(page: Page, configured_lab, tmp_path):
+    open_lab(page, configured_lab.url)
+    open_panel(page)
+    role = page.locator(".jp-CIBench-header .jp-CIBench-role")
+    expect(role).to_have_text("instructor")
+    expect(role).to_have_attribute("title", "teach: participant, instructor; teaches stats")
+    no_severe_violations(page, "the header with a role")
+    page.locator(".jp-CIBench-header").screenshot(path=str(tmp_path / "header.png"))
+
+
 @pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])
 def test_the_panel_passes_axe_in_both_themes(page: Page, lab_server, theme):
     open_lab(page, lab_server.url)

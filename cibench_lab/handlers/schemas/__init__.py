@@ -7,7 +7,7 @@ before they are sent (a view that drifts from its model is a logged 500); the
 view itself is what is written, so the models never change a field's value.
 The OpenAPI document (:mod:`..openapi`) and the browser's types are built from here.
 One module per domain: task, settings, player, attempt, turn, grade, record (the participant
-record), newtask, compare (people beside models); ``common`` holds the
+record), newtask, compare (people beside models), role; ``common`` holds the
 literal types, field kinds and model bases they share.  Import them from this package.
 """
 
@@ -62,6 +62,7 @@ from .record import (
     PauseView,
     Trace,
 )
+from .role import ClassInfo, Me, Role
 from .settings import PlaySettings, ServerSettings, SettingsOverride
 from .task import TaskDetail, TaskInstruction, TaskSummary
 from .turn import (
@@ -88,6 +89,7 @@ __all__ = [
     "CellEdits",
     "CellRun",
     "CellRefusal",
+    "ClassInfo",
     "Closed",
     "CompareQuery",
     "Comparison",
@@ -101,6 +103,7 @@ __all__ = [
     "KernelStatus",
     "KernelStop",
     "Library",
+    "Me",
     "Mode",
     "ModelInfo",
     "NewTaskRequest",
@@ -124,6 +127,7 @@ __all__ = [
     "ReferenceResult",
     "Request",
     "Reveal",
+    "Role",
     "RunReport",
     "SandboxView",
     "ServerSettings",

@@ -1,0 +1,35 @@
+"""What of the engine's turn and settle answers the browser may see: grades hidden while live grades are off
+and the attempt is open (``engine/view.py: grades_visible``)."""
+
+from __future__ import annotations
+
+from ..engine.view import attempt_view, grades_visible
+
+
+def grades_shown(view: dict) -> bool:
+    return grades_visible(view["status"], view["settings"]["show_grades"])
+
+
+def public_settle(settled: dict | None, show_grade: bool) -> dict | None:
+    if settled is None:
+        return None
+    out = {k: settled[k] for k in ("step", "outcome", "next_step", "oracle_code")}
+    out["grade"] = settled["grade"] if show_grade else None
+    return out
+
+
+def public_turn(attempts, attempt_id: str, result: dict) -> dict:
+    """A turn result as the browser may see it: grades hidden when live grades are off."""
+    view = attempt_view(attempts, attempt_id, None)
+    show = grades_shown(view)
+    out = {
+        "step": result["step"],
+        "turn": result["turn"],
+        "grade": result["grade"] if show else None,
+        "settled": public_settle(result["settled"], show),
+        "next": result["next"],
+        "attempt": view,
+    }
+    if result.get("stopped"):
+        out["stopped"] = result["stopped"]
+    return out

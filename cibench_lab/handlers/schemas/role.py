@@ -1,0 +1,27 @@
+"""Roles: who the caller is (``GET me``) and the classes an instructor teaches (``GET classes``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+from typing_extensions import TypeAliasType
+
+from .common import Closed
+
+Role = TypeAliasType("Role", Literal["participant", "instructor", "researcher"])
+
+
+class Me(Closed):
+    """The caller: the server's user, their roles (participant always) and the classes they belong to."""
+
+    name: str
+    roles: list[Role]
+    classes: list[str] = Field(description="the classes the user belongs to (an instructor teaches them)")
+
+
+class ClassInfo(Closed):
+    """A class the caller teaches and its members (the server's setting and the hub group's)."""
+
+    name: str
+    members: list[str]
