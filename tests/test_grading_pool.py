@@ -120,3 +120,24 @@ def test_grading_imports_nothing_from_models():
                 assert not name.startswith("..models") and "cibench_lab.models" not in name, (path, name)
             elif isinstance(node, ast.Import):
                 assert not any(a.name.startswith("cibench_lab.models") for a in node.names), path
+
+
+def test_warm_processes_starts_one_process_with_the_image_libraries_loaded():
+    g = Grader(workers=2)
+    try:
+        assert g._processes is None  # nothing started until asked
+        g.warm_processes()
+        pool = g._processes
+        assert pool is not None
+        loaded = pool.submit(_loaded, "skimage.metrics").result(timeout=120)
+        assert loaded  # the initializer ran before the first plot arrives
+        g.warm_processes()  # a second call keeps the same pool
+        assert g._processes is pool
+    finally:
+        g.close()
+
+
+def _loaded(module: str) -> bool:
+    import sys
+
+    return module in sys.modules

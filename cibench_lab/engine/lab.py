@@ -190,6 +190,8 @@ class LabPlay:
         failure undoes them all."""
         check_cull(self.config.kernel_idle_cull, new.settings.pause_after)
         attempt_id = await self.call(self.attempts.create, new)
+        if any(step.kind == "vis" for step in new.task.steps):
+            self.grader.warm_processes()  # the first plot's grade then finds its process started
         opening = _Opening(attempt_id, Path(self.config.attempts_dir) / f"{new.task.stem}-{attempt_id[:8]}")
         try:
             await self._open(opening, new)

@@ -65,6 +65,13 @@ class Grader:
             self.warmed.add_done_callback(_warm_failed)
         return self.warmed
 
+    def warm_processes(self) -> None:
+        """Start a grading process now (its initializer loads the image libraries, seconds), so the
+        first plot graded does not wait for it; the lab calls this when an attempt with a plot
+        step starts. Does nothing once the pool is running."""
+        if self._processes is None:
+            self.processes().submit(_ready).add_done_callback(_warm_failed)
+
     async def grade(self, step: Step, turns: list[TurnOutput]) -> dict[str, dict]:
         """``grade_all(step, turns)``, with the judge's verdict when a judge is configured."""
         verdict = await self.verdicts.for_step(step, turns)
@@ -132,6 +139,10 @@ async def _run_in(pool: Executor, step: Step, turns: list[TurnOutput], verdict: 
 def _context() -> multiprocessing.context.BaseContext:
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _ready() -> None:
+    """Nothing: a task that makes the pool start a process (``Grader.warm_processes``)."""
 
 
 def _start_worker(niceness: int) -> None:

@@ -4,7 +4,8 @@ rouge-score (and the nltk it imports) load on the first text grade of a process,
 takes seconds instead of milliseconds.  :func:`warm` loads them; the server runs it on its
 grader's own thread when it starts (``Grader.warm``), so startup does not wait and the first
 person's badge does not either.  Image libraries load in the grading processes' initializer
-(:mod:`.pool`), when the first plot is graded.
+(:mod:`.pool`); the lab starts a process when an attempt with a plot step starts
+(``Grader.warm_processes``), so its first plot's grade does not wait for it either.
 """
 
 from __future__ import annotations
