@@ -143,7 +143,9 @@ export class CIBenchPanel extends Widget {
     } else if (this.model.view === 'tasks') {
       this.tasksView.focusFilter();
     } else if (!this.actionBar.focusPrimary()) {
-      this.node.querySelector<HTMLElement>('.jp-CIBench-back')?.focus();
+      this.node
+        .querySelector<HTMLElement>('.jp-CIBench-attemptView .jp-CIBench-back')
+        ?.focus();
     }
   }
 

@@ -70,7 +70,7 @@ def give_up(page: Page, times: int) -> None:
 
 
 def all_tasks(page: Page) -> None:
-    page.locator(".jp-CIBench-back").click()
+    page.locator(".jp-CIBench-attemptView .jp-CIBench-back").click()
     expect(page.locator(".jp-CIBench-filter")).to_be_focused()
 
 
