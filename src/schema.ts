@@ -542,8 +542,8 @@ export type components = {
     Action: 'code' | 'empty' | 'no_action' | 'invalid' | 'finish' | 'give_up';
     Activity: {
       step: number;
-      /** @description the open step's working time so far */
-      working_seconds: number;
+      /** @description the open step's working time so far (null for a report of runs alone: not read for it) */
+      working_seconds: number | null;
       /** @description the working clock was paused and this edit resumed it */
       resumed: boolean;
     };

@@ -162,5 +162,8 @@ async def test_a_run_report_while_paused_resumes_with_cause_run(services, api):
     assert (await api("POST", f"attempts/{attempt_id}/pause", {"cause": "command"}))[0] == 200
     code, body = await api("POST", f"attempts/{attempt_id}/activity", {"step": 0, "runs": {"m1": "cell-a"}})
     assert code == 200 and body["resumed"] is True, body
+    assert body["working_seconds"] is None  # a report of runs alone is answered without the clock
+    code, body = await api("POST", f"attempts/{attempt_id}/activity", {"step": 0, "runs": {"m2": "cell-a"}})
+    assert code == 200 and body["resumed"] is False, body  # resumed once
     kinds = [(k, d.get("cause")) for k, d in _events(services, attempt_id)]
     assert kinds == [("pause", "command"), ("resume", "run")]  # a run is no edit: no activity event

@@ -10,13 +10,14 @@ from rules_task import TEXT, attempts_for, printed, start
 from sqlalchemy import event, select
 
 from cibench_lab.engine.view import attempt_view
-from cibench_lab.engine.worktime import ACTIVITY
+from cibench_lab.engine.worktime import ACTIVITY, CELL_RUN
 from cibench_lab.store.tables import Event, StepRow, Turn
 
 pytestmark = pytest.mark.fast
 
-#: the attempt, its owner, its steps, its turns (counts, times, the open step's grades), its edits
-QUERIES = 5
+#: the attempt, its owner, its steps, its turns (counts, times, the open step's grades), its edits,
+#: the times of its traced runs (read in SQL: their code is not loaded)
+QUERIES = 6
 
 
 @pytest.fixture
@@ -86,3 +87,23 @@ def test_the_folded_turns_give_the_working_clock_its_turns_and_edits(attempts):
     view, _ = view_counting(attempts, aid)
     # the gaps before and after the run count up to pause_after (2 each), the run whole, then away (2)
     assert view["steps"][0]["working_seconds"] == 2 + 100 + 2 + 2
+
+
+def test_a_traced_run_counts_whole_and_its_code_is_not_read(attempts):
+    aid = start(attempts, pause_after=2)
+    with attempts.store.session() as s:  # opened an hour ago; an exploration run from 10 s to 310 s
+        srow = s.scalar(select(StepRow).where(StepRow.attempt_id == aid, StepRow.index == 0))
+        srow.opened_at -= dt.timedelta(hours=1)
+        started, finished = (srow.opened_at + dt.timedelta(seconds=x) for x in (10, 310))
+        times = {"started_at": started.isoformat() + "Z", "finished_at": finished.isoformat() + "Z"}
+        run = {"step": 0, "msg_id": "m1", "code": "x = 'not read'\n" * 500, **times}
+        s.add(Event(attempt_id=aid, kind=CELL_RUN, at=finished, detail=run))
+    edit(attempts, aid, 0, 400)
+    view, statements = view_counting(attempts, aid)
+    # the gaps around the run count up to pause_after (2 each), the run whole, then away (2)
+    assert view["steps"][0]["working_seconds"] == 2 + 300 + 2 + 2
+    runs = [q for q in statements if "json_extract" in q.lower()]
+    # the run's times are read by SQL; its detail (with the code) is never selected whole
+    assert len(runs) == 1 and runs[0].count("event.detail") == runs[0].lower().count(
+        "json_extract(event.detail"
+    )

@@ -26,7 +26,7 @@ from .attempt import Attempts
 from .errors import BadInput, Conflict
 from .settings import PlaySettings
 from .step import HUMAN
-from .worktime import ACTIVITY, CELL_EDITS, CELL_RUN, NOTE, PAUSE, RESUME, Clock, read_clock
+from .worktime import ACTIVITY, CELL_EDITS, CELL_RUN, NOTE, PAUSE, RESUME, Clock, open_pause, read_clock
 
 NOTE_MAX = 10_000  # characters of one step's note
 PAUSE_CAUSES = ("button", "command")  # what a person pauses with (the server adds "idle")
@@ -73,6 +73,8 @@ def touch(attempts: Attempts, attempt_id: str, cause: str | None, running: bool 
     row, _ = attempts.load(attempt_id)
     if row.player != HUMAN or row.status != "open":
         return False
+    if running:  # no idle gap ends in a run in flight: only whether the clock is paused counts
+        return cause is not None and _resume_if_paused(attempts, row, cause)
     now = utcnow()
     with attempts.store.session() as s:
         steps, clock = _clock(s, attempt_id)
@@ -83,7 +85,7 @@ def touch(attempts: Attempts, attempt_id: str, cause: str | None, running: bool 
                 s.add(resumed)
             return cause is not None
         idle_from = clock.last_point(steps[step]) + dt.timedelta(seconds=_pause_after(row))
-        if running or idle_from >= now:
+        if idle_from >= now:
             return False
         idle = {"step": step, "cause": "idle", "detected_at": now.isoformat() + "Z"}
         s.add(Event(attempt_id=attempt_id, kind=PAUSE, at=idle_from, detail=idle))
@@ -107,18 +109,20 @@ def record_activity(
 ) -> dict[str, Any]:
     """A person edited (``cells``: edits per cell) or ran cells (``ran``) while step ``step`` was open:
     a paused clock resumes (cause ``edit``, or ``run`` for a report of runs alone); an edit report is
-    an ``activity`` event plus one ``cell_edits`` event per counted cell. The step's working time."""
+    an ``activity`` event plus one ``cell_edits`` event per counted cell. The step's working time
+    (None for a report of runs alone: it is answered without reading the clock, as it comes with
+    every run, just ahead of the turn's report)."""
     row, _ = attempts.load(attempt_id, participant)
     Attempts.check_open(row, step)
     if len(cells) > CELL_EDITS_MAX:
         raise BadInput(f"cells: at most {CELL_EDITS_MAX} cells per report")
     edits = {cell_id: count for cell_id, count in cells.items() if count > 0}
-    edited = bool(edits) or not ran
-    resumed = touch(attempts, attempt_id, "edit" if edited else "run", running)
+    if ran and not edits:  # runs alone: their start on the kernel touches the clock (touch_kernel)
+        return {"step": step, "working_seconds": None, "resumed": _resume_if_paused(attempts, row, "run")}
+    resumed = touch(attempts, attempt_id, "edit", running)
     with attempts.store.session() as s:
         now = utcnow()
-        if edited:
-            s.add(Event(attempt_id=attempt_id, kind=ACTIVITY, at=now, detail={"step": step}))
+        s.add(Event(attempt_id=attempt_id, kind=ACTIVITY, at=now, detail={"step": step}))
         for cell_id, count in edits.items():
             detail = {"step": step, "cell_id": cell_id, "count": count}
             s.add(Event(attempt_id=attempt_id, kind=CELL_EDITS, at=now, detail=detail))
@@ -126,6 +130,15 @@ def record_activity(
         steps, clock = _clock(s, attempt_id)
         seconds = clock.working([steps[step]], _pause_after(row))[step]
     return {"step": step, "working_seconds": seconds, "resumed": resumed}
+
+
+def _resume_if_paused(attempts: Attempts, row: Attempt, cause: str) -> bool:
+    """A paused clock resumes (``cause``), with nothing else of the clock read; True when it did."""
+    with attempts.store.session() as s:
+        if open_pause(s, row.id) is None:
+            return False
+        s.add(Event(attempt_id=row.id, kind=RESUME, detail={"step": row.current_step, "cause": cause}))
+    return True
 
 
 def save_note(attempts: Attempts, attempt_id: str, participant: str, step: int, text: str) -> dict[str, Any]:

@@ -164,23 +164,50 @@ def read_clock(
     clock = Clock()
     for step, spans in turns.items():
         clock.runs[step] = [(_naive(start), _naive(end)) for start, end in spans]
+    for index, started, finished in s.execute(_cell_runs(attempt_id)):
+        run = _run_interval({"started_at": started, "finished_at": finished})
+        if isinstance(index, int) and run is not None:
+            clock.runs.setdefault(index, []).append(run)
     q = select(Event.at, Event.kind, Event.detail).where(
-        Event.attempt_id == attempt_id, Event.kind.in_((*POINT_KINDS, CELL_RUN))
+        Event.attempt_id == attempt_id, Event.kind.in_(POINT_KINDS)
     )
     settled = {row.index: row.settled_at for row in steps}
     for at, kind, detail in s.execute(q.order_by(Event.at, Event.id)):
         index = (detail or {}).get("step")
-        if not isinstance(index, int):
-            continue
-        if kind == CELL_RUN:
-            run = _run_interval(detail)
-            if run is not None:
-                clock.runs.setdefault(index, []).append(run)
-            continue
-        clock.points.setdefault(index, []).append(at)
-        _fold_pause(clock.pauses, settled, at, kind, index, detail)
+        if isinstance(index, int):
+            clock.points.setdefault(index, []).append(at)
+            _fold_pause(clock.pauses, settled, at, kind, index, detail)
     _close_at_settle(clock.pauses, settled, None)
     return clock
+
+
+def open_pause(s: Session, attempt_id: str) -> Pause | None:
+    """The clock's open pause, if any, read from its pause and resume events alone (and the steps'
+    settles, which end a pause): what a run needs to know, without the rest of the clock."""
+    steps = s.execute(select(StepRow.index, StepRow.settled_at).where(StepRow.attempt_id == attempt_id))
+    settled = {index: at for index, at in steps}
+    q = select(Event.at, Event.kind, Event.detail).where(
+        Event.attempt_id == attempt_id, Event.kind.in_((PAUSE, RESUME))
+    )
+    pauses: list[Pause] = []
+    for at, kind, detail in s.execute(q.order_by(Event.at, Event.id)):
+        index = (detail or {}).get("step")
+        if isinstance(index, int):
+            _fold_pause(pauses, settled, at, kind, index, detail)
+    _close_at_settle(pauses, settled, None)
+    return pauses[-1] if pauses and pauses[-1].end is None else None
+
+
+def _cell_runs(attempt_id: str):
+    """The step and times of the attempt's ``cell_run`` events, read in SQL (their code is not
+    loaded: an attempt's trace holds every run's code, and the clock is read on every run)."""
+    detail = Event.detail
+    fields = (
+        detail["step"].as_integer(),
+        detail["started_at"].as_string(),
+        detail["finished_at"].as_string(),
+    )
+    return select(*fields).where(Event.attempt_id == attempt_id, Event.kind == CELL_RUN)
 
 
 def _fold_pause(

@@ -1,4 +1,11 @@
-import { NotebookModel, NotebookPanel } from '@jupyterlab/notebook';
+import { Cell } from '@jupyterlab/cells';
+import {
+  Notebook,
+  NotebookActions,
+  NotebookModel,
+  NotebookPanel
+} from '@jupyterlab/notebook';
+import { Signal } from '@lumino/signaling';
 
 import { CIBenchApi, IActivityBody, IAttemptView } from '../api';
 import {
@@ -175,5 +182,34 @@ describe('activity: reporter', () => {
     session.view = attemptView({ paused: true });
     type(0, 'w');
     expect(sent).toHaveLength(2);
+  });
+
+  it('says which cell a run was, and refreshes a paused view the run resumes', async () => {
+    const { sent, session, refreshed, reporter } = setup();
+    const scheduled = NotebookActions.executionScheduled as unknown as Signal<
+      unknown,
+      { notebook: Notebook; cell: Cell }
+    >;
+    const run = async (msgId: string) => {
+      const model = session.panel.model!.cells.get(1);
+      const cell = { model, outputArea: {} } as unknown as Cell;
+      scheduled.emit({ notebook: session.panel.content, cell });
+      const future = { msg: { header: { msg_id: msgId } } };
+      (cell as unknown as { outputArea: object }).outputArea = { future };
+      for (let i = 0; i < 4; i++) {
+        await Promise.resolve();
+      }
+    };
+    await run('m1');
+    expect(sent.map(s => s.body.runs)).toEqual([{ m1: 'cell-b' }]);
+    expect(refreshed).toEqual([]); // not paused: nothing to refresh
+    session.view = attemptView({ paused: true });
+    await run('m2'); // the server answers "not resumed": the run's start on the kernel resumed it
+    expect(sent.map(s => s.body.runs)).toEqual([
+      { m1: 'cell-b' },
+      { m2: 'cell-b' }
+    ]);
+    expect(refreshed).toEqual([session.view.id]);
+    reporter.dispose();
   });
 });

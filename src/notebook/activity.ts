@@ -181,9 +181,11 @@ export class ActivityReporter {
     runs?: Record<string, string>;
   }): void {
     const view = this.session.view;
+    // A run's start on the kernel resumes a paused clock too, perhaps before this report arrives.
+    const ranWhilePaused = body.runs !== undefined && view.paused;
     this.api.activity(view.id, view.current_step, body).then(
       answer => {
-        if (answer.resumed) {
+        if (answer.resumed || ranWhilePaused) {
           this.onResumed(view.id);
         }
       },

@@ -52,7 +52,9 @@ class ActivityReport(Request):
 
 class Activity(Closed):
     step: int
-    working_seconds: float = Field(description="the open step's working time so far")
+    working_seconds: float | None = Field(
+        description="the open step's working time so far (null for a report of runs alone: not read for it)"
+    )
     resumed: bool = Field(description="the working clock was paused and this edit resumed it")
 
 
