@@ -60,6 +60,9 @@ def cmd_run(args) -> int:
     if not tasks:
         print(f"error: no task matches {' '.join(patterns or [])}", file=sys.stderr)
         return 2
+    tasks = _playable(player, tasks)
+    if not tasks:
+        return 2
     attempts = Attempts(store, lib)
     run_name = args.run or default_run_name(player, args.mode)
     observer = ProgressObserver(tasks, live=not args.no_progress)
@@ -76,6 +79,25 @@ def cmd_run(args) -> int:
         print(f"transcript: {n} turns -> {args.export_transcript}", file=sys.stderr)
     print(f"leaderboard view (splits, E-/O- columns): cibench-lab report {run_name}", file=sys.stderr)
     return observer.report(run_name)
+
+
+def _playable(player, tasks: list) -> list:
+    """The tasks ``player`` can play; each one it refuses (the reference player and a task without
+    reference code: Qwen's benchmark) is named on stderr and left out."""
+    from ..players import ReferencePlayer, reference_refusal
+
+    if not isinstance(player, ReferencePlayer):
+        return tasks
+    keep = []
+    for task in tasks:
+        why = reference_refusal(task)
+        if why is None:
+            keep.append(task)
+        else:
+            print(f"skipped: {why}", file=sys.stderr)
+    if not keep:
+        print("error: --player reference: none of the selected tasks has reference code", file=sys.stderr)
+    return keep
 
 
 def _player(args, store: Store):

@@ -210,6 +210,18 @@ def summary_line(verdicts: list, seconds: float, figures: int | None = None) -> 
     )
 
 
+def verifiable(tasks: list[Task]) -> list[Task]:
+    """The tasks with reference code to re-run; Qwen's benchmark tasks (none) are left out, counted
+    on stderr."""
+    from ..tasks.qwen import is_qwen
+
+    keep = [t for t in tasks if not is_qwen(t)]
+    if len(keep) < len(tasks):
+        skipped = len(tasks) - len(keep)
+        print(f"skipped {skipped} tasks of Qwen's benchmark (no reference code)", file=sys.stderr)
+    return keep
+
+
 def cmd_verify(args) -> int:
     import dataclasses
     import time
@@ -219,6 +231,10 @@ def cmd_verify(args) -> int:
     tasks = library(args).select(args.patterns or None)
     if not tasks:
         print(f"error: no task matches {' '.join(args.patterns)}", file=sys.stderr)
+        return 2
+    tasks = verifiable(tasks)
+    if not tasks:
+        print("error: none of the selected tasks has reference code to verify", file=sys.stderr)
         return 2
     if not start_sandbox(args):
         return 2
