@@ -55,12 +55,7 @@ def cmd_run(args) -> int:
     if not start_sandbox(args):
         return 2
     lib = library(args)
-    patterns = args.tasks or (player.task_ids() if hasattr(player, "task_ids") else None)
-    tasks = lib.select(patterns)
-    if not tasks:
-        print(f"error: no task matches {' '.join(patterns or [])}", file=sys.stderr)
-        return 2
-    tasks = _playable(player, tasks)
+    tasks = _selected(args, lib, player)
     if not tasks:
         return 2
     attempts = Attempts(store, lib)
@@ -79,6 +74,17 @@ def cmd_run(args) -> int:
         print(f"transcript: {n} turns -> {args.export_transcript}", file=sys.stderr)
     print(f"leaderboard view (splits, E-/O- columns): cibench-lab report {run_name}", file=sys.stderr)
     return observer.report(run_name)
+
+
+def _selected(args, lib, player) -> list:
+    """The tasks ``--tasks`` (or a replay's transcript) names that the player can play; [] after
+    printing why there are none."""
+    patterns = args.tasks or (player.task_ids() if hasattr(player, "task_ids") else None)
+    tasks = lib.select(patterns)
+    if not tasks:
+        print(f"error: no task matches {' '.join(patterns or [])}", file=sys.stderr)
+        return []
+    return _playable(player, tasks)
 
 
 def _playable(player, tasks: list) -> list:
