@@ -161,3 +161,16 @@ def test_reference_player_verify_and_lint_skip_them_by_kind(lib, capsys):
     assert verifiable([qwen_task, cibench]) == [cibench]
     assert "skipped 1 tasks of Qwen's benchmark" in capsys.readouterr().err
     assert lint_task(qwen_task) == []
+
+
+def test_show_gives_the_qwen_react_prompt_the_original_builds(tmp_path, capsys):
+    into = tmp_path / "tasks"
+    _import(BENCH, into, capsys)
+    golden = (BENCH.parent / "prompts" / "ci_0002.txt").read_bytes().decode("utf-8")
+    assert main(["--task-dir", str(into), "tasks", "show", "cibench_qwen/qwen-vis/ci_0002", "--json"]) == 0
+    view = json.loads(capsys.readouterr().out)
+    assert view["steps"][0]["prompt"] == golden
+    assert view["qwen"]["calls"] == 4 and view["qwen"]["difficulty"] == "easy"
+    assert main(["--task-dir", str(into), "tasks", "show", "cibench_qwen/qwen-math/gsm8k_0001"]) == 0
+    out = capsys.readouterr().out
+    assert "qwen: qwen-math, at most 3 interpreter calls, stops at an observation holding 'error:' or" in out

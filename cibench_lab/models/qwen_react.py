@@ -92,6 +92,11 @@ def planning_prompt(query: str, lang: str = "en", files: list[str] | None = None
     return prompt[: -len(IM_END)]
 
 
+def item_prompt(item: dict) -> str:
+    """:func:`planning_prompt` of a task's Qwen item (``metadata.cibench_lab.qwen``)."""
+    return planning_prompt(item["query"], item.get("lang", "en"), list(item.get("input_file_path", [])))
+
+
 def observation_text(observation: str) -> str:
     """What follows a parsed action in the prompt: the observation and the next ``Thought:``."""
     return f"\nObservation: {observation}\nThought:"
