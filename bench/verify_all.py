@@ -15,7 +15,7 @@ import sys
 import time
 
 from cibench_lab.cli.common import library, start_sandbox
-from cibench_lab.cli.tasks import run_with_progress, summary_line, verdict_lines
+from cibench_lab.cli.tasks import run_with_progress, summary_line, verdict_lines, verifiable
 from cibench_lab.engine.verify import Verdict
 
 BUDGET_SECONDS = 15 * 60
@@ -26,7 +26,7 @@ def run(patterns: list[str], jobs: int) -> tuple[list[Verdict], float]:
     args = argparse.Namespace(
         task_dir=None, jobs=jobs, timeout=120.0, exact=False, json=False, no_progress=False
     )
-    tasks = library(args).select(patterns or None)
+    tasks = verifiable(library(args).select(patterns or None))
     started = time.perf_counter()
     verdicts = run_with_progress(tasks, args)
     return verdicts, time.perf_counter() - started

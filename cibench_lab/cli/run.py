@@ -55,10 +55,8 @@ def cmd_run(args) -> int:
     if not start_sandbox(args):
         return 2
     lib = library(args)
-    patterns = args.tasks or (player.task_ids() if hasattr(player, "task_ids") else None)
-    tasks = lib.select(patterns)
+    tasks = _selected(args, lib, player)
     if not tasks:
-        print(f"error: no task matches {' '.join(patterns or [])}", file=sys.stderr)
         return 2
     attempts = Attempts(store, lib)
     run_name = args.run or default_run_name(player, args.mode)
@@ -76,6 +74,36 @@ def cmd_run(args) -> int:
         print(f"transcript: {n} turns -> {args.export_transcript}", file=sys.stderr)
     print(f"leaderboard view (splits, E-/O- columns): cibench-lab report {run_name}", file=sys.stderr)
     return observer.report(run_name)
+
+
+def _selected(args, lib, player) -> list:
+    """The tasks ``--tasks`` (or a replay's transcript) names that the player can play; [] after
+    printing why there are none."""
+    patterns = args.tasks or (player.task_ids() if hasattr(player, "task_ids") else None)
+    tasks = lib.select(patterns)
+    if not tasks:
+        print(f"error: no task matches {' '.join(patterns or [])}", file=sys.stderr)
+        return []
+    return _playable(player, tasks)
+
+
+def _playable(player, tasks: list) -> list:
+    """The tasks ``player`` can play; each one it refuses (the reference player and a task without
+    reference code: Qwen's benchmark) is named on stderr and left out."""
+    from ..players import ReferencePlayer, reference_refusal
+
+    if not isinstance(player, ReferencePlayer):
+        return tasks
+    keep = []
+    for task in tasks:
+        why = reference_refusal(task)
+        if why is None:
+            keep.append(task)
+        else:
+            print(f"skipped: {why}", file=sys.stderr)
+    if not keep:
+        print("error: --player reference: none of the selected tasks has reference code", file=sys.stderr)
+    return keep
 
 
 def _player(args, store: Store):

@@ -42,8 +42,13 @@ def cmd_list(args) -> int:
 
 
 def task_admin_view(task: Task) -> dict:
-    """Everything about a task, reference material included (admin view)."""
-    return {
+    """Everything about a task, reference material included (admin view); a Qwen benchmark task's
+    step prompt is the qwen-react prompt, its item is under ``qwen``."""
+    from ..models.qwen_react import item_prompt
+    from ..tasks.qwen import qwen_item
+
+    item = qwen_item(task)
+    view = {
         **task.summary(),
         "intro": task.intro,
         "path": str(task.path),
@@ -65,11 +70,19 @@ def task_admin_view(task: Task) -> dict:
                 "modules": list(s.modules),
                 "code": s.code,
                 "reference_output": s.reference.summary(),
-                "prompt": s.prompt,
+                "prompt": s.prompt if item is None else item_prompt(item),
             }
             for s in task.steps
         ],
     }
+    return view if item is None else {**view, "qwen": item}
+
+
+def qwen_line(item: dict) -> str:
+    """A Qwen benchmark task's family and limits, for ``tasks show``."""
+    stop = " or ".join(repr(s) for s in item["stop"])
+    calls = f"at most {item['calls']} interpreter calls"
+    return f"qwen: {item['family']}, {calls}, stops at an observation holding {stop}\n"
 
 
 def cmd_show(args) -> int:
@@ -88,6 +101,8 @@ def cmd_show(args) -> int:
         return 0
     print(f"{task.id} — {task.title} ({len(task.steps)} steps)\n{task.intro}\n")
     print(f"rendering: {task.rendering.describe()}\n")
+    if "qwen" in view:
+        print(qwen_line(view["qwen"]))
     for s in view["steps"]:
         print(
             f"--- step {s['index'] + 1} [{s['kind']}]\n{s['prompt']}reference:\n{s['code']}\n"
@@ -210,6 +225,18 @@ def summary_line(verdicts: list, seconds: float, figures: int | None = None) -> 
     )
 
 
+def verifiable(tasks: list[Task]) -> list[Task]:
+    """The tasks with reference code to re-run; Qwen's benchmark tasks (none) are left out, counted
+    on stderr."""
+    from ..tasks.qwen import is_qwen
+
+    keep = [t for t in tasks if not is_qwen(t)]
+    if len(keep) < len(tasks):
+        skipped = len(tasks) - len(keep)
+        print(f"skipped {skipped} tasks of Qwen's benchmark (no reference code)", file=sys.stderr)
+    return keep
+
+
 def cmd_verify(args) -> int:
     import dataclasses
     import time
@@ -219,6 +246,10 @@ def cmd_verify(args) -> int:
     tasks = library(args).select(args.patterns or None)
     if not tasks:
         print(f"error: no task matches {' '.join(args.patterns)}", file=sys.stderr)
+        return 2
+    tasks = verifiable(tasks)
+    if not tasks:
+        print("error: none of the selected tasks has reference code to verify", file=sys.stderr)
         return 2
     if not start_sandbox(args):
         return 2

@@ -10,6 +10,7 @@ from .base import (
     Proposal,
     ReferencePlayer,
     StatelessSession,
+    reference_refusal,
     unexecuted_turn,
 )
 from .spec import HUMAN, PlayerContext, SpecError, make_player, spec_of_choice
@@ -26,6 +27,7 @@ __all__ = [
     "SpecError",
     "StatelessSession",
     "make_player",
+    "reference_refusal",
     "spec_of_choice",
     "unexecuted_turn",
 ]

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from ..grading import TurnOutput
 from ..tasks.model import Step, Task
+from ..tasks.qwen import is_qwen
 
 #: Proposal actions.  ``code`` runs; the others record a turn without running anything:
 #: ``empty`` (an interpreter call with no code: a failed tool turn), ``no_action`` and
@@ -86,6 +87,16 @@ class StatelessSession:
         pass
 
 
+def reference_refusal(task: Task) -> str | None:
+    """Why the reference player cannot play ``task`` (None: it can)."""
+    if is_qwen(task):
+        return (
+            f"{task.id}: a task of Qwen's Code Interpreter Benchmark has no reference code "
+            "(the reference player plays CIBench tasks only)"
+        )
+    return None
+
+
 class ReferencePlayer(StatelessSession):
     """Replays the task's own code: must score 100 (under ``cibench``, two documented
     exceptions: Chinese text steps, and plot SSIM 0.9999995)."""
@@ -93,6 +104,9 @@ class ReferencePlayer(StatelessSession):
     name = "reference"
 
     def session(self, task: Task, mode: str) -> ReferencePlayer:
+        why = reference_refusal(task)
+        if why is not None:
+            raise PlayerError(why)
         return self
 
     def describe(self) -> dict[str, Any]:

@@ -15,6 +15,9 @@ it is a file link whose target lies inside the source (its bytes are copied); a
 link leading out of it, or to a folder, is rejected by name.  Otherwise a link to
 ``/etc/passwd`` in ``datasources/`` would be copied into the task directory and from
 there into every attempt's folder.
+
+Qwen's Code Interpreter Benchmark (a ``.jsonl`` file, or a folder of them with
+``upload_file_clean/``) is imported by :mod:`cibench_lab.tasks.qwenimport`.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import sidecar
-from .archive import DATASOURCES, find_root, is_ignored, unpack
+from .archive import DATASOURCES, find_root, has_layout, is_ignored, unpack
 from .errors import TaskError
 from .library import TaskLibrary, task_notebooks
 from .lint import LintFlag, lint_task
@@ -173,9 +176,20 @@ def _inside(path: Path, folder: Path) -> bool:
     return True
 
 
+def _is_qwen(source: Path) -> bool:
+    """Qwen's Code Interpreter Benchmark (its JSONL files, ``upload_file_clean/``), not CIBench."""
+    from .qwenimport import is_qwen_source
+
+    return is_qwen_source(source) and not (source.is_dir() and has_layout(source))
+
+
 def import_tasks(source: Path, into: Path, served: TaskLibrary | None = None) -> ImportReport:
     """Import the zip or folder ``source`` into ``into``; ``served`` = tasks already served elsewhere."""
     served = served or TaskLibrary()
+    if _is_qwen(source):
+        from .qwenimport import import_qwen  # it builds on this module's helpers
+
+        return import_qwen(source, into, served)
     if source.is_file() and source.suffix == ".zip":
         with tempfile.TemporaryDirectory(prefix="cibench-import-") as tmp:
             return _import_root(unpack(source, Path(tmp)), into, served, Path(tmp))

@@ -1,0 +1,134 @@
+"""The ``qwen-react`` protocol: the prompt Qwen's Code Interpreter Benchmark sends, byte for byte.
+
+Reproduced from the behaviour of Qwen-Agent's ``benchmark/`` at its 20231206 version
+(``prompt/react.py`` + ``prompt/qwen_react.py``, ``parser/react_parser.py``,
+``utils/code_utils.py``, ``inference_and_execute.py``); the strings are protocol data,
+the code is ours:
+
+* one text completion prompt in Qwen's chat markup: a fixed system turn, then a user turn
+  holding the ReAct instruction with the code interpreter's description and
+  ``Question: `` + the upload prefix + the query, then an open assistant turn;
+* the upload prefix names the files by basename only: ``[Upload file a.csv, b.csv]``
+  (``[上传文件a.csv]`` for ``zh``), with no separator before the question;
+* an *easy* item's query already holds the first assistant turn (``<|im_end|>`` +
+  ``<|im_start|>assistant`` + Thought / Action / Action Input / Observation + ``Thought:``):
+  the prompt then opens no new assistant turn, and that turn's code runs before the model
+  starts (:func:`prior_turn_code`);
+* before an action runs, each listed file's basename in its code becomes the listed path
+  when that path is not already in the code (:func:`rewrite_upload_names`; a plain text
+  replace, so ``myorders.csv`` becomes ``myshop/orders.csv``, as in the original);
+* each observation is appended as ``\\nObservation: <text>\\nThought:``; generation stops at
+  ``Observation:``.
+
+Verified against the original code: tests/test_qwen_prompt.py (goldens made by
+tests/fixtures/qwen/prompts/make_goldens.py).
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+
+IM_START, IM_END = "<|im_start|>", "<|im_end|>"
+SYSTEM = f"{IM_START}system\nYou are a helpful assistant.{IM_END}"
+STOP_WORDS = ("Observation:", "Observation:\n")
+
+_TOOL = {
+    "name_for_human": "代码解释器",
+    "name_for_model": "code_interpreter",
+    "description_for_model": "代码解释器，可用于执行Python代码。",
+    "parameters": [{"name": "code", "type": "string", "description": "待执行的代码"}],
+}
+TOOL_NAME = _TOOL["name_for_model"]
+
+_TOOL_TEXT = (
+    f"{_TOOL['name_for_model']}: Call this tool to interact with the {_TOOL['name_for_human']} API. "
+    f"What is the {_TOOL['name_for_human']} API useful for? {_TOOL['description_for_model']} "
+    f"Parameters: {json.dumps(_TOOL['parameters'], ensure_ascii=False)} "
+    "Enclose the code within triple backticks (`) at the beginning and end of the code."
+)
+
+_INSTRUCTION = f"""Answer the following questions as best you can. You have access to the following tools:
+
+{_TOOL_TEXT}
+
+Use the following format:
+
+Question: the input question you must answer
+Thought: you should always think about what to do
+Action: the action to take, should be one of [{TOOL_NAME}]
+Action Input: the input to the action
+Observation: the result of the action
+... (this Thought/Action/Action Input/Observation can be repeated zero or more times)
+Thought: I now know the final answer
+Final Answer: the final answer to the original input question
+
+Begin!
+
+Question: """
+
+_UPLOAD = {"zh": "[上传文件{names}]", "en": "[Upload file {names}]"}
+
+
+def upload_prefix(files: list[str], lang: str) -> str:
+    """``[Upload file a.csv, b.csv]``: the listed files by basename ('' with none)."""
+    if not files:
+        return ""
+    names = ", ".join(posixpath.basename(f) for f in files)
+    return _UPLOAD["zh" if lang == "zh" else "en"].format(names=names)
+
+
+def has_prior_turn(query: str) -> bool:
+    """Does the query carry the first assistant turn (an easy visualization item)?"""
+    return IM_START in query
+
+
+def planning_prompt(query: str, lang: str = "en", files: list[str] | None = None) -> str:
+    """The completion prompt the original sends first for one item (byte-exact)."""
+    user = (_INSTRUCTION + upload_prefix(files or [], lang) + query).lstrip("\n").rstrip()
+    prompt = f"{SYSTEM}\n{IM_START}user\n{user}{IM_END}"
+    if f"{IM_START}assistant" not in user:
+        prompt += f"\n{IM_START}assistant\n{IM_END}"
+    return prompt[: -len(IM_END)]
+
+
+def item_prompt(item: dict) -> str:
+    """:func:`planning_prompt` of a task's Qwen item (``metadata.cibench_lab.qwen``)."""
+    return planning_prompt(item["query"], item.get("lang", "en"), list(item.get("input_file_path", [])))
+
+
+def observation_text(observation: str) -> str:
+    """What follows a parsed action in the prompt: the observation and the next ``Thought:``."""
+    return f"\nObservation: {observation}\nThought:"
+
+
+def parse_latest_call(text: str) -> tuple[str, str, str]:
+    """The last ``Action:`` / ``Action Input:`` of ``text``: (tool, input, text up to the observation).
+
+    No action: ``('', '', text)``.  A missing ``Observation:`` (the stop word was cut) is
+    taken as present at the end, as the original does.
+    """
+    action, action_input, obs = "\nAction:", "\nAction Input:", "\nObservation:"
+    i, j, k = text.rfind(action), text.rfind(action_input), text.rfind(obs)
+    if not 0 <= i < j:
+        return "", "", text
+    if k < j:
+        text = text.rstrip() + obs
+        k = text.rfind(obs)
+    return text[i + len(action) : j].strip(), text[j + len(action_input) : k].strip(), text[:k]
+
+
+def rewrite_upload_names(code: str, files: list[str]) -> str:
+    """Each listed file's basename in ``code`` replaced by its listed path, unless the path is there."""
+    for path in files:
+        base = posixpath.basename(path)
+        if path not in code and base in code:
+            code = code.replace(base, path)
+    return code
+
+
+def prior_turn_code(query: str, files: list[str]) -> str | None:
+    """The action input of an easy item's first turn, rewritten as it is run (None: no prior turn)."""
+    if not has_prior_turn(query):
+        return None
+    return rewrite_upload_names(parse_latest_call(query)[1], files)

@@ -1,0 +1,142 @@
+"""Qwen's Code Interpreter Benchmark items as tasks (its 20231206 version).
+
+One item (a row of ``eval_code_interpreter_v1.jsonl``: ``query``, ``tags``,
+``input_file_path``, ``lang``; or a GSM8K-style ``{question, answer}`` row) becomes a
+one-step task: a CIBench-format notebook with one instruction cell and an empty code cell
+(there is no reference code), and the item under ``metadata.cibench_lab.qwen``:
+
+* ``family``: ``qwen-vis`` (``visualization`` in the tags), else ``qwen-math`` (``math``
+  in the tags, or a GSM8K row), else ``qwen-general`` — tags are matched by substring, as
+  the original selects items;
+* ``calls``: the original's interpreter call limit — 3 for a ``visualization`` item and 1
+  for any other benchmark item (so a benchmark item tagged only ``math`` gets 1, as
+  ``process_code_interpreter`` gives it), 3 for a GSM8K row; one more for an easy item,
+  whose prior turn is a call;
+* ``stop``: the play ends at the first observation holding one of these strings;
+* ``difficulty`` (visualization): ``easy`` when the query carries the first assistant
+  turn, else ``hard``; ``judge_prompt``: the question the original asks its VLM judge;
+* ``answer`` (GSM8K): the row's answer text, ``#### N`` included.
+
+The kernel of such a task runs in ``upload_file/`` (``workdir``), where the original's
+kernel runs; the files are the task's ``data_files`` under ``upload_file/``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .meta import KEY
+from .model import Task
+
+VERSION = "20231206"
+FAMILIES = ("qwen-math", "qwen-vis", "qwen-general")
+STOP = ("error:", "Traceback")
+WORKDIR = "upload_file"
+IM_END = "<|im_end|>"
+
+#: The original's judge questions (metrics/visualization.py), by ``lang``.
+JUDGE_PROMPTS = {
+    "zh": "请判断图片是否与下面的[问题]一致，如果一致则回复“right”，不一致则回复“wrong”。\n[问题]：{query}\n",
+    "en": (
+        "Please judge whether the image is consistent with the [Question] below, if it is consistent "
+        'then reply "right", if not then reply "wrong".\n[Question]: {query}\n'
+    ),
+}
+
+
+def family_of(tags: str) -> str:
+    """The family of a benchmark item by its tags (substring match, visualization first)."""
+    if "visualization" in tags:
+        return "qwen-vis"
+    if "math" in tags:
+        return "qwen-math"
+    return "qwen-general"
+
+
+def question_of(query: str) -> str:
+    """The query without an easy item's prior turn (what the judge and a person are shown)."""
+    return query.split(IM_END)[0]
+
+
+def benchmark_meta(item: dict[str, Any], source: str, line: int) -> dict[str, Any]:
+    """``metadata.cibench_lab.qwen`` of a benchmark item (validated beforehand)."""
+    query, tags = item["query"], item["tags"]
+    family = family_of(tags)
+    easy = IM_END in query
+    lang = item.get("lang", "en")
+    meta: dict[str, Any] = {
+        "family": family,
+        "version": VERSION,
+        "source": source,
+        "line": line,
+        "query": query,
+        "tags": tags,
+        "lang": lang,
+        "input_file_path": list(item.get("input_file_path", [])),
+        "calls": (3 if "visualization" in tags else 1) + (1 if easy else 0),
+        "stop": list(STOP),
+        "workdir": WORKDIR,
+    }
+    if family == "qwen-vis":
+        meta["difficulty"] = "easy" if easy else "hard"
+        meta["judge_prompt"] = JUDGE_PROMPTS[lang].format(query=question_of(query))
+    return meta
+
+
+def gsm8k_meta(row: dict[str, Any], source: str, line: int) -> dict[str, Any]:
+    """``metadata.cibench_lab.qwen`` of a GSM8K row."""
+    return {
+        "family": "qwen-math",
+        "version": VERSION,
+        "source": source,
+        "line": line,
+        "query": row["question"],
+        "lang": "en",
+        "input_file_path": [],
+        "answer": row["answer"],
+        "calls": 3,
+        "stop": list(STOP),
+        "workdir": WORKDIR,
+    }
+
+
+def notebook(qwen: dict[str, Any], title: str, data_files: list[str]) -> dict[str, Any]:
+    """The task notebook: one instruction cell, one empty code cell, the item in the metadata."""
+    extra = {
+        "schema_version": 1,
+        "title": title,
+        "language": qwen["lang"],
+        "libraries": [qwen["family"]],
+        "data_files": data_files,
+        "data_source": f"Qwen-Agent benchmark ({VERSION}): {qwen['source']} line {qwen['line']}",
+        "qwen": qwen,
+    }
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": question_of(qwen["query"]).strip()},
+        {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": ""},
+    ]
+    return {"cells": cells, "metadata": {KEY: extra}, "nbformat": 4, "nbformat_minor": 5}
+
+
+def qwen_item(task: Task) -> dict[str, Any] | None:
+    """The task's Qwen benchmark item (``metadata.cibench_lab.qwen``), None for other tasks."""
+    extra = task.metadata.get(KEY)
+    item = extra.get("qwen") if isinstance(extra, dict) else None
+    return item if isinstance(item, dict) else None
+
+
+def is_qwen(task: Task) -> bool:
+    """Is this a Qwen benchmark task (no reference code: never replayed or self-graded)?"""
+    return qwen_item(task) is not None
+
+
+def call_limit(task: Task) -> int | None:
+    """The interpreter calls the task allows (None: not a Qwen task)."""
+    item = qwen_item(task)
+    return None if item is None else int(item["calls"])
+
+
+def stops(task: Task, observation: str) -> bool:
+    """Does this observation end the play (the original's stop rule)?"""
+    item = qwen_item(task)
+    return item is not None and any(s in observation for s in item["stop"])

@@ -1,0 +1,178 @@
+"""``tasks import`` of Qwen's Code Interpreter Benchmark: its JSONL files and ``upload_file_clean/``.
+
+The source is a ``.jsonl`` file, or a folder holding ``.jsonl`` files at its top (and no
+CIBench layout).  Each file is either the benchmark (rows ``{query, tags,
+input_file_path, lang}``, as ``eval_code_interpreter_v1.jsonl``) or GSM8K-style (rows
+``{question, answer}``), told by its first row.  ``upload_file_clean/`` beside the files is
+the benchmark's data: the original copies all of it into the working folder as
+``upload_file/``, so every imported task lists all of it (``data_files``), copied into
+``<task dir>/datasources/upload_file/``.
+
+Items become ``cibench_qwen/<family>/ci_<line>`` (benchmark) and
+``cibench_qwen/qwen-math/gsm8k_<line>`` (GSM8K) tasks (:mod:`cibench_lab.tasks.qwen`).  A
+bad row is rejected by file, line and field, the rest import; re-importing changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from pathlib import Path
+from typing import Any
+
+from . import qwen
+from .archive import DATASOURCES, is_ignored
+from .errors import TaskError
+from .format import parse_notebook
+from .importer import ImportReport, _inside, _write_if_changed, refused_link
+from .library import TaskLibrary
+
+SPLIT = "cibench_qwen"
+UPLOAD = "upload_file_clean"
+_BENCH_FIELDS = ("query", "tags")
+_GSM8K_FIELDS = ("question", "answer")
+
+
+def is_qwen_source(source: Path) -> bool:
+    """A ``.jsonl`` file, or a folder with ``.jsonl`` files or ``upload_file_clean/`` at its top."""
+    if source.is_file():
+        return source.suffix == ".jsonl"
+    return source.is_dir() and (any(source.glob("*.jsonl")) or (source / UPLOAD).is_dir())
+
+
+def _rows(path: Path) -> list[tuple[int, Any]]:
+    """(line number, parsed row) of every non-blank line; a line that is not JSON is a TaskError."""
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((n, json.loads(line)))
+        except ValueError as err:
+            rows.append((n, TaskError(f"{path}:{n}", f"not a JSON object ({err})")))
+    return rows
+
+
+def _kind(path: Path, rows: list[tuple[int, Any]]) -> str:
+    first = next((row for _, row in rows if isinstance(row, dict)), None)
+    if first is not None and "query" in first:
+        return "ci"
+    if first is not None and "question" in first:
+        return "gsm8k"
+    what = "rows neither of the benchmark {query, tags, ...} nor of GSM8K {question, answer}"
+    raise TaskError(str(path), what)
+
+
+def _check_fields(row: Any, fields: tuple[str, ...], where: str) -> None:
+    if not isinstance(row, dict):
+        raise TaskError(where, "a row is not a JSON object")
+    for name in fields:
+        if not isinstance(row.get(name), str) or not row[name].strip():
+            raise TaskError(where, f"field {name!r}: missing or not a non-empty string")
+
+
+def _check_item(row: Any, where: str, uploads: set[str]) -> None:
+    _check_fields(row, _BENCH_FIELDS, where)
+    if row.get("lang", "en") not in ("en", "zh"):
+        raise TaskError(where, f"field 'lang': {row['lang']!r} is neither 'en' nor 'zh'")
+    files = row.get("input_file_path", [])
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise TaskError(where, "field 'input_file_path': not a list of paths")
+    for i, f in enumerate(files):
+        rel = posixpath.normpath(f)
+        if f.startswith("/") or rel.startswith(".."):
+            raise TaskError(where, f"field 'input_file_path[{i}]': {f!r} is not a path inside {UPLOAD}/")
+        if rel not in uploads:
+            raise TaskError(where, f"field 'input_file_path[{i}]': {f!r} is not in {UPLOAD}/")
+
+
+def _uploads(folder: Path, source: Path, report: ImportReport) -> dict[str, Path]:
+    """``rel path`` -> file, for every file of ``upload_file_clean/`` that may be imported."""
+    if not folder.is_dir():
+        return {}
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder)
+        if any(is_ignored(p) for p in rel.parts) or (path.is_dir() and not path.is_symlink()):
+            continue
+        why = refused_link(path, source)
+        if why is not None:
+            report.rejected.append((str(path), why))
+        elif path.is_file():
+            found[rel.as_posix()] = path
+    return found
+
+
+def _notebooks(path: Path, uploads: dict[str, Path], report: ImportReport) -> dict[str, bytes]:
+    """Task id -> notebook bytes for every good row of one JSONL file; bad rows rejected."""
+    rows = _rows(path)
+    kind = _kind(path, rows)
+    data_files = [f"{qwen.WORKDIR}/{rel}" for rel in uploads]
+    out = {}
+    for n, row in rows:
+        where = f"{path}:{n}"
+        try:
+            if isinstance(row, TaskError):
+                raise row
+            if kind == "ci":
+                _check_item(row, where, set(uploads))
+                meta = qwen.benchmark_meta(row, path.name, n)
+            else:
+                _check_fields(row, _GSM8K_FIELDS, where)
+                meta = qwen.gsm8k_meta(row, path.name, n)
+        except TaskError as err:
+            report.rejected.append((err.path, err.problem))
+            continue
+        task_id = f"{SPLIT}/{meta['family']}/{kind}_{n:04d}"
+        nb = qwen.notebook(meta, f"{path.stem} line {n}", data_files)
+        out[task_id] = (json.dumps(nb, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+    return out
+
+
+def _jsonl_files(source: Path) -> list[Path]:
+    if source.is_file():
+        return [source]
+    return sorted(p for p in source.glob("*.jsonl") if p.is_file() and not is_ignored(p.name))
+
+
+def import_qwen(source: Path, into: Path, served: TaskLibrary) -> ImportReport:
+    """Import the benchmark's JSONL file(s) and ``upload_file_clean/`` of ``source`` into ``into``."""
+    report = ImportReport()
+    folder = source.parent if source.is_file() else source
+    uploads = _uploads(folder / UPLOAD, folder, report)
+    files = _jsonl_files(source)
+    if not files:
+        raise TaskError(str(source), "no .jsonl file of Qwen's benchmark (eval_code_interpreter_v1.jsonl)")
+    notebooks: dict[str, bytes] = {}
+    for path in files:
+        if refused_link(path, folder) is not None:
+            report.rejected.append((str(path), "a symbolic link out of the import source: not imported"))
+            continue
+        for task_id, raw in _notebooks(path, uploads, report).items():
+            if task_id in notebooks:
+                report.rejected.append((str(path), f"task id {task_id!r} again (two files of the same kind)"))
+                continue
+            notebooks[task_id] = raw
+    for task_id, raw in notebooks.items():
+        _write_task(task_id, raw, into, served, report)
+    for rel, path in uploads.items():
+        report.data_files += _write_if_changed(path, into / DATASOURCES / qwen.WORKDIR / rel)
+    return report
+
+
+def _write_task(task_id: str, raw: bytes, into: Path, served: TaskLibrary, report: ImportReport) -> None:
+    dest = into / f"{task_id}.ipynb"
+    try:
+        parse_notebook(raw, dest, task_id, into / DATASOURCES)  # the schema validates what we wrote
+    except TaskError as err:
+        report.rejected.append((task_id, err.problem))
+        return
+    other = served.tasks.get(task_id)
+    if other is not None and not _inside(other.path, into):
+        report.rejected.append((task_id, f"task id {task_id!r} is already served from {other.path}"))
+        return
+    existed = dest.is_file()
+    if not _write_if_changed(raw, dest):
+        report.unchanged.append(task_id)
+    else:
+        (report.updated if existed else report.imported).append(task_id)
