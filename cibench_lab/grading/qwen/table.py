@@ -44,7 +44,7 @@ def render_text(scores: list[ModelScore]) -> str:
         _grid(["model", *EXEC_COLUMNS], exec_rows),
         "code_correctness",
         _grid(["model", *CORRECT_COLUMNS], acc_rows),
-        "items (executable/all, missing code; right/all, judged)",
+        "items (executable/all and missing code; right/all)",
         _grid(["model", *(f"exec {c}" for c in EXEC_COLUMNS), *CORRECT_COLUMNS], count_rows),
     ]
     return "\n".join(parts)
