@@ -142,3 +142,40 @@ def test_bad_files_name_the_file(tmp_path):
     assert files[0].skipped == 1
     with pytest.raises(ValueError, match="general_m_res.jsonl: line 1 has tags 'visualization'"):
         score_folder(tmp_path, "qwen", lambda item: ExecResult(True), lambda o, i: None)
+
+
+def test_a_live_judge_is_asked_the_originals_question(monkeypatch, tmp_path):
+    """The vision judge on the scripted OpenAI-compatible server: the prompt, the PNG, 300 tokens."""
+    import base64
+
+    from openai_server import ScriptedServer
+
+    from cibench_lab.cli.qwen import QWEN_JUDGE_TOKENS, AskedReplies
+    from cibench_lab.models.judge import VisionJudge
+
+    png = FIX / "outputs" / "qwenfix-a.png"
+    prompt = judge.judge_prompt("Plot it.", "en")
+    content = [
+        {"type": "text", "text": prompt},
+        {
+            "type": "image_url",
+            "image_url": {"url": "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode()},
+        },
+    ]
+    exchange = {"messages": [{"role": "user", "content": content}], "reply": "Not right.", "faults": []}
+    monkeypatch.setenv("QWEN_JUDGE_KEY", "sk-qwen-judge")
+    with ScriptedServer(
+        [exchange], model="vl", key="sk-qwen-judge", max_tokens=QWEN_JUDGE_TOKENS, temperature=0.0
+    ) as srv:
+        vlm = VisionJudge(model="vl", base_url=srv.base_url, api_key_env="QWEN_JUDGE_KEY")
+        vlm.max_tokens = QWEN_JUDGE_TOKENS
+        asked = AskedReplies(vlm)
+        out = outputs.OutputFile(tmp_path / "visualization_m_res.jsonl", "visualization", "m")
+        reply = asked(out, judge.VisItem(4, False, prompt, (str(png),)))
+    assert reply == "Not right." and judge.qwen_verdict(reply) and not judge.fair_verdict(reply)
+    asked.save(tmp_path / "replies.jsonl")
+    assert json.loads((tmp_path / "replies.jsonl").read_text()) == {
+        "file": out.path.name,
+        "line": 4,
+        "reply": reply,
+    }
