@@ -179,3 +179,12 @@ def test_a_live_judge_is_asked_the_originals_question(monkeypatch, tmp_path):
         "line": 4,
         "reply": reply,
     }
+
+
+def test_internlm_outputs_are_read_with_its_markers():
+    gen = (
+        "Thought: go\nAction: code_interpreter\nActionInput:```py\nz = 3\n```<eoa>\n<|System|>:Response: done"
+    )
+    assert react.markers_for("internlm-20b-chat") is react.INTERNLM
+    assert react.action_code(gen, react.markers_for("internlm-20b-chat")) == "# concat\nz = 3\n\n"
+    assert react.action_code(gen, react.markers_for("qwen-14b-chat")) == ""
