@@ -21,7 +21,7 @@ from ..store import default_url
 from ..store.errors import StoreError, first_line, shown, write_fault
 from ..tasks.errors import TaskError
 
-COMMANDS = ("tasks", "run", "report", "export", "db", "classroom")  # modules; classroom is `class`
+COMMANDS = ("tasks", "run", "report", "export", "db", "classroom", "qwen")  # modules; classroom is `class`
 
 
 def build_parser() -> argparse.ArgumentParser:

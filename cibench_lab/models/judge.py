@@ -82,6 +82,15 @@ class VisionJudge(Configurable):
         except ValueError as err:
             return Verdict(None, reply, failure(err))
 
+    async def reply(self, images: Sequence[str], prompt: str) -> str:
+        """The judge's raw reply to ``prompt`` with ``images`` (base64 PNGs); raises on failure.
+
+        For judges whose verdict is read from the words of the reply (the Qwen benchmark's)."""
+        content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
+        content += [{"type": "image_url", "image_url": {"url": _data_url(b64)}} for b64 in images]
+        done = await self._chat().complete([{"role": "user", "content": content}])
+        return redact(done.content or "")
+
     def _chat(self) -> Any:
         """One client per event loop (its connections belong to the loop that opened them)."""
         loop = asyncio.get_running_loop()
