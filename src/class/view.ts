@@ -8,7 +8,14 @@
 import { Widget } from '@lumino/widgets';
 
 import { IClassInfo } from '../api';
-import { button, h, refocus, focusedIn, replaceChildren } from '../panel/dom';
+import {
+  button,
+  focusedIn,
+  h,
+  keepingFocus,
+  refocus,
+  replaceChildren
+} from '../panel/dom';
 import type {
   ClassApi,
   IClassAttempt,
@@ -112,11 +119,16 @@ export class ClassView extends Widget {
         ? 'You teach no class.'
         : `Updated ${at}`;
     const focused = focusedIn(this.body, 'data-attempt');
+    keepingFocus(this.body, () => this.renderBody());
+    if (!this.drilled) {
+      refocus(this.body, 'data-attempt', focused); // the very cell, not its first look-alike
+    }
+  }
+
+  private renderBody(): void {
     if (this.record && this.drilled) {
-      replaceChildren(
-        this.body,
-        memberAttemptView(this.record, () => this.back())
-      );
+      const back = () => this.back();
+      replaceChildren(this.body, memberAttemptView(this.record, back));
     } else if (this.progress) {
       const table = classTable(this.progress, this.filters, a => this.open(a));
       replaceChildren(
@@ -125,7 +137,6 @@ export class ClassView extends Widget {
         passRateChart(this.progress, this.filters.task)
       );
     }
-    refocus(this.body, 'data-attempt', focused);
   }
 
   /** The class, task and status choices and Download CSV (rebuilt only when their options change). */
