@@ -1,7 +1,7 @@
 /**
  * cibench-lab: wires the CIBench panel, the attempt controller, the commands
  * and the cell executor (in place of JupyterLab's) into JupyterLab, and the
- * studies plugin into the panel.
+ * studies plugin into the panel, and the class view (src/class/).
  */
 import {
   ILabShell,
@@ -16,6 +16,7 @@ import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStateDB } from '@jupyterlab/statedb';
 
 import { CIBenchApi } from './api';
+import { classViewPlugin } from './class/plugin';
 import { addCommands, CommandIDs, shortcutLabel } from './commands';
 import { CIBenchModel } from './model';
 import { addNewTaskCommand } from './newtask';
@@ -118,4 +119,4 @@ function addPanel(
   return panel;
 }
 
-export default [executor, plugin, studiesPlugin];
+export default [executor, plugin, studiesPlugin, classViewPlugin];

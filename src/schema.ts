@@ -381,6 +381,57 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/cibench-lab/api/classes/{class_name}/progress': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The class view: the members' attempts with progress and kept scores, per-step pass rates */
+    get: operations['get_classes_class_name_progress'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/classes/{class_name}/csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The class view's table as CSV (one line per attempt) */
+    get: operations['get_classes_class_name_csv'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/classes/{class_name}/attempts/{attempt_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A class member's attempt: each step's turns with code, outputs, grades, note and times */
+    get: operations['get_classes_class_name_attempts_attempt_id'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/cibench-lab/api/studies': {
     parameters: {
       query?: never;
@@ -654,10 +705,49 @@ export type components = {
       /** @description that turn (0-based within the step) */
       turn: number | null;
     };
+    /** @description One member's attempt: a cell of the participants x tasks table. */
+    ClassAttempt: {
+      participant: string;
+      task_id: string;
+      title: string;
+      attempt_id: string;
+      status: components['schemas']['AttemptStatus'];
+      /** @description the step open (0-based; the last one once the attempt ended) */
+      current_step: number;
+      n_steps: number;
+      /** @description the current step's working time so far */
+      step_seconds: number | null;
+      /** @description settled steps whose kept grade passed */
+      passed: number;
+      /** @description the kept score: passed steps of all, x100 */
+      score: number;
+      created_at: string;
+    };
+    /** @description The class table as CSV (one line per attempt, a header line first; ``step`` as ``3/4``). */
+    ClassCSV: {
+      filename: string;
+      csv: string;
+    };
     /** @description A class the caller teaches and its members (the server's setting and the hub group's). */
     ClassInfo: {
       name: string;
       members: string[];
+    };
+    /**
+     * @description The class's members, every task one of them attempted, their attempts (newest first) and
+     *     the per-step pass rates.
+     */
+    ClassProgress: {
+      name: string;
+      members: string[];
+      profile: string;
+      tasks: components['schemas']['ClassTask'][];
+      attempts: components['schemas']['ClassAttempt'][];
+      pass_rates: components['schemas']['StepPassRate'][];
+    };
+    ClassTask: {
+      task_id: string;
+      title: string;
     };
     Comparability: {
       mismatches: components['schemas']['MismatchRow'][];
@@ -824,6 +914,52 @@ export type components = {
       roles: components['schemas']['Role'][];
       /** @description the classes the user belongs to (an instructor teaches them) */
       classes: string[];
+    };
+    /**
+     * @description A class member's attempt for their instructor: each opened step's turns (code, outputs,
+     *     grades), note and times. No reference material.
+     */
+    MemberAttempt: {
+      id: string;
+      participant: string;
+      task_id: string;
+      title: string;
+      status: components['schemas']['AttemptStatus'];
+      mode: string;
+      player: string;
+      current_step: number;
+      n_steps: number;
+      created_at: string;
+      finished_at: string | null;
+      steps: components['schemas']['MemberStep'][];
+    };
+    MemberStep: {
+      index: number;
+      kind: components['schemas']['StepKind'];
+      instruction: string;
+      outcome: string | null;
+      opened_at: string;
+      settled_at: string | null;
+      working_seconds: number;
+      /** @description the kept grade (settled steps) */
+      grade: components['schemas']['Grade'] | null;
+      passed: boolean;
+      note: string | null;
+      turns: components['schemas']['MemberTurn'][];
+    };
+    MemberTurn: {
+      /** @description 0-based within the step */
+      turn: number;
+      code: string;
+      /** @description the outputs the kernel published, as text */
+      output: string;
+      /** @description the turn's first figure (base64 PNG) */
+      image: string | null;
+      error: boolean;
+      /** @description the step's grade as of this turn */
+      grade: components['schemas']['Grade'] | null;
+      started_at: string;
+      finished_at: string;
     };
     MismatchRow: {
       run: string;
@@ -1147,6 +1283,16 @@ export type components = {
     };
     /** @enum {string} */
     StepKind: 'exec' | 'num' | 'text' | 'vis' | 'general';
+    /** @description Where the class is stuck: of a task's attempts, how many reached a step and how many passed it. */
+    StepPassRate: {
+      task_id: string;
+      /** @description 0-based */
+      step: number;
+      /** @description attempts that opened the step */
+      reached: number;
+      /** @description of those, attempts whose kept grade passed it */
+      passed: number;
+    };
     StepRequest: {
       /** @description 0-based step index */
       step: number;
@@ -2206,6 +2352,104 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ClassInfo'][];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_classes_class_name_progress: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a class name */
+        class_name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The class view: the members' attempts with progress and kept scores, per-step pass rates */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClassProgress'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_classes_class_name_csv: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a class name */
+        class_name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The class view's table as CSV (one line per attempt) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClassCSV'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_classes_class_name_attempts_attempt_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a class name */
+        class_name: string;
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A class member's attempt: each step's turns with code, outputs, grades, note and times */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MemberAttempt'];
         };
       };
       /** @description an error */

@@ -30,7 +30,12 @@ def cibench_routes(serverapp) -> list[tuple[str, type]]:
 
 
 #: A value for each path parameter of the OpenAPI document that its route's pattern matches.
-EXAMPLES = {"attempt_id": "0" * 32, "task_id": "cibench_template/pandas/leak_probe", "study_id": "pilot"}
+EXAMPLES = {
+    "attempt_id": "0" * 32,
+    "task_id": "cibench_template/pandas/leak_probe",
+    "study_id": "pilot",
+    "class_name": "stats",
+}
 
 
 def concrete(path: str) -> str:

@@ -354,6 +354,7 @@ PARAMS = {
     "attempt_id": (r"[0-9a-f]{32}", "an attempt id (32 hex digits)"),
     "task_id": (r".+", "a task id, <split>/<lib>/<stem>"),
     "study_id": (r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}", "a study id"),
+    "class_name": (r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}", "a class name"),
 }
 
 

@@ -7,8 +7,8 @@ before they are sent (a view that drifts from its model is a logged 500); the
 view itself is what is written, so the models never change a field's value.
 The OpenAPI document (:mod:`..openapi`) and the browser's types are built from here.
 One module per domain: task, settings, player, attempt, turn, grade, record (the participant
-record), newtask, compare (people beside models), role; ``common`` holds the
-literal types, field kinds and model bases they share.  Import them from this package.
+record), newtask, compare (people beside models), role, classview (an instructor's class view);
+``common`` holds the literal types, field kinds and model bases they share.  Import them from this package.
 """
 
 from __future__ import annotations
@@ -24,6 +24,16 @@ from .attempt import (
     ShownReference,
     StartAttempt,
     StepView,
+)
+from .classview import (
+    ClassAttempt,
+    ClassCSV,
+    ClassProgress,
+    ClassTask,
+    MemberAttempt,
+    MemberStep,
+    MemberTurn,
+    StepPassRate,
 )
 from .common import (
     Action,
@@ -80,6 +90,14 @@ from .turn import (
 )
 
 __all__ = [
+    "ClassAttempt",
+    "ClassCSV",
+    "ClassProgress",
+    "ClassTask",
+    "MemberAttempt",
+    "MemberStep",
+    "MemberTurn",
+    "StepPassRate",
     "Action",
     "Activity",
     "ActivityReport",

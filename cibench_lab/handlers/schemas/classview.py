@@ -1,0 +1,101 @@
+"""The class view: a class's progress table and pass rates, its CSV, one member's attempt record
+(instructors of the class only; ``engine/classview.py``)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from .common import AttemptStatus, Closed, StepKind
+from .grade import Grade
+
+
+class ClassAttempt(Closed):
+    """One member's attempt: a cell of the participants x tasks table."""
+
+    participant: str
+    task_id: str
+    title: str
+    attempt_id: str
+    status: AttemptStatus
+    current_step: int = Field(description="the step open (0-based; the last one once the attempt ended)")
+    n_steps: int
+    step_seconds: float | None = Field(description="the current step's working time so far")
+    passed: int = Field(description="settled steps whose kept grade passed")
+    score: float = Field(description="the kept score: passed steps of all, x100")
+    created_at: str
+
+
+class ClassTask(Closed):
+    task_id: str
+    title: str
+
+
+class StepPassRate(Closed):
+    """Where the class is stuck: of a task's attempts, how many reached a step and how many passed it."""
+
+    task_id: str
+    step: int = Field(description="0-based")
+    reached: int = Field(description="attempts that opened the step")
+    passed: int = Field(description="of those, attempts whose kept grade passed it")
+
+
+class ClassProgress(Closed):
+    """The class's members, every task one of them attempted, their attempts (newest first) and
+    the per-step pass rates."""
+
+    name: str
+    members: list[str]
+    profile: str
+    tasks: list[ClassTask]
+    attempts: list[ClassAttempt]
+    pass_rates: list[StepPassRate]
+
+
+class ClassCSV(Closed):
+    """The class table as CSV (one line per attempt, a header line first; ``step`` as ``3/4``)."""
+
+    filename: str
+    csv: str
+
+
+class MemberTurn(Closed):
+    turn: int = Field(description="0-based within the step")
+    code: str
+    output: str = Field(description="the outputs the kernel published, as text")
+    image: str | None = Field(description="the turn's first figure (base64 PNG)")
+    error: bool
+    grade: Grade | None = Field(description="the step's grade as of this turn")
+    started_at: str
+    finished_at: str
+
+
+class MemberStep(Closed):
+    index: int
+    kind: StepKind
+    instruction: str
+    outcome: str | None
+    opened_at: str
+    settled_at: str | None
+    working_seconds: float
+    grade: Grade | None = Field(description="the kept grade (settled steps)")
+    passed: bool
+    note: str | None
+    turns: list[MemberTurn]
+
+
+class MemberAttempt(Closed):
+    """A class member's attempt for their instructor: each opened step's turns (code, outputs,
+    grades), note and times. No reference material."""
+
+    id: str
+    participant: str
+    task_id: str
+    title: str
+    status: AttemptStatus
+    mode: str
+    player: str
+    current_step: int
+    n_steps: int
+    created_at: str
+    finished_at: str | None
+    steps: list[MemberStep]

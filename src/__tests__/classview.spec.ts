@@ -1,0 +1,148 @@
+import type {
+  IClassAttempt,
+  IClassProgress,
+  IMemberAttempt
+} from '../class/api';
+import { memberAttemptView } from '../class/attempt';
+import { passRateChart, rateText } from '../class/chart';
+import { cellText, classTable, latestCells } from '../class/table';
+
+const TASK = 'cibench_template/pandas/leak_probe';
+
+function attempt(over: Partial<IClassAttempt> = {}): IClassAttempt {
+  return {
+    participant: 'ada',
+    task_id: TASK,
+    title: 'Leak probe',
+    attempt_id: 'a'.repeat(32),
+    status: 'open',
+    current_step: 2,
+    n_steps: 4,
+    step_seconds: 65,
+    passed: 2,
+    score: 50,
+    created_at: '2026-01-01T10:00:00Z',
+    ...over
+  };
+}
+
+function progress(attempts: IClassAttempt[]): IClassProgress {
+  return {
+    name: 'demo',
+    members: ['ada', 'bob'],
+    profile: 'cibench',
+    tasks: [{ task_id: TASK, title: 'Leak probe' }],
+    attempts,
+    pass_rates: [
+      { task_id: TASK, step: 0, reached: 2, passed: 2 },
+      { task_id: TASK, step: 1, reached: 2, passed: 1 }
+    ]
+  };
+}
+
+describe('the class table', () => {
+  it('keeps the newest attempt of each member and task and counts the others', () => {
+    const newest = attempt();
+    const older = attempt({ attempt_id: 'b'.repeat(32), status: 'quit' });
+    const cells = latestCells(progress([newest, older]));
+    expect(cells.get(`ada\t${TASK}`)).toEqual({ attempt: newest, count: 2 });
+    expect(cells.has(`bob\t${TASK}`)).toBe(false);
+  });
+
+  it('says where an attempt stands', () => {
+    expect(cellText(attempt())).toBe('step 3 of 4 · 1m 05s · score 50.0');
+    expect(cellText(attempt({ status: 'done', score: 75 }))).toBe(
+      'done (4 steps) · – · score 75.0'
+    );
+    expect(cellText(undefined)).toBe('not started');
+  });
+
+  it('filters members by the status of their cells and opens a cell on click', () => {
+    const opened: string[] = [];
+    const data = progress([attempt()]);
+    const all = classTable(data, { task: null, status: null }, a =>
+      opened.push(a.attempt_id)
+    );
+    expect(all.querySelectorAll('tbody tr')).toHaveLength(2);
+    all.querySelector<HTMLButtonElement>('button[data-attempt]')!.click();
+    expect(opened).toEqual(['a'.repeat(32)]);
+    const idle = classTable(data, { task: null, status: 'none' }, () => {});
+    expect(
+      Array.from(idle.querySelectorAll('tbody tr')).map(r =>
+        r.getAttribute('data-member')
+      )
+    ).toEqual(['bob']);
+  });
+});
+
+describe('the pass-rate chart', () => {
+  it('draws a bar per step and says each rate in words', () => {
+    const chart = passRateChart(progress([attempt()]), null);
+    const bars = chart.querySelectorAll('rect.jp-CIBench-chartBar');
+    expect(bars).toHaveLength(2);
+    expect(Number(bars[1].getAttribute('width'))).toBe(100); // half of 200
+    expect(chart.querySelector('.jp-CIBench-srOnly')!.textContent).toBe(
+      'Leak probe: step 1: 2 of 2 passed (100%); step 2: 1 of 2 passed (50%)'
+    );
+    expect(rateText({ task_id: TASK, step: 0, reached: 0, passed: 0 })).toBe(
+      'step 1: 0 of 0 passed (0%)'
+    );
+  });
+});
+
+describe("a member's attempt", () => {
+  it('shows each turn with its code and output', () => {
+    const record: IMemberAttempt = {
+      id: 'a'.repeat(32),
+      participant: 'ada',
+      task_id: TASK,
+      title: 'Leak probe',
+      status: 'open',
+      mode: 'e2e',
+      player: 'human',
+      current_step: 0,
+      n_steps: 4,
+      created_at: '2026-01-01T10:00:00Z',
+      finished_at: null,
+      steps: [
+        {
+          index: 0,
+          kind: 'exec',
+          instruction: 'Make a variable.',
+          outcome: null,
+          opened_at: '2026-01-01T10:00:00Z',
+          settled_at: null,
+          working_seconds: 3,
+          grade: null,
+          passed: false,
+          note: 'hmm',
+          turns: [
+            {
+              turn: 0,
+              code: 'x = 1',
+              output: 'done\n',
+              image: null,
+              error: false,
+              grade: null,
+              started_at: '2026-01-01T10:00:01Z',
+              finished_at: '2026-01-01T10:00:02Z'
+            }
+          ]
+        }
+      ]
+    };
+    let back = 0;
+    const node = memberAttemptView(record, () => (back += 1));
+    expect(node.querySelector('.jp-CIBench-memberCode')!.textContent).toBe(
+      'x = 1'
+    );
+    expect(node.querySelector('.jp-CIBench-memberOutput')!.textContent).toBe(
+      'done\n'
+    );
+    expect(node.querySelector('.jp-CIBench-memberNote')!.textContent).toBe(
+      'note: hmm'
+    );
+    node.querySelector<HTMLButtonElement>('.jp-CIBench-classBack')!.click();
+    expect(back).toBe(1);
+  });
+});

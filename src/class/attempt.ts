@@ -1,0 +1,112 @@
+/**
+ * A member's attempt, drilled down from the class table: each opened step's
+ * instruction, outcome, kept grade, working time and note, and its turns with
+ * their code, the outputs the kernel published, the grade as of each turn and
+ * when it ran. No reference material (the server sends none).
+ */
+import { h } from '../panel/dom';
+import { DASH, formatSeconds, keptGradeText } from '../panel/words';
+import type { IMemberAttempt, IMemberStep, IMemberTurn } from './api';
+
+/** The attempt's record, with a button back to the table. */
+export function memberAttemptView(
+  record: IMemberAttempt,
+  back: () => void
+): HTMLElement {
+  const title = `${record.participant}: ${record.title}`;
+  return h(
+    'section',
+    {
+      className: 'jp-CIBench-memberAttempt',
+      attrs: { 'aria-label': title, 'data-attempt': record.id }
+    },
+    h('button', {
+      className: 'jp-CIBench-button jp-CIBench-classBack',
+      text: 'Back to the class',
+      attrs: { type: 'button' },
+      onClick: back
+    }),
+    h('h3', { text: title }),
+    h('p', {
+      text: `${record.status} · step ${record.current_step + 1} of ${record.n_steps} · ${record.mode}, ${record.player} · started ${when(record.created_at)}`
+    }),
+    ...record.steps.map(stepView)
+  );
+}
+
+function stepView(step: IMemberStep): HTMLElement {
+  const outcome = step.settled_at ? (step.outcome ?? 'settled') : 'open';
+  return h(
+    'section',
+    {
+      className: 'jp-CIBench-memberStep',
+      attrs: { 'data-step': String(step.index) }
+    },
+    h('h4', { text: `Step ${step.index + 1} (${step.kind}): ${outcome}` }),
+    h('p', {
+      className: 'jp-CIBench-memberInstruction',
+      text: step.instruction
+    }),
+    h('p', {
+      className: 'jp-CIBench-memberGrade',
+      text: `kept grade: ${step.settled_at ? keptGradeText(step.grade) : DASH} · working time ${formatSeconds(step.working_seconds)} · opened ${when(step.opened_at)}${step.settled_at ? ` · settled ${when(step.settled_at)}` : ''}`
+    }),
+    step.note
+      ? h('p', {
+          className: 'jp-CIBench-memberNote',
+          text: `note: ${step.note}`
+        })
+      : null,
+    step.turns.length
+      ? h(
+          'ol',
+          {
+            className: 'jp-CIBench-memberTurns',
+            attrs: { 'aria-label': `Step ${step.index + 1}'s turns` }
+          },
+          ...step.turns.map(turnView)
+        )
+      : h('p', { text: 'No turn yet.' })
+  );
+}
+
+function turnView(turn: IMemberTurn): HTMLElement {
+  return h(
+    'li',
+    {
+      className: 'jp-CIBench-memberTurn',
+      attrs: { 'data-turn': String(turn.turn) }
+    },
+    h('div', {
+      className: 'jp-CIBench-memberTurnHead',
+      text: `turn ${turn.turn + 1} · ${turn.grade ? keptGradeText(turn.grade) : DASH}${turn.error ? ' · error' : ''} · ran ${when(turn.started_at)}`
+    }),
+    h(
+      'pre',
+      { className: 'jp-CIBench-memberCode', attrs: { 'aria-label': 'code' } },
+      h('code', { text: turn.code })
+    ),
+    turn.output
+      ? h('pre', {
+          className: 'jp-CIBench-memberOutput',
+          text: turn.output,
+          attrs: { 'aria-label': 'output' }
+        })
+      : null,
+    turn.image
+      ? h('img', {
+          className: 'jp-CIBench-memberImage',
+          attrs: {
+            src: `data:image/png;base64,${turn.image}`,
+            alt: `turn ${turn.turn + 1}'s figure`
+          }
+        })
+      : null
+  );
+}
+
+/** A stored time (ISO, UTC) in the browser's local time. */
+function when(iso: string): string {
+  const at = new Date(iso);
+  return isNaN(at.getTime()) ? iso : at.toLocaleTimeString();
+}

@@ -1,0 +1,129 @@
+/**
+ * The class's pass rate per step (where the class is stuck): plain SVG bars in
+ * JupyterLab's colours, one group per task, each bar labelled with its counts;
+ * the same figures as a visually hidden list for screen readers.
+ */
+import { h } from '../panel/dom';
+import type { IClassProgress, IStepPassRate } from './api';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const BAR = 14; // px per bar
+const LEFT = 70; // the step labels' width
+const WIDTH = 200; // 100% of a bar
+const GAP = 18; // a task's title above its bars
+
+function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: { [name: string]: string | number },
+  text?: string
+): SVGElementTagNameMap[K] {
+  const el = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    el.setAttribute(name, String(value));
+  }
+  if (text !== undefined) {
+    el.textContent = text;
+  }
+  return el;
+}
+
+/** A step's rate in words: "step 2: 1 of 2 passed (50%)". */
+export function rateText(rate: IStepPassRate): string {
+  const pct = rate.reached ? Math.round((100 * rate.passed) / rate.reached) : 0;
+  return `step ${rate.step + 1}: ${rate.passed} of ${rate.reached} passed (${pct}%)`;
+}
+
+/** The chart and its text twin, for the task `task` (all when null). */
+export function passRateChart(
+  progress: IClassProgress,
+  task: string | null
+): HTMLElement {
+  const rates = progress.pass_rates.filter(
+    r => task === null || r.task_id === task
+  );
+  const titles = new Map(progress.tasks.map(t => [t.task_id, t.title]));
+  const groups = new Map<string, IStepPassRate[]>();
+  for (const rate of rates) {
+    groups.set(rate.task_id, [...(groups.get(rate.task_id) ?? []), rate]);
+  }
+  const list = h('ul', { className: 'jp-CIBench-srOnly' });
+  for (const [taskId, group] of groups) {
+    const title = titles.get(taskId) ?? taskId;
+    list.appendChild(
+      h('li', { text: `${title}: ${group.map(rateText).join('; ')}` })
+    );
+  }
+  return h(
+    'figure',
+    {
+      className: 'jp-CIBench-passRates',
+      attrs: { 'aria-label': 'Pass rate per step' }
+    },
+    h('figcaption', { text: 'Pass rate per step' }),
+    rates.length
+      ? bars(groups, titles)
+      : h('p', { text: 'No step reached yet.' }),
+    list
+  );
+}
+
+/** One group of bars per task, under its title. */
+function bars(
+  groups: Map<string, IStepPassRate[]>,
+  titles: Map<string, string>
+): SVGSVGElement {
+  const height = Array.from(groups.values()).reduce(
+    (n, g) => n + GAP + g.length * BAR,
+    0
+  );
+  const root = svg('svg', {
+    class: 'jp-CIBench-passChart',
+    viewBox: `0 0 ${LEFT + WIDTH + 120} ${Math.max(height, BAR)}`,
+    role: 'img',
+    'aria-label': 'Pass rate per step of each task (the text list follows)'
+  });
+  let y = 0;
+  for (const [taskId, group] of groups) {
+    const title = titles.get(taskId) ?? taskId;
+    root.appendChild(
+      svg('text', { x: 0, y: y + 12, class: 'jp-CIBench-chartTask' }, title)
+    );
+    y += GAP;
+    for (const rate of group) {
+      root.append(...bar(rate, y));
+      y += BAR;
+    }
+  }
+  return root;
+}
+
+function bar(rate: IStepPassRate, y: number): SVGElement[] {
+  const share = rate.reached ? rate.passed / rate.reached : 0;
+  const back = svg('rect', {
+    x: LEFT,
+    y: y + 1,
+    width: WIDTH,
+    height: BAR - 3,
+    class: 'jp-CIBench-chartTrack'
+  });
+  const front = svg('rect', {
+    x: LEFT,
+    y: y + 1,
+    width: share * WIDTH,
+    height: BAR - 3,
+    class: 'jp-CIBench-chartBar',
+    'data-step': rate.step
+  });
+  front.appendChild(svg('title', {}, rateText(rate)));
+  const label = svg(
+    'text',
+    { x: 0, y: y + BAR - 3, class: 'jp-CIBench-chartLabel' },
+    `step ${rate.step + 1}`
+  );
+  const value = svg(
+    'text',
+    { x: LEFT + WIDTH + 6, y: y + BAR - 3, class: 'jp-CIBench-chartLabel' },
+    `${rate.passed}/${rate.reached}`
+  );
+  return [label, back, front, value];
+}

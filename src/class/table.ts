@@ -1,0 +1,125 @@
+/**
+ * The class table: participants × tasks, each cell the member's latest
+ * attempt of the task (step n of m, the current step's time, the kept score),
+ * filtered by task and status; a cell is a button that opens the attempt.
+ */
+import { h } from '../panel/dom';
+import { DASH, formatSeconds } from '../panel/words';
+import type { IClassAttempt, IClassProgress } from './api';
+
+/** What the table shows: a task (all: null) and a status (all: null). */
+export interface IFilters {
+  task: string | null;
+  status: string | null;
+}
+
+/** The statuses a cell can have: an attempt's, or `none` (not started). */
+export const STATUSES = ['open', 'done', 'quit', 'none'];
+
+/** Each member's latest attempt of each task, keyed `member\ttask`, with how many they made. */
+export function latestCells(
+  progress: IClassProgress
+): Map<string, { attempt: IClassAttempt; count: number }> {
+  const cells = new Map<string, { attempt: IClassAttempt; count: number }>();
+  for (const attempt of progress.attempts) {
+    const key = `${attempt.participant}\t${attempt.task_id}`;
+    const cell = cells.get(key);
+    if (cell) {
+      cell.count += 1; // attempts come newest first: the first one stays
+    } else {
+      cells.set(key, { attempt, count: 1 });
+    }
+  }
+  return cells;
+}
+
+/** A cell in words: "step 3 of 4 · 1m 05s · 50.0", "not started". */
+export function cellText(attempt: IClassAttempt | undefined): string {
+  if (!attempt) {
+    return 'not started';
+  }
+  const where =
+    attempt.status === 'open'
+      ? `step ${attempt.current_step + 1} of ${attempt.n_steps}`
+      : `${attempt.status} (${attempt.n_steps} steps)`;
+  const time =
+    attempt.status === 'open' ? formatSeconds(attempt.step_seconds) : DASH;
+  return `${where} · ${time} · score ${attempt.score.toFixed(1)}`;
+}
+
+/** The table, `open(attempt)` on a cell's click or Enter. */
+export function classTable(
+  progress: IClassProgress,
+  filters: IFilters,
+  open: (attempt: IClassAttempt) => void
+): HTMLTableElement {
+  const cells = latestCells(progress);
+  const tasks = progress.tasks.filter(
+    t => filters.task === null || t.task_id === filters.task
+  );
+  const head = h(
+    'tr',
+    {},
+    h('th', { text: 'Participant', attrs: { scope: 'col' } }),
+    ...tasks.map(t =>
+      h('th', { text: t.title, attrs: { scope: 'col', title: t.task_id } })
+    )
+  );
+  const rows = progress.members
+    .map(member => {
+      const shown = tasks.map(t => cells.get(`${member}\t${t.task_id}`));
+      const keep = shown.some(
+        c =>
+          filters.status === null ||
+          (c?.attempt.status ?? 'none') === filters.status
+      );
+      return keep ? memberRow(member, shown, open) : null;
+    })
+    .filter((row): row is HTMLTableRowElement => row !== null);
+  return h(
+    'table',
+    {
+      className: 'jp-CIBench-classTable',
+      attrs: { 'aria-label': `Class ${progress.name}` }
+    },
+    h('thead', {}, head),
+    h('tbody', {}, ...rows)
+  );
+}
+
+function memberRow(
+  member: string,
+  shown: ({ attempt: IClassAttempt; count: number } | undefined)[],
+  open: (attempt: IClassAttempt) => void
+): HTMLTableRowElement {
+  return h(
+    'tr',
+    { attrs: { 'data-member': member } },
+    h('th', { text: member, attrs: { scope: 'row' } }),
+    ...shown.map(cell => h('td', {}, cellButton(cell, open)))
+  );
+}
+
+function cellButton(
+  cell: { attempt: IClassAttempt; count: number } | undefined,
+  open: (attempt: IClassAttempt) => void
+): HTMLElement {
+  if (!cell) {
+    return h('span', {
+      className: 'jp-CIBench-classCell',
+      text: cellText(undefined)
+    });
+  }
+  const { attempt, count } = cell;
+  const more = count > 1 ? ` (latest of ${count})` : '';
+  return h('button', {
+    className: `jp-CIBench-classCell jp-CIBench-classCell-${attempt.status}`,
+    text: cellText(attempt) + more,
+    attrs: {
+      type: 'button',
+      'data-attempt': attempt.attempt_id,
+      'aria-label': `${attempt.participant}, ${attempt.title}: ${cellText(attempt)}${more}. Open the attempt`
+    },
+    onClick: () => open(attempt)
+  });
+}
