@@ -234,6 +234,11 @@ describe('the results view', () => {
     await new Promise(resolve => setTimeout(resolve, 0));
     expect(asked).toEqual([['pilot', ['model'], 'fair', false]]);
     expect(view.node.querySelectorAll('table')).toHaveLength(2);
+    const scatter = view.node.querySelector('svg.jp-CIBench-compareScatter')!;
+    expect(scatter.querySelectorAll('circle')).toHaveLength(1); // the one step
+    expect(scatter.getAttribute('aria-labelledby')).toBe(
+      'jp-CIBench-scatter-pilot-title jp-CIBench-scatter-pilot-desc'
+    );
     expect(
       view.node.querySelector('.jp-CIBench-compareNotes')!.textContent
     ).toContain('who settles a step differs');
