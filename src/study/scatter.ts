@@ -91,7 +91,7 @@ export function timeScatter(report: IComparison, id: string): SVGSVGElement {
     el('desc', { id: `${id}-desc` }, describe(report, points))
   );
   const xs = points.map(p => p.difficulty);
-  const ys = points.flatMap(p => [p.q1, p.q3, 0]);
+  const ys = [0, ...points.map(p => p.q3), ...points.map(p => p.q1)];
   const x = scale(Math.min(...xs, 0), Math.max(...xs, 0), WIDTH);
   const y = scale(0, Math.max(...ys, 1), HEIGHT);
   const at = (d: number, s: number) => ({
