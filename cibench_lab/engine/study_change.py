@@ -24,14 +24,13 @@ _SHOWN = 60  # characters of a value in the message
 
 def changed_field(recorded: dict[str, Any], study: StudyDef) -> str | None:
     """The first field (``draw.n``, ``tasks[1].task``) where ``study`` differs from the recorded
-    definition, or None. A field an older version did not record reads as its default."""
+    definition, or None. A field the recorded definition does not hold (an older version's) is not
+    compared."""
     now = study.record()
     for key, value in now.items():
-        if key in FREE:
+        if key in FREE or key not in recorded:
             continue
-        field = StudyDef.model_fields.get(key)
-        old = recorded.get(key, field.default if field is not None else None)
-        where = _first_difference(key, old, value)
+        where = _first_difference(key, recorded[key], value)
         if where is not None:
             return where
     return None
