@@ -34,7 +34,8 @@ export type ChangeKind =
   | 'autoplay'
   | 'pending'
   | 'notebooks'
-  | 'me';
+  | 'me'
+  | 'study';
 
 /** Which of the panel's views shows (`study`: a study's, src/study/view.ts). */
 export type ViewKind = 'tasks' | 'attempt' | 'study' | 'results';
@@ -192,6 +193,17 @@ export class CIBenchModel {
     }
   }
 
+  /** The study the study view shows, by id (the studies plugin sets it; a reload restores it). */
+  get study(): string | null {
+    return this._study;
+  }
+  set study(id: string | null) {
+    if (id !== this._study) {
+      this._study = id;
+      this._changed.emit('study');
+    }
+  }
+
   get busy(): boolean {
     return this._busy > 0;
   }
@@ -326,6 +338,7 @@ export class CIBenchModel {
 
   private _changed = new Signal<this, ChangeKind>(this);
   private _me: IMe | null = null;
+  private _study: string | null = null;
   private _tasks: ITaskSummary[] = [];
   private _filter = '';
   private _facets: ITaskFacets = { ...NO_FACETS };

@@ -900,7 +900,10 @@ export type components = {
       | 'sklearn'
       | 'tensorflow';
     LibraryRow: {
+      /** @description the library's name (`pandas`); `split/lib` where two splits hold a library of that name */
       lib: string;
+      /** @description the split of the library's tasks */
+      split: string;
       steps: number;
       humans: components['schemas']['HumanFigures'];
       runs: {
@@ -1299,6 +1302,7 @@ export type components = {
     };
     StepRow: {
       task: string;
+      /** @description the task's library as the library rows name it */
       lib: string;
       /** @description 0-based step index */
       step: number;

@@ -227,8 +227,8 @@ def test_task_and_library_rates(played, capsys):
     assert tasks[A]["runs"]["model"]["rate"] == pytest.approx(66.67)
     assert tasks[B]["runs"]["model"]["rate"] == 0
     libs = {row["lib"]: row for row in rep["libraries"]}
-    assert libs["cibench_template/pandas"]["humans"]["rate"] == 50.0
-    assert libs["cibench_template/nltk"]["runs"]["model"] == {
+    assert libs["pandas"]["humans"]["rate"] == 50.0
+    assert libs["nltk"]["runs"]["model"] == {
         "tasks": 1, "steps": 2, "passed": 0, "rate": 0.0, "score": 0.0,
     }  # fmt: skip
 
@@ -288,7 +288,7 @@ def test_a_mismatch_is_refused_or_marked(played, capsys, tmp_path):
     assert (m["run"], m["task"], m["field"], m["humans"], m["model"]) == ("model", A, "turns", [None, 3], 3)
     assert all(row["mismatch"] == (["model: turn limit"] if row["task"] == A else []) for row in rep["steps"])
     libs = {row["lib"]: row["mismatch"] for row in rep["libraries"]}
-    assert libs == {"cibench_template/pandas": ["model: turn limit"], "cibench_template/nltk": []}
+    assert libs == {"pandas": ["model: turn limit"], "nltk": []}
     rows = list(csv.DictReader(io.StringIO(report(db, capsys, "--allow-mismatch", "--format", "csv")[1])))
     assert {r["mismatch"] for r in rows if r["task"] == A} == {"model: turn limit"}
     rc, text, _ = report(db, capsys, "--allow-mismatch")

@@ -25,6 +25,7 @@ from ..engine.sandbox import SandboxSetting, configure, prepare
 from ..engine.settings import PlaySettings
 from ..engine.studies import Studies
 from ..engine.study import StudyDef, StudyError, check_server, load_studies
+from ..engine.study_change import check_recorded
 from ..engine.workspace import check_writable, unwritable
 from ..grading.pool import Grader
 from ..grading.profile import PROFILES
@@ -89,6 +90,7 @@ class CIBenchLabApp(CIBenchLabTraits):
         root = Path(self._server.root_dir).resolve()
         self._check_attempts_dir(root)
         store = self._open_store()
+        self._check_enrolled(store, defs)
         attempts = Attempts(store, library, self.profile)
         participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
         config = self._lab_config(root, participant)
@@ -156,6 +158,16 @@ class CIBenchLabApp(CIBenchLabTraits):
             self.log.critical("cibench-lab: %s", err)
             raise SystemExit(1) from None
         return studies
+
+    def _check_enrolled(self, store: Store, studies: dict[str, StudyDef]) -> None:
+        """A study with enrolled participants is as they enrolled in it, or the server exits saying
+        which file and field changed."""
+        try:
+            check_recorded(store, studies)
+        except StudyError as err:
+            store.dispose()
+            self.log.critical("cibench-lab: %s", err)
+            raise SystemExit(1) from None
 
     def _check_cull(self, config: LabConfig) -> None:
         """Idle kernels are culled after the working clock pauses, or the server exits saying so."""

@@ -8,7 +8,6 @@ Synchronous (database); the server calls these on its engine thread.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,9 +23,8 @@ from .attempt import participant_id
 from .errors import Conflict
 from .plan import make_plan, new_seed
 from .study import StudyDef
+from .study_change import refusal
 from .worktime import attempt_working_seconds
-
-log = logging.getLogger(__name__)
 
 
 def iso(at) -> str | None:
@@ -35,14 +33,14 @@ def iso(at) -> str | None:
 
 def record_study(store: Store, study: StudyDef) -> None:
     """The study's row, inserted when new (insert-or-get: processes sharing the database may
-    enrol its first participants at once); a definition changed since is logged, not recorded."""
+    enrol its first participants at once); a definition changed since is refused (Conflict:
+    :mod:`.study_change`), the recorded one stays."""
     with store.session() as s:
         row = s.get(Study, study.id)
         if row is not None:
-            if row.config != study.record():
-                log.warning(
-                    "cibench-lab: study %r changed since it was first recorded (kept as first)", row.id
-                )
+            problem = refusal(row.config or {}, study)
+            if problem:
+                raise Conflict(problem)
             return
     try:
         with store.session() as s:

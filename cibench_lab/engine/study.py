@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from ..models.config import ConfigError, read_document
 from ..tasks.library import TaskLibrary
@@ -106,6 +106,7 @@ class StudyDef(_Strict):
     proctored: bool = False
     idle_threshold: Annotated[int, Field(ge=1)] = 300
     participant_code: bool = False
+    _source: str = PrivateAttr(default="")
 
     @model_validator(mode="after")
     def _plan(self) -> StudyDef:
@@ -124,6 +125,11 @@ class StudyDef(_Strict):
                 if mode != "e2e":
                     raise ValueError(f"{where}: model-parity plays end-to-end (e2e) only")
         return self
+
+    @property
+    def source(self) -> str:
+        """Where the study is defined: its file, or ``CIBenchLabApp.studies[ID]``."""
+        return self._source or f"study {self.id!r}"
 
     @property
     def settings(self) -> PlaySettings:
@@ -235,7 +241,7 @@ def parse_study(data: Any, source: str, default_id: str = "") -> StudyDef:
         raise StudyError(f"{source}: a study must be a table (an object) of settings")
     data = {"id": default_id, **data} if default_id else data
     try:
-        return StudyDef.model_validate(data)
+        study = StudyDef.model_validate(data)
     except ValidationError as err:
         first = err.errors(include_url=False)[0]
         where, message = _where(tuple(first["loc"])), _message(first)
@@ -243,6 +249,8 @@ def parse_study(data: Any, source: str, default_id: str = "") -> StudyDef:
             field, message = message.split(": ", 1)  # a check of several fields names the one
             where = f"{where}.{field}" if where else field
         raise StudyError(f"{source}: {where + ': ' if where else ''}{message}") from None
+    study._source = source
+    return study
 
 
 def read_study_file(path: str | Path) -> StudyDef:

@@ -17,7 +17,7 @@ read by ``engine/comparison.py``).  The rules:
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -138,7 +138,21 @@ def _mean_score(results: list[StepResult]) -> float | None:
 
 
 def lib_of(task_id: str) -> str:
+    """``split/lib`` of a task id: what the library rows group by."""
     return "/".join(task_id.split("/")[:2])
+
+
+def lib_split(lib: str) -> str:
+    """The split of a ``split/lib``."""
+    return lib.split("/", 1)[0]
+
+
+def lib_labels(tasks: Iterable[str]) -> dict[str, str]:
+    """``split/lib`` -> the library's label in the report: its name (``pandas``), or ``split/lib``
+    where two splits hold a library of that name."""
+    keys = {lib_of(t) for t in tasks}
+    names = Counter(key.rsplit("/", 1)[-1] for key in keys)
+    return {key: key if names[key.rsplit("/", 1)[-1]] > 1 else key.rsplit("/", 1)[-1] for key in keys}
 
 
 class Comparison:
@@ -153,6 +167,7 @@ class Comparison:
         self.people, self.quit = counted(humans)
         self.runs = {name: counted(attempts)[0] for name, attempts in runs.items()}
         self.tasks = sorted({t for _, t in self.people})
+        self.labels = lib_labels(self.tasks)
         self.mismatched = mismatched  # (run, task) -> mismatches
 
     def marks(self, tasks: Iterable[str]) -> list[str]:
@@ -194,7 +209,7 @@ class Comparison:
                         "passed": r.passed, "score": None if r.score is None else round(100 * r.score, 2),
                         "outcome": r.outcome, "turns": r.turns,
                     }  # fmt: skip
-                row = {"task": task, "lib": lib_of(task), "step": index, "kind": first.kind}
+                row = {"task": task, "lib": self.labels[lib_of(task)], "step": index, "kind": first.kind}
                 rows.append({**row, "humans": humans, "runs": models, "mismatch": self.marks([task])})
         return rows
 
@@ -205,7 +220,8 @@ class Comparison:
             groups[task if key == "task" else lib_of(task)].append(task)
         rows = []
         for name, tasks in sorted(groups.items()):
-            rows.append({key: name, "steps": sum(len(self.shape(t)) for t in tasks),
+            named = {"task": name} if key == "task" else {"lib": self.labels[name], "split": lib_split(name)}
+            rows.append({**named, "steps": sum(len(self.shape(t)) for t in tasks),
                          "humans": self._humans_over(tasks), "runs": self._runs_over(tasks),
                          "mismatch": self.marks(tasks)})  # fmt: skip
         return rows

@@ -20,11 +20,28 @@ describe('panel state', () => {
   it('reads only a well-formed state', () => {
     expect(readPanelState({ view: 'attempt', attempt: 'a1' })).toEqual({
       view: 'attempt',
-      attempt: 'a1'
+      attempt: 'a1',
+      study: null
     });
     expect(readPanelState({ view: 'tasks', attempt: 3 })).toEqual({
       view: 'tasks',
-      attempt: null
+      attempt: null,
+      study: null
+    });
+    expect(readPanelState({ view: 'study', study: 'pilot' })).toEqual({
+      view: 'study',
+      attempt: null,
+      study: 'pilot'
+    });
+    expect(readPanelState({ view: 'results', study: 'pilot' })).toEqual({
+      view: 'study', // the results view reopens as its study's
+      attempt: null,
+      study: 'pilot'
+    });
+    expect(readPanelState({ view: 'study', study: 7 })).toEqual({
+      view: 'tasks', // a study view without its study: the task list
+      attempt: null,
+      study: null
     });
     expect(readPanelState({ view: 'other' })).toBeNull();
     expect(readPanelState(null)).toBeNull();
@@ -64,8 +81,48 @@ describe('panel state', () => {
     const { db, data } = memoryState();
     await restorePanel(model, db, async () => undefined);
     model.showAttempt(attemptView({ id: 'c3' }));
-    expect(data[STATE_KEY]).toEqual({ view: 'attempt', attempt: 'c3' });
+    expect(data[STATE_KEY]).toEqual({
+      view: 'attempt',
+      attempt: 'c3',
+      study: null
+    });
     model.view = 'tasks';
-    expect(data[STATE_KEY]).toEqual({ view: 'tasks', attempt: 'c3' });
+    expect(data[STATE_KEY]).toEqual({
+      view: 'tasks',
+      attempt: 'c3',
+      study: null
+    });
+    model.study = 'pilot';
+    model.view = 'study';
+    expect(data[STATE_KEY]).toEqual({
+      view: 'study',
+      attempt: 'c3',
+      study: 'pilot'
+    });
+    model.view = 'results';
+    expect(data[STATE_KEY]).toEqual({
+      view: 'study',
+      attempt: 'c3',
+      study: 'pilot'
+    });
+    model.view = 'tasks';
+    expect(data[STATE_KEY]).toEqual({
+      view: 'tasks',
+      attempt: 'c3',
+      study: null
+    });
+  });
+
+  it('reopens the study view of the study it showed, with its attempt kept', async () => {
+    const model = new CIBenchModel();
+    const { db } = memoryState({
+      [STATE_KEY]: { view: 'study', attempt: 'a1', study: 'pilot' }
+    });
+    await restorePanel(model, db, async id => {
+      model.showAttempt(attemptView({ id })); // the attempt view would show
+    });
+    expect(model.view).toBe('study');
+    expect(model.study).toBe('pilot');
+    expect(model.attempt?.id).toBe('a1');
   });
 });

@@ -58,7 +58,7 @@ function report(mismatch: string[] = []): IComparison {
     steps: [
       {
         task: PANDAS,
-        lib: 'cibench_template/pandas',
+        lib: 'pandas',
         step: 1,
         kind: 'num',
         humans: humans(),
@@ -83,7 +83,8 @@ function report(mismatch: string[] = []): IComparison {
     ],
     libraries: [
       {
-        lib: 'cibench_template/pandas',
+        lib: 'pandas',
+        split: 'cibench_template',
         steps: 3,
         humans: humans({ passed: 3, steps: 6 }),
         runs: {
@@ -159,9 +160,7 @@ describe('the comparison report', () => {
       'model: 66.7'
     ]);
     expect(Number(rects[1].getAttribute('width'))).toBeCloseTo(133.34, 1);
-    expect(bars.querySelector('text')!.textContent).toBe(
-      'cibench_template/pandas *'
-    );
+    expect(bars.querySelector('text')!.textContent).toBe('pandas *');
     expect(bars.querySelector('line')).not.toBeNull(); // the people's CI
   });
 
@@ -172,10 +171,10 @@ describe('the comparison report', () => {
     expect(lines[0]).toBe(CSV_HEAD.join(','));
     expect(lines).toHaveLength(7);
     expect(lines[2]).toBe(
-      `fair,step,${PANDAS},cibench_template/pandas,1,num,model,1,1,1,100,,,100,,,,,0.123,3,model: turn limit`
+      `fair,step,${PANDAS},pandas,1,num,model,1,1,1,100,,,100,,,,,0.123,3,model: turn limit`
     );
     expect(lines[5]).toBe(
-      'fair,library,,cibench_template/pandas,,,humans,2,3,6,50,0,100,50,25,22.5,27.5,1,,,model: turn limit'
+      'fair,library,,pandas,,,humans,2,3,6,50,0,100,50,25,22.5,27.5,1,,,model: turn limit'
     );
   });
 });
@@ -235,6 +234,11 @@ describe('the results view', () => {
     await new Promise(resolve => setTimeout(resolve, 0));
     expect(asked).toEqual([['pilot', ['model'], 'fair', false]]);
     expect(view.node.querySelectorAll('table')).toHaveLength(2);
+    const scatter = view.node.querySelector('svg.jp-CIBench-compareScatter')!;
+    expect(scatter.querySelectorAll('circle')).toHaveLength(1); // the one step
+    expect(scatter.getAttribute('aria-labelledby')).toBe(
+      'jp-CIBench-scatter-pilot-title jp-CIBench-scatter-pilot-desc'
+    );
     expect(
       view.node.querySelector('.jp-CIBench-compareNotes')!.textContent
     ).toContain('who settles a step differs');

@@ -349,6 +349,37 @@ describe('the study controller', () => {
     expect(host.lab.error).toBeNull();
   });
 
+  it('draws the study a reloaded panel reopened on, or the task list when it is gone', async () => {
+    const model = new StudyModel();
+    const asked: string[] = [];
+    const host = fakeHost({
+      study: async (id: string) => {
+        asked.push(id);
+        if (id === 'gone') {
+          throw new ApiError("unknown study 'gone'", 404);
+        }
+        return study();
+      }
+    });
+    const controller = new StudyController(model, host);
+    host.lab.study = 'pilot'; // as src/panel/restore.ts does after a reload
+    host.lab.view = 'study';
+    await controller.resume();
+    expect(asked).toContain('pilot');
+    expect(model.study?.id).toBe('pilot');
+    expect(host.lab.view).toBe('study');
+
+    const fresh = new StudyModel();
+    const other = fakeHost({ study: host.api.study });
+    const again = new StudyController(fresh, other);
+    other.lab.study = 'gone';
+    other.lab.view = 'study';
+    await again.resume();
+    expect(fresh.study).toBeNull();
+    expect(other.lab.view).toBe('tasks');
+    expect(other.lab.error).toBe("unknown study 'gone'");
+  });
+
   it('opens the attempt Start next task started', async () => {
     const model = new StudyModel();
     const attempt = attemptView();

@@ -1,6 +1,8 @@
 /**
  * The panel reopens where it was after a reload: the layout restorer brings
- * the sidebar back, and this keeps which view it showed and which attempt.
+ * the sidebar back, and this keeps which view it showed, which attempt and
+ * which study (the study view is drawn by the studies plugin when the panel's
+ * `study` is set; the results view reopens as its study's view).
  */
 import { IStateDB } from '@jupyterlab/statedb';
 import { ReadonlyJSONObject } from '@lumino/coreutils';
@@ -11,13 +13,20 @@ export const STATE_KEY = 'cibench-lab:panel';
 
 /** What is kept of the panel. */
 export interface IPanelState {
-  view: ViewKind;
+  view: Exclude<ViewKind, 'results'>;
   attempt: string | null;
+  /** The study of the study view (null in the other views). */
+  study: string | null;
 }
 
 /** The panel's state now. */
 export function panelState(model: CIBenchModel): IPanelState {
-  return { view: model.view, attempt: model.attempt?.id ?? null };
+  const inStudy = model.view === 'study' || model.view === 'results';
+  return {
+    view: inStudy ? 'study' : (model.view as 'tasks' | 'attempt'),
+    attempt: model.attempt?.id ?? null,
+    study: inStudy ? model.study : null
+  };
 }
 
 /** A stored value as a panel state, or null when it is not one. */
@@ -25,17 +34,23 @@ export function readPanelState(value: unknown): IPanelState | null {
   if (!value || typeof value !== 'object') {
     return null;
   }
-  const v = value as { view?: unknown; attempt?: unknown };
-  if (v.view !== 'tasks' && v.view !== 'attempt') {
+  const v = value as { view?: unknown; attempt?: unknown; study?: unknown };
+  const attempt = typeof v.attempt === 'string' ? v.attempt : null;
+  const study = typeof v.study === 'string' && v.study ? v.study : null;
+  if ((v.view === 'study' || v.view === 'results') && study) {
+    return { view: 'study', attempt, study };
+  }
+  if (v.view !== 'tasks' && v.view !== 'attempt' && v.view !== 'study') {
     return null;
   }
-  const attempt = typeof v.attempt === 'string' ? v.attempt : null;
-  return { view: v.view, attempt };
+  // a study view without its study reopens on the task list
+  return { view: v.view === 'study' ? 'tasks' : v.view, attempt, study: null };
 }
 
 /**
  * Show the stored attempt (unless a reopened notebook already put one in the
- * panel), then save the panel's state whenever its view or attempt changes.
+ * panel) and the stored view — a study view by its study — then save the
+ * panel's state whenever its view, attempt or study changes.
  */
 export async function restorePanel(
   model: CIBenchModel,
@@ -47,17 +62,19 @@ export async function restorePanel(
     if (saved?.attempt && !model.attempt) {
       await show(saved.attempt);
     }
-    if (saved && !model.attempt) {
-      model.view = 'tasks';
+    if (saved?.study) {
+      model.study = saved.study; // the studies plugin draws it
+      model.view = 'study';
     } else if (saved) {
-      model.view = saved.view;
+      model.view =
+        saved.view === 'attempt' && !model.attempt ? 'tasks' : saved.view;
     }
   } catch (err) {
     console.warn('cibench-lab: the panel state was not restored', err);
   }
   let last = JSON.stringify(panelState(model));
   model.changed.connect((_, kind) => {
-    if (kind !== 'view' && kind !== 'attempt') {
+    if (kind !== 'view' && kind !== 'attempt' && kind !== 'study') {
       return;
     }
     const now = panelState(model);

@@ -56,9 +56,20 @@ export class StudyController implements IStudyActions, IResultsActions {
   async open(id: string): Promise<void> {
     await this.host.lab.run(async () => {
       this.model.show(await this.host.api.study(id));
+      this.host.lab.study = id;
       this.host.lab.view = 'study';
     });
     this.host.reveal();
+  }
+
+  /**
+   * The panel reopened on a study view after a reload (src/panel/restore.ts):
+   * draw its study; one that is gone leaves the task list shown.
+   */
+  async resume(): Promise<void> {
+    if (this.host.lab.view === 'study' && this.host.lab.study) {
+      await this.reload();
+    }
   }
 
   async consent(body: IConsentRequest): Promise<void> {
@@ -229,13 +240,18 @@ export class StudyController implements IStudyActions, IResultsActions {
 
   private results_: IResultsState | null = null;
 
-  /** The study view again from the server (times, an attempt that ended). */
+  /** The study view again from the server (times, an attempt that ended), of the panel's study. */
   private async reload(): Promise<void> {
-    const study = this.model.study;
-    if (study) {
-      await this.host.lab.run(async () =>
-        this.model.show(await this.host.api.study(study.id))
-      );
+    const id = this.host.lab.study ?? this.model.study?.id;
+    if (!id) {
+      return;
+    }
+    await this.host.lab.run(async () =>
+      this.model.show(await this.host.api.study(id))
+    );
+    if (this.model.study?.id !== id && this.host.lab.view === 'study') {
+      this.host.lab.study = null; // gone (its error shows): back to the task list
+      this.host.lab.view = 'tasks';
     }
   }
 

@@ -47,7 +47,7 @@ export const studiesPlugin: JupyterFrontEndPlugin<void> = {
     const linked = studyParam(window.location.search);
     void app.restored
       .then(() => controller.load())
-      .then(() => (linked ? controller.open(linked) : undefined));
+      .then(() => (linked ? controller.open(linked) : controller.resume()));
   }
 };
 

@@ -2,7 +2,8 @@
  * The study's results view, for its researchers: choose recorded runs (check
  * boxes), the grading profile and whether to show a comparison whose
  * conditions differ; Compare draws what `GET studies/{id}/compare` answers —
- * the notes and mismatches, the per-library bars and table, the per-step table
+ * the notes and mismatches, the per-library bars and table, the people's
+ * working time against each step's difficulty (scatter.ts), the per-step table
  * — and Download CSV saves it in the CLI's CSV columns.
  */
 import { button, h, keepingFocus, replaceChildren } from '../panel/dom';
@@ -14,6 +15,7 @@ import {
   reportCsv,
   stepTable
 } from './report';
+import { timeScatter } from './scatter';
 
 /** What the results view asks of the study controller. */
 export interface IResultsActions {
@@ -157,6 +159,7 @@ export class ResultsView {
       notesList(report),
       libraryBars(report),
       scroll(libraryTable(report)),
+      timeScatter(report, `jp-CIBench-scatter-${report.study}`),
       scroll(stepTable(report))
     );
   }

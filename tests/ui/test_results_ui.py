@@ -73,6 +73,13 @@ def test_a_researcher_compares_the_people_with_a_run(page: Page, results_lab):
     )
     expect(view.locator(".jp-CIBench-compareNotes")).to_contain_text("a model at its first error-free turn")
     expect(view.locator("svg.jp-CIBench-compareBars rect")).to_have_count(4)  # 2 libraries x 2 groups
+    expect(view.locator("svg.jp-CIBench-compareBars .jp-CIBench-barLabel")).to_have_text(["nltk", "pandas"])
+    scatter = view.get_by_role("img", name="Working time vs step difficulty")
+    expect(scatter.locator("circle")).to_have_count(5)  # every step has the people's times
+    point = scatter.locator("g", has_text=f"{A.rsplit('/', 1)[-1]} #2")
+    expect(point.locator("title")).to_have_text(
+        re.compile(r"^cmp_a #2: difficulty -?\d+\.\d\d, 60 s \[50–70\]$")
+    )
     for theme in ("JupyterLab Light", "JupyterLab Dark"):  # the lab opens in Light
         if theme != "JupyterLab Light":
             use_theme(page, theme)

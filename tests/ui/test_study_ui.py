@@ -1,6 +1,7 @@
 """A study in the lab, through the UI only: a `?cibench-study=ID` link opens the panel on it, the
 participant enters their code, answers the questionnaire (an error shows under its field) and
-accepts the consent, starts the first task, and the study view says where they are."""
+accepts the consent, starts the first task, and the study view says where they are; a reload
+reopens the panel on that study view."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from playwright.sync_api import Page, expect
 from .axe import axe_violations
 from .lab import TOKEN
 from .lab import configured_lab as start_lab
+from .test_lab_play import open_panel
+from .test_play_cells import wait_until
 from .test_play_panel import use_theme
 
 STUDY = """
@@ -97,3 +100,42 @@ def test_a_participant_consents_and_starts_the_first_task(page: Page, study_lab)
     use_theme(page, "JupyterLab Dark")
     expect(now).to_be_visible()
     no_severe_violations(page, "JupyterLab Dark: study in progress")
+
+
+def saved_panel(page: Page, url: str) -> dict:
+    """The panel's state as the lab last saved it in its workspace (what a reload reads)."""
+    answer = page.request.get(f"{url}/lab/api/workspaces/default?token={TOKEN}")
+    return answer.json().get("data", {}).get("cibench-lab:panel") or {} if answer.ok else {}
+
+
+def test_a_reload_reopens_the_study_view_the_participant_was_in(page: Page, study_lab):
+    """Opened from the study list (no link in the address, which would reopen it on its own)."""
+    page.goto(f"{study_lab.url}/lab?token={TOKEN}")
+    page.wait_for_selector(".jp-LabShell")
+    open_panel(page)
+    page.locator('.jp-CIBench-studies [data-study="pilot"]').click()
+    view = page.locator(".jp-CIBench-studyView")
+    form = view.get_by_role("form", name="Consent")
+    form.get_by_label("Your participant code").fill("P02")
+    form.get_by_label("Your Python expertise (required)").select_option("expert")
+    form.get_by_label("I have read the text above and agree to take part").check()
+    form.get_by_role("button", name="Accept and continue").click()
+    now = view.get_by_role("status")
+    expect(now).to_have_text("Task 1 of 2 · next")
+    view.get_by_role("button", name="Start next task").click()
+    page.wait_for_selector(".jp-NotebookPanel .jp-CIBench-answer", timeout=60_000)
+    expect(page.locator(".jp-CIBench-panel")).to_have_attribute("aria-busy", "false")
+    page.locator(".jp-CIBench-attemptView .jp-CIBench-back").click()
+    page.locator('.jp-CIBench-studies [data-study="pilot"]').click()
+    expect(now).to_have_text("Task 1 of 2 · in progress")
+    expect(page.locator(".jp-NotebookPanel .jp-CIBench-answer")).to_be_visible()  # its notebook stays open
+    wait_until(lambda: saved_panel(page, study_lab.url).get("study") == "pilot")  # the workspace saved it
+
+    page.on("dialog", lambda d: d.accept())  # "Leave site?" if anything were unsaved
+    page.reload()
+    page.wait_for_selector(".jp-LabShell")
+    expect(view.locator(".jp-CIBench-studyTitle")).to_have_text("Pilot study", timeout=60_000)
+    expect(now).to_have_text("Task 1 of 2 · in progress")
+    expect(view.locator(".jp-CIBench-participant")).to_have_text("Participant: P02")
+    expect(page.locator(".jp-CIBench-attemptView")).to_be_hidden()
+    expect(page.locator(".jp-CIBench-tasksView")).to_be_hidden()

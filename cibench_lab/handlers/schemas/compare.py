@@ -65,7 +65,7 @@ class GroupRun(Closed):
 
 class StepRow(Closed):
     task: str
-    lib: str
+    lib: str = Field(description="the task's library as the library rows name it")
     step: int = Field(description="0-based step index")
     kind: StepKind
     humans: HumanFigures
@@ -84,7 +84,10 @@ class TaskRow(Closed):
 
 
 class LibraryRow(Closed):
-    lib: str
+    lib: str = Field(
+        description="the library's name (`pandas`); `split/lib` where two splits hold a library of that name"
+    )
+    split: str = Field(description="the split of the library's tasks")
     steps: int
     humans: HumanFigures
     runs: dict[str, GroupRun]
