@@ -40,11 +40,11 @@ class Results(w.VBox):
         """The attempt rows listed now (each with ``participant`` in a class's list)."""
         return list(self.rows)
 
-    def show(self, source: str) -> None:
+    def list_source(self, source: str) -> None:
         """List ``source``'s attempts: ``mine``, or ``class`` (an instructor's classes)."""
         self.source.value = source
 
-    def open(self, attempt_id: str) -> None:
+    def view_attempt(self, attempt_id: str) -> None:
         """Show one listed attempt's steps and turns."""
         self.picker.value = attempt_id
 

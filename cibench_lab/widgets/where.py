@@ -63,6 +63,7 @@ def find_server(environ: Mapping[str, str] | None = None) -> Server:
             "JUPYTERHUB_SERVICE_URL is set and no running server is listed in "
             f"{runtime_dir(env)}."
         )
+    url = url if url.endswith("/") else url + "/"
     token = next((env[k] for k in TOKEN_VARS if env.get(k)), "") or (listed or {}).get("token") or ""
     token = token or env.get("JUPYTER_TOKEN", "")
     if not token:
@@ -70,7 +71,7 @@ def find_server(environ: Mapping[str, str] | None = None) -> Server:
             f"No token for the server at {url}: set JUPYTERHUB_API_TOKEN (or JUPYTER_TOKEN) "
             "in the kernel's environment."
         )
-    return Server(url if url.endswith("/") else url + "/", token)
+    return Server(url, token)
 
 
 def runtime_dir(environ: Mapping[str, str]) -> Path:
