@@ -330,6 +330,38 @@ def test_class_grant_prints_the_url_once_and_keeps_or_renews_the_password(klass,
         Store(url)
 
 
+def test_class_revoke_drops_the_role_once_and_keeps_its_rows(klass, pg, capsys, tmp_path):
+    file = tmp_path / "leaver.url"
+    _grant(capsys, klass.admin, "leaver", "--member", "c1", "--url-file", str(file))
+    url = file.read_text().strip()
+    store = Store(url)
+    attempts = Attempts(store, klass.library, "fair")
+    aid = attempts.create(NewAttempt(klass.library.get(EN), "e2e", "human", "leaver", PlaySettings(), {}))
+    store.dispose()
+    capsys.readouterr()
+    assert main(["class", "revoke", "--database-url", klass.admin, "leaver", "--url-file", str(file)]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and err == (
+        "cibench_u_leaver: revoked (its privileges and classes taken away, the role dropped)\n"
+        f"cibench_u_leaver: {file} removed\n"
+    )
+    assert not file.exists()
+    with psycopg.connect(pg.dsn("postgres")) as conn:
+        assert conn.execute("SELECT 1 FROM pg_roles WHERE rolname = 'cibench_u_leaver'").fetchone() is None
+    with pytest.raises(StoreError, match="password authentication failed"):
+        Store(url)
+    engine = open_engine(klass.admin)  # the owner still reads the attempt; the memberships are gone
+    with engine.connect() as conn:
+        assert conn.scalar(select(Attempt.id).where(Attempt.id == aid)) == aid
+        assert conn.scalar(select(ClassMember.user_name).where(ClassMember.user_name == "leaver")) is None
+    engine.dispose()
+    assert main(["class", "revoke", "--database-url", klass.admin, "leaver"]) == 0
+    assert capsys.readouterr().err == "cibench_u_leaver: no such role, nothing to revoke\n"
+    sqlite = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    assert main(["class", "revoke", "--database-url", sqlite, "leaver"]) == 2
+    assert capsys.readouterr().err.startswith("error: class revoke needs a PostgreSQL database")
+
+
 def test_class_grant_refusals_are_one_line(klass, pg, capsys, tmp_path):
     sqlite = f"sqlite:///{tmp_path / 'r.sqlite'}"
     cases = [

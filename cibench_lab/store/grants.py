@@ -86,16 +86,7 @@ def grant(engine: Engine, who: Membership, new_password: bool = True) -> tuple[s
 
     Returns the role's name and its new password (None when ``new_password`` is off and the role
     existed: it keeps its password)."""
-    if engine.dialect.name != "postgresql":
-        raise StoreError(
-            f"class grant needs a PostgreSQL database (row-level security), not {migrate.where(engine)}"
-        )
-    rev, state = migrate.check(engine)
-    if rev != migrate.head():
-        raise StoreError(
-            f"the results database at {migrate.where(engine)} is at revision {state}, not {migrate.head()}: "
-            f"run `cibench-lab db upgrade --database-url {migrate.where(engine)}` first"
-        )
+    check_class_database(engine, "class grant")
     role = role_name(who.user)
     with engine.begin() as conn:
         password = _login_role(conn, role, new_password)
@@ -103,6 +94,41 @@ def grant(engine: Engine, who: Membership, new_password: bool = True) -> tuple[s
         conn.execute(delete(ClassMember).where(ClassMember.pg_role == role))
         conn.execute(insert(ClassMember), who.rows(role))
     return role, password
+
+
+def check_class_database(engine: Engine, command: str) -> None:
+    """StoreError unless ``engine`` is a PostgreSQL database at this cibench-lab's head revision."""
+    if engine.dialect.name != "postgresql":
+        raise StoreError(
+            f"{command} needs a PostgreSQL database (row-level security), not {migrate.where(engine)}"
+        )
+    rev, state = migrate.check(engine)
+    if rev != migrate.head():
+        raise StoreError(
+            f"the results database at {migrate.where(engine)} is at revision {state}, not {migrate.head()}: "
+            f"run `cibench-lab db upgrade --database-url {migrate.where(engine)}` first"
+        )
+
+
+def revoke(engine: Engine, user: str) -> bool:
+    """Take ``user``'s login role away: its class_member rows, every privilege a grant gave it and
+    the role itself, in one transaction. False when there was no such role (its rows, if any, are
+    deleted all the same): revoking twice is no error. The user's rows stay (the class's record)."""
+    check_class_database(engine, "class revoke")
+    role = role_name(user)
+    with engine.begin() as conn:
+        conn.execute(delete(ClassMember).where(ClassMember.pg_role == role))
+        if conn.scalar(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}) is None:
+            return False
+        ident = _quote(conn, role)
+        database = _quote(conn, conn.scalar(text("SELECT current_database()")))
+        schema = _quote(conn, conn.scalar(text("SELECT current_schema()")))
+        conn.execute(text(f"REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {ident}"))
+        conn.execute(text(f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {schema} FROM {ident}"))
+        conn.execute(text(f"REVOKE ALL ON SCHEMA {schema} FROM {ident}"))
+        conn.execute(text(f"REVOKE ALL ON DATABASE {database} FROM {ident}"))
+        conn.execute(text(f"DROP ROLE {ident}"))
+    return True
 
 
 def _quote(conn: Connection, name: str) -> str:
