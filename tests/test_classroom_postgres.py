@@ -289,6 +289,24 @@ def test_the_export_of_a_students_role_holds_their_own_rows(klass, tmp_path):
         assert {r["participant"] for r in csv.DictReader(f)} <= {"student3", "player:reference"}
 
 
+def test_a_students_role_reads_the_study_but_not_its_salt(klass, tmp_path):
+    with klass.attempts("student2").store.session() as s:  # the study's row as the engine loads it
+        assert s.get(Study, STUDY).title == "Pilot"
+        s.add(Study(id="second", title="Second", config={}, salt="1" * 32))  # recorded at first consent
+    with pytest.raises(ProgrammingError, match="permission denied"):
+        with klass.attempts("student2").store.session() as s:
+            s.execute(select(Study.salt))
+    with klass.attempts("res").store.session() as s:  # the researcher's comparison needs it
+        assert s.scalar(select(Study.salt).where(Study.id == STUDY)) == "0" * 32
+    out = tmp_path / "csv"
+    root = str(klass.library.tasks[EN].path.parents[2])
+    assert (
+        main(["--db", klass.urls["student2"], "--task-dir", root, "export", "--format", "csv", str(out)]) == 0
+    )
+    text = (out / "participants.csv").read_text()
+    assert "student2" not in text and "u-" in text  # no pseudonym without the salt: a local id
+
+
 def _verifier(pg: Cluster, role: str) -> str:
     with psycopg.connect(pg.dsn("postgres")) as conn:  # the superuser reads the verifiers
         return conn.execute("SELECT rolpassword FROM pg_authid WHERE rolname = %s", (role,)).fetchone()[0]
