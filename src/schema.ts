@@ -432,6 +432,57 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/cibench-lab/api/classes/attempts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The attempts of the members of the classes the caller teaches, newest first */
+    get: operations['get_classes_attempts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/classes/attempts/{attempt_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A class member's attempt, as its participant sees it */
+    get: operations['get_classes_attempts_attempt_id'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/classes/attempts/{attempt_id}/turns': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every recorded turn of a class member's attempt */
+    get: operations['get_classes_attempts_attempt_id_turns'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/cibench-lab/api/studies': {
     parameters: {
       query?: never;
@@ -722,6 +773,27 @@ export type components = {
       /** @description the kept score: passed steps of all, x100 */
       score: number;
       created_at: string;
+    };
+    /** @description An attempt of a member of a class the caller teaches. */
+    ClassAttemptRow: {
+      id: string;
+      task_id: string;
+      title: string;
+      mode: components['schemas']['Mode'];
+      status: components['schemas']['AttemptStatus'];
+      current_step: number;
+      n_steps: number;
+      /** @description relative to the server root */
+      notebook_path: string;
+      created_at: string;
+      /** @description done: steps whose kept grade passed (shown profile); open: null */
+      passed: number | null;
+      /** @description the task's language (en | zh; empty when the task is gone) */
+      language: string;
+      /** @description the task's split */
+      split: string;
+      /** @description whose attempt it is (their hub or server user name) */
+      participant: string;
     };
     /** @description The class table as CSV (one line per attempt, a header line first; ``step`` as ``3/4``). */
     ClassCSV: {
@@ -1484,6 +1556,10 @@ export type components = {
       step: number;
       turn: number;
       code: string;
+      /** @description what the kernel printed and showed (nbformat outputs) */
+      outputs: {
+        [key: string]: unknown;
+      }[];
       error: boolean;
       started_at: string;
       finished_at: string;
@@ -2454,6 +2530,99 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['MemberAttempt'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_classes_attempts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The attempts of the members of the classes the caller teaches, newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClassAttemptRow'][];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_classes_attempts_attempt_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A class member's attempt, as its participant sees it */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AttemptView'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_classes_attempts_attempt_id_turns: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Every recorded turn of a class member's attempt */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TurnDetail'][];
         };
       };
       /** @description an error */

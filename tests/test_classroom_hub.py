@@ -205,8 +205,9 @@ def test_both_students_play_through_the_proxy_into_one_database(room, played):
 
 
 def attempt_routes(page: Page, user: str, attempt_id: str) -> list[tuple[str, str]]:
-    """Every operation on an attempt that the user's own server documents, for ``attempt_id``
-    (paths from the server's base URL)."""
+    """Every participant's operation on an attempt that the user's own server documents, for
+    ``attempt_id`` (paths from the server's base URL); an instructor's (``classes/attempts/…``)
+    answers a student 403 before it reads anything (tests/test_security.py)."""
     ((*_, status, text),) = lab_fetch(page, f"/user/{user}/cibench-lab/api", [("GET", "/openapi.json")])
     assert status == 200, text
     doc = json.loads(text)
@@ -214,7 +215,8 @@ def attempt_routes(page: Page, user: str, attempt_id: str) -> list[tuple[str, st
         (method.upper(), path.replace("{attempt_id}", attempt_id))
         for path, item in doc["paths"].items()
         if "{attempt_id}" in path
-        for method in item
+        for method, op in item.items()
+        if op["x-role"] == "participant"
     ]
     assert len(routes) >= 9, routes
     return routes

@@ -289,6 +289,24 @@ def test_the_export_of_a_students_role_holds_their_own_rows(klass, tmp_path):
         assert {r["participant"] for r in csv.DictReader(f)} <= {"student3", "player:reference"}
 
 
+def test_a_students_role_reads_the_study_but_not_its_salt(klass, tmp_path):
+    with klass.attempts("student2").store.session() as s:  # the study's row as the engine loads it
+        assert s.get(Study, STUDY).title == "Pilot"
+        s.add(Study(id="second", title="Second", config={}, salt="1" * 32))  # recorded at first consent
+    with pytest.raises(ProgrammingError, match="permission denied"):
+        with klass.attempts("student2").store.session() as s:
+            s.execute(select(Study.salt))
+    with klass.attempts("res").store.session() as s:  # the researcher's comparison needs it
+        assert s.scalar(select(Study.salt).where(Study.id == STUDY)) == "0" * 32
+    out = tmp_path / "csv"
+    root = str(klass.library.tasks[EN].path.parents[2])
+    assert (
+        main(["--db", klass.urls["student2"], "--task-dir", root, "export", "--format", "csv", str(out)]) == 0
+    )
+    text = (out / "participants.csv").read_text()
+    assert "student2" not in text and "u-" in text  # no pseudonym without the salt: a local id
+
+
 def _verifier(pg: Cluster, role: str) -> str:
     with psycopg.connect(pg.dsn("postgres")) as conn:  # the superuser reads the verifiers
         return conn.execute("SELECT rolpassword FROM pg_authid WHERE rolname = %s", (role,)).fetchone()[0]
@@ -328,6 +346,38 @@ def test_class_grant_prints_the_url_once_and_keeps_or_renews_the_password(klass,
     Store(renewed).dispose()
     with pytest.raises(StoreError, match="password authentication failed"):
         Store(url)
+
+
+def test_class_revoke_drops_the_role_once_and_keeps_its_rows(klass, pg, capsys, tmp_path):
+    file = tmp_path / "leaver.url"
+    _grant(capsys, klass.admin, "leaver", "--member", "c1", "--url-file", str(file))
+    url = file.read_text().strip()
+    store = Store(url)
+    attempts = Attempts(store, klass.library, "fair")
+    aid = attempts.create(NewAttempt(klass.library.get(EN), "e2e", "human", "leaver", PlaySettings(), {}))
+    store.dispose()
+    capsys.readouterr()
+    assert main(["class", "revoke", "--database-url", klass.admin, "leaver", "--url-file", str(file)]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and err == (
+        "cibench_u_leaver: revoked (its privileges and classes taken away, the role dropped)\n"
+        f"cibench_u_leaver: {file} removed\n"
+    )
+    assert not file.exists()
+    with psycopg.connect(pg.dsn("postgres")) as conn:
+        assert conn.execute("SELECT 1 FROM pg_roles WHERE rolname = 'cibench_u_leaver'").fetchone() is None
+    with pytest.raises(StoreError, match="password authentication failed"):
+        Store(url)
+    engine = open_engine(klass.admin)  # the owner still reads the attempt; the memberships are gone
+    with engine.connect() as conn:
+        assert conn.scalar(select(Attempt.id).where(Attempt.id == aid)) == aid
+        assert conn.scalar(select(ClassMember.user_name).where(ClassMember.user_name == "leaver")) is None
+    engine.dispose()
+    assert main(["class", "revoke", "--database-url", klass.admin, "leaver"]) == 0
+    assert capsys.readouterr().err == "cibench_u_leaver: no such role, nothing to revoke\n"
+    sqlite = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    assert main(["class", "revoke", "--database-url", sqlite, "leaver"]) == 2
+    assert capsys.readouterr().err.startswith("error: class revoke needs a PostgreSQL database")
 
 
 def test_class_grant_refusals_are_one_line(klass, pg, capsys, tmp_path):

@@ -1,9 +1,11 @@
-"""`cibench-lab class grant`: a user's login role on a class's PostgreSQL database (docs/classroom.md).
+"""`cibench-lab class grant` and `class revoke`: a user's login role on a class's PostgreSQL database
+(docs/classroom.md).
 
 Run by the database's owner with the owner's URL, after ``cibench-lab db upgrade``. Creates or updates
 ``cibench_u_<USER>``, its privileges and its class memberships (``store/grants.py``), and prints the URL
 the user's server connects with — once; with ``--url-file`` it is written to a file only its owner
 reads instead. The hub's spawner hands it to that user's server as ``CIBENCH_LAB_DATABASE_URL``.
+``class revoke`` drops the role again (and its URL file with ``--url-file``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 from ..engine.roles import check_class_name
 from ..store.db import open_engine
 from ..store.errors import StoreError
-from ..store.grants import Membership, grant, role_url
+from ..store.grants import Membership, grant, revoke, role_name, role_url
 
 
 def _membership(args) -> Membership:
@@ -32,10 +34,32 @@ def _write_url(path: Path, url: str) -> None:
         out.write(url + "\n")
 
 
-def cmd_grant(args) -> int:
+def _owner_url(args, command: str) -> str:
     url = args.database_url or args.db
     if not url:
-        raise StoreError("class grant needs the class database's owner URL: --database-url URL")
+        raise StoreError(f"{command} needs the class database's owner URL: --database-url URL")
+    return url
+
+
+def cmd_revoke(args) -> int:
+    role = role_name(args.user)
+    engine = open_engine(_owner_url(args, "class revoke"))
+    try:
+        dropped = revoke(engine, args.user)
+    finally:
+        engine.dispose()
+    if dropped:
+        print(f"{role}: revoked (its privileges and classes taken away, the role dropped)", file=sys.stderr)
+    else:
+        print(f"{role}: no such role, nothing to revoke", file=sys.stderr)
+    if args.url_file is not None and args.url_file.exists():
+        args.url_file.unlink()
+        print(f"{role}: {args.url_file} removed", file=sys.stderr)
+    return 0
+
+
+def cmd_grant(args) -> int:
+    url = _owner_url(args, "class grant")
     who = _membership(args)
     engine = open_engine(url)
     try:
@@ -74,3 +98,12 @@ def register(sub) -> None:
     g.add_argument("--url-file", type=Path, metavar="FILE", help="write the URL here (0600), not to stdout")
     g.add_argument("--keep-password", action="store_true", help="an existing role keeps its password")
     g.set_defaults(fn=cmd_grant)
+    r = csub.add_parser(
+        "revoke",
+        help="drop USER's login role cibench_u_USER, its privileges and its classes (their recorded rows "
+        "stay); no such role is no error",
+    )
+    r.add_argument("user", metavar="USER", help="the user's name (their JupyterHub name)")
+    r.add_argument("--database-url", metavar="ADMIN_URL", help="the database owner's URL (default: --db)")
+    r.add_argument("--url-file", type=Path, metavar="FILE", help="also remove the URL file grant wrote")
+    r.set_defaults(fn=cmd_revoke)

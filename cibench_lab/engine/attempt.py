@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Container
+from collections.abc import Collection, Container
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -145,17 +145,23 @@ class Attempts:
 
     def list_for(self, participant: str) -> list[dict[str, Any]]:
         """A participant's attempts, newest first (browser-safe rows)."""
+        rows = self.list_of([participant])
+        return [{k: v for k, v in row.items() if k != "participant"} for row in rows]
+
+    def list_of(self, participants: Collection[str]) -> list[dict[str, Any]]:
+        """The attempts of ``participants``, newest first, each row naming its participant."""
         with self.store.session() as s:
             q = (
-                select(Attempt)
+                select(Attempt, Participant.name)
                 .join(Participant, Participant.id == Attempt.participant_id)
-                .where(Participant.name == participant)
+                .where(Participant.name.in_(list(participants)))
                 .order_by(Attempt.created_at.desc())
             )
-            rows = list(s.scalars(q))
-            passed = self._passed(s, [a.id for a in rows if a.status == "done"])
+            rows = list(s.execute(q).tuples())
+            passed = self._passed(s, [a.id for a, _ in rows if a.status == "done"])
             return [
                 {
+                    "participant": name,
                     "id": a.id,
                     "task_id": a.task_id,
                     "title": self._title(a.task_id),
@@ -168,7 +174,7 @@ class Attempts:
                     "passed": passed.get(a.id, 0) if a.status == "done" else None,
                     **self._origin(a.task_id),
                 }
-                for a in rows
+                for a, name in rows
             ]
 
     def _passed(self, s: Session, attempt_ids: list[str]) -> dict[str, int]:

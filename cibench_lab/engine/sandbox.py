@@ -30,6 +30,9 @@ HOME_DIR = "/home/player"
 MPL_DIR = f"{HOME_DIR}/.config/matplotlib"
 ENABLED_VAR = "CIBENCH_LAB_SANDBOX"
 NETWORK_VAR = "CIBENCH_LAB_KERNEL_NETWORK"
+#: Set to "1" in every sandboxed kernel: how code inside knows it is in a task kernel's sandbox
+#: (cibench_lab.widgets says it is unavailable there; the name is repeated in widgets/where.py).
+MARKER_VAR = "CIBENCH_LAB_SANDBOXED"
 OPT_OUT = "--CIBenchLabApp.kernel_sandbox=False (lab) or `cibench-lab run --no-sandbox`"
 
 #: System folders bound read-only (a merged-/usr symlink is recreated as a symlink).
@@ -154,6 +157,7 @@ def sandbox_env(environ: dict[str, str], policy: SandboxPolicy, kernel_env: dict
         MPLCONFIGDIR=MPL_DIR,
         PWD=ATTEMPT_DIR,
         USER="player",
+        **{MARKER_VAR: "1"},
     )
     if policy.data:
         env["NLTK_DATA"] = os.pathsep.join(str(p) for p in policy.data)

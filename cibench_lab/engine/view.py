@@ -246,6 +246,7 @@ def turns_view(attempts: Attempts, attempt_id: str, participant: str | None) -> 
                 "step": t.step,
                 "turn": t.number,
                 "code": t.code,
+                "outputs": list(t.outputs or []),
                 "error": t.error,
                 "started_at": t.started_at.isoformat() + "Z",
                 "finished_at": t.finished_at.isoformat() + "Z",

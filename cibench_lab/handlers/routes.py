@@ -12,6 +12,7 @@ from ..engine.roles import PARTICIPANT
 from ..engine.view import attempt_view, turns_view
 from . import schemas as s
 from .base import AID, API, Handler, NotFoundHandler, Route, bind
+from .class_routes import CLASS_ROUTES
 from .newtask import make_task
 from .public import grades_shown, public_settle, public_turn
 from .record import RECORD_ROUTES
@@ -345,6 +346,7 @@ ROUTES: tuple[Route, ...] = (
         role=PARTICIPANT,
     ),
     *ROLE_ROUTES,
+    *CLASS_ROUTES,
     *STUDY_ROUTES,
 )
 bind(ROUTES)

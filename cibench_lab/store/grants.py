@@ -34,11 +34,14 @@ TABLE_PRIVILEGES = {
     "turn": "SELECT, INSERT, UPDATE, DELETE",
     "event": "SELECT, INSERT, UPDATE, DELETE",
     "enrolment": "SELECT, INSERT, UPDATE, DELETE",
-    "study": "SELECT, INSERT",
+    "study": "INSERT",  # and SELECT of STUDY_COLUMNS (a researcher: of every column, the salt too)
     "run": "SELECT",
     "alembic_version": "SELECT",
     "class_member": "SELECT",
 }
+#: What of a study every role reads: not its salt, which would let a student compute the export
+#: pseudonym of a name they know (a researcher reads it: the comparison's pseudonyms need it).
+STUDY_COLUMNS = ("id", "title", "config", "created_at")
 #: Tables whose id a server's inserts draw from a sequence.
 SEQUENCED = ("participant", "step", "turn", "event", "enrolment")
 
@@ -86,9 +89,21 @@ def grant(engine: Engine, who: Membership, new_password: bool = True) -> tuple[s
 
     Returns the role's name and its new password (None when ``new_password`` is off and the role
     existed: it keeps its password)."""
+    check_class_database(engine, "class grant")
+    role = role_name(who.user)
+    with engine.begin() as conn:
+        password = _login_role(conn, role, new_password)
+        _privileges(conn, role, who.researcher)
+        conn.execute(delete(ClassMember).where(ClassMember.pg_role == role))
+        conn.execute(insert(ClassMember), who.rows(role))
+    return role, password
+
+
+def check_class_database(engine: Engine, command: str) -> None:
+    """StoreError unless ``engine`` is a PostgreSQL database at this cibench-lab's head revision."""
     if engine.dialect.name != "postgresql":
         raise StoreError(
-            f"class grant needs a PostgreSQL database (row-level security), not {migrate.where(engine)}"
+            f"{command} needs a PostgreSQL database (row-level security), not {migrate.where(engine)}"
         )
     rev, state = migrate.check(engine)
     if rev != migrate.head():
@@ -96,13 +111,27 @@ def grant(engine: Engine, who: Membership, new_password: bool = True) -> tuple[s
             f"the results database at {migrate.where(engine)} is at revision {state}, not {migrate.head()}: "
             f"run `cibench-lab db upgrade --database-url {migrate.where(engine)}` first"
         )
-    role = role_name(who.user)
+
+
+def revoke(engine: Engine, user: str) -> bool:
+    """Take ``user``'s login role away: its class_member rows, every privilege a grant gave it and
+    the role itself, in one transaction. False when there was no such role (its rows, if any, are
+    deleted all the same): revoking twice is no error. The user's rows stay (the class's record)."""
+    check_class_database(engine, "class revoke")
+    role = role_name(user)
     with engine.begin() as conn:
-        password = _login_role(conn, role, new_password)
-        _privileges(conn, role)
         conn.execute(delete(ClassMember).where(ClassMember.pg_role == role))
-        conn.execute(insert(ClassMember), who.rows(role))
-    return role, password
+        if conn.scalar(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}) is None:
+            return False
+        ident = _quote(conn, role)
+        database = _quote(conn, conn.scalar(text("SELECT current_database()")))
+        schema = _quote(conn, conn.scalar(text("SELECT current_schema()")))
+        conn.execute(text(f"REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {ident}"))
+        conn.execute(text(f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {schema} FROM {ident}"))
+        conn.execute(text(f"REVOKE ALL ON SCHEMA {schema} FROM {ident}"))
+        conn.execute(text(f"REVOKE ALL ON DATABASE {database} FROM {ident}"))
+        conn.execute(text(f"DROP ROLE {ident}"))
+    return True
 
 
 def _quote(conn: Connection, name: str) -> str:
@@ -137,7 +166,7 @@ def _login_role(conn: Connection, role: str, new_password: bool) -> str | None:
     return password
 
 
-def _privileges(conn: Connection, role: str) -> None:
+def _privileges(conn: Connection, role: str, researcher: bool) -> None:
     ident = _quote(conn, role)
     database = _quote(conn, conn.scalar(text("SELECT current_database()")))
     schema = _quote(conn, conn.scalar(text("SELECT current_schema()")))
@@ -145,6 +174,10 @@ def _privileges(conn: Connection, role: str) -> None:
     conn.execute(text(f"GRANT USAGE ON SCHEMA {schema} TO {ident}"))
     for table, privileges in TABLE_PRIVILEGES.items():
         conn.execute(text(f"GRANT {privileges} ON TABLE {_quote(conn, table)} TO {ident}"))
+    # a table's REVOKE takes its columns' privileges too: a grant without --researcher narrows
+    conn.execute(text(f"REVOKE SELECT ON TABLE study FROM {ident}"))
+    columns = "" if researcher else f" ({', '.join(STUDY_COLUMNS)})"
+    conn.execute(text(f"GRANT SELECT{columns} ON TABLE study TO {ident}"))
     for table in SEQUENCED:
         sequence = conn.scalar(text("SELECT pg_get_serial_sequence(:t, 'id')"), {"t": table})
         if sequence is not None:  # an identity column needs no grant on its sequence

@@ -40,7 +40,8 @@ class Study(Base):
     id: Mapped[str] = mapped_column(String(100), primary_key=True)
     title: Mapped[str] = mapped_column(String(300))
     config: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    salt: Mapped[str] = mapped_column(String(64))
+    # deferred: loading a study reads no salt, which a class database's student roles may not read
+    salt: Mapped[str] = mapped_column(String(64), deferred=True)
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
 
 

@@ -215,6 +215,7 @@ export function turnDetail(
     step,
     turn,
     code,
+    outputs: [],
     error: false,
     started_at: '2024-01-01T00:00:00Z',
     finished_at: '2024-01-01T00:00:01Z',

@@ -6,6 +6,7 @@ const MODEL_TURN: ITurnDetail = {
   step: 2,
   turn: 0,
   code: 'print(df.shape[0])',
+  outputs: [],
   error: false,
   started_at: '2026-11-29T21:00:00Z',
   finished_at: '2026-11-29T21:00:01Z',

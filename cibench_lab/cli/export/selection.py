@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from ...store.pseudonym import pseudonym
@@ -36,7 +36,7 @@ class Selection:
     filters: Filters
     where: list[Any]
     run_names: dict[int, str]
-    salts: dict[str, str]
+    salts: dict[str, str | None]  # every study; None: the database role may not read its salt
     participant_id: int | None = None
     _shown: dict[tuple[int | None, str | None], str] = field(default_factory=dict)
 
@@ -52,14 +52,15 @@ class Selection:
     def _show(self, participant_id: int | None, name: str, study: str | None) -> str:
         if self.filters.real_names or name.startswith(PLAYER_PREFIX):
             return name
-        if study is not None and study in self.salts:
-            return pseudonym(self.salts[study], name)
+        salt = None if study is None else self.salts.get(study)
+        if salt is not None:
+            return pseudonym(salt, name)
         return f"{LOCAL_PREFIX}{participant_id}"
 
 
 def resolve(s: Session, filters: Filters) -> Selection:
     """The selection; LookupError (one line naming it) for an unknown study, run or participant."""
-    salts = {sid: salt for sid, salt in s.execute(select(Study.id, Study.salt))}
+    salts = study_salts(s)
     sel = Selection(filters, [], {r.id: r.name for r in find_runs(s, None)}, salts)
     if filters.study is not None:
         if filters.study not in salts:
@@ -75,7 +76,17 @@ def resolve(s: Session, filters: Filters) -> Selection:
     return sel
 
 
-def participant_of(s: Session, given: str, salts: dict[str, str]) -> int:
+def study_salts(s: Session) -> dict[str, str | None]:
+    """Every study's salt; None for each when the connection's role may not read the column (a
+    student's role on a class database: docs/classroom.md), whose export then shows ``u-N``."""
+    if s.get_bind().dialect.name == "postgresql":
+        readable = s.scalar(text("SELECT has_column_privilege('study', 'salt', 'SELECT')"))
+        if not readable:
+            return {sid: None for sid in s.scalars(select(Study.id))}
+    return {sid: salt for sid, salt in s.execute(select(Study.id, Study.salt))}
+
+
+def participant_of(s: Session, given: str, salts: dict[str, str | None]) -> int:
     """The participant ``given`` names: a name, a study pseudonym (``p-…``) or ``u-N``."""
     found = s.scalar(select(Participant.id).where(Participant.name == given))
     if found is not None:
@@ -86,7 +97,8 @@ def participant_of(s: Session, given: str, salts: dict[str, str]) -> int:
         if row is not None:
             return row.id
     for study, pid, name in _members(s):
-        if study in salts and pseudonym(salts[study], name) == given:
+        salt = salts.get(study)
+        if salt is not None and pseudonym(salt, name) == given:
             return pid
     raise LookupError(
         f"no participant {given!r} (give a name, a study pseudonym p-… or u-N as an export shows them)"

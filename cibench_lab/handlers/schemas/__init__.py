@@ -72,7 +72,7 @@ from .record import (
     PauseView,
     Trace,
 )
-from .role import ClassInfo, Me, Role
+from .role import ClassAttemptRow, ClassInfo, Me, Role
 from .settings import PlaySettings, ServerSettings, SettingsOverride
 from .task import TaskDetail, TaskInstruction, TaskSummary
 from .turn import (
@@ -107,6 +107,7 @@ __all__ = [
     "CellEdits",
     "CellRun",
     "CellRefusal",
+    "ClassAttemptRow",
     "ClassInfo",
     "Closed",
     "CompareQuery",

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 from typing_extensions import TypeAliasType
 
+from .attempt import AttemptRow
 from .common import Closed
 
 Role = TypeAliasType("Role", Literal["participant", "instructor", "researcher"])
@@ -25,3 +26,9 @@ class ClassInfo(Closed):
 
     name: str
     members: list[str]
+
+
+class ClassAttemptRow(AttemptRow):
+    """An attempt of a member of a class the caller teaches."""
+
+    participant: str = Field(description="whose attempt it is (their hub or server user name)")

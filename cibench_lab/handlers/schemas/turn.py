@@ -93,6 +93,7 @@ class TurnDetail(Closed):
     step: int
     turn: int
     code: str
+    outputs: list[dict[str, Any]] = Field(description="what the kernel printed and showed (nbformat outputs)")
     error: bool
     started_at: str
     finished_at: str
