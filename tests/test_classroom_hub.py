@@ -322,3 +322,21 @@ def test_the_database_gives_the_teacher_the_class_and_a_student_their_own(room, 
     assert seen["teacher"] == set(ids.values())
     assert seen["student1"] == {ids["student1"]} and seen["student2"] == {ids["student2"]}
     assert rows(room.urls["student2"], f"SELECT code FROM turn WHERE attempt_id = '{ids['student1']}'") == []
+
+
+def test_the_teachers_class_view_shows_both_students(room, played):
+    """The class view's routes on the real hub and the shared PostgreSQL: both students' attempts, a
+    member's attempt with its turns' code; a student's server refuses the route."""
+    teacher = played["teacher"]
+    base = f"{room.hub.url}/user/{INSTRUCTORS[0]}/cibench-lab/api"
+    progress = teacher.get(f"{base}/classes/demo/progress", timeout=60).json()
+    by_student = {row["participant"]: row["attempt_id"] for row in progress["attempts"]}
+    assert by_student == {user: played[user][1]["id"] for user in STUDENTS}, progress
+    one = teacher.get(f"{base}/classes/demo/attempts/{by_student['student1']}", timeout=60).json()
+    assert one["participant"] == "student1" and any(step["turns"] for step in one["steps"]), one
+    csv_text = teacher.get(f"{base}/classes/demo/csv", timeout=60).json()["csv"]
+    assert all(user in csv_text for user in STUDENTS)
+    page, _ = played["student2"]
+    calls = [("GET", "/classes/demo/progress")]
+    ((*_, status, why),) = lab_fetch(page, "/user/student2/cibench-lab/api", calls)
+    assert status == 403 and "needs the instructor role" in why
