@@ -14,10 +14,7 @@ from ..engine.settings import REVEAL
 from ..grading.kept import GRADE_RULES
 from ..grading.pool import WORKERS
 from ..grading.profile import PROFILES
-
-#: the results database's URL when ``database_url`` is empty: how a hub hands each server its own
-#: (docs/classroom.md); task kernels never inherit it
-DATABASE_URL_VAR = "CIBENCH_LAB_DATABASE_URL"
+from ..store import DATABASE_URL_VAR
 
 
 class CIBenchLabTraits(ExtensionApp):

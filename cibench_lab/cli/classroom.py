@@ -33,7 +33,7 @@ def _write_url(path: Path, url: str) -> None:
 
 
 def cmd_grant(args) -> int:
-    url = args.database_url or args.db
+    url = args.db  # main() resolved --database-url, --db and CIBENCH_LAB_DATABASE_URL
     if not url:
         raise StoreError("class grant needs the class database's owner URL: --database-url URL")
     who = _membership(args)
