@@ -33,9 +33,9 @@ from ..handlers.routes import handlers
 from ..models.config import ModelRegistry, read_config_file
 from ..models.judge import VisionJudge
 from ..models.redact import redact_logs
-from ..store import NeedsUpgrade, Store, StoreError
+from ..store import DATABASE_URL_VAR, NeedsUpgrade, Store, StoreError, configured_url
 from ..tasks.library import TaskLibrary, default_task_dirs, user_tasks_dir
-from .traits import DATABASE_URL_VAR, CIBenchLabTraits
+from .traits import CIBenchLabTraits
 
 KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
 
@@ -212,8 +212,7 @@ class CIBenchLabApp(CIBenchLabTraits):
         would show a panel whose every call fails, with the reason far back in the log."""
         store = None
         try:
-            url = self.database_url or os.environ.get(DATABASE_URL_VAR, "")
-            store = Store(url or None, auto_upgrade=self.db_auto_upgrade)
+            store = Store(configured_url(self.database_url), auto_upgrade=self.db_auto_upgrade)
             store.check_writable()  # every Start and turn writes: say so now, not as a 500 later
             return store
         except StoreError as err:

@@ -14,17 +14,14 @@ from ..engine.settings import REVEAL
 from ..grading.kept import GRADE_RULES
 from ..grading.pool import WORKERS
 from ..grading.profile import PROFILES
-
-#: the results database's URL when ``database_url`` is empty: how a hub hands each server its own
-#: (docs/classroom.md); task kernels never inherit it
-DATABASE_URL_VAR = "CIBENCH_LAB_DATABASE_URL"
+from ..store import DATABASE_URL_VAR
+from .listtrait import NameList
 
 
 class CIBenchLabTraits(ExtensionApp):
     """The configurable traits of the extension (no behaviour)."""
 
-    task_dirs = List(
-        Unicode(),
+    task_dirs = NameList(
         default_value=[],
         help=(
             "Task directories in CIBench's layout (<dir>/<split>/<lib>/*.ipynb + <dir>/datasources). "
@@ -176,8 +173,7 @@ class CIBenchLabTraits(ExtensionApp):
         ),
     ).tag(config=True)
 
-    instructors = List(
-        Unicode(),
+    instructors = NameList(
         default_value=[],
         help=(
             "User names with the instructor role: each reads the attempts of the members of every "
@@ -185,8 +181,7 @@ class CIBenchLabTraits(ExtensionApp):
             "the members of the JupyterHub group cibench-instructors (docs/classroom.md)."
         ),
     ).tag(config=True)
-    researchers = List(
-        Unicode(),
+    researchers = NameList(
         default_value=[],
         help=(
             "User names that may read every participant's record of a study (GET "
@@ -256,8 +251,7 @@ class CIBenchLabTraits(ExtensionApp):
             "the admin command line)."
         ),
     ).tag(config=True)
-    study_files = List(
-        Unicode(),
+    study_files = NameList(
         default_value=[],
         help=(
             "Study files, JSON or TOML, one study each (docs/studies.md): consent text, questionnaire, "

@@ -20,6 +20,7 @@ from ..models.redact import redact, redact_logs
 from ..store import default_url
 from ..store.errors import StoreError, first_line, shown, write_fault
 from ..tasks.errors import TaskError
+from .common import database_url
 
 COMMANDS = ("tasks", "run", "report", "export", "db", "classroom", "qwen")  # modules; classroom is `class`
 
@@ -33,7 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="task directory (repeatable; default: built-in + imported tasks)",
     )
     p.add_argument(
-        "--db", help="SQLAlchemy URL of the results store (default: SQLite in the Jupyter data dir)"
+        "--db",
+        help="SQLAlchemy URL of the results store (default: CIBENCH_LAB_DATABASE_URL if set, "
+        "else SQLite in the Jupyter data dir)",
     )
     sub = p.add_subparsers(dest="command", required=True)
     for name in COMMANDS:
@@ -46,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     redact_logs()
     args = build_parser().parse_args(argv)
+    args.db = database_url(args)  # every command reads args.db: one choice, the server's
     try:
         return args.fn(args)
     except (EngineError, StoreError, TaskError) as err:

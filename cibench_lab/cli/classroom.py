@@ -35,7 +35,7 @@ def _write_url(path: Path, url: str) -> None:
 
 
 def _owner_url(args, command: str) -> str:
-    url = args.database_url or args.db
+    url = args.db  # main() resolved --database-url, --db and CIBENCH_LAB_DATABASE_URL
     if not url:
         raise StoreError(f"{command} needs the class database's owner URL: --database-url URL")
     return url

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import sys
 
+from ..store import configured_url
 from ..tasks.library import TaskLibrary, default_task_dirs
+
+
+def database_url(args) -> str | None:
+    """The results database of every command, picked as the server picks it: the command's own
+    ``--database-url``, else the global ``--db``, else ``CIBENCH_LAB_DATABASE_URL``, else None
+    (SQLite in the Jupyter data dir)."""
+    return configured_url(getattr(args, "database_url", None) or args.db)
 
 
 def library(args) -> TaskLibrary:

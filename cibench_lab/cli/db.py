@@ -12,7 +12,7 @@ from ..store.db import default_url, open_engine
 
 
 def _url(args) -> str:
-    return args.database_url or args.db or default_url()
+    return args.db or default_url()  # main() resolved --database-url, --db and the variable
 
 
 def cmd_upgrade(args) -> int:
@@ -72,6 +72,6 @@ def register(sub) -> None:
         parser.add_argument(
             "--database-url",
             metavar="URL",
-            help="SQLAlchemy URL (default: the global --db, else SQLite in the Jupyter data dir)",
+            help="SQLAlchemy URL (default: the global --db, else CIBENCH_LAB_DATABASE_URL, else SQLite)",
         )
         parser.set_defaults(fn=fn)

@@ -167,12 +167,16 @@ def attempt_of_kernel(attempts: Attempts, kernel_id: str) -> str | None:
 
 def record_cell_run(attempts: Attempts, kernel_id: str, run: dict[str, Any]) -> str | None:
     """An execution on ``kernel_id`` (its capture's record, ``run``): a ``cell_run`` event of the
-    kernel's attempt, at the step open when it started. The attempt id, or None (no attempt)."""
+    kernel's attempt, at the step open when it started. The attempt id, or None (no attempt, or
+    the run started after the attempt finished: its trace ends with it)."""
     attempt_id = attempt_of_kernel(attempts, kernel_id)
     if attempt_id is None:
         return None
     started = dt.datetime.fromisoformat(run["started_at"].removesuffix("Z"))
     with attempts.store.session() as s:
+        finished = s.scalar(select(Attempt.finished_at).where(Attempt.id == attempt_id))
+        if finished is not None and started >= finished:  # a done or quit attempt records nothing more
+            return None
         q = select(StepRow.index).where(StepRow.attempt_id == attempt_id, StepRow.opened_at <= started)
         step = s.scalar(q.order_by(StepRow.index.desc()).limit(1))
         s.add(Event(attempt_id=attempt_id, kind=CELL_RUN, detail={"step": step or 0, **run}))

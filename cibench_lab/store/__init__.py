@@ -1,6 +1,14 @@
 """Results store: SQLAlchemy tables, their migrations and the queries the engine needs."""
 
-from .db import Store, default_url, open_engine
+from .db import DATABASE_URL_VAR, Store, configured_url, default_url, open_engine
 from .errors import NeedsUpgrade, StoreError
 
-__all__ = ["NeedsUpgrade", "Store", "StoreError", "default_url", "open_engine"]
+__all__ = [
+    "DATABASE_URL_VAR",
+    "NeedsUpgrade",
+    "Store",
+    "StoreError",
+    "configured_url",
+    "default_url",
+    "open_engine",
+]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,6 +13,16 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from .errors import StoreError, first_line, shown, write_fault
 from .migrate import ensure_schema
+
+#: the results database's URL when no option names one: how a hub hands each server its own
+#: (docs/classroom.md); task kernels never inherit it
+DATABASE_URL_VAR = "CIBENCH_LAB_DATABASE_URL"
+
+
+def configured_url(explicit: str | None = None) -> str | None:
+    """The results database every entry point (server and each CLI command) uses: ``explicit``
+    (an option), else ``CIBENCH_LAB_DATABASE_URL``, else None (the SQLite default)."""
+    return explicit or os.environ.get(DATABASE_URL_VAR) or None
 
 
 def default_url() -> str:
