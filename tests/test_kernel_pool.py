@@ -171,23 +171,31 @@ def _one_per_library(library: TaskLibrary) -> list:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(1200)
+@pytest.mark.timeout(1500)
 def test_reference_replay_gives_identical_turns_warm_and_fresh(library, tmp_path):
     store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
     attempts = Attempts(store, library)
     tasks = _one_per_library(library)
     assert len(tasks) == 10
-    fresh = asyncio.run(run_tasks(attempts, tasks, ReferencePlayer(), "e2e", "fresh", timeout=300))
-    warm = asyncio.run(
-        run_tasks(
-            attempts, tasks, ReferencePlayer(), "e2e", "warm", timeout=300, kernel_pool=PoolSettings(size=1)
+
+    def replay(name: str, chosen: list, pool: PoolSettings | None = None) -> dict:
+        done = asyncio.run(
+            run_tasks(attempts, chosen, ReferencePlayer(), "e2e", name, timeout=300, kernel_pool=pool)
         )
-    )
-    assert len(fresh) == len(warm) == len(tasks)
-    a, b = _turns(store, "fresh"), _turns(store, "warm")
-    assert a.keys() == b.keys() and len(a) >= sum(len(t.steps) for t in tasks)
-    for key in a:
-        assert a[key] == b[key], key
+        assert len(done) == len(chosen)
+        return _turns(store, name)
+
+    fresh, warm = replay("fresh", tasks), replay("warm", tasks, PoolSettings(size=1))
+    assert fresh.keys() == warm.keys() and len(fresh) >= sum(len(t.steps) for t in tasks)
+    for key in fresh:  # code, error and grade always; outputs below
+        (code, _, error, grade), other = fresh[key], warm[key]
+        assert (code, error, grade) == (other[0], other[2], other[3]), key
+    # outputs byte for byte, but for a turn whose outputs differ between two fresh kernels too
+    # (a PCA's last digits: its LAPACK sums depend on where the arrays lie in memory)
+    differ = sorted({k for k in fresh if fresh[k][1] != warm[k][1]})
+    if differ:
+        again = replay("fresh-again", [t for t in tasks if t.id in {k[0] for k in differ}])
+        assert [k for k in differ if again[k][1] == fresh[k][1]] == []
 
 
 @pytest.fixture

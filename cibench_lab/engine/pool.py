@@ -208,7 +208,7 @@ class KernelPool:
         """A ready kernel of ``key`` moved to ``folder`` (which must not exist yet) with ``copy``
         done in it, its start code not run yet (the lab runs it when it binds the kernel)."""
         self._shut_idle()
-        warm = self._pop_alive(key)
+        warm = await self._pop_alive(key)
         if refill:
             self.expect(key)
         if warm is None:
@@ -223,13 +223,14 @@ class KernelPool:
             raise
         return executor
 
-    def _pop_alive(self, key: PoolKey) -> _Warm | None:
+    async def _pop_alive(self, key: PoolKey) -> _Warm | None:
+        """The first waiting kernel of ``key`` still alive (a dead one is discarded), marked handed out."""
         ws = self.ready.get(key, [])
         while ws:
             warm = ws.pop(0)
             km = warm.executor.km
             name = km.connection_file if km is not None else ""
-            if warm.executor.pid() is not None and name not in self.handed:
+            if km is not None and await km.is_alive() and name not in self.handed:
                 self.handed.add(name)
                 return warm
             asyncio.ensure_future(_discard(warm))
