@@ -33,7 +33,7 @@ import psutil
 from replay import KernelMemory
 
 from cibench_lab.engine.attempt import Attempts
-from cibench_lab.engine.kernel import ensure_kernelspec
+from cibench_lab.engine.kernel import LAUNCHER, ensure_kernelspec
 from cibench_lab.engine.pool import PoolSettings
 from cibench_lab.engine.run import RunObserver, run_tasks
 from cibench_lab.players import ReferencePlayer
@@ -62,6 +62,24 @@ def subset(lib: TaskLibrary, everything: bool) -> list[Task]:
         if len(picked) < PER_LIBRARY:
             picked.append(task)
     return [t for lib_name in sorted(chosen) for t in chosen[lib_name]]
+
+
+class KernelRss(KernelMemory):
+    """Peak resident memory per kernel: the kernel's Python only (not bubblewrap or the launcher,
+    whose command lines name ipykernel too)."""
+
+    def _loop(self) -> None:
+        me = psutil.Process()
+        while not self._stop.wait(self.every):
+            for child in me.children(recursive=True):
+                try:
+                    cmd = child.cmdline()
+                    if child.name() == "bwrap" or "ipykernel_launcher" not in cmd or LAUNCHER in cmd:
+                        continue
+                    rss = child.memory_info().rss
+                except psutil.Error:
+                    continue
+                self.peaks[child.pid] = max(rss, self.peaks.get(child.pid, 0))
 
 
 class Clock(RunObserver):
@@ -103,7 +121,7 @@ def pool_half(lib: TaskLibrary, tasks: list[Task], repeat: int) -> dict:
         attempts = Attempts(store, lib)
         for r in range(repeat):
             for side, pool in (("fresh", None), ("warm", PoolSettings(size=1))):
-                with KernelMemory() as sampled:
+                with KernelRss() as sampled:
                     clock = replay(attempts, tasks, f"{side}-{r}", pool)
                 memory[side] += list(sampled.peaks.values())
                 for task_id, seconds in clock.seconds.items():

@@ -100,16 +100,16 @@ async def test_two_attempts_never_share_a_kernel_and_a_used_one_is_never_handed_
         pool.expect(key)
         pool.expect(key)
         await _until(lambda: pool.waiting() == 2)
+        take = functools.partial(pool.take, rendering=task.rendering.rendering, timeout=60, refill=False)
         for name in ("a", "b"):
-            ex = await pool.take(key, tmp_path / name, copy, rendering=task.rendering.rendering, timeout=60)
+            ex = await take(key, tmp_path / name, copy)
             assert ex is not None
             taken.append(ex)
         assert pool.waiting() == 0  # both handed out, none kept
-        none = await pool.take(key, tmp_path / "c", copy, rendering=task.rendering.rendering, timeout=60)
-        assert none is None
+        assert await take(key, tmp_path / "c", copy) is None  # none waits, none is starting
         pool.expect(key)
-        await _until(lambda: pool.waiting() == 1)
-        third = await pool.take(key, tmp_path / "c", copy, rendering=task.rendering.rendering, timeout=60)
+        await _until(lambda: pool.starting == key)
+        third = await take(key, tmp_path / "c", copy)  # waits for the one being started
         assert third is not None
         taken.append(third)
         pids = [ex.pid() for ex in taken]

@@ -115,6 +115,8 @@ class KernelPool:
         self.handed: set[str] = set()  # connection files of kernels handed out: never again
         self.sizes: dict[PoolKey, int] = {}  # last measured resident bytes of a key's kernel
         self._filler: asyncio.Task | None = None
+        self.starting: PoolKey | None = None  # the key of the kernel being started now
+        self._started = asyncio.Event()  # set (and replaced) each time a start ends
         self._closed = False
 
     # ---- filling -----------------------------------------------------------------
@@ -134,11 +136,16 @@ class KernelPool:
             key = self.wanted.pop(0)
             if len(self.ready.get(key, [])) >= self.settings.size or not self._room_for(key):
                 continue
+            self.starting = key
             try:
                 warm = await self._start(key)
             except Exception:
                 log.exception("cibench-lab: starting a pooled kernel for %s failed", key[1])
                 continue
+            finally:  # a take waiting for it looks once this task yields (ready by then, or failed)
+                self.starting = None
+                self._started.set()
+                self._started = asyncio.Event()
             if self._closed:
                 await _discard(warm)
                 return
@@ -208,6 +215,8 @@ class KernelPool:
         """A ready kernel of ``key`` moved to ``folder`` (which must not exist yet) with ``copy``
         done in it, its start code not run yet (the lab runs it when it binds the kernel)."""
         self._shut_idle()
+        if not self.ready.get(key) and self.starting == key:  # half started beats a fresh start
+            await self._started.wait()
         warm = await self._pop_alive(key)
         if refill:
             self.expect(key)
