@@ -100,10 +100,13 @@ def bench_task(task_id: str) -> tuple[Task, dict[str, int]]:
 
 
 # ---- the two measurements --------------------------------------------------------------
-def measure_starts(lab: Lab, api: Api, task_id: str, n: int, deadline: Deadline) -> dict:
+def measure_starts(lab: Lab, api: Api, task_id: str, n: int, deadline: Deadline, gap: float = 0.0) -> dict:
+    """``n`` Starts of ``task_id``, ``gap`` seconds apart (bench/scale.py: the pool refills)."""
     ready, created, shown, bound, idle, how, records = [], [], [], [], [], Counter(), []
     for i in range(n):
         deadline.check(f"start {i + 1} of {n}")
+        if i and gap:
+            time.sleep(gap)
         rec, attempt_id = lab.start(api, task_id)
         api.sandboxed_view(attempt_id)
         lab.close_started()

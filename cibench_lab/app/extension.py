@@ -19,6 +19,8 @@ from ..engine.hub import Hub
 from ..engine.interpreter import PYTHON_VAR, check_kernel_python, kernel_python, kernel_python_note
 from ..engine.kernel import ensure_kernelspec, hide_from_kernels
 from ..engine.lab import LabConfig, LabPlay
+from ..engine.lab_pool import apply_pool
+from ..engine.pool import PoolSettings
 from ..engine.proctor import apply_preset
 from ..engine.roles import Roles, RoleSettings
 from ..engine.sandbox import SandboxSetting, configure, prepare
@@ -80,6 +82,8 @@ class CIBenchLabApp(CIBenchLabTraits):
         super()._link_jupyter_server_extension(serverapp)
         if self.proctored:  # before the server builds its kernel managers and terminals
             apply_preset(serverapp)
+        if self.kernel_pool_size > 0:  # Start's session takes a warm kernel (engine/lab_pool.py)
+            apply_pool(serverapp)
 
     def initialize_settings(self) -> None:
         self._start_kernel_python()
@@ -134,6 +138,7 @@ class CIBenchLabApp(CIBenchLabTraits):
             turn_timeout=self.turn_timeout,
             interrupt_grace=self.interrupt_grace,
             kernel_idle_cull=self.kernel_idle_cull,
+            kernel_pool=PoolSettings(self.kernel_pool_size, self.kernel_pool_memory, self.kernel_pool_idle),
             lock_settings=self.lock_settings,
             settings=settings,
             participant=participant,

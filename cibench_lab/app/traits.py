@@ -98,6 +98,29 @@ class CIBenchLabTraits(ExtensionApp):
             "busy then is restarted and the attempt's state restored on it (the turn records which)."
         ),
     ).tag(config=True)
+    kernel_pool_size = Int(
+        0,
+        help=(
+            "Warm kernels kept ready per (kernel environment, library set): Start takes one (started "
+            "in the sandbox, its task's libraries imported, its start code run at Start) instead of "
+            "starting a kernel; one is started again in the background for the next Start. A kernel "
+            "is never reused across attempts; a restart starts a fresh one. 0 (default): off."
+        ),
+    ).tag(config=True)
+    kernel_pool_memory = Int(
+        2048,
+        help=(
+            "MB of resident memory all waiting pooled kernels may hold together; no kernel is "
+            "started beyond it."
+        ),
+    ).tag(config=True)
+    kernel_pool_idle = Float(
+        600.0,
+        help=(
+            "Seconds a pooled kernel may wait unused before it is shut down (and not started again "
+            "until a Start needs it)."
+        ),
+    ).tag(config=True)
     show_grades = Bool(
         True,
         help=(

@@ -120,6 +120,12 @@ def _player(args, store: Store):
         return None
 
 
+def _pool(args):
+    from ..engine.pool import PoolSettings
+
+    return PoolSettings(args.kernel_pool, args.kernel_pool_memory) if args.kernel_pool > 0 else None
+
+
 async def _run(attempts, tasks, player, args, run_name: str, observer, judge) -> list[str]:
     from ..engine.run import run_tasks
     from ..grading.pool import Grader
@@ -138,6 +144,7 @@ async def _run(attempts, tasks, player, args, run_name: str, observer, judge) ->
                 compat_timeout=args.compat_timeout,
                 observer=observer,
                 grader=grader,
+                kernel_pool=_pool(args),
             )
     finally:
         grader.close()
@@ -266,6 +273,20 @@ def register(sub) -> None:
     r.add_argument("--run", help="run name; the same name again skips finished attempts, resumes open ones")
     r.add_argument("--jobs", type=int, default=1, help="attempts played at once, one kernel each (default 1)")
     r.add_argument("--timeout", type=float, default=300.0, help="seconds per turn (default 300)")
+    r.add_argument(
+        "--kernel-pool",
+        type=int,
+        default=0,
+        metavar="N",
+        help="warm kernels: the next task's kernel starts while one plays (N per library set; 0: off)",
+    )
+    r.add_argument(
+        "--kernel-pool-memory",
+        type=int,
+        default=2048,
+        metavar="MB",
+        help="resident memory all waiting pooled kernels may hold together (default 2048)",
+    )
     r.add_argument(
         "--compat-timeout",
         action="store_true",

@@ -113,13 +113,23 @@ class KernelExecutor:
         self.kc: AsyncKernelClient | None = None
 
     async def start(self) -> None:
+        await self.launch()
+        await self.run(start_code(self.rendering))
+
+    async def launch(self) -> None:
+        """A kernel in ``cwd``, its client ready, nothing run on it yet (:mod:`.pool` runs the
+        start code when it hands the kernel out, as :meth:`start` does on a fresh one)."""
         ensure_kernelspec()
         self.km = AsyncKernelManager(kernel_name=self.kernel_name)
         await self.km.start_kernel(cwd=str(self.cwd))
         self.kc = self.km.client()
         self.kc.start_channels()
         await self.kc.wait_for_ready(timeout=60)
-        await self.run(start_code(self.rendering))
+
+    async def run_silent(self, code: str) -> Execution:
+        """Run ``code`` hidden: not in the kernel's history, no execution count."""
+        assert self.kc is not None and self.km is not None, "executor not started"
+        return await execute(self.kc, self.km, code, self.timeout, store_history=False)
 
     async def run(self, code: str, timeout: float | None = None) -> Execution:
         """Execute ``code`` and return everything the kernel published for it."""

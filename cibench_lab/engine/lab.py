@@ -42,12 +42,13 @@ from .execution import Execution
 from .hidden import language_info, run_hidden
 from .interrupt import stop_turn
 from .kernel import KERNEL_NAME, start_code
+from .lab_pool import LabKernels
 from .labconfig import LabConfig, check_ids, check_step
 from .oracle import referenced_steps
 from .settings import attempt_settings
 from .step import HUMAN
 from .trace import LabRecord
-from .workspace import copy_data, notebook_name, sign_notebook, write_notebook, written
+from .workspace import notebook_name, sign_notebook, write_notebook, written
 
 log = logging.getLogger(__name__)
 RESTORE_WAIT = 60.0  # seconds a turn whose kernel was replaced waits for the state's restore
@@ -86,6 +87,7 @@ class LabPlay:
         self.player_context = PlayerContext(registry or ModelRegistry(), attempts.store, config.root_dir)
         self.players: dict[str, Player] = {}  # by spec, built once
         self.driver = StepDriver(attempts, self.player, self.call, self.grader)
+        self.kernels = LabKernels(serverapp, config.root_dir / config.attempts_dir, config.kernel_pool)
         attempts.kernels = serverapp.kernel_manager  # the view says whether an attempt's kernel runs
         self.culler = Culler(
             serverapp, attempts, self.call, config.kernel_idle_cull, self.prepared, self._busy
@@ -206,11 +208,14 @@ class LabPlay:
         rel, folder = opening.rel, self.config.root_dir / opening.rel
         name = notebook_name(task)
         nb_rel = (rel / name).as_posix()
-        await written(rel, asyncio.to_thread(copy_data, task, folder))
+        await written(rel, self.kernels.place(task, folder))  # the data, and a warm kernel if pooled
         await self.call(self.attempts.paths, opening.attempt_id, str(folder), nb_rel)
-        session = await self.app.session_manager.create_session(
-            path=nb_rel, name=name, type="notebook", kernel_name=KERNEL_NAME
-        )
+        try:
+            session = await self.app.session_manager.create_session(
+                path=nb_rel, name=name, type="notebook", kernel_name=KERNEL_NAME
+            )
+        finally:
+            await self.kernels.unclaimed(folder)
         opening.session_id, kernel_id = session["id"], session["kernel"]["id"]
         await self.bind(opening.attempt_id, kernel_id, new.participant)
         # as JupyterLab records it (its kernel's language_info) and trusted: it opens clean
@@ -376,6 +381,7 @@ class LabPlay:
 
     async def close(self) -> None:
         self.record.close()
+        await self.kernels.close()
         await self.culler.close()
         await self.driver.close()
         for player in self.players.values():

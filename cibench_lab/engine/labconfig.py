@@ -3,11 +3,12 @@ browser sends."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import BadInput
+from .pool import PoolSettings
 from .settings import PlaySettings
 
 
@@ -21,6 +22,7 @@ class LabConfig:
     participant: str = ""  # whose attempts this server plays (the handlers' participant)
     interrupt_grace: float = 10.0  # seconds an interrupted turn may take to stop before a restart
     kernel_idle_cull: float = 1800.0  # seconds an attempt's kernel may idle before it is stopped (0: never)
+    kernel_pool: PoolSettings = field(default_factory=PoolSettings)  # warm kernels for Start (size 0: off)
 
 
 def check_step(step: Any) -> None:

@@ -40,6 +40,7 @@ from .errors import BadInput
 from .execution import Execution
 from .executor import COMPAT_SILENCE, KernelExecutor
 from .lease import Lease, RunBusy
+from .pool import KernelPool, PoolSettings, pool_key
 from .settings import PlaySettings
 from .workspace import copy_data
 
@@ -70,6 +71,7 @@ class PlayContext:
     settings: PlaySettings = field(default_factory=PlaySettings)
     pool: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, "cibench-db"))
     grader: Grader = field(default_factory=Grader)  # grades turns off the database thread
+    kernels: KernelPool | None = None  # warm kernels for new attempts (engine/pool.py)
     driver: StepDriver = field(init=False)
 
     def __post_init__(self) -> None:
@@ -133,11 +135,13 @@ async def run_tasks(
     observer: RunObserver | None = None,
     settings: PlaySettings | None = None,
     grader: Grader | None = None,
+    kernel_pool: PoolSettings | None = None,
 ) -> list[str]:
     """Play every task not yet finished in ``run_name``; return the run's finished attempt ids.
 
     ``grader`` (with the run's judge, if any) is the caller's to close; without one the
-    run grades with a judge-less grader of its own."""
+    run grades with a judge-less grader of its own.  ``kernel_pool`` (enabled): new attempts
+    take warm kernels, started while the task before them plays (engine/pool.py)."""
     settings = settings or PlaySettings()
     config = {
         **player.describe(),
@@ -151,6 +155,8 @@ async def run_tasks(
         ctx = PlayContext(attempts, player, mode, None, Path(tmp), timeout, silence, observer, settings)
         if grader is not None:
             ctx.grader = ctx.driver.grader = grader
+        if kernel_pool is not None and kernel_pool.enabled:
+            ctx.kernels = KernelPool(Path(tmp), kernel_pool)
         lease = Lease(attempts.store, run_name)
         try:
             await ctx.db(lease.take)  # RunBusy: another process plays this run
@@ -159,6 +165,8 @@ async def run_tasks(
             finally:
                 await ctx.db(lease.release)
         finally:
+            if ctx.kernels is not None:
+                await ctx.kernels.close()
             ctx.pool.shutdown(wait=True)
             if grader is None:
                 ctx.grader.close()
@@ -204,6 +212,8 @@ async def _work(ctx: PlayContext, tasks: list[Task], state: dict[str, tuple[str,
     async def worker() -> None:
         while pending:
             task, attempt_id = pending.pop(0)
+            if ctx.kernels is not None and pending and pending[0][1] is None:
+                ctx.kernels.expect(pool_key(pending[0][0]))  # warm the next task's kernel now
             await _play_one(ctx, task, attempt_id)
 
     await asyncio.gather(*(worker() for _ in range(max(1, min(jobs, len(pending))))))
@@ -244,15 +254,9 @@ async def _open_attempt(ctx: PlayContext, task: Task, attempt_id: str | None) ->
 async def _play(ctx: PlayContext, task: Task, attempt_id: str | None) -> str:
     attempt_id, resumed = await _open_attempt(ctx, task, attempt_id)
     folder = ctx.workroot / f"{task.stem}-{attempt_id[:8]}"
-    await asyncio.to_thread(copy_data, task, folder)
     await ctx.db(ctx.attempts.paths, attempt_id, str(folder), "")
-    kernel = HeadlessKernel(
-        ctx.driver,
-        attempt_id,
-        KernelExecutor(folder, timeout=ctx.timeout, silence=ctx.silence, rendering=task.rendering.rendering),
-    )
+    kernel = HeadlessKernel(ctx.driver, attempt_id, await _kernel(ctx, task, folder, resumed))
     try:
-        await kernel.executor.start()
         if resumed:
             await ctx.driver.restore(attempt_id, kernel.run_cells, "resumed run")
         row, _ = await ctx.db(ctx.attempts.load, attempt_id)
@@ -263,6 +267,33 @@ async def _play(ctx: PlayContext, task: Task, attempt_id: str | None) -> str:
         await kernel.executor.shutdown()
         shutil.rmtree(folder, ignore_errors=True)
     return attempt_id
+
+
+async def _kernel(ctx: PlayContext, task: Task, folder: Path, resumed: bool) -> KernelExecutor:
+    """The attempt's started kernel in ``folder`` (its data copied in): a warm one from the run's
+    pool when it holds one (never for a resumed attempt), else a fresh one."""
+    rendering = task.rendering.rendering
+    if ctx.kernels is not None and not resumed:
+        copy = functools.partial(copy_data, task)
+        warm = await ctx.kernels.take(
+            pool_key(task),
+            folder,
+            copy,
+            rendering=rendering,
+            timeout=ctx.timeout,
+            silence=ctx.silence,
+            refill=False,
+        )
+        if warm is not None:
+            return warm
+    await asyncio.to_thread(copy_data, task, folder)
+    fresh = KernelExecutor(folder, timeout=ctx.timeout, silence=ctx.silence, rendering=rendering)
+    try:
+        await fresh.start()
+    except BaseException:
+        await fresh.shutdown()
+        raise
+    return fresh
 
 
 def _settled(observer: RunObserver, task: Task, settled: dict) -> None:

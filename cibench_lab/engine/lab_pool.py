@@ -1,0 +1,137 @@
+"""The warm kernel pool in the lab: Start takes a waiting kernel instead of starting one.
+
+The server's kernels are jupyter_server's (its mapping kernel manager holds them, the
+browser connects to them by id).  A pooled lab kernel is made by that manager's own
+factory (:class:`ServerKernel`), so it is the same kind of kernel a session would start,
+but it is not registered: no listing, culler or event handler sees it while it waits.
+Start (:meth:`LabKernels.place`) moves one into the attempt's folder and leaves a
+*claim* on that folder; the session the lab then creates starts its kernel there, and
+the manager, with :class:`PooledKernels` mixed in (:func:`apply_pool`, when the pool is
+on), registers the claimed kernel instead of launching a new one.  The lab's bind then
+runs the start code on it, as on a fresh kernel.  A restart of that kernel launches a
+fresh one in the attempt's folder (its launch arguments name the folder, not the slot).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import uuid
+from pathlib import Path
+from typing import Any
+
+from ..tasks.model import Task
+from .executor import KernelExecutor
+from .kernel import KERNEL_NAME
+from .pool import KernelPool, PoolSettings, pool_key
+from .workspace import copy_data
+
+CLAIMS = "_cibench_claims"  # the manager's attribute: {attempt folder: its claimed kernel manager}
+
+
+class ServerKernel(KernelExecutor):
+    """A pooled kernel started by the server's kernel manager's factory, not registered in it."""
+
+    def __init__(self, cwd: Path, manager: Any):
+        super().__init__(cwd)
+        self.manager = manager
+
+    async def launch(self) -> None:
+        mkm = self.manager
+        kernel_id = str(uuid.uuid4())
+        extra = {"kernel_spec_manager": mkm.kernel_spec_manager} if mkm.kernel_spec_manager else {}
+        self.km = mkm.kernel_manager_factory(
+            connection_file=os.path.join(mkm.connection_dir, f"kernel-{kernel_id}.json"),
+            parent=mkm,
+            log=mkm.log,
+            kernel_name=KERNEL_NAME,
+            **extra,
+        )
+        await self.km.start_kernel(cwd=str(self.cwd), kernel_id=kernel_id)
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        await self.kc.wait_for_ready(timeout=60)
+
+    def release(self) -> Any:
+        """Hand the kernel manager over (to the server's manager): this client stops."""
+        if self.kc is not None:
+            self.kc.stop_channels()
+        km, self.km, self.kc = self.km, None, None
+        return km
+
+
+class LabKernels:
+    """The lab's pool (None settings or size 0: off, :meth:`place` only copies the data)."""
+
+    def __init__(self, serverapp: Any, attempts_root: Path, settings: PoolSettings | None):
+        self.app = serverapp
+        self.settings = settings or PoolSettings()
+        factory = functools.partial(ServerKernel, manager=serverapp.kernel_manager)
+        on = self.settings.enabled
+        self.pool = KernelPool(attempts_root, self.settings, factory=factory) if on else None
+
+    @property
+    def claims(self) -> dict[str, Any]:
+        km = self.app.kernel_manager
+        if not hasattr(km, CLAIMS):
+            setattr(km, CLAIMS, {})
+        return getattr(km, CLAIMS)
+
+    async def place(self, task: Task, folder: Path) -> bool:
+        """The attempt's folder with the task's data, and a waiting kernel moved into it when the
+        pool has one (True: the session's kernel will be that one)."""
+        copy = functools.partial(copy_data, task)
+        if self.pool is None:
+            await asyncio.to_thread(copy, folder)
+            return False
+        warm = await self.pool.move(pool_key(task), folder, copy)
+        if warm is None:
+            await asyncio.to_thread(copy, folder)
+            return False
+        assert isinstance(warm, ServerKernel)
+        km = warm.release()
+        km._launch_args["cwd"] = str(folder)  # a restart starts a fresh kernel here
+        self.claims[os.path.realpath(folder)] = km
+        return True
+
+    async def unclaimed(self, folder: Path) -> None:
+        """After the session started: a claim the manager did not take is shut down."""
+        km = self.claims.pop(os.path.realpath(folder), None)
+        if km is not None:
+            await km.shutdown_kernel(now=True)
+
+    async def close(self) -> None:
+        for folder in list(self.claims):
+            await self.unclaimed(Path(folder))
+        if self.pool is not None:
+            await self.pool.close()
+
+
+class PooledKernels:
+    """Mixed into the server's kernel manager: a kernel started in a claimed folder is the
+    claimed, already running one."""
+
+    def pre_start_kernel(self, kernel_name: str | None, kwargs: Any) -> tuple[Any, str, str]:
+        claims = getattr(self, CLAIMS, {})
+        cwd = os.path.realpath(str(kwargs.get("cwd") or ""))
+        name = kernel_name or getattr(self, "default_kernel_name", "")
+        km = claims.pop(cwd, None) if name == KERNEL_NAME and "kernel_id" not in kwargs else None
+        if km is None:
+            return super().pre_start_kernel(kernel_name, kwargs)  # type: ignore[misc]
+
+        async def running(**_: Any) -> None:
+            del km.start_kernel  # it is running: nothing to start, and a restart starts for real
+
+        km.start_kernel = running
+        return km, KERNEL_NAME, km.kernel_id
+
+
+def apply_pool(serverapp: Any) -> None:
+    """Mix :class:`PooledKernels` into the server's kernel manager class (before it is built)."""
+    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+
+    base = serverapp.kernel_manager_class if serverapp.trait_has_value("kernel_manager_class") else None
+    base = base or AsyncMappingKernelManager
+    if not issubclass(base, PooledKernels):
+        serverapp.kernel_manager_class = type(f"Pooled{base.__name__}", (PooledKernels, base), {})

@@ -1,0 +1,239 @@
+"""The warm kernel pool (engine/pool.py): a kernel goes to one attempt only, and a warm kernel
+plays a task exactly as a fresh one does (headless and in the lab)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import time
+from pathlib import Path
+
+import pytest
+from conftest import PROBE_ID, server_config
+
+from cibench_lab.engine.attempt import Attempts
+from cibench_lab.engine.executor import KernelExecutor
+from cibench_lab.engine.memory import tree_rss
+from cibench_lab.engine.pool import KernelPool, PoolSettings, pool_key, preimport_code
+from cibench_lab.engine.run import run_tasks
+from cibench_lab.engine.workspace import copy_data
+from cibench_lab.players import ReferencePlayer
+from cibench_lab.store import Store
+from cibench_lab.store.tables import Attempt, Turn
+from cibench_lab.tasks.library import TaskLibrary, builtin_dir
+
+PANDAS = "cibench_template/pandas/penguins_raw_tidy"
+LOOK = (
+    "import os, sys\n"
+    "print(os.getcwd(), sorted(os.listdir()), 'pandas' in sys.modules,"
+    " [n for n in dir() if 'pandas' in n or n == 'importlib'], get_ipython().execution_count, len(In))"
+)
+
+
+@pytest.fixture(scope="module")
+def library():
+    return TaskLibrary.load([builtin_dir()])
+
+
+async def _until(check, seconds: float = 120.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "the pool did not get its kernels ready"
+        await asyncio.sleep(0.1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return not Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+
+
+def _tree(pid: int | None) -> set[int]:
+    from cibench_lab.engine.memory import children
+
+    found, todo = set(), [pid] if pid else []
+    while todo:
+        p = todo.pop()
+        found.add(p)
+        todo += children(p)
+    return found
+
+
+@pytest.mark.fast
+def test_preimport_binds_nothing_and_keys_name_environment_and_libraries(library):
+    namespace: dict = {}
+    exec(preimport_code(("json", "no_such_module_here")), namespace)
+    assert set(namespace) == {"__builtins__"}
+    task = library.get(PANDAS)
+    assert pool_key(task, "/env/python") == ("/env/python", tuple(sorted(set(task.libraries))))
+    assert not PoolSettings().enabled and PoolSettings(size=1).enabled
+
+
+@pytest.mark.fast
+def test_no_kernel_is_started_beyond_the_memory_budget(tmp_path):
+    pool = KernelPool(tmp_path, PoolSettings(size=4, memory_mb=100))
+    key = ("/env/python", ("pandas",))
+    assert not pool._room_for(key)  # the first guess for a key is 300 MB
+    pool.sizes[key] = 50 * 2**20
+    assert pool._room_for(key)
+
+
+async def _fresh_look(task, folder: Path) -> str:
+    copy_data(task, folder)
+    fresh = KernelExecutor(folder, rendering=task.rendering.rendering)
+    await fresh.start()
+    try:
+        return (await fresh.run(LOOK)).outputs[0]["text"]
+    finally:
+        await fresh.shutdown()
+
+
+async def test_two_attempts_never_share_a_kernel_and_a_used_one_is_never_handed_out(library, tmp_path):
+    task = library.get(PANDAS)
+    key, copy = pool_key(task), functools.partial(copy_data, task)
+    pool = KernelPool(tmp_path, PoolSettings(size=2))
+    taken: list[KernelExecutor] = []
+    try:
+        pool.expect(key)
+        pool.expect(key)
+        await _until(lambda: pool.waiting() == 2)
+        take = functools.partial(pool.take, rendering=task.rendering.rendering, timeout=60, refill=False)
+        for name in ("a", "b"):
+            ex = await take(key, tmp_path / name, copy)
+            assert ex is not None
+            taken.append(ex)
+        assert pool.waiting() == 0  # both handed out, none kept
+        assert await take(key, tmp_path / "c", copy) is None  # none waits, none is starting
+        pool.expect(key)
+        await _until(lambda: pool.starting == key)
+        third = await take(key, tmp_path / "c", copy)  # waits for the one being started
+        assert third is not None
+        taken.append(third)
+        pids = [ex.pid() for ex in taken]
+        files = [ex.km.connection_file for ex in taken if ex.km is not None]
+        assert len(set(pids)) == 3 and len(set(files)) == 3
+        # each sees its own attempt folder at the fixed path, pandas loaded but not bound, and the
+        # execution count and history of a fresh kernel
+        marker = tmp_path / "a" / "only-in-a.txt"
+        marker.write_text("a")
+        looks = [(await ex.run(LOOK)).outputs[0]["text"] for ex in taken]
+        assert "only-in-a.txt" in looks[0] and "only-in-a.txt" not in looks[1]
+        assert looks[1] == looks[2]
+        fresh = await _fresh_look(task, tmp_path / "fresh")
+        assert fresh.replace(" False ", " True ") == looks[1]  # fresh: pandas not imported yet
+        assert looks[1].startswith("/work/attempt ")
+    finally:
+        for ex in taken:
+            await ex.shutdown()
+        await pool.close()
+    assert not any(_alive(p) for p in pids if p)
+
+
+async def test_close_shuts_every_waiting_kernel_down(library, tmp_path):
+    task = library.get(PANDAS)
+    pool = KernelPool(tmp_path, PoolSettings(size=1, idle_seconds=600))
+    pool.expect(pool_key(task))
+    await _until(lambda: pool.waiting() == 1)
+    warm = pool.ready[pool_key(task)][0]
+    pids = _tree(warm.executor.pid())
+    assert len(pids) >= 2 and tree_rss(warm.executor.pid()) > 0  # the launcher and the sandbox
+    await pool.close()
+    await _until(lambda: not any(_alive(p) for p in pids), 30)
+    assert not list(tmp_path.iterdir())  # its slot folder is gone
+
+
+def _turns(store: Store, run_id_of: str) -> dict:
+    from sqlalchemy import select
+
+    from cibench_lab.store.tables import Run
+
+    with store.session() as s:
+        run = s.scalar(select(Run).where(Run.name == run_id_of))
+        rows = s.execute(
+            select(Attempt.task_id, Turn.step, Turn.number, Turn.code, Turn.outputs, Turn.error, Turn.grade)
+            .join(Attempt, Attempt.id == Turn.attempt_id)
+            .where(Attempt.run_id == run.id)
+        ).all()
+    return {(t, st, n): (code, out, err, grade) for t, st, n, code, out, err, grade in rows}
+
+
+def _one_per_library(library: TaskLibrary) -> list:
+    """The task of each library with the fewest steps (template split): bounded."""
+    by_lib: dict = {}
+    for task in library.select(["cibench_template/*"]):
+        best = by_lib.get(task.lib)
+        if best is None or len(task.steps) < len(best.steps):
+            by_lib[task.lib] = task
+    return [by_lib[k] for k in sorted(by_lib)]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1500)
+def test_reference_replay_gives_identical_turns_warm_and_fresh(library, tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    attempts = Attempts(store, library)
+    tasks = _one_per_library(library)
+    assert len(tasks) == 10
+
+    def replay(name: str, chosen: list, pool: PoolSettings | None = None) -> dict:
+        done = asyncio.run(
+            run_tasks(attempts, chosen, ReferencePlayer(), "e2e", name, timeout=300, kernel_pool=pool)
+        )
+        assert len(done) == len(chosen)
+        return _turns(store, name)
+
+    fresh, warm = replay("fresh", tasks), replay("warm", tasks, PoolSettings(size=1))
+    assert fresh.keys() == warm.keys() and len(fresh) >= sum(len(t.steps) for t in tasks)
+    for key in fresh:  # code, error and grade always; outputs below
+        (code, _, error, grade), other = fresh[key], warm[key]
+        assert (code, error, grade) == (other[0], other[2], other[3]), key
+    # outputs byte for byte, but for a turn whose outputs differ between two fresh kernels too
+    # (a PCA's last digits: its LAPACK sums depend on where the arrays lie in memory)
+    differ = sorted({k for k in fresh if fresh[k][1] != warm[k][1]})
+    if differ:
+        again = replay("fresh-again", [t for t in tasks if t.id in {k[0] for k in differ}])
+        assert [k for k in differ if again[k][1] == fresh[k][1]] == []
+
+
+@pytest.fixture
+def jp_server_config(tmp_path, task_root):
+    return server_config(tmp_path, [builtin_dir(), task_root], turn_timeout=60.0, kernel_pool_size=1)
+
+
+async def test_lab_start_takes_a_warm_kernel_and_server_stop_ends_the_pool(jp_serverapp, start_attempt):
+    lab = jp_serverapp.web_app.settings["cibench_lab"].lab
+    pool = lab.kernels.pool
+    first = await start_attempt(PROBE_ID)  # cold: nothing waits yet; one is started for the next
+    await _until(lambda: pool.waiting() == 1)
+    warm = next(iter(pool.ready.values()))[0]
+    warm_file = warm.executor.km.connection_file
+    second = await start_attempt(PROBE_ID)
+    km = jp_serverapp.kernel_manager
+    assert first.kernel_id != second.kernel_id
+    assert km.get_kernel(second.kernel_id).connection_file == warm_file  # the warm one
+    assert km.get_kernel(first.kernel_id).connection_file != warm_file
+    looks = []
+    for b in (first, second):
+        msg_id = await b.execute(LOOK)
+        looks.append(await _stdout(b, msg_id))
+    # the same but for pandas: loaded in the warm one before its first run
+    assert looks[0].replace(" False ", " True ") == looks[1] and looks[1].startswith("/work/attempt ")
+    await _until(lambda: pool.waiting() == 1)  # refilled for the next Start
+    waiting = _tree(next(iter(pool.ready.values()))[0].executor.pid())
+    await jp_serverapp.extension_manager.stop_all_extensions()
+    await _until(lambda: not any(_alive(p) for p in waiting), 30)
+
+
+async def _stdout(browser, msg_id: str) -> str:
+    text = ""
+    while True:
+        msg = await browser.kc.get_iopub_msg(timeout=30)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "stream":
+            text += msg["content"]["text"]
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            return text
