@@ -273,6 +273,21 @@ def register(sub) -> None:
     r.add_argument("--run", help="run name; the same name again skips finished attempts, resumes open ones")
     r.add_argument("--jobs", type=int, default=1, help="attempts played at once, one kernel each (default 1)")
     r.add_argument("--timeout", type=float, default=300.0, help="seconds per turn (default 300)")
+    _pool_options(r)
+    r.add_argument(
+        "--compat-timeout",
+        action="store_true",
+        help="OpenCompass's rule too: a turn fails after 10 s without any output",
+    )
+    r.add_argument("--export-transcript", metavar="FILE", help="write the run's turns as JSONL (replay:FILE)")
+    r.add_argument("--no-progress", action="store_true", help="plain progress lines, no bar")
+    _model_options(r)
+    add_sandbox_options(r)
+    _grading_options(r)
+    r.set_defaults(fn=cmd_run)
+
+
+def _pool_options(r) -> None:
     r.add_argument(
         "--kernel-pool",
         type=int,
@@ -287,13 +302,9 @@ def register(sub) -> None:
         metavar="MB",
         help="resident memory all waiting pooled kernels may hold together (default 2048)",
     )
-    r.add_argument(
-        "--compat-timeout",
-        action="store_true",
-        help="OpenCompass's rule too: a turn fails after 10 s without any output",
-    )
-    r.add_argument("--export-transcript", metavar="FILE", help="write the run's turns as JSONL (replay:FILE)")
-    r.add_argument("--no-progress", action="store_true", help="plain progress lines, no bar")
+
+
+def _model_options(r) -> None:
     m = r.add_argument_group("model players (openai:MODEL)")
     m.add_argument("--base-url", help="OpenAI-compatible endpoint, up to /v1 (default: $OPENAI_BASE_URL)")
     m.add_argument("--api-key-env", help="environment variable holding the key (default OPENAI_API_KEY)")
@@ -308,7 +319,9 @@ def register(sub) -> None:
     m.add_argument("--max-tokens", type=int, help="new tokens per reply (default 512, as CIBench)")
     m.add_argument("--request-timeout", type=float, help="seconds per model request (default 120)")
     m.add_argument("--retries", type=int, help="retries on 429/5xx/timeouts/malformed replies (default 6)")
-    add_sandbox_options(r)
+
+
+def _grading_options(r) -> None:
     g = r.add_argument_group("grading")
     g.add_argument(
         "--grading-workers",
@@ -321,4 +334,3 @@ def register(sub) -> None:
     g.add_argument(
         "--judge-api-key-env", help="variable holding the judge's key ($CIBENCH_LAB_JUDGE_API_KEY_ENV)"
     )
-    r.set_defaults(fn=cmd_run)
