@@ -273,7 +273,7 @@ def register(sub) -> None:
     r.add_argument("--run", help="run name; the same name again skips finished attempts, resumes open ones")
     r.add_argument("--jobs", type=int, default=1, help="attempts played at once, one kernel each (default 1)")
     r.add_argument("--timeout", type=float, default=300.0, help="seconds per turn (default 300)")
-    _pool_options(r)
+    _pool_arguments(r)
     r.add_argument(
         "--compat-timeout",
         action="store_true",
@@ -281,13 +281,13 @@ def register(sub) -> None:
     )
     r.add_argument("--export-transcript", metavar="FILE", help="write the run's turns as JSONL (replay:FILE)")
     r.add_argument("--no-progress", action="store_true", help="plain progress lines, no bar")
-    _model_options(r)
+    _model_arguments(r)
     add_sandbox_options(r)
-    _grading_options(r)
+    _grading_arguments(r)
     r.set_defaults(fn=cmd_run)
 
 
-def _pool_options(r) -> None:
+def _pool_arguments(r) -> None:
     r.add_argument(
         "--kernel-pool",
         type=int,
@@ -304,7 +304,7 @@ def _pool_options(r) -> None:
     )
 
 
-def _model_options(r) -> None:
+def _model_arguments(r) -> None:
     m = r.add_argument_group("model players (openai:MODEL)")
     m.add_argument("--base-url", help="OpenAI-compatible endpoint, up to /v1 (default: $OPENAI_BASE_URL)")
     m.add_argument("--api-key-env", help="environment variable holding the key (default OPENAI_API_KEY)")
@@ -321,7 +321,7 @@ def _model_options(r) -> None:
     m.add_argument("--retries", type=int, help="retries on 429/5xx/timeouts/malformed replies (default 6)")
 
 
-def _grading_options(r) -> None:
+def _grading_arguments(r) -> None:
     g = r.add_argument_group("grading")
     g.add_argument(
         "--grading-workers",
