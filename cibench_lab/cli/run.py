@@ -5,6 +5,8 @@
         [--tasks ID|PATTERN ...] [--jobs N] [--run NAME] [--timeout S] [--compat-timeout]
         [--export-transcript FILE] [--judge-model M [--judge-base-url URL] [--judge-api-key-env VAR]]
         [--grading-workers N] [--no-sandbox] [--allow-network]
+        [--cluster tcp://HOST:PORT | --scheduler-file F] [--tls-ca-file F --tls-cert F --tls-key F]
+        [--insecure]
 
 Results go to the database; the same ``--run`` again skips finished attempts and
 resumes open ones; one process plays a run name at a time.  Exit status: 0 when every
@@ -21,12 +23,14 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 
 from ..engine.attempt import PROFILE, Attempts
+from ..engine.errors import BadInput
 from ..grading.pool import WORKERS
 from ..grading.summary import METRICS, format_row, summarize
 from ..models.redact import redact
 from ..store import Store
 from ..store.tables import Attempt, StepRow
 from ..tasks.model import Task
+from .cluster import add_cluster_options
 from .common import add_sandbox_options, library, start_sandbox
 
 if TYPE_CHECKING:
@@ -34,7 +38,6 @@ if TYPE_CHECKING:
 
 
 def cmd_run(args) -> int:
-    from ..engine.errors import BadInput
     from ..engine.kernel import hide_from_kernels
     from ..engine.lease import RunBusy
     from ..models.judge import VisionJudge
@@ -51,8 +54,14 @@ def cmd_run(args) -> int:
         model=args.judge_model, base_url=args.judge_base_url, api_key_env=args.judge_api_key_env
     )
     config = getattr(player, "config", None)
-    hide_from_kernels(config.api_key_env if config else "", judge.api_key_env if judge else "")
-    if not start_sandbox(args):
+    hidden = (config.api_key_env if config else "", judge.api_key_env if judge else "")
+    hide_from_kernels(*hidden)
+    try:
+        remote = _remote(args, hidden)
+    except BadInput as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if remote is None and not start_sandbox(args):
         return 2
     lib = library(args)
     patterns = args.tasks or (player.task_ids() if hasattr(player, "task_ids") else None)
@@ -64,7 +73,10 @@ def cmd_run(args) -> int:
     run_name = args.run or default_run_name(player, args.mode)
     observer = ProgressObserver(tasks, live=not args.no_progress)
     try:
-        ids = asyncio.run(_run(attempts, tasks, player, args, run_name, observer, judge))
+        if remote is not None:
+            ids = asyncio.run(_run_remote(attempts, tasks, player, args, run_name, observer, remote))
+        else:
+            ids = asyncio.run(_run(attempts, tasks, player, args, run_name, observer, judge))
     except (BadInput, RunBusy) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -118,6 +130,26 @@ async def _run(attempts, tasks, player, args, run_name: str, observer, judge) ->
         close = getattr(player, "aclose", None)
         if close is not None:
             await close()
+
+
+def _remote(args, hidden: tuple[str, ...]):
+    """(cluster, job options) of a distributed run; None for a local one."""
+    from .cluster import cluster_options, job_options, wanted
+
+    if not wanted(args):
+        return None
+    return cluster_options(args), job_options(args, _model_options(args), hidden)
+
+
+async def _run_remote(attempts, tasks, player, args, run_name: str, observer, remote) -> list[str]:
+    from ..engine.cluster_run import run_on_cluster
+
+    cluster, jobs = remote
+    with observer:
+        return await run_on_cluster(
+            attempts, tasks, player, args.mode, run_name, cluster, jobs,
+            timeout=args.timeout, compat_timeout=args.compat_timeout, observer=observer,
+        )  # fmt: skip
 
 
 def _model_options(args) -> dict[str, Any]:
@@ -260,6 +292,7 @@ def register(sub) -> None:
     m.add_argument("--request-timeout", type=float, help="seconds per model request (default 120)")
     m.add_argument("--retries", type=int, help="retries on 429/5xx/timeouts/malformed replies (default 6)")
     add_sandbox_options(r)
+    add_cluster_options(r)
     g = r.add_argument_group("grading")
     g.add_argument(
         "--grading-workers",
