@@ -10,9 +10,10 @@ same rows twice, or an older copy after a newer one, adds nothing and loses noth
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import DateTime, delete, select
 from sqlalchemy.orm import Session
 
 from ..store import Store
@@ -23,7 +24,21 @@ _KEEP_ON_DRIVER = ("id", "run_id", "participant_id", "study_id")  # the driver's
 
 
 def _plain(row: Base, skip: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {c.key: getattr(row, c.key) for c in row.__table__.columns if c.key not in skip}
+    """The row's columns; times as ISO strings (so the rows travel as plain msgpack)."""
+    out = {}
+    for c in row.__table__.columns:
+        if c.key not in skip:
+            value = getattr(row, c.key)
+            out[c.key] = value.isoformat() if isinstance(value, dt.datetime) else value
+    return out
+
+
+def _row(table: Any, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (from :func:`_plain`) with its times as datetimes again."""
+    times = {c.key for c in table.__table__.columns if isinstance(c.type, DateTime)}
+    return {
+        k: dt.datetime.fromisoformat(v) if k in times and isinstance(v, str) else v for k, v in data.items()
+    }
 
 
 def dump(store: Store, attempt_id: str, seq: int = 0) -> Rows:
@@ -63,16 +78,16 @@ def load(store: Store, rows: Rows, refs: dict[str, Any]) -> None:
         owner_tables: tuple[tuple[Any, str], ...] = ((Run, "run"), (Participant, "participant"))
         for owner, key in owner_tables:
             if refs.get(key) and s.get(owner, refs[key]["id"]) is None:
-                s.add(owner(**refs[key]))
+                s.add(owner(**_row(owner, refs[key])))
         s.flush()
         attempt = dict(rows["attempt"])
         if attempt.get("study_id"):
             attempt["study_id"] = None  # studies are not played on clusters
-        s.add(Attempt(**attempt))
+        s.add(Attempt(**_row(Attempt, attempt)))
         s.flush()
-        s.add_all(StepRow(**r) for r in rows["steps"])
-        s.add_all(Turn(**r) for r in rows["turns"])
-        s.add_all(Event(**r) for r in rows["events"])
+        s.add_all(StepRow(**_row(StepRow, r)) for r in rows["steps"])
+        s.add_all(Turn(**_row(Turn, r)) for r in rows["turns"])
+        s.add_all(Event(**_row(Event, r)) for r in rows["events"])
 
 
 def apply(store: Store, rows: Rows) -> None:
@@ -82,7 +97,7 @@ def apply(store: Store, rows: Rows) -> None:
         attempt = s.get(Attempt, attempt_id)
         if attempt is None:
             raise LookupError(f"attempt {attempt_id} is not in the results database")
-        for key, value in rows["attempt"].items():
+        for key, value in _row(Attempt, rows["attempt"]).items():
             if key not in _KEEP_ON_DRIVER:
                 setattr(attempt, key, value)
         _merge(s, StepRow, rows["steps"], attempt_id, ("index",))
@@ -97,7 +112,7 @@ def _merge(
         tuple(getattr(r, k) for k in key): r
         for r in s.scalars(select(table).filter_by(attempt_id=attempt_id))
     }
-    for data in rows:
+    for data in (_row(table, r) for r in rows):
         found = have.get(tuple(data[k] for k in key))
         if found is None:
             s.add(table(**data))
