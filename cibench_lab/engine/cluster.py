@@ -118,7 +118,7 @@ async def connect(options: ClusterOptions, sandboxed: bool = True):
         raise BadInput(f"--cluster {address}: cannot reach the scheduler: {err}") from None
     try:
         await client.wait_for_workers(1, timeout=WAIT_WORKERS)
-        await client.register_plugin(KernelReaper())
+        await client.register_plugin(KernelReaper())  # idempotent: set up once per worker
         await client.register_plugin(NannyReaper())
         problems = {w: p for w, p in (await client.run(check_worker, sandboxed)).items() if p}
     except BaseException:

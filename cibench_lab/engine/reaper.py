@@ -104,6 +104,12 @@ class KernelReaper(WorkerPlugin):
     """Kills this worker process's listed kernels when the worker closes."""
 
     name = NAME
+    idempotent = True  # registered by every run: set up once (a second setup would reap a run's kernels)
+
+    def setup(self, worker) -> None:
+        from .remote import prepare_worker
+
+        prepare_worker()
 
     def teardown(self, worker) -> None:
         mine = f"{os.getpid()}-"
@@ -118,6 +124,7 @@ class NannyReaper(NannyPlugin):
 
     name = NAME
     restart = False
+    idempotent = True
 
     def setup(self, nanny) -> None:
         from tornado.ioloop import PeriodicCallback

@@ -22,11 +22,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..grading.pool import Grader
+from ..grading.pool import WORKERS, Grader
 from ..store import Store
 from ..tasks.library import TaskLibrary
 from ..tasks.model import Task
-from . import reaper, replica
+from . import orphans, reaper, replica
 from .attempt import Attempts
 from .run import HeadlessKernel, PlayContext
 from .workspace import copy_data
@@ -118,6 +118,18 @@ def _grader(workers: int) -> Grader:
         if "grader" not in _stores:
             _stores["grader"] = Grader(None, workers)
         return _stores["grader"]
+
+
+def prepare_worker() -> None:
+    """In the worker's main thread, once (:class:`.reaper.KernelReaper`): its grading processes
+    started now, from a forkserver that dies with the worker (:mod:`.orphans`)."""
+    import multiprocessing
+    import os
+
+    os.environ[orphans.WORKER_VAR] = str(os.getpid())
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        multiprocessing.get_context("forkserver").set_forkserver_preload([orphans.__name__])
+    _grader(WORKERS).warm_processes()
 
 
 def check_worker(sandboxed: bool) -> str | None:
