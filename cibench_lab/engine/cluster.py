@@ -91,14 +91,14 @@ def security(options: ClusterOptions, address: str):
     given = {k: v for k, v in files.items() if v}
     sec = Security(require_encryption=True, **given) if given else Security()
     tls = address.startswith("tls://") and bool(getattr(sec, "tls_ca_file", None))
+    if address.startswith("tls://") and not tls:
+        raise BadInput(f"--cluster {address}: a tls:// address needs --tls-ca-file (or Dask's TLS settings)")
     if not tls and not is_local(address) and not options.insecure:
         raise BadInput(
             f"--cluster {address}: a scheduler on another machine needs TLS (a tls:// address and "
             "--tls-ca-file/--tls-cert/--tls-key, or Dask's distributed.comm.tls settings); "
             "--insecure to connect without"
         )
-    if address.startswith("tls://") and not tls:
-        raise BadInput(f"--cluster {address}: a tls:// address needs --tls-ca-file (or Dask's TLS settings)")
     return sec
 
 
