@@ -67,7 +67,7 @@ def worker_mid_attempt(cluster: LocalCluster, store: Store) -> tuple[subprocess.
             started = open_attempt_with_turns(store)
             for worker, keys in client.processing().items():
                 for key in keys:
-                    attempt_id = str(key).removeprefix("cibench-lab-")
+                    attempt_id = str(key).rsplit("-", 1)[-1]
                     if attempt_id in started:
                         pid = client.run(os.getpid, workers=[worker])[worker]
                         nanny = psutil.Process(pid).ppid()

@@ -15,7 +15,7 @@ from .attempt import Attempts
 from .cluster import ClusterOptions, JobOptions, connect, task_data
 from .executor import COMPAT_SILENCE
 from .lease import Lease
-from .remote import Job, play_attempt, queue_name, state_name
+from .remote import Job, play_attempt, queue_name, state_name, task_key
 from .run import PlayContext, RunObserver, _leased, _open_attempt, ensure_run, run_state
 from .settings import PlaySettings
 
@@ -119,7 +119,9 @@ class Driver:
                   **vars(self.jobs))  # fmt: skip
         tracked = Tracked(task, None, settled={s["index"] for s in rows["steps"] if s["settled_at"]})
         ctx.observer.task_started(task, attempt_id, rows["attempt"]["current_step"] if resumed else None)
-        tracked.future = self.client.submit(play_attempt, job, key=f"cibench-lab-{attempt_id}", pure=False)
+        tracked.future = self.client.submit(
+            play_attempt, job, key=task_key(self.session, attempt_id), pure=False
+        )
         self.tracked[attempt_id] = tracked
 
     async def follow(self, queue) -> None:

@@ -15,6 +15,7 @@ Dask on another worker, goes on from them (the kernel's state rebuilt by a resto
 from __future__ import annotations
 
 import asyncio
+import atexit
 import dataclasses
 import shutil
 import tempfile
@@ -31,9 +32,14 @@ from .attempt import Attempts
 from .run import HeadlessKernel, PlayContext
 from .workspace import copy_data
 
+STOPPED_AFTER = 5.0  # seconds without the attempt's Variable: the driver is gone or stopped the run
 WRITES = {"record_turn", "settle", "record_restore", "record_reference", "paths"}
 _lock = threading.Lock()
 _stores: dict[str, Any] = {}  # this process's replica store and grader
+
+
+class Stopped(Exception):
+    """The driver stopped following this attempt (Ctrl-C, a lost lease): the worker stops too."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,6 +65,11 @@ class Job:
         return state_name(self.session, self.attempt_id)
 
 
+def task_key(session: str, attempt_id: str) -> str:
+    """The Dask key of the attempt's task in this driver session (ends with the attempt id)."""
+    return f"cibench-lab-{session.rsplit(':', 1)[-1][:12]}-{attempt_id}"
+
+
 def state_name(session: str, attempt_id: str) -> str:
     return f"cibench-lab:{session}:{attempt_id}"
 
@@ -76,11 +87,15 @@ def play_attempt(job: Job) -> replica.Rows:
     rows = state.get()
     with tempfile.TemporaryDirectory(prefix="cibench-worker-") as tmp:
         task = _task_copy(job, Path(tmp) / "datasources")
-        store = _replica_store()
+        store = _replica_store(job.session)
         replica.load(store, rows, job.refs)
         seq = [rows["seq"]]
 
         def publish() -> None:
+            try:
+                state.get(timeout=STOPPED_AFTER)  # deleted by the driver: its run is over
+            except TimeoutError:
+                raise Stopped(f"attempt {job.attempt_id}: the driver stopped the run") from None
             seq[0] += 1
             out = replica.dump(store, job.attempt_id, seq[0])
             state.set(out)
@@ -103,13 +118,16 @@ def _task_copy(job: Job, folder: Path) -> Task:
     return dataclasses.replace(job.task, datasources=folder, data_files=())
 
 
-def _replica_store() -> Store:
-    """This worker process's replica database (one file, shared by the attempts it plays)."""
+def _replica_store(session: str) -> Store:
+    """This worker process's replica database for a driver session (one file, shared by the
+    session's attempts it plays: their run and participant rows are the driver's)."""
     with _lock:
-        if "store" not in _stores:
+        key = f"store:{session}"
+        if key not in _stores:
             where = Path(tempfile.mkdtemp(prefix="cibench-replica-"))
-            _stores["store"] = Store(f"sqlite:///{where / 'replica.sqlite'}")
-        return _stores["store"]
+            atexit.register(shutil.rmtree, where, True)
+            _stores[key] = Store(f"sqlite:///{where / 'replica.sqlite'}")
+        return _stores[key]
 
 
 def _grader(workers: int) -> Grader:
