@@ -103,3 +103,22 @@ def test_a_scheduler_file_names_the_address(tmp_path):
     f.write_text("{}")
     with pytest.raises(BadInput, match="no scheduler address"):
         scheduler_address(ClusterOptions(scheduler_file=str(f)))
+
+
+def test_a_job_names_the_key_s_variable_never_its_value(monkeypatch):
+    import pickle
+
+    from cibench_lab.cli import build_parser
+    from cibench_lab.cli.run import _remote
+
+    monkeypatch.setenv("CLUSTER_TEST_KEY", "sk-cluster-secret-1234")
+    args = build_parser().parse_args(
+        ["run", "--player", "openai:m", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env",
+         "CLUSTER_TEST_KEY", "--cluster", "tcp://127.0.0.1:8786"]
+    )  # fmt: skip
+    cluster, jobs = _remote(args, ("CLUSTER_TEST_KEY", ""))
+    assert cluster.address == "tcp://127.0.0.1:8786"
+    assert jobs.model_options["api_key_env"] == "CLUSTER_TEST_KEY" and jobs.hide_env == ("CLUSTER_TEST_KEY",)
+    assert b"sk-cluster-secret-1234" not in pickle.dumps(jobs)
+    with pytest.raises(BadInput, match="--jobs applies to local runs"):
+        _remote(build_parser().parse_args(["run", "--cluster", "tcp://127.0.0.1:1", "--jobs", "2"]), ())
