@@ -15,7 +15,7 @@ from .attempt import Attempts
 from .cluster import ClusterOptions, JobOptions, connect, task_data
 from .executor import COMPAT_SILENCE
 from .lease import Lease
-from .remote import Job, play_attempt, queue_name, state_name, task_key
+from .remote import Job, live_name, play_attempt, queue_name, state_name, task_key
 from .run import PlayContext, RunObserver, _leased, _open_attempt, ensure_run, run_state
 from .settings import PlaySettings
 
@@ -87,12 +87,13 @@ class Driver:
         self.tracked: dict[str, Tracked] = {}
 
     async def play(self, tasks: list[Task], config: dict) -> dict[str, tuple[str, str]]:
-        from distributed import Queue
+        from distributed import Queue, Variable
 
         ctx = self.ctx
         ctx.run_id = await ctx.db(ensure_run, ctx.attempts, self.run_name, ctx.player.name, ctx.mode, config)
         state = await ctx.db(run_state, ctx.attempts, ctx.run_id)
         queue = Queue(queue_name(self.session), client=self.client)
+        await Variable(live_name(self.session), client=self.client).set(True)
         try:
             for task in tasks:
                 attempt_id, status = state.get(task.id, (None, None))
@@ -167,6 +168,7 @@ class Driver:
         running = [t.future for t in self.tracked.values() if t.future is not None and not t.future.done()]
         if running:
             await self.client.cancel(running)
+        Variable(live_name(self.session), client=self.client).delete()
         for attempt_id in self.tracked:
             Variable(state_name(self.session, attempt_id), client=self.client).delete()
         queue.close()

@@ -74,6 +74,11 @@ def state_name(session: str, attempt_id: str) -> str:
     return f"cibench-lab:{session}:{attempt_id}"
 
 
+def live_name(session: str) -> str:
+    """A Variable the driver holds while it follows the session's attempts."""
+    return f"cibench-lab:{session}:live"
+
+
 def queue_name(session: str) -> str:
     return f"cibench-lab:{session}:rows"
 
@@ -84,6 +89,7 @@ def play_attempt(job: Job) -> replica.Rows:
     from distributed import Queue, Variable
 
     state, queue = Variable(job.state_name), Queue(queue_name(job.session))
+    live = Variable(live_name(job.session))
     rows = state.get()
     with tempfile.TemporaryDirectory(prefix="cibench-worker-") as tmp:
         task = _task_copy(job, Path(tmp) / "datasources")
@@ -93,7 +99,7 @@ def play_attempt(job: Job) -> replica.Rows:
 
         def publish() -> None:
             try:
-                state.get(timeout=STOPPED_AFTER)  # deleted by the driver: its run is over
+                live.get(timeout=STOPPED_AFTER)  # deleted by the driver: its run is over
             except TimeoutError:
                 raise Stopped(f"attempt {job.attempt_id}: the driver stopped the run") from None
             seq[0] += 1
