@@ -153,7 +153,8 @@ def prepare_worker() -> None:
     os.environ[orphans.WORKER_VAR] = str(os.getpid())
     if "forkserver" in multiprocessing.get_all_start_methods():
         multiprocessing.get_context("forkserver").set_forkserver_preload([orphans.__name__])
-    _grader(WORKERS).warm_processes()
+    if not multiprocessing.current_process().daemon:  # else check_worker says why it cannot play
+        _grader(WORKERS).warm_processes()
 
 
 def check_worker(sandboxed: bool) -> str | None:
