@@ -19,7 +19,7 @@ from .remote import Job, live_name, play_attempt, queue_name, state_name, task_k
 from .run import PlayContext, RunObserver, _leased, _open_attempt, ensure_run, run_state
 from .settings import PlaySettings
 
-POLL = 0.5  # seconds the driver waits for rows before looking at the attempts again
+POLL = 0.2  # seconds the driver waits for rows before looking at the attempts again
 
 
 @dataclass

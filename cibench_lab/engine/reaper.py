@@ -109,7 +109,7 @@ class KernelReaper(WorkerPlugin):
     def setup(self, worker) -> None:
         from .remote import prepare_worker
 
-        prepare_worker()
+        prepare_worker(worker.state.nthreads)
 
     def teardown(self, worker) -> None:
         mine = f"{os.getpid()}-"

@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..grading.pool import WORKERS, Grader
+from ..grading.pool import Grader
 from ..store import Store
 from ..tasks.library import TaskLibrary
 from ..tasks.model import Task
@@ -144,9 +144,10 @@ def _grader(workers: int) -> Grader:
         return _stores["grader"]
 
 
-def prepare_worker() -> None:
+def prepare_worker(nthreads: int) -> None:
     """In the worker's main thread, once (:class:`.reaper.KernelReaper`): its grading processes
-    started now, from a forkserver that dies with the worker (:mod:`.orphans`)."""
+    (one per worker thread: each plays one attempt) started now, from a forkserver that dies
+    with the worker (:mod:`.orphans`)."""
     import multiprocessing
     import os
 
@@ -154,7 +155,7 @@ def prepare_worker() -> None:
     if "forkserver" in multiprocessing.get_all_start_methods():
         multiprocessing.get_context("forkserver").set_forkserver_preload([orphans.__name__])
     if not multiprocessing.current_process().daemon:  # else check_worker says why it cannot play
-        _grader(WORKERS).warm_processes()
+        _grader(max(1, nthreads)).warm_processes()
 
 
 def check_worker(sandboxed: bool) -> str | None:
