@@ -5,7 +5,8 @@ worker's own (a *replica*); after each transition the worker sends the attempt's
 attempt row, steps, turns and events — and the driver *applies* them to the results database.
 Rows are keyed by what they are, not by the ids a database gave them: a step by (attempt,
 index), a turn by (attempt, step, turn), an event by (attempt, kind, time); so applying the
-same rows twice, or an older copy after a newer one, adds nothing and loses nothing.
+same rows twice adds nothing, and an older copy applied after a newer one loses no turn (the
+driver applies a copy only when its ``seq`` is newer than the last it applied).
 """
 
 from __future__ import annotations
