@@ -94,19 +94,20 @@ class Driver:
         state = await ctx.db(run_state, ctx.attempts, ctx.run_id)
         queue = Queue(queue_name(self.session), client=self.client)
         await Variable(live_name(self.session), client=self.client).set(True)
+        pending = []
+        for task in tasks:
+            attempt_id, status = state.get(task.id, (None, None))
+            if status == "done":
+                ctx.observer.task_finished(task, "skipped")
+            else:
+                pending.append((task, attempt_id))
         try:
-            for task in tasks:
-                attempt_id, status = state.get(task.id, (None, None))
-                if status == "done":
-                    ctx.observer.task_finished(task, "skipped")
-                else:
-                    await self.submit(task, attempt_id)
-            await self.follow(queue)
+            await self.follow(queue, pending)
         finally:
             await self.forget(queue)
         return await ctx.db(run_state, ctx.attempts, ctx.run_id)
 
-    async def submit(self, task: Task, attempt_id: str | None) -> None:
+    async def submit(self, task: Task, attempt_id: str | None) -> str:
         from distributed import Variable
 
         ctx = self.ctx
@@ -124,11 +125,18 @@ class Driver:
             play_attempt, job, key=task_key(self.session, attempt_id), pure=False
         )
         self.tracked[attempt_id] = tracked
+        return attempt_id
 
-    async def follow(self, queue) -> None:
-        """Apply rows as they come until every attempt's task has ended; then its last rows."""
-        open_ = dict(self.tracked)
-        while open_:
+    async def follow(self, queue, pending: list[tuple[Task, str | None]]) -> None:
+        """Submit attempts as worker threads come free (so no attempt waits behind a long one
+        on a busy worker while another is idle, as with ``--jobs``); apply rows as they come
+        until every attempt's task has ended, then its last rows."""
+        open_: dict[str, Tracked] = {}
+        while open_ or pending:
+            free = sum((await self.client.nthreads()).values()) - len(open_)
+            for task, attempt_id in [pending.pop(0) for _ in range(min(max(free, 0), len(pending)))]:
+                aid = await self.submit(task, attempt_id)
+                open_[aid] = self.tracked[aid]
             for rows in await _take(queue):
                 await self.apply(rows)
             for attempt_id, tracked in list(open_.items()):
