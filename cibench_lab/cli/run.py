@@ -5,6 +5,8 @@
         [--tasks ID|PATTERN ...] [--jobs N] [--run NAME] [--timeout S] [--compat-timeout]
         [--export-transcript FILE] [--judge-model M [--judge-base-url URL] [--judge-api-key-env VAR]]
         [--grading-workers N] [--no-sandbox] [--allow-network]
+        [--cluster tcp://HOST:PORT | --scheduler-file F] [--tls-ca-file F --tls-cert F --tls-key F]
+        [--insecure]
 
 Results go to the database; the same ``--run`` again skips finished attempts and
 resumes open ones; one process plays a run name at a time.  Exit status: 0 when every
@@ -21,12 +23,14 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 
 from ..engine.attempt import PROFILE, Attempts
+from ..engine.errors import BadInput
 from ..grading.pool import WORKERS
 from ..grading.summary import METRICS, format_row, summarize
 from ..models.redact import redact
 from ..store import Store
 from ..store.tables import Attempt, StepRow
 from ..tasks.model import Task
+from .cluster import add_cluster_options
 from .common import add_sandbox_options, library, start_sandbox
 
 if TYPE_CHECKING:
@@ -34,7 +38,6 @@ if TYPE_CHECKING:
 
 
 def cmd_run(args) -> int:
-    from ..engine.errors import BadInput
     from ..engine.kernel import hide_from_kernels
     from ..engine.lease import RunBusy
     from ..models.judge import VisionJudge
@@ -51,8 +54,14 @@ def cmd_run(args) -> int:
         model=args.judge_model, base_url=args.judge_base_url, api_key_env=args.judge_api_key_env
     )
     config = getattr(player, "config", None)
-    hide_from_kernels(config.api_key_env if config else "", judge.api_key_env if judge else "")
-    if not start_sandbox(args):
+    hidden = (config.api_key_env if config else "", judge.api_key_env if judge else "")
+    hide_from_kernels(*hidden)
+    try:
+        remote = _remote(args, hidden)
+    except BadInput as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if remote is None and not start_sandbox(args):
         return 2
     lib = library(args)
     tasks = _selected(args, lib, player)
@@ -62,10 +71,19 @@ def cmd_run(args) -> int:
     run_name = args.run or default_run_name(player, args.mode)
     observer = ProgressObserver(tasks, live=not args.no_progress)
     try:
-        ids = asyncio.run(_run(attempts, tasks, player, args, run_name, observer, judge))
+        if remote is not None:
+            ids = asyncio.run(_run_remote(attempts, tasks, player, args, run_name, observer, remote))
+        else:
+            ids = asyncio.run(_run(attempts, tasks, player, args, run_name, observer, judge))
     except (BadInput, RunBusy) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    _finished(store, ids, player, args, run_name)
+    return observer.report(run_name)
+
+
+def _finished(store: Store, ids, player, args, run_name: str) -> None:
+    """The run's table, its transcript when asked, and where its leaderboard is."""
     print_table(store, ids, f"run {run_name} · {player.name} · {args.mode} · profile {PROFILE}")
     if args.export_transcript:
         from ..players.transcript import export_transcript
@@ -73,7 +91,6 @@ def cmd_run(args) -> int:
         n = export_transcript(store, run_name, args.export_transcript)
         print(f"transcript: {n} turns -> {args.export_transcript}", file=sys.stderr)
     print(f"leaderboard view (splits, E-/O- columns): cibench-lab report {run_name}", file=sys.stderr)
-    return observer.report(run_name)
 
 
 def _selected(args, lib, player) -> list:
@@ -153,6 +170,26 @@ async def _run(attempts, tasks, player, args, run_name: str, observer, judge) ->
         close = getattr(player, "aclose", None)
         if close is not None:
             await close()
+
+
+def _remote(args, hidden: tuple[str, ...]):
+    """(cluster, job options) of a distributed run; None for a local one."""
+    from .cluster import cluster_options, job_options, wanted
+
+    if not wanted(args):
+        return None
+    return cluster_options(args), job_options(args, _model_options(args), hidden)
+
+
+async def _run_remote(attempts, tasks, player, args, run_name: str, observer, remote) -> list[str]:
+    from ..engine.cluster_run import run_on_cluster
+
+    cluster, jobs = remote
+    with observer:
+        return await run_on_cluster(
+            attempts, tasks, player, args.mode, run_name, cluster, jobs,
+            timeout=args.timeout, compat_timeout=args.compat_timeout, observer=observer,
+        )  # fmt: skip
 
 
 def _model_options(args) -> dict[str, Any]:
@@ -283,6 +320,7 @@ def register(sub) -> None:
     r.add_argument("--no-progress", action="store_true", help="plain progress lines, no bar")
     _model_arguments(r)
     add_sandbox_options(r)
+    add_cluster_options(r)
     _grading_arguments(r)
     r.set_defaults(fn=cmd_run)
 

@@ -1,0 +1,124 @@
+"""Distributed runs without a cluster: an attempt's rows applied idempotently, connection rules."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from cibench_lab.engine import replica
+from cibench_lab.engine.attempt import Attempts, NewAttempt
+from cibench_lab.engine.cluster import ClusterOptions, is_local, scheduler_address, security
+from cibench_lab.engine.errors import BadInput
+from cibench_lab.engine.settings import PlaySettings
+from cibench_lab.grading import TurnOutput
+from cibench_lab.store import Store
+from cibench_lab.store.tables import Attempt, StepRow, Turn
+from cibench_lab.tasks.library import TaskLibrary, builtin_dir
+
+TASK = "cibench_template/pandas/penguins_raw_tidy"
+pytestmark = pytest.mark.fast
+
+
+@pytest.fixture(scope="module")
+def library():
+    return TaskLibrary.load([builtin_dir()])
+
+
+def new_attempt(attempts: Attempts, library) -> str:
+    task = library.get(TASK)
+    new = NewAttempt(task, "e2e", "reference", "player:reference", PlaySettings(), {"python": "3"})
+    return attempts.create(new)
+
+
+def reference_turn(attempts: Attempts, attempt_id: str, step: int) -> None:
+    _, task = attempts.load(attempt_id)
+    ref = task.steps[step]
+    attempts.record_turn(attempt_id, step, TurnOutput(ref.code, list(ref.outputs), False, "ok"))
+
+
+def counts(store: Store, attempt_id: str) -> tuple[int, int, int]:
+    with store.session() as s:
+        turns = s.scalar(select(func.count()).select_from(Turn).where(Turn.attempt_id == attempt_id))
+        steps = s.scalar(select(func.count()).select_from(StepRow).where(StepRow.attempt_id == attempt_id))
+        return turns or 0, steps or 0, s.get(Attempt, attempt_id).current_step
+
+
+def test_a_worker_s_rows_reach_the_results_database_once(tmp_path, library):
+    driver = Store(f"sqlite:///{tmp_path / 'driver.sqlite'}")
+    worker = Store(f"sqlite:///{tmp_path / 'worker.sqlite'}")
+    attempt_id = new_attempt(Attempts(driver, library), library)
+    # the worker's replica: the attempt as the driver recorded it, then two turns played there
+    replica.load(worker, replica.dump(driver, attempt_id), replica.owners(driver, attempt_id))
+    on_worker = Attempts(worker, library)
+    reference_turn(on_worker, attempt_id, 0)
+    first = replica.dump(worker, attempt_id, 1)
+    reference_turn(on_worker, attempt_id, 1)
+    second = replica.dump(worker, attempt_id, 2)
+    for rows in (first, second, second, first, second):  # repeats, and an older copy in between
+        replica.apply(driver, rows)
+    assert counts(driver, attempt_id) == counts(worker, attempt_id) == (2, 3, 2)
+    assert replica.dump(driver, attempt_id, 2) == second
+
+    # a second worker takes over from what the driver recorded: nothing doubles
+    other = Store(f"sqlite:///{tmp_path / 'other.sqlite'}")
+    replica.load(other, replica.dump(driver, attempt_id), replica.owners(driver, attempt_id))
+    reference_turn(Attempts(other, library), attempt_id, 2)
+    replica.apply(driver, replica.dump(other, attempt_id, 3))
+    replica.apply(driver, second)
+    with driver.session() as s:
+        keys = s.execute(select(Turn.step, Turn.number).where(Turn.attempt_id == attempt_id)).all()
+    assert sorted(keys) == [(0, 0), (1, 0), (2, 0)]
+
+
+@pytest.mark.parametrize(
+    ("address", "local"),
+    [("tcp://127.0.0.1:8786", True), ("tcp://localhost:1", True), ("tcp://[::1]:1", True),
+     ("tcp://10.0.0.5:8786", False), ("tls://scheduler.example:8786", False), ("127.0.0.2:9", True)],
+)  # fmt: skip
+def test_which_schedulers_are_local(address, local):
+    assert is_local(address) is local
+
+
+def test_a_remote_scheduler_without_tls_is_refused_unless_insecure():
+    with pytest.raises(BadInput, match="needs TLS.*--insecure"):
+        security(ClusterOptions(), "tcp://10.0.0.5:8786")
+    security(ClusterOptions(insecure=True), "tcp://10.0.0.5:8786")
+    security(ClusterOptions(), "tcp://127.0.0.1:8786")
+    with pytest.raises(BadInput, match="tls:// address needs --tls-ca-file"):
+        security(ClusterOptions(), "tls://10.0.0.5:8786")
+
+
+def test_tls_files_are_required_for_every_connection(tmp_path):
+    pem = tmp_path / "x.pem"
+    pem.write_text("")
+    files = {"tls_ca_file": str(pem), "tls_cert": str(pem), "tls_key": str(pem)}
+    sec = security(ClusterOptions(**files), "tls://10.0.0.5:8786")
+    assert sec.require_encryption and sec.tls_ca_file == str(pem) and sec.tls_client_cert == str(pem)
+
+
+def test_a_scheduler_file_names_the_address(tmp_path):
+    f = tmp_path / "scheduler.json"
+    f.write_text('{"type": "Scheduler", "address": "tcp://127.0.0.1:4242"}')
+    assert scheduler_address(ClusterOptions(scheduler_file=str(f))) == "tcp://127.0.0.1:4242"
+    f.write_text("{}")
+    with pytest.raises(BadInput, match="no scheduler address"):
+        scheduler_address(ClusterOptions(scheduler_file=str(f)))
+
+
+def test_a_job_names_the_key_s_variable_never_its_value(monkeypatch):
+    import pickle
+
+    from cibench_lab.cli import build_parser
+    from cibench_lab.cli.run import _remote
+
+    monkeypatch.setenv("CLUSTER_TEST_KEY", "sk-cluster-secret-1234")
+    args = build_parser().parse_args(
+        ["run", "--player", "openai:m", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env",
+         "CLUSTER_TEST_KEY", "--cluster", "tcp://127.0.0.1:8786"]
+    )  # fmt: skip
+    cluster, jobs = _remote(args, ("CLUSTER_TEST_KEY", ""))
+    assert cluster.address == "tcp://127.0.0.1:8786"
+    assert jobs.model_options["api_key_env"] == "CLUSTER_TEST_KEY" and jobs.hide_env == ("CLUSTER_TEST_KEY",)
+    assert b"sk-cluster-secret-1234" not in pickle.dumps(jobs)
+    with pytest.raises(BadInput, match="--jobs applies to local runs"):
+        _remote(build_parser().parse_args(["run", "--cluster", "tcp://127.0.0.1:1", "--jobs", "2"]), ())
