@@ -47,9 +47,6 @@ def cmd_run(args) -> int:
     player = _player(args, store)
     if player is None:
         return 2
-    if args.grading_workers < 1:
-        print("error: --grading-workers: must be at least 1", file=sys.stderr)
-        return 2
     judge = VisionJudge.from_env(
         model=args.judge_model, base_url=args.judge_base_url, api_key_env=args.judge_api_key_env
     )
@@ -124,9 +121,12 @@ def _playable(player, tasks: list) -> list:
 
 
 def _player(args, store: Store):
-    """The player ``--player`` names, or None after printing why it cannot be made."""
+    """The player ``--player`` names, or None after printing why it (or the run) cannot be made."""
     from ..players import PlayerContext, make_player
 
+    if args.grading_workers < 1:
+        print("error: --grading-workers: must be at least 1", file=sys.stderr)
+        return None
     try:
         options = _model_options(args)
         config_file = options.pop("config_file", None)
