@@ -16,7 +16,7 @@ from .cluster import ClusterOptions, JobOptions, connect, task_data
 from .executor import COMPAT_SILENCE
 from .lease import Lease
 from .remote import Job, live_name, play_attempt, queue_name, state_name, task_key
-from .run import PlayContext, RunObserver, _leased, _open_attempt, ensure_run, run_state
+from .run import PlayContext, RunObserver, _leased, _open_attempt, ensure_run, pending_tasks, run_state
 from .settings import PlaySettings
 
 POLL = 0.2  # seconds the driver waits for rows before looking at the attempts again
@@ -94,13 +94,7 @@ class Driver:
         state = await ctx.db(run_state, ctx.attempts, ctx.run_id)
         queue = Queue(queue_name(self.session), client=self.client)
         await Variable(live_name(self.session), client=self.client).set(True)
-        pending = []
-        for task in tasks:
-            attempt_id, status = state.get(task.id, (None, None))
-            if status == "done":
-                ctx.observer.task_finished(task, "skipped")
-            else:
-                pending.append((task, attempt_id))
+        pending = pending_tasks(ctx, tasks, state)
         try:
             await self.follow(queue, pending)
         finally:

@@ -200,7 +200,10 @@ async def _leased(lease: Lease, work: Coroutine[Any, Any, _T]) -> _T:
         await asyncio.to_thread(beat.stop)
 
 
-async def _work(ctx: PlayContext, tasks: list[Task], state: dict[str, tuple[str, str]], jobs: int) -> None:
+def pending_tasks(
+    ctx: PlayContext, tasks: list[Task], state: dict[str, tuple[str, str]]
+) -> list[tuple[Task, str | None]]:
+    """The tasks still to play, each with its open attempt if any; a done one is reported skipped."""
     pending = []
     for task in tasks:
         attempt_id, status = state.get(task.id, (None, None))
@@ -208,6 +211,11 @@ async def _work(ctx: PlayContext, tasks: list[Task], state: dict[str, tuple[str,
             ctx.observer.task_finished(task, "skipped")
         else:
             pending.append((task, attempt_id))
+    return pending
+
+
+async def _work(ctx: PlayContext, tasks: list[Task], state: dict[str, tuple[str, str]], jobs: int) -> None:
+    pending = pending_tasks(ctx, tasks, state)
 
     async def worker() -> None:
         while pending:

@@ -22,12 +22,13 @@ import ast
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, get_args
 
 from .model import METRIC_KINDS
 
 TAG_PREFIX = "cibench:"
 #: The libraries a task is filed under (``<split>/<lib>/<stem>``): CIBench's ten.
-LIBRARIES = (
+Library = Literal[
     "lightgbm",
     "matplotlib",
     "nltk",
@@ -38,7 +39,8 @@ LIBRARIES = (
     "seaborn",
     "sklearn",
     "tensorflow",
-)
+]
+LIBRARIES: tuple[str, ...] = get_args(Library)
 #: A library -> the top-level import names that use it (the others: their own name).
 LIBRARY_IMPORTS = {
     "opencv": frozenset({"cv2"}),

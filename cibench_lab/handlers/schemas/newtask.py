@@ -7,24 +7,11 @@ from typing import Literal
 from pydantic import Field
 from typing_extensions import TypeAliasType
 
+from ...tasks.solution import Library as LibraryName
 from .common import Closed, Id, Request, StepIndex, StepKind, Text, absent
 
-#: CIBench's ten libraries (tasks/solution.py: LIBRARIES).
-Library = TypeAliasType(
-    "Library",
-    Literal[
-        "lightgbm",
-        "matplotlib",
-        "nltk",
-        "opencv",
-        "pandas",
-        "pytorch",
-        "scipy",
-        "seaborn",
-        "sklearn",
-        "tensorflow",
-    ],
-)
+#: CIBench's ten libraries.
+Library = TypeAliasType("Library", LibraryName)
 
 
 class NewTaskRequest(Request):
