@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
@@ -121,21 +122,22 @@ def open_palette(page: Page) -> None:
 
 
 def palette_labels(page: Page, query: str) -> list[str]:
-    """The enabled palette items for ``query``, in their order. Typed again when the palette shows
-    none (under load the palette can filter before the commands' enabled states are settled)."""
-    open_palette(page)
+    """The enabled palette items for ``query``, in their order. The palette is opened and filled
+    again when the text did not land or it shows none: a notebook that opens just after Start can
+    take the focus back and close the modal palette, and under load the palette can filter before
+    the commands' enabled states are settled."""
     palette = page.locator(".lm-CommandPalette-input")
     items = page.locator(".lm-CommandPalette-item:not(.lm-mod-disabled) .lm-CommandPalette-itemLabel")
     for _ in range(3):
-        page.keyboard.press("Control+a")
-        page.keyboard.press("Backspace")
-        page.keyboard.insert_text(query)
-        expect(palette).to_have_value(query)
+        open_palette(page)
         try:
+            palette.fill(query, timeout=2_000)
+            expect(palette).to_have_value(query, timeout=2_000)
             expect(items.first).to_be_visible(timeout=5_000)
             break
-        except AssertionError:
-            continue
+        except (AssertionError, PlaywrightError):
+            page.keyboard.press("Escape")
+    expect(palette).to_have_value(query)
     expect(items.first).to_be_visible()
     labels = items.all_inner_texts()
     page.keyboard.press("Escape")
