@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import select
@@ -163,7 +163,7 @@ def _joined(text: Any) -> str:
     return "".join(text) if isinstance(text, list) else str(text or "")
 
 
-def member_attempt(attempts: Attempts, attempt_id: str, members: Sequence[str]) -> dict[str, Any]:
+def member_attempt(attempts: Attempts, attempt_id: str, members: Collection[str]) -> dict[str, Any]:
     """A class member's attempt for their instructor: each opened step with its turns (code, outputs,
     grade, times), kept grade, outcome, note and working time. NotFound when the attempt is not a
     member's (another class's attempts do not exist for the caller)."""
@@ -199,6 +199,11 @@ def member_attempt(attempts: Attempts, attempt_id: str, members: Sequence[str]) 
     }
 
 
+def member_turns(attempts: Attempts, attempt_id: str, members: Collection[str]) -> list[dict[str, Any]]:
+    """The turns of :func:`member_attempt`, every step's in order (each names its ``step``)."""
+    return [t for step in member_attempt(attempts, attempt_id, members)["steps"] for t in step["turns"]]
+
+
 def _step_record(srow: StepRow, task, worked: dict[int, float], turns: list[dict], profile: str) -> dict:
     return {
         "index": srow.index,
@@ -218,6 +223,7 @@ def _step_record(srow: StepRow, task, worked: dict[int, float], turns: list[dict
 def _turn_record(turn: Turn, profile: str) -> dict[str, Any]:
     outputs = list(turn.outputs or [])
     return {
+        "step": turn.step,
         "turn": turn.number,
         "code": turn.code,
         "output": output_text(outputs),
