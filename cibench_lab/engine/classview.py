@@ -23,7 +23,7 @@ from .attempt import Attempts
 from .enrolment import iso
 from .errors import NotFound
 from .settings import PlaySettings
-from .worktime import attempt_working_seconds
+from .worktime import Clock, attempt_working_seconds, read_clocks
 
 #: The columns of the class table's CSV, in order.
 CSV_COLUMNS = (
@@ -55,16 +55,19 @@ def _steps_by_attempt(s: Session, attempt_ids: list[str]) -> dict[str, list[Step
     return found
 
 
-def attempt_row(s: Session, row: Attempt, name: str, title: str, steps: list[StepRow], profile: str) -> dict:
-    """One attempt's cell of the class table: status, step n of m, the current step's working time,
-    the steps passed so far and the kept score (passed steps of all, x100)."""
+def attempt_row(
+    row: Attempt, name: str, title: str, steps: list[StepRow], clock: Clock, profile: str
+) -> dict:
+    """One attempt's cell of the class table: status, step n of m, the current step's working time
+    (from the attempt's ``clock``), the steps passed so far and the kept score (passed steps of
+    all, x100)."""
     passed = sum(1 for r in steps if r.settled_at is not None and passed_under(r.grade, profile))
     current = next((r for r in steps if r.index == row.current_step), None)
     seconds = None
     if current is not None:
         pause_after = (row.settings or {}).get("pause_after", 300)
         now = row.finished_at if row.status != "open" else None
-        seconds = round(attempt_working_seconds(s, row.id, steps, pause_after, now)[current.index], 1)
+        seconds = round(clock.working([current], pause_after, now)[current.index], 1)
     return {
         "participant": name,
         "task_id": row.task_id,
@@ -97,7 +100,8 @@ def pass_rates(attempts: Iterable[tuple[str, Sequence[StepRow]]], profile: str) 
 
 def class_progress(attempts: Attempts, class_name: str, members: Sequence[str]) -> dict[str, Any]:
     """The class's members and their attempts (newest first; headless runs left out), each task
-    attempted, and the per-step pass rates."""
+    attempted, and the per-step pass rates: four queries, however large the class (the attempts,
+    their steps, and every attempt's working clock: ``worktime.read_clocks``)."""
     with attempts.store.session() as s:
         q = (
             select(Attempt, Participant.name)
@@ -108,8 +112,9 @@ def class_progress(attempts: Attempts, class_name: str, members: Sequence[str]) 
         found = s.execute(q).tuples().all()
         steps = _steps_by_attempt(s, [row.id for row, _ in found])
         titles = {row.task_id: _title(attempts, row.task_id) for row, _ in found}
+        clocks = read_clocks(s, steps)
         rows = [
-            attempt_row(s, row, name, titles[row.task_id], steps[row.id], attempts.profile)
+            attempt_row(row, name, titles[row.task_id], steps[row.id], clocks[row.id], attempts.profile)
             for row, name in found
         ]
     return {
