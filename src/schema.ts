@@ -456,7 +456,7 @@ export type paths = {
       path?: never;
       cookie?: never;
     };
-    /** A class member's attempt, as its participant sees it */
+    /** A class member's attempt, as the class view shows it (any class the caller teaches) */
     get: operations['get_classes_attempts_attempt_id'];
     put?: never;
     post?: never;
@@ -473,7 +473,7 @@ export type paths = {
       path?: never;
       cookie?: never;
     };
-    /** Every recorded turn of a class member's attempt */
+    /** Every recorded turn of a class member's attempt, each naming its step */
     get: operations['get_classes_attempts_attempt_id_turns'];
     put?: never;
     post?: never;
@@ -1023,6 +1023,8 @@ export type components = {
       turns: components['schemas']['MemberTurn'][];
     };
     MemberTurn: {
+      /** @description the step the turn belongs to (0-based) */
+      step: number;
       /** @description 0-based within the step */
       turn: number;
       code: string;
@@ -2584,13 +2586,13 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description A class member's attempt, as its participant sees it */
+      /** @description A class member's attempt, as the class view shows it (any class the caller teaches) */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['AttemptView'];
+          'application/json': components['schemas']['MemberAttempt'];
         };
       };
       /** @description an error */
@@ -2616,13 +2618,13 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Every recorded turn of a class member's attempt */
+      /** @description Every recorded turn of a class member's attempt, each naming its step */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['TurnDetail'][];
+          'application/json': components['schemas']['MemberTurn'][];
         };
       };
       /** @description an error */

@@ -8,7 +8,7 @@ from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from ..engine.errors import NotFound
-from ..engine.roles import PARTICIPANT
+from ..engine.roles import INSTRUCTOR, PARTICIPANT, RESEARCHER
 from ..engine.view import attempt_view, turns_view
 from . import schemas as s
 from .base import AID, API, Handler, NotFoundHandler, Route, bind
@@ -238,7 +238,7 @@ ROUTES: tuple[Route, ...] = (
         s.NewTaskResult,
         "Make a task from a teacher's solution notebook (check: only say what it would be)",
         body=s.NewTaskRequest,
-        role=PARTICIPANT,
+        role=(INSTRUCTOR, RESEARCHER),
     ),
     Route(
         "GET",
