@@ -221,6 +221,18 @@ class Attempts:
         except KeyError:
             raise NotFound(f"task {row.task_id!r} of attempt {row.id} is no longer available") from None
 
+    def number(self, attempt_id: str) -> int:
+        """The attempt's number among its participant's attempts of its task, by creation (1: the
+        first), which its notebook's name carries from the second on."""
+        with self.store.session() as s:
+            row = _get(s, Attempt, attempt_id)
+            q = (
+                select(Attempt.id)
+                .where(Attempt.participant_id == row.participant_id, Attempt.task_id == row.task_id)
+                .order_by(Attempt.created_at, Attempt.id)
+            )
+            return list(s.scalars(q)).index(attempt_id) + 1
+
     def paths(self, attempt_id: str, workdir: str, notebook_path: str) -> None:
         with self.store.session() as s:
             row = _get(s, Attempt, attempt_id)

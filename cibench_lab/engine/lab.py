@@ -206,7 +206,7 @@ class LabPlay:
         """The new attempt's folder, session and kernel, then its notebook."""
         task, mode, spec = new.task, new.mode, new.player
         rel, folder = opening.rel, self.config.root_dir / opening.rel
-        name = notebook_name(task)
+        name = notebook_name(task, await self.call(self.attempts.number, opening.attempt_id))
         nb_rel = (rel / name).as_posix()
         await written(rel, self.kernels.place(task, folder))  # the data, and a warm kernel if pooled
         await self.call(self.attempts.paths, opening.attempt_id, str(folder), nb_rel)
