@@ -41,14 +41,15 @@ from .errors import BadInput, Conflict, Unavailable
 from .execution import Execution
 from .hidden import language_info, run_hidden
 from .interrupt import stop_turn
-from .kernel import KERNEL_NAME, start_code
+from .kernel import KERNEL_NAME
 from .lab_pool import LabKernels
 from .labconfig import LabConfig, check_ids, check_step
 from .oracle import referenced_steps
+from .qwen_setup import KernelSetup
 from .settings import attempt_settings
 from .step import HUMAN
 from .trace import LabRecord
-from .workspace import notebook_name, sign_notebook, write_notebook, written
+from .workspace import notebook_name, sign_notebook, written
 
 log = logging.getLogger(__name__)
 RESTORE_WAIT = 60.0  # seconds a turn whose kernel was replaced waits for the state's restore
@@ -81,6 +82,7 @@ class LabPlay:
         self.prepared: dict[str, str] = {}  # kernel_id -> attempt id whose state it holds
         self.locks: dict[str, asyncio.Lock] = {}
         self.prepared_at: dict[str, float] = {}  # when the kernel's state was last restored
+        self.setup = KernelSetup()  # the start code; a Qwen task's folder, font and prior turn
         self.reports: dict[str, int] = {}  # kernel_id -> turn reports being graded
         self.background: set[asyncio.Future] = set()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cibench-engine")
@@ -143,15 +145,14 @@ class LabPlay:
                 log.exception("cibench-lab: restoring attempt %s on kernel %s failed", attempt_id, kernel_id)
 
     async def _restore(self, attempt_id: str, kernel_id: str, task: Task, player: str) -> int:
-        """Run the start code (with ``task``'s rendering) and the attempt's state on a new kernel;
-        oracle: record the references no oracle report covered, from what this kernel printed.
-        Counted in the kernel's history for a player only (``hidden.run_hidden``)."""
-        start = start_code(task.rendering.rendering)
+        """The start code (``qwen_setup``: a Qwen task's too) and the attempt's state on a new kernel; oracle:
+        the references no report covered, as this kernel printed them. In the history for a player only."""
+        start = self.setup.codes(task)
 
         async def run(codes: list[str]) -> list[TurnOutput]:
-            km, timeout = self.app.kernel_manager, self.config.turn_timeout
-            counted = player != HUMAN
-            return (await run_hidden(km, kernel_id, [start, *codes], timeout, counted))[1:]
+            km, timeout, counted = self.app.kernel_manager, self.config.turn_timeout, player != HUMAN
+            ran = await run_hidden(km, kernel_id, [*start, *codes], timeout, counted)
+            return self.setup.ran(attempt_id, task, ran)
 
         return await self.driver.restore(attempt_id, run, source="restore", kernel_id=kernel_id)
 
@@ -221,7 +222,7 @@ class LabPlay:
         # as JupyterLab records it (its kernel's language_info) and trusted: it opens clean
         language = await language_info(self.app.kernel_manager, kernel_id)
         nb, aid = folder / name, opening.attempt_id
-        await written(rel, asyncio.to_thread(write_notebook, task, aid, mode, nb, spec, language))
+        await written(rel, asyncio.to_thread(self.setup.write_notebook, task, aid, mode, nb, spec, language))
         sign_notebook(self.app.contents_manager.notary, nb)
 
     async def _abandon(self, opening: _Opening) -> None:
