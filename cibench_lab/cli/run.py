@@ -140,7 +140,8 @@ def _player(args, store: Store):
 def _pool(args):
     from ..engine.pool import PoolSettings
 
-    return PoolSettings(args.kernel_pool, args.kernel_pool_memory) if args.kernel_pool > 0 else None
+    memory = PoolSettings.memory_mb if args.kernel_pool_memory is None else args.kernel_pool_memory
+    return PoolSettings(args.kernel_pool, memory) if args.kernel_pool > 0 else None
 
 
 async def _run(attempts, tasks, player, args, run_name: str, observer, judge) -> list[str]:
@@ -336,7 +337,6 @@ def _pool_arguments(r) -> None:
     r.add_argument(
         "--kernel-pool-memory",
         type=int,
-        default=2048,
         metavar="MB",
         help="resident memory all waiting pooled kernels may hold together (default 2048)",
     )
