@@ -219,6 +219,7 @@ class LabPlay:
             await self.kernels.unclaimed(folder)
         opening.session_id, kernel_id = session["id"], session["kernel"]["id"]
         await self.bind(opening.attempt_id, kernel_id, new.participant)
+        self.kernels.refill(task)  # the pool's next kernel of this key starts once this one is ready
         # as JupyterLab records it (its kernel's language_info) and trusted: it opens clean
         language = await language_info(self.app.kernel_manager, kernel_id)
         nb, aid = folder / name, opening.attempt_id
