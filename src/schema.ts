@@ -873,7 +873,7 @@ export type components = {
       ridge: number;
       converged: boolean;
       iterations: number;
-      /** @description the steps, hardest first */
+      /** @description the steps somebody played, hardest first */
       items: components['schemas']['DifficultyItem'][];
       respondents: components['schemas']['Respondent'][];
     };
@@ -933,7 +933,7 @@ export type components = {
       steps: number;
       /** @description passed / steps x100 */
       rate: number | null;
-      /** @description the rate's 95% bootstrap CI [low, high] */
+      /** @description the rate's 95% bootstrap CI [low, high] (one decimal) */
       ci: (number | null)[];
       /** @description mean score x100 */
       score: number | null;
@@ -1388,9 +1388,10 @@ export type components = {
       };
       /** @description `run: field` for each mismatch of the row's task */
       mismatch: string[];
-      difficulty: number;
-      /** @description 1 = hardest */
-      rank: number;
+      /** @description Rasch difficulty; null: nobody played the step */
+      difficulty: number | null;
+      /** @description 1 = hardest; null: nobody played the step */
+      rank: number | null;
     };
     /** @description A run's result at one step. */
     StepRun: {

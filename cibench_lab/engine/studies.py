@@ -155,7 +155,8 @@ class Studies:
     async def compare(self, study_id: str, runs: list[str], profile: str, allow: bool) -> dict[str, Any]:
         """The study's people beside the runs (``comparison.py``, as `report --compare`): researchers only."""
         study = await self.for_researchers(study_id, "compare the people of")
-        return await self.lab.call(compare, self.attempts.store, study.id, runs, profile, allow)
+        a = self.attempts
+        return await self.lab.call(compare, a.store, study.id, runs, profile, allow, lambda: a.library)
 
     async def runs(self, study_id: str) -> list[dict[str, Any]]:
         """The recorded runs a comparison can name: researchers only."""
