@@ -704,8 +704,9 @@ export type components = {
       kernel_id: string | null;
       profile: string;
       steps: components['schemas']['StepView'][];
+      /** @description done: the shown profile's means over every step; open or quit: null (a quit attempt's steps keep their grades, in `steps`) */
       summary: components['schemas']['Summary'] | null;
-      /** @description done: every stored profile's summary; open: null */
+      /** @description done: every stored profile's summary; open or quit: null */
       summaries: {
         [key: string]: components['schemas']['Summary'];
       } | null;
@@ -1411,9 +1412,10 @@ export type components = {
       seconds: number | null;
       /** @description the step's time net of pauses (settled: final; open: up to now) */
       working_seconds: number | null;
+      /** @description the kept grade under the shown profile (the open step's so far; null while grades are hidden, and for the step a quit left unsettled: it keeps none) */
       grade: components['schemas']['Grade'] | null;
       /**
-       * @description done: the step's kept grade under every stored profile; open: null
+       * @description done or quit: a settled step's kept grade under every stored profile; open, or the step a quit left unsettled: null
        * @default null
        */
       grades?: {
@@ -1452,7 +1454,12 @@ export type components = {
       title: string;
       protocol: components['schemas']['StudyProtocol'];
       state: components['schemas']['StudyState'];
+      /** @description items ended (done or quit) */
       done: number;
+      /** @description items played to their end */
+      finished: number;
+      /** @description items quit */
+      quit: number;
       n_items: number;
       participant_code: boolean;
     };
@@ -1487,6 +1494,10 @@ export type components = {
       next: number | null;
       /** @description items ended (done or quit) */
       done: number;
+      /** @description items whose attempt was played to its end (status done) */
+      finished: number;
+      /** @description items whose attempt was quit (left unfinished) */
+      quit: number;
       /** @description working time over the plan's attempts, net of pauses */
       total_seconds: number;
     };

@@ -15,6 +15,7 @@ from .comparison import compare, recorded_runs
 from .enrolment import enrol, enrolment_of, progress, the_enrolment
 from .environment import attempt_environment
 from .errors import BadInput, Conflict, Forbidden, NotFound
+from .freeplay import check_free_play
 from .lab import LabPlay
 from .quit import quit_attempt
 from .roles import RESEARCHER, Roles
@@ -87,6 +88,12 @@ class Studies:
         if codes:
             self.seat.sign_in(who)
         return await self.view(study_id)
+
+    async def check_free_play(self, task_id: str, participant: str) -> None:
+        """Conflict while ``task_id`` is pending in a study ``participant`` enrolled in: a free
+        attempt first would spoil the study's first attempt (:mod:`.freeplay`)."""
+        studies = list(self.defs.values())
+        await self.lab.call(check_free_play, self.attempts.store, studies, participant, task_id)
 
     def _consented(self, study_id: str, participant: str) -> bool:
         with self.attempts.store.session() as s:

@@ -64,6 +64,7 @@ class AttemptsHandler(Handler):
         settings = None if body.settings is None else body.settings.model_dump(exclude_unset=True)
         player = None if body.player is None else body.player.choice()
         lab = self.services.lab
+        await self.services.studies.check_free_play(body.task_id, self.participant)
         attempt_id = await lab.start(body.task_id, body.mode, self.participant, settings, player)
         return await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
 
