@@ -122,15 +122,13 @@ export class AttemptNotebooks {
       throw err;
     }
     const closed = view.status !== 'open';
-    if (!closed) {
-      await release(); // as before: the attempt's kernel (started, or reused)
-    }
     const session = new AttemptSession(panel, view, api, report);
     session.readOnly = closed;
     this.sessions.add(session);
     panel.disposed.connect(() => this.detach(session, panel));
     this.options.attached(session, view);
-    await (closed ? showClosed(session) : syncNotebook(session));
+    // open: the attempt's kernel as before (JupyterLab's, or started once released)
+    await (closed ? showClosed(session) : syncNotebook(session, release()));
     return session;
   }
 
