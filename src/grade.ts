@@ -86,7 +86,9 @@ export function outcomeText(outcome: string | null, settled: boolean): string {
     passed: 'settled',
     gave_up: 'gave up',
     turn_cap: 'out of turns',
-    out_of_turns: 'out of turns'
+    out_of_turns: 'out of turns',
+    stopped: 'stopped at an error',
+    answered: 'answered'
   };
   return outcome ? (words[outcome] ?? outcome.replace(/_/g, ' ')) : 'settled';
 }

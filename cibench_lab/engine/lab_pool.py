@@ -24,7 +24,7 @@ from typing import Any
 from ..tasks.model import Task
 from .executor import KernelExecutor
 from .kernel import KERNEL_NAME
-from .pool import KernelPool, PoolSettings, pool_key
+from .pool import KernelPool, PoolSettings, pool_key, pooled
 from .workspace import copy_data
 
 CLAIMS = "_cibench_claims"  # the manager's attribute: {attempt folder: its claimed kernel manager}
@@ -82,7 +82,7 @@ class LabKernels:
         """The attempt's folder with the task's data, and a waiting kernel moved into it when the
         pool has one (True: the session's kernel will be that one)."""
         copy = functools.partial(copy_data, task)
-        if self.pool is None:
+        if self.pool is None or not pooled(task):
             await asyncio.to_thread(copy, folder)
             return False
         warm = await self.pool.move(pool_key(task), folder, copy)

@@ -140,3 +140,45 @@ def stops(task: Task, observation: str) -> bool:
     """Does this observation end the play (the original's stop rule)?"""
     item = qwen_item(task)
     return item is not None and any(s in observation for s in item["stop"])
+
+
+#: Seconds one interpreter call may take (the original's ``code_interpreter(timeout=30)``).
+CALL_TIMEOUT = 30.0
+#: The CJK font the kernel uses where the original's code asks for SimHei (Debian's fonts-noto-cjk).
+CJK_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+
+#: What the original's interpreter runs on a fresh kernel before the first call (its
+#: ``START_CODE``, minus the SIGALRM timer: the executor bounds a call instead): ``input()``
+#: disabled, the working folder ``upload_file/``, the libraries it imports, seaborn's theme and
+#: SimHei as the sans-serif font.  SimHei cannot be had offline: the name is given to the
+#: Noto Sans CJK file (when installed), so Chinese labels render and no font warning reaches
+#: an observation.  Shared by the headless runs and the lab.
+PRELUDE = f"""\
+def input(*args, **kwargs):
+    raise NotImplementedError('Python input() function is disabled.')
+
+import os
+if 'upload_file' not in os.getcwd():
+    os.chdir("./{WORKDIR}/")
+
+import math
+import re
+import json
+
+import seaborn as sns
+sns.set_theme()
+
+import matplotlib
+import matplotlib.pyplot as plt
+from matplotlib import font_manager as _fm
+if os.path.exists({CJK_FONT!r}):
+    _fm.fontManager.ttflist.append(_fm.FontEntry(fname={CJK_FONT!r}, name='SimHei', size='scalable'))
+del _fm
+plt.rcParams['font.sans-serif'] = ['SimHei']
+plt.rcParams['axes.unicode_minus'] = False
+
+import numpy as np
+import pandas as pd
+
+from sympy import Eq, symbols, solve
+"""
