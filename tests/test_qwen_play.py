@@ -14,6 +14,7 @@ from cibench_lab.cli import main
 from cibench_lab.engine.lab_pool import LabKernels
 from cibench_lab.engine.pool import PoolSettings, pooled
 from cibench_lab.engine.qwen_results import file_task, output_row
+from cibench_lab.engine.run import task_kernel
 from cibench_lab.engine.settings import PlaySettings
 from cibench_lab.engine.step import settle_rule
 from cibench_lab.grading import TurnOutput
@@ -120,6 +121,7 @@ def test_qwen_tasks_never_take_a_warm_kernel(lib, tmp_path):
     qwen = lib.get("cibench_qwen/qwen-vis/ci_0001")
     cibench = TaskLibrary.load([Path(__file__).parent / "fixtures" / "react" / "tasks"]).select(None)[0]
     assert not pooled(qwen) and pooled(cibench)
+    assert task_kernel(qwen, 300.0) == (30.0, PRELUDE) and task_kernel(cibench, 300.0) == (300.0, "")
 
     class App:  # jupyter_server's app, as far as LabKernels reads it before starting a kernel
         kernel_manager = None

@@ -298,9 +298,7 @@ async def _kernel(ctx: PlayContext, task: Task, folder: Path, resumed: bool) -> 
         if warm is not None:
             return warm
     await asyncio.to_thread(copy_data, task, folder)
-    qwen = is_qwen(task)
-    timeout = min(ctx.timeout, CALL_TIMEOUT) if qwen else ctx.timeout
-    prelude = PRELUDE if qwen else ""
+    timeout, prelude = task_kernel(task, ctx.timeout)
     fresh = KernelExecutor(folder, timeout=timeout, silence=ctx.silence, rendering=rendering, prelude=prelude)
     try:
         await fresh.start()
@@ -308,6 +306,14 @@ async def _kernel(ctx: PlayContext, task: Task, folder: Path, resumed: bool) -> 
         await fresh.shutdown()
         raise
     return fresh
+
+
+def task_kernel(task: Task, timeout: float) -> tuple[float, str]:
+    """(turn timeout, prelude) of ``task``'s kernel: a Qwen task's runs the original's start code
+    and bounds a call by its 30 s."""
+    if is_qwen(task):
+        return min(timeout, CALL_TIMEOUT), PRELUDE
+    return timeout, ""
 
 
 def _settled(observer: RunObserver, task: Task, settled: dict) -> None:
