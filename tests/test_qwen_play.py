@@ -26,7 +26,8 @@ from cibench_lab.models.qwen_react import (
     item_prompt,
     observation_images,
 )
-from cibench_lab.players.qwen import generation, interpreter_code
+from cibench_lab.players import Proposal
+from cibench_lab.players.qwen import QwenSession, generation, interpreter_code
 from cibench_lab.tasks.library import TaskLibrary
 from cibench_lab.tasks.qwen import PRELUDE, qwen_item
 
@@ -144,3 +145,26 @@ def test_a_played_item_becomes_the_row_the_original_writes(lib):
     assert file_task(vis) == "visualization" and output_row(vis, "g")["gen"] == "g"
     assert file_task(qwen_item(lib.get("cibench_qwen/qwen-math/ci_0006"))) == "math"
     assert file_task(qwen_item(lib.get("cibench_qwen/qwen-general/ci_0004"))) == "general"
+
+
+def test_recorded_turns_rebuild_the_sessions_text(lib):
+    """What engine/history.py feeds a fresh session after a restart gives the same text."""
+    task = lib.get("cibench_qwen/qwen-vis/ci_0002")  # easy: the prior turn adds nothing
+    fresh = QwenSession(None, task)
+    step = task.steps[0]
+    out = [{"output_type": "stream", "name": "stdout", "text": "1\n"}]
+    turns = [
+        (Proposal("x", {"prior_turn": True}, "code"), TurnOutput("x", out)),
+        (Proposal("y", {"output": "Thought: a\nAction: c\nAction Input: y"}, "code"), TurnOutput("y", out)),
+        (Proposal("", {"output": "Final Answer: done"}, "no_action"), TurnOutput("", [], True, "no_action")),
+    ]
+    metas = [{**p.meta, **fresh.observe(step, p, r)} for p, r in turns]
+    assert (
+        fresh.text
+        == generation(metas)
+        == (
+            "Thought: a\nAction: c\nAction Input: y\nObservation: stdout:\n\n```\n1\n\n```\nThought:"
+            "Final Answer: done"
+        )
+    )
+    assert metas[0]["observation"] == "stdout:\n\n```\n1\n\n```" and metas[0]["qwen_text"] == ""
