@@ -14,6 +14,7 @@ from cibench_lab.cli import main
 from cibench_lab.engine.lab_pool import LabKernels
 from cibench_lab.engine.pool import PoolSettings, pooled
 from cibench_lab.engine.qwen_results import file_task, output_row
+from cibench_lab.engine.qwen_setup import QWEN_START
 from cibench_lab.engine.run import task_kernel
 from cibench_lab.engine.settings import PlaySettings
 from cibench_lab.engine.step import settle_rule
@@ -29,7 +30,7 @@ from cibench_lab.models.qwen_react import (
 from cibench_lab.players import Proposal
 from cibench_lab.players.qwen import QwenSession, generation, interpreter_code
 from cibench_lab.tasks.library import TaskLibrary
-from cibench_lab.tasks.qwen import PRELUDE, qwen_item
+from cibench_lab.tasks.qwen import qwen_item
 
 pytestmark = pytest.mark.fast
 
@@ -96,7 +97,6 @@ def test_an_action_runs_the_code_the_original_interpreter_runs():
     solution = "def solution():\n    return 1"
     assert interpreter_code(f"`{solution}`") == solution + "\n\nsolution()"
     assert interpreter_code('{"code": "print(1)"}') == "print(1)\n"
-    assert 'os.chdir("./upload_file/")' in PRELUDE and "SimHei" in PRELUDE
 
 
 def _rule(lib, task_id: str, turn: TurnOutput, n: int, meta: dict | None = None, player: str = "openai:m"):
@@ -122,7 +122,7 @@ def test_qwen_tasks_never_take_a_warm_kernel(lib, tmp_path):
     qwen = lib.get("cibench_qwen/qwen-vis/ci_0001")
     cibench = TaskLibrary.load([Path(__file__).parent / "fixtures" / "react" / "tasks"]).select(None)[0]
     assert not pooled(qwen) and pooled(cibench)
-    assert task_kernel(qwen, 300.0) == (30.0, PRELUDE) and task_kernel(cibench, 300.0) == (300.0, "")
+    assert task_kernel(qwen, 300.0) == (30.0, QWEN_START) and task_kernel(cibench, 300.0) == (300.0, "")
 
     class App:  # jupyter_server's app, as far as LabKernels reads it before starting a kernel
         kernel_manager = None

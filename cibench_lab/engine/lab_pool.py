@@ -108,7 +108,7 @@ class LabKernels:
         from .interpreter import kernel_python
 
         environment = kernel_python()
-        counts = Counter(pool_key(task, environment) for task in tasks)
+        counts = Counter(pool_key(task, environment) for task in tasks if pooled(task))
         for key in sorted(counts, key=lambda k: (-counts[k], k)):
             for _ in range(self.settings.size):
                 self.pool.expect(key)
@@ -116,7 +116,7 @@ class LabKernels:
     def refill(self, task: Task) -> None:
         """After a Start ran its kernel's start code: another kernel of its key for the next Start
         (started only now, so it does not compete with this Start)."""
-        if self.pool is not None:
+        if self.pool is not None and pooled(task):
             self.pool.expect(pool_key(task), soon=True)
 
     async def unclaimed(self, folder: Path) -> None:

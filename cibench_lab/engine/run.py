@@ -33,7 +33,7 @@ from ..grading.pool import Grader
 from ..players import Player, PlayerError
 from ..store.tables import Attempt, Event, Run
 from ..tasks.model import Task
-from ..tasks.qwen import CALL_TIMEOUT, PRELUDE, is_qwen
+from ..tasks.qwen import CALL_TIMEOUT, is_qwen
 from .attempt import Attempts, NewAttempt, _get
 from .driver import Executed, StepDriver
 from .environment import attempt_environment
@@ -42,6 +42,7 @@ from .execution import Execution
 from .executor import COMPAT_SILENCE, KernelExecutor
 from .lease import Lease, RunBusy
 from .pool import KernelPool, PoolSettings, pool_key, pooled
+from .qwen_setup import QWEN_START
 from .settings import PlaySettings
 from .workspace import copy_data
 
@@ -310,9 +311,9 @@ async def _kernel(ctx: PlayContext, task: Task, folder: Path, resumed: bool) -> 
 
 def task_kernel(task: Task, timeout: float) -> tuple[float, str]:
     """(turn timeout, prelude) of ``task``'s kernel: a Qwen task's runs the original's start code
-    and bounds a call by its 30 s."""
+    (the lab's, :data:`.qwen_setup.QWEN_START`) and bounds a call by its 30 s."""
     if is_qwen(task):
-        return min(timeout, CALL_TIMEOUT), PRELUDE
+        return min(timeout, CALL_TIMEOUT), QWEN_START
     return timeout, ""
 
 
