@@ -18,6 +18,7 @@ from conftest import server_config
 from jupyter_client import BlockingKernelClient, KernelManager
 from rules_task import EN, attempts_for, printed
 
+from cibench_lab.engine import sandbox
 from cibench_lab.engine.attempt import NewAttempt
 from cibench_lab.engine.executor import KernelExecutor
 from cibench_lab.engine.settings import PlaySettings
@@ -196,13 +197,21 @@ def test_results_list_what_the_server_lets_each_user_read(classroom, tmp_path):
     )
 
 
-async def test_a_sandboxed_task_kernel_says_it_is_unavailable(tmp_path):
-    """cibench_lab is not even importable in the sandbox (tests/test_sandbox.py); the module that
-    finds the server is standard library only, so the kernel runs its very source."""
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "sandbox-off"])
+async def test_a_sandboxed_task_kernel_says_it_is_unavailable(tmp_path, monkeypatch, sandboxed):
+    """The task kernel carries the sandbox's marker, 1 in the sandbox and 0 with it off, and the
+    widget's server finder reads it. cibench_lab is not even importable in the sandbox
+    (tests/test_sandbox.py); the module that finds the server is standard library only, so the
+    kernel runs its very source."""
+    monkeypatch.setenv(sandbox.ENABLED_VAR, "1" if sandboxed else "0")
+    monkeypatch.setenv(where.SANDBOX_MARKER, "1")  # the server's own environment says nothing of its kernels
     attempt = tmp_path / "attempt"
     attempt.mkdir()
     source = Path(where.__file__).read_text(encoding="utf-8")
-    call = "try:\n    find_server()\nexcept Unavailable as e:\n    print(e)"
+    call = (
+        "import os\nprint(os.environ.get(SANDBOX_MARKER))\n"
+        "try:\n    find_server()\nexcept Unavailable as e:\n    print(e)"
+    )
     code = f"exec(compile({source!r}, 'where.py', 'exec'))\n{call}"
     executor = KernelExecutor(attempt, timeout=60)
     await executor.start()
@@ -211,7 +220,10 @@ async def test_a_sandboxed_task_kernel_says_it_is_unavailable(tmp_path):
     finally:
         await executor.shutdown()
     assert not ex.error, ex.outputs
-    assert ex.outputs[0]["text"].startswith("cibench-lab results are unavailable in a sandboxed task kernel")
+    marker, said = "".join(o["text"] for o in ex.outputs if o["output_type"] == "stream").split("\n", 1)
+    assert marker == ("1" if sandboxed else "0")
+    refused = said.startswith("cibench-lab results are unavailable in a sandboxed task kernel")
+    assert refused == sandboxed, said  # with the sandbox off it looks for the server (none here)
 
 
 @pytest.mark.fast
