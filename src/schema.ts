@@ -682,6 +682,16 @@ export type components = {
       language: string;
       /** @description the task's split */
       split: string;
+      /**
+       * @description the study the attempt was played in (null: none)
+       * @default null
+       */
+      study_id?: string | null;
+      /**
+       * @description the headless run it belongs to, by name (null: none)
+       * @default null
+       */
+      run?: string | null;
     };
     /** @enum {string} */
     AttemptStatus: 'open' | 'done' | 'quit';
@@ -793,6 +803,16 @@ export type components = {
       language: string;
       /** @description the task's split */
       split: string;
+      /**
+       * @description the study the attempt was played in (null: none)
+       * @default null
+       */
+      study_id?: string | null;
+      /**
+       * @description the headless run it belongs to, by name (null: none)
+       * @default null
+       */
+      run?: string | null;
       /** @description whose attempt it is (their hub or server user name) */
       participant: string;
     };

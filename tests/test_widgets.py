@@ -18,9 +18,11 @@ from conftest import server_config
 from jupyter_client import BlockingKernelClient, KernelManager
 from rules_task import EN, attempts_for, printed
 
+from cibench_lab.engine import sandbox
 from cibench_lab.engine.attempt import NewAttempt
 from cibench_lab.engine.executor import KernelExecutor
 from cibench_lab.engine.settings import PlaySettings
+from cibench_lab.store.tables import Attempt, Run, Study
 from cibench_lab.widgets import where
 from cibench_lab.widgets.where import Unavailable, find_server
 
@@ -31,10 +33,17 @@ PROBE = """
 import json
 from cibench_lab.widgets import Results
 r = Results()
-out = {"error": r.error, "me": r.me, "mine": [a["id"] for a in r.attempts]}
+out = {"error": r.error, "me": r.me, "mine": [a["id"] for a in r.attempts], "groups": r.groups}
+if ("study:pilot") in [key for _, key in r.groups]:
+    r.list_group("study:pilot")
+out["mine_in_pilot"] = [a["id"] for a in r.attempts]
 if r.me and "instructor" in r.me["roles"]:
     r.list_source("class")
     out["class"] = sorted([a["participant"], a["id"]] for a in r.attempts)
+    out["class_groups"] = r.groups
+    r.list_group("study:pilot")
+    out["class_in_pilot"] = sorted([a["participant"], a["id"]] for a in r.attempts)
+    r.list_group("all")
     r.view_attempt(OPEN)
     out["detail"] = r.detail.value
 else:  # a participant asking for the class list anyway: the server's 403, as a sentence
@@ -128,10 +137,17 @@ def classroom(tmp_path):
     """Attempts of ada and bob (class demo) and of eve (no class), one database; a turn of ada's."""
     attempts = attempts_for(tmp_path / "tasks")
     ids = {}
-    for who in ("ada", "bob", "eve"):
+    for who in ("ada", "bob", "eve", "ada-pilot", "eve-pilot", "ada-night"):
         task = attempts.library.get(EN)
-        ids[who] = attempts.create(NewAttempt(task, "e2e", "human", who, PlaySettings(), {}))
+        ids[who] = attempts.create(NewAttempt(task, "e2e", "human", who[:3], PlaySettings(), {}))
     attempts.record_turn(ids["ada"], 0, printed("ada's own words"))
+    with attempts.store.session() as s:  # a study ada and eve played in, a run of ada's
+        run = Run(name="night", player="human", mode="e2e")
+        s.add_all([Study(id="pilot", title="Pilot", salt="s" * 32), run])
+        s.flush()
+        for key in ("ada-pilot", "eve-pilot"):
+            s.get(Attempt, ids[key]).study_id = "pilot"
+        s.get(Attempt, ids["ada-night"]).run_id = run.id
     roles = {"instructors": ["teach"], "class_members": {"demo": ["ada", "bob", "teach"]}}
     config = server_config(tmp_path / "tasks", [tmp_path / "tasks"], **roles)
     servers = []
@@ -164,8 +180,16 @@ def test_results_list_what_the_server_lets_each_user_read(classroom, tmp_path):
         client.stop_channels()
     assert seen["error"] is None, seen
     assert seen["me"] == {"name": "teach", "roles": ["participant", "instructor"], "classes": ["demo"]}
-    assert seen["mine"] == []
-    assert seen["class"] == sorted([[who, ids[who]] for who in ("ada", "bob")])  # not eve
+    assert seen["mine"] == [] and seen["groups"] == [["All (0)", "all"]] and seen["mine_in_pilot"] == []
+    adas = [["ada", ids[key]] for key in ("ada", "ada-pilot", "ada-night")]
+    assert seen["class"] == sorted([*adas, ["bob", ids["bob"]]])  # none of eve's
+    assert seen["class_groups"] == [
+        ["All (4)", "all"],
+        ["Run: night (1)", "run:night"],
+        ["Study: pilot (1)", "study:pilot"],  # the server defines no study: its id names it
+        ["In no study or run (2)", "none"],
+    ]
+    assert seen["class_in_pilot"] == [["ada", ids["ada-pilot"]]]  # not eve's attempt in the study
     assert "ada&#x27;s own words" in seen["detail"] and "Print the words." in seen["detail"]
 
     # ada's kernel with the environment a hub gives a single-user server's kernels
@@ -190,19 +214,34 @@ def test_results_list_what_the_server_lets_each_user_read(classroom, tmp_path):
         client.stop_channels()
         manager.shutdown_kernel(now=True)
     assert seen["me"] == {"name": "ada", "roles": ["participant"], "classes": ["demo"]}
-    assert seen["mine"] == [ids["ada"]]
+    assert sorted(seen["mine"]) == sorted(ids[key] for key in ("ada", "ada-pilot", "ada-night"))
+    assert [label for label, _ in seen["groups"]] == [
+        "All (3)",
+        "Run: night (1)",
+        "Study: pilot (1)",
+        "In no study or run (1)",
+    ]
+    assert seen["mine_in_pilot"] == [ids["ada-pilot"]]
     assert seen["refused"] == (
         "The server refused GET classes/attempts (403): GET /classes/attempts needs the instructor role."
     )
 
 
-async def test_a_sandboxed_task_kernel_says_it_is_unavailable(tmp_path):
-    """cibench_lab is not even importable in the sandbox (tests/test_sandbox.py); the module that
-    finds the server is standard library only, so the kernel runs its very source."""
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "sandbox-off"])
+async def test_a_sandboxed_task_kernel_says_it_is_unavailable(tmp_path, monkeypatch, sandboxed):
+    """The task kernel carries the sandbox's marker, 1 in the sandbox and 0 with it off, and the
+    widget's server finder reads it. cibench_lab is not even importable in the sandbox
+    (tests/test_sandbox.py); the module that finds the server is standard library only, so the
+    kernel runs its very source."""
+    monkeypatch.setenv(sandbox.ENABLED_VAR, "1" if sandboxed else "0")
+    monkeypatch.setenv(where.SANDBOX_MARKER, "1")  # the server's own environment says nothing of its kernels
     attempt = tmp_path / "attempt"
     attempt.mkdir()
     source = Path(where.__file__).read_text(encoding="utf-8")
-    call = "try:\n    find_server()\nexcept Unavailable as e:\n    print(e)"
+    call = (
+        "import os\nprint(os.environ.get(SANDBOX_MARKER))\n"
+        "try:\n    find_server()\nexcept Unavailable as e:\n    print(e)"
+    )
     code = f"exec(compile({source!r}, 'where.py', 'exec'))\n{call}"
     executor = KernelExecutor(attempt, timeout=60)
     await executor.start()
@@ -211,7 +250,10 @@ async def test_a_sandboxed_task_kernel_says_it_is_unavailable(tmp_path):
     finally:
         await executor.shutdown()
     assert not ex.error, ex.outputs
-    assert ex.outputs[0]["text"].startswith("cibench-lab results are unavailable in a sandboxed task kernel")
+    marker, said = "".join(o["text"] for o in ex.outputs if o["output_type"] == "stream").split("\n", 1)
+    assert marker == ("1" if sandboxed else "0")
+    refused = said.startswith("cibench-lab results are unavailable in a sandboxed task kernel")
+    assert refused == sandboxed, said  # with the sandbox off it looks for the server (none here)
 
 
 @pytest.mark.fast

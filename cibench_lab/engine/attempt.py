@@ -22,7 +22,7 @@ from ..grading import TurnOutput, grade_all, summarize
 from ..grading.kept import kept_grades
 from ..grading.profile import PROFILES
 from ..store import Store
-from ..store.tables import Attempt, Base, Event, Participant, StepRow, Turn, utcnow
+from ..store.tables import Attempt, Base, Event, Participant, Run, StepRow, Turn, utcnow
 from ..tasks.library import TaskLibrary
 from ..tasks.model import Task
 from .errors import BadInput, Conflict, Forbidden, NotFound
@@ -152,13 +152,14 @@ class Attempts:
         """The attempts of ``participants``, newest first, each row naming its participant."""
         with self.store.session() as s:
             q = (
-                select(Attempt, Participant.name)
+                select(Attempt, Participant.name, Run.name)
                 .join(Participant, Participant.id == Attempt.participant_id)
+                .outerjoin(Run, Run.id == Attempt.run_id)
                 .where(Participant.name.in_(list(participants)))
                 .order_by(Attempt.created_at.desc())
             )
             rows = list(s.execute(q).tuples())
-            passed = self._passed(s, [a.id for a, _ in rows if a.status == "done"])
+            passed = self._passed(s, [a.id for a, _, _ in rows if a.status == "done"])
             return [
                 {
                     "participant": name,
@@ -172,9 +173,11 @@ class Attempts:
                     "notebook_path": a.notebook_path,
                     "created_at": a.created_at.isoformat() + "Z",
                     "passed": passed.get(a.id, 0) if a.status == "done" else None,
+                    "study_id": a.study_id,
+                    "run": run,
                     **self._origin(a.task_id),
                 }
-                for a, name in rows
+                for a, name, run in rows
             ]
 
     def _passed(self, s: Session, attempt_ids: list[str]) -> dict[str, int]:

@@ -87,8 +87,12 @@ def sandboxed_command(
 
 def unsandboxed_env(environ: dict[str, str], python: str) -> dict[str, str]:
     """An unsandboxed kernel's environment: no secrets; for another Python than this one, none of
-    the server environment's Python variables, and that Python's ``bin`` first on ``PATH``."""
-    env = kernel_env(environ)
+    the server environment's Python variables, and that Python's ``bin`` first on ``PATH``; the
+    sandbox's marker saying it is not sandboxed (``CIBENCH_LAB_SANDBOXED=0``: whatever the server's
+    environment held)."""
+    from .sandbox import MARKER_VAR
+
+    env = {**kernel_env(environ), MARKER_VAR: "0"}
     if os.path.abspath(python) != os.path.abspath(sys.executable):
         env = {k: v for k, v in env.items() if k not in SERVER_PYTHON_VARS}
         env["PATH"] = os.pathsep.join(p for p in (os.path.dirname(python), env.get("PATH", "")) if p)

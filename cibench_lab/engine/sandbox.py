@@ -31,7 +31,8 @@ HOME_DIR = "/home/player"
 MPL_DIR = f"{HOME_DIR}/.config/matplotlib"
 ENABLED_VAR = "CIBENCH_LAB_SANDBOX"
 NETWORK_VAR = "CIBENCH_LAB_KERNEL_NETWORK"
-#: Set to "1" in every sandboxed kernel: how code inside knows it is in a task kernel's sandbox
+#: "1" in every sandboxed kernel, "0" in a task kernel started with the sandbox off
+#: (kernel_launch.unsandboxed_env): how code inside knows whether it is in a task kernel's sandbox
 #: (cibench_lab.widgets says it is unavailable there; the name is repeated in widgets/where.py).
 MARKER_VAR = "CIBENCH_LAB_SANDBOXED"
 OPT_OUT = "--CIBenchLabApp.kernel_sandbox=False (lab) or `cibench-lab run --no-sandbox`"

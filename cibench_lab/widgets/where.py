@@ -4,7 +4,8 @@ tools find it — standard library only, so a sandboxed kernel can run it too.
 In order (docs/classroom.md, *Results in a notebook*):
 
 - in a sandboxed task kernel (``CIBENCH_LAB_SANDBOXED=1``, set by the sandbox:
-  ``engine/sandbox.py``) nothing is looked for: the widget is unavailable there;
+  ``engine/sandbox.py``; a task kernel started with the sandbox off has ``0``, an ordinary
+  kernel none) nothing is looked for: the widget is unavailable there;
 - the server's URL: ``JUPYTER_SERVER_URL`` when set, else ``JUPYTERHUB_SERVICE_URL`` (what
   JupyterHub gives a single-user server, and its kernels inherit), else the running-server
   list (``jpserver-*.json`` in Jupyter's runtime folder, ``JUPYTER_RUNTIME_DIR``): the server

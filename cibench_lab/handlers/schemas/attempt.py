@@ -43,6 +43,8 @@ class AttemptRow(Closed):
     passed: int | None = Field(description="done: steps whose kept grade passed (shown profile); open: null")
     language: str = Field(description="the task's language (en | zh; empty when the task is gone)")
     split: str = Field(description="the task's split")
+    study_id: str | None = Field(None, description="the study the attempt was played in (null: none)")
+    run: str | None = Field(None, description="the headless run it belongs to, by name (null: none)")
 
 
 class Reference(Closed):
