@@ -1513,6 +1513,11 @@ export type components = {
       libraries: string[];
       steps: number;
       kinds: components['schemas']['StepKind'][];
+      /**
+       * @default cibench
+       * @enum {string}
+       */
+      benchmark?: 'cibench' | 'qwen';
       intro: string;
       instructions: components['schemas']['TaskInstruction'][];
     };
@@ -1538,6 +1543,11 @@ export type components = {
       libraries: string[];
       steps: number;
       kinds: components['schemas']['StepKind'][];
+      /**
+       * @default cibench
+       * @enum {string}
+       */
+      benchmark?: 'cibench' | 'qwen';
     };
     Tokens: {
       prompt?: number | null;

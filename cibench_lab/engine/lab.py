@@ -45,7 +45,7 @@ from .kernel import KERNEL_NAME
 from .lab_pool import LabKernels
 from .labconfig import LabConfig, check_ids, check_step
 from .oracle import referenced_steps
-from .qwen_setup import KernelSetup
+from .qwen_setup import KernelSetup, check_mode
 from .settings import attempt_settings
 from .step import HUMAN
 from .trace import LabRecord
@@ -180,6 +180,7 @@ class LabPlay:
             task = self.attempts.library.get(task_id)
         except KeyError as err:
             raise BadInput(str(err.args[0])) from None
+        check_mode(task, mode)
         try:
             spec = await self.call(spec_of_choice, player, task.id, self.player_context)
         except SpecError as err:

@@ -29,6 +29,7 @@ from ..grading.qwen.react import extract_code
 from ..models.qwen_react import prior_turn_code
 from ..tasks.model import Task
 from ..tasks.qwen import VERSION, WORKDIR, question_of, qwen_item
+from .errors import BadInput
 from .fonts import CJK_FAMILY, STANDS_FOR
 from .kernel import start_code
 from .workspace import CELL_KEY, write_notebook
@@ -72,6 +73,12 @@ from sympy import Eq, symbols, solve
 PRIOR = "prior"  # the cell role of an easy item's prior turn
 _KEPT = 64  # prior turns kept between a kernel's start and its notebook's writing
 _FAMILY_WORDS = {"qwen-vis": "visualization", "qwen-math": "math", "qwen-general": "general"}
+
+
+def check_mode(task: Task, mode: str) -> None:
+    """A Qwen task is one step with no reference code: end-to-end only."""
+    if mode != "e2e" and qwen_item(task) is not None:
+        raise BadInput(f"mode: {task.id} is a Qwen benchmark task, played end-to-end only (no oracle mode)")
 
 
 def prior_code(task: Task) -> str | None:

@@ -6,6 +6,7 @@
 import { IAttemptView, IGrade, ISummary } from '../api';
 import { outcomeText } from '../grade';
 import { h } from './dom';
+import { profileName } from './qwen';
 import { formatSeconds, keptGradeText, summaryRows } from './words';
 
 /** The profiles a summary can show: the attempt's own first, then the others stored. */
@@ -64,16 +65,22 @@ export function passedText(view: IAttemptView): string {
 export function summaryNode(
   view: IAttemptView,
   chosen: string,
-  choose: (profile: string) => void
+  choose: (profile: string) => void,
+  qwen = false
 ): HTMLElement {
   const profiles = summaryProfiles(view);
   const profile = profiles.includes(chosen) ? chosen : view.profile;
+  const name = (p: string) => profileName(p, qwen);
   return h(
     'div',
     { className: 'jp-CIBench-done' },
     h('p', { className: 'jp-CIBench-passed', text: passedText(view) }),
-    profiles.length > 1 ? profileTabs(profiles, profile, choose) : null,
-    metricsTable(summaryOf(view, profile), profile, profile === view.profile),
+    profiles.length > 1 ? profileTabs(profiles, profile, choose, name) : null,
+    metricsTable(
+      summaryOf(view, profile),
+      name(profile),
+      profile === view.profile
+    ),
     metricLegend(),
     stepsTable(view, profile)
   );
@@ -82,7 +89,8 @@ export function summaryNode(
 function profileTabs(
   profiles: string[],
   chosen: string,
-  choose: (profile: string) => void
+  choose: (profile: string) => void,
+  name: (profile: string) => string
 ): HTMLElement {
   return h(
     'div',
@@ -93,7 +101,7 @@ function profileTabs(
     ...profiles.map((p, i) =>
       h('button', {
         className: 'jp-CIBench-button jp-CIBench-profile',
-        text: i === 0 ? `${p} (shown)` : p,
+        text: i === 0 ? `${name(p)} (shown)` : name(p),
         attrs: {
           type: 'button',
           'aria-pressed': String(p === chosen),
