@@ -55,6 +55,14 @@ export function passWord(grade: IGrade): 'passed' | 'missed' | 'not graded' {
   return grade.passed ? 'passed' : 'missed';
 }
 
+/**
+ * A step its last allowed run settled: "settled at the 3-run limit" (`cap`:
+ * the attempt's turn cap; unknown: "settled at the run limit").
+ */
+export function capText(cap: number | null | undefined): string {
+  return cap ? `settled at the ${cap}-run limit` : 'settled at the run limit';
+}
+
 /** The attempt's grade rule (`best` when the settings predate it). */
 export function gradeRule(
   settings: Partial<IPlaySettings> | null | undefined
@@ -92,9 +100,14 @@ export function turnsText(n: number): string {
 /**
  * A step's outcome in words: how it settled, never whether it passed (a
  * person's Next and a player's first error-free turn both "settled"; the kept
- * grade says pass or miss).
+ * grade says pass or miss). `cap`: the attempt's turn cap, which a
+ * `turn_cap` settle names ("settled at the 3-run limit").
  */
-export function outcomeText(outcome: string | null, settled: boolean): string {
+export function outcomeText(
+  outcome: string | null,
+  settled: boolean,
+  cap?: number | null
+): string {
   if (!settled) {
     return 'open';
   }
@@ -102,7 +115,7 @@ export function outcomeText(outcome: string | null, settled: boolean): string {
     next: 'settled',
     passed: 'settled',
     gave_up: 'gave up',
-    turn_cap: 'out of turns',
+    turn_cap: capText(cap),
     out_of_turns: 'out of turns'
   };
   return outcome ? (words[outcome] ?? outcome.replace(/_/g, ' ')) : 'settled';
@@ -131,12 +144,13 @@ export function gaveUpUnrun(step: StepRun): boolean {
 }
 
 /**
- * How a step settled, with its turns: "settled · 2 turns", and for a step
- * that ran nothing, that it did: "gave up · no run", "out of turns · 3
- * turns, no code run".
+ * How a step settled, with its turns: "settled · 2 turns", "settled at the
+ * 3-run limit · 3 turns" (`cap`: the turn cap), and for a step that ran
+ * nothing, that it did: "gave up · no run", "out of turns · 3 turns, no code
+ * run".
  */
-export function stepOutcomeText(step: StepRun): string {
-  const outcome = outcomeText(step.outcome, step.settled);
+export function stepOutcomeText(step: StepRun, cap?: number | null): string {
+  const outcome = outcomeText(step.outcome, step.settled, cap);
   const nothing = ranNothing(step);
   if (nothing === 'no run') {
     return `${outcome} · ${nothing}`;
@@ -151,13 +165,14 @@ export function stepOutcomeText(step: StepRun): string {
  * A step's grade text: for a settled step that ran nothing, how it settled
  * ("gave up · no run": its grade measured nothing), else the measurement.
  */
-export function stepGradeText(step: StepRun): string {
-  return ranNothing(step) ? stepOutcomeText(step) : badgeText(step.grade);
+export function stepGradeText(step: StepRun, cap?: number | null): string {
+  return ranNothing(step) ? stepOutcomeText(step, cap) : badgeText(step.grade);
 }
 
 /**
  * The second line of a run's badge: the grade rule, the kept run when under
- * `best` it is an earlier one, and the runs a turn cap leaves.
+ * `best` it is an earlier one, and the runs a turn cap leaves — or, once the
+ * cap's last run settled the step, that it did ("settled at the 3-run limit").
  * `turn`: the 0-based turn the badge shows (undefined: the step's kept grade).
  */
 export function ruleLine(
@@ -175,6 +190,9 @@ export function ruleLine(
   const left = step ? runsLeft(step, settings) : null;
   if (left !== null && left > 0) {
     text += ` · ${runsLeftText(left)}`;
+  }
+  if (step?.settled && step.outcome === 'turn_cap') {
+    text += ` · ${capText(settings?.turn_cap)}`;
   }
   return text;
 }

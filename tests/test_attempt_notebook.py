@@ -9,7 +9,10 @@ import nbformat
 import pytest
 from sqlalchemy import select
 
+from cibench_lab.engine.attempt import Attempts, NewAttempt
+from cibench_lab.engine.settings import PlaySettings
 from cibench_lab.engine.workspace import notebook_name
+from cibench_lab.store import Store
 from cibench_lab.store.tables import Turn
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
 
@@ -28,6 +31,29 @@ def test_same_named_tasks_get_different_notebook_names():
     ]
 
 
+@pytest.mark.fast
+def test_a_second_attempt_of_a_task_gets_its_own_notebook_name(tmp_path):
+    """Two attempts of one task open two tabs: from the second on, the name carries the attempt's
+    number among the participant's attempts of that task, right after the stem."""
+    library = TaskLibrary.load([builtin_dir()])
+    attempts = Attempts(Store(f"sqlite:///{tmp_path / 'r.sqlite'}"), library)
+    task = library.get(f"cibench_template/{SAME_NAME}")
+    other = library.get("cibench_template/pandas/tips_ratio_by_group")
+
+    def start(who, t=task):
+        return attempts.create(NewAttempt(t, "e2e", "human", who, PlaySettings(), {}))
+
+    ada = [start("ada"), start("ada")]
+    bob, ada_other, ada_third = start("bob"), start("ada", other), start("ada")
+    assert [attempts.number(a) for a in (*ada, ada_third, bob, ada_other)] == [1, 2, 3, 1, 1]
+    names = [notebook_name(task, attempts.number(a)) for a in (*ada, ada_third)]
+    assert names == [
+        "economics_unemployment.template-en.ipynb",
+        "economics_unemployment-2.template-en.ipynb",
+        "economics_unemployment-3.template-en.ipynb",
+    ]
+
+
 async def test_the_notebook_opens_trusted_under_its_name(start_attempt, jp_fetch):
     b = await start_attempt(task_id=f"cibench_template_chinese/{SAME_NAME}")
     path = b.attempt["notebook_path"]
@@ -36,6 +62,8 @@ async def test_the_notebook_opens_trusted_under_its_name(start_attempt, jp_fetch
     cells = json.loads(resp.body)["content"]["cells"]
     code = [c for c in cells if c["cell_type"] == "code"]
     assert code and all(c["metadata"].get("trusted") is True for c in code), code
+    again = await start_attempt(task_id=f"cibench_template_chinese/{SAME_NAME}")  # a second tab
+    assert PurePosixPath(again.attempt["notebook_path"]).name == "economics_unemployment-2.template-zh.ipynb"
 
 
 async def test_the_notebook_records_the_kernels_language_info(start_attempt, jp_root_dir):

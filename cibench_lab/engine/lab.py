@@ -34,7 +34,8 @@ from ..players.transcript import replayable
 from ..tasks.model import Task
 from .attempt import Attempts, NewAttempt
 from .capture import Captures
-from .cull import Culler, check_cull, previous_stop, session_of
+from .closed import check_bindable
+from .cull import FINISHED, Culler, check_cull, previous_stop, session_of
 from .driver import StepDriver
 from .environment import attempt_environment
 from .errors import BadInput, Conflict, Unavailable
@@ -129,20 +130,21 @@ class LabPlay:
             self.captures.shutdown(kernel_id)
 
     async def _auto_bind(self, kernel_id: str) -> None:
-        """A new kernel for an open attempt's notebook (reopened after a server or kernel
-        restart): restore its state at once, so it is queued before anything a person runs.
-
-        Only this server's participant's attempts: another server on the same database has
-        its own root, where the same relative path is someone else's notebook."""
+        """A new kernel on one of this participant's attempt notebooks (reopened after a server or
+        kernel restart): an open attempt's is restored at once, so it is queued before anything a
+        person runs; a finished attempt's is stopped (:mod:`.closed`). Only this participant's:
+        another server on the same database has its own root, where the path is someone else's."""
         who = self.config.participant
         session = await session_of(self.app.session_manager, kernel_id, tries=100)
         path = session.get("path") if session else None
-        attempt_id = path and await self.call(self.attempts.open_attempt_at, path, who)
-        if attempt_id:
-            try:
-                await self.bind(attempt_id, kernel_id, who)
-            except Exception:
-                log.exception("cibench-lab: restoring attempt %s on kernel %s failed", attempt_id, kernel_id)
+        found = path and await self.call(self.attempts.attempt_at, path, who)
+        try:
+            if found and found[1] == "open":
+                await self.bind(found[0], kernel_id, who)
+            elif found:
+                await self.culler.stop(found[0], kernel_id, FINISHED)
+        except Exception:
+            log.exception("cibench-lab: preparing kernel %s for attempt %s failed", kernel_id, found)
 
     async def _restore(self, attempt_id: str, kernel_id: str, task: Task, player: str) -> int:
         """The start code (``qwen_setup``: a Qwen task's too) and the attempt's state on a new kernel; oracle:
@@ -208,7 +210,7 @@ class LabPlay:
         """The new attempt's folder, session and kernel, then its notebook."""
         task, mode, spec = new.task, new.mode, new.player
         rel, folder = opening.rel, self.config.root_dir / opening.rel
-        name = notebook_name(task)
+        name = notebook_name(task, await self.call(self.attempts.number, opening.attempt_id))
         nb_rel = (rel / name).as_posix()
         await written(rel, self.kernels.place(task, folder))  # the data, and a warm kernel if pooled
         await self.call(self.attempts.paths, opening.attempt_id, str(folder), nb_rel)
@@ -220,6 +222,7 @@ class LabPlay:
             await self.kernels.unclaimed(folder)
         opening.session_id, kernel_id = session["id"], session["kernel"]["id"]
         await self.bind(opening.attempt_id, kernel_id, new.participant)
+        self.kernels.refill(task)  # the pool's next kernel of this key starts once this one is ready
         # as JupyterLab records it (its kernel's language_info) and trusted: it opens clean
         language = await language_info(self.app.kernel_manager, kernel_id)
         nb, aid = folder / name, opening.attempt_id
@@ -242,6 +245,7 @@ class LabPlay:
     async def bind(self, attempt_id: str, kernel_id: str, participant: str) -> dict[str, Any]:
         """Make ``kernel_id`` the attempt's kernel (for its participant only); restore it if it is new."""
         row, task = await self.call(self.attempts.load, attempt_id, participant)
+        check_bindable(row, kernel_id, self.prepared, self.culler.shown)
         km = self.app.kernel_manager
         if kernel_id not in km:
             raise BadInput(f"kernel_id: no running kernel {kernel_id!r}")

@@ -122,15 +122,18 @@ def step_cells(step: Step, n_steps: int) -> list:
 _LANGUAGE_WORD = {"zh": "chinese", "en": "english"}
 
 
-def notebook_name(task: Task) -> str:
+def notebook_name(task: Task, number: int = 1) -> str:
     """The attempt notebook's file name, which the lab's tab shows: the task's stem, its split and
     language, so same-named tasks of two splits or languages differ
-    (``tips.template-en.ipynb``, ``tips.template-zh.ipynb``, ``tips.generation-en.ipynb``)."""
+    (``tips.template-en.ipynb``, ``tips.template-zh.ipynb``, ``tips.generation-en.ipynb``); from a
+    participant's second attempt of the task on, its ``number`` right after the stem, where a
+    narrow tab still shows it (``tips-2.template-en.ipynb``)."""
     split = task.split.removeprefix("cibench_")
     word = _LANGUAGE_WORD.get(task.language)
     if word:
         split = split.removesuffix(f"_{word}")
-    return f"{task.stem}.{split}-{task.language}.ipynb"
+    stem = task.stem if number <= 1 else f"{task.stem}-{number}"
+    return f"{stem}.{split}-{task.language}.ipynb"
 
 
 def sign_notebook(notary: Any, path: Path) -> None:

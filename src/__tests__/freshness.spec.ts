@@ -77,6 +77,16 @@ describe('restored badges', () => {
     });
   });
 
+  it("says on a reopened cell that the cap's last run settled its step", () => {
+    const view = attemptView();
+    view.settings.turn_cap = 2;
+    const capped = { ...settled, outcome: 'turn_cap', kept_turn: 1 };
+    expect(restoredBadge(view, capped, TURNS, 'df = 1/0')).toMatchObject({
+      kind: 'grade',
+      rule: 'best run kept · settled at the 2-run limit'
+    });
+  });
+
   it('compares code without trailing whitespace', () => {
     expect(sameCode('x = 1\n\n', 'x = 1')).toBe(true);
     expect(sameCode('x = 1', 'x = 2')).toBe(false);

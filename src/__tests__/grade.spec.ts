@@ -4,6 +4,7 @@ import {
   BADGE_RECORDED,
   badgeClass,
   badgeText,
+  capText,
   gaveUpUnrun,
   EMPTY_CELL,
   gradeRule,
@@ -134,6 +135,36 @@ describe('turn cap', () => {
     );
     expect(ruleLine({ turn_cap: 2 }, step, 1)).toBe('best run kept');
   });
+
+  it("says a step the cap's last run settled was settled at the limit", () => {
+    expect(capText(3)).toBe('settled at the 3-run limit');
+    expect(capText(1)).toBe('settled at the 1-run limit');
+    expect(capText(0)).toBe('settled at the run limit');
+    const step = {
+      ...open,
+      turns: 3,
+      settled: true,
+      outcome: 'turn_cap',
+      kept_turn: null,
+      grade: null
+    };
+    const parity = { turn_cap: 3, grade_rule: 'settling' as const };
+    expect(ruleLine(parity, step, 2)).toBe(
+      'graded when you settle · settled at the 3-run limit'
+    );
+    expect(ruleLine({ turn_cap: 2 }, { ...step, turns: 2 }, 1)).toBe(
+      'best run kept · settled at the 2-run limit'
+    );
+    expect(outcomeText('turn_cap', true, 3)).toBe('settled at the 3-run limit');
+    expect(stepOutcomeText(step, 3)).toBe(
+      'settled at the 3-run limit · 3 turns'
+    );
+    // Next on the cap's last run, or a player's max_turn: not the cap's settle
+    expect(ruleLine(parity, { ...step, outcome: 'next' }, 2)).toBe(
+      'graded when you settle'
+    );
+    expect(outcomeText('out_of_turns', true, 3)).toBe('out of turns');
+  });
 });
 
 describe('how a step settled', () => {
@@ -141,7 +172,7 @@ describe('how a step settled', () => {
     expect(outcomeText(null, false)).toBe('open');
     expect(outcomeText('next', true)).toBe('settled');
     expect(outcomeText('passed', true)).toBe('settled');
-    expect(outcomeText('turn_cap', true)).toBe('out of turns');
+    expect(outcomeText('turn_cap', true)).toBe('settled at the run limit');
     expect(outcomeText('out_of_turns', true)).toBe('out of turns');
     expect(outcomeText('gave_up', true)).toBe('gave up');
     expect(outcomeText('weird_one', true)).toBe('weird one');
@@ -170,7 +201,7 @@ describe('how a step settled', () => {
     ['gave_up', 'gave up · no run'],
     ['next', 'settled · no run'],
     ['passed', 'settled · no run'],
-    ['turn_cap', 'out of turns · no run'],
+    ['turn_cap', 'settled at the run limit · no run'],
     ['out_of_turns', 'out of turns · no run']
   ])('words a step settled (%s) without a run truthfully', (outcome, text) => {
     const step = { ...unrun, outcome };

@@ -586,6 +586,25 @@ describe('the attempt view', () => {
     );
   });
 
+  it("says in the step list and the summary that a step settled at the cap's limit", () => {
+    const { model, q, all } = setup();
+    const view = attemptView();
+    view.settings.turn_cap = 3;
+    view.steps[1] = {
+      ...view.steps[1],
+      turns: 3,
+      settled: true,
+      outcome: 'turn_cap'
+    };
+    model.showAttempt(view);
+    expect(
+      q('.jp-CIBench-step[data-step="1"] .jp-CIBench-step-outcome')?.textContent
+    ).toBe('settled at the 3-run limit · 3 turns');
+    model.showAttempt({ ...view, status: 'done', next: { do: 'done' } });
+    const cells = all('.jp-CIBench-times tbody tr:nth-child(2) td');
+    expect(cells[0]?.textContent).toBe('settled at the 3-run limit');
+  });
+
   it('collapses the step list and keeps it collapsed', () => {
     const { model, q } = setup();
     model.showAttempt(attemptView());

@@ -41,7 +41,9 @@ export function stepList(
     h(
       'ol',
       { className: 'jp-CIBench-steps', attrs: { 'aria-label': 'Steps' } },
-      ...view.steps.map(step => stepRow(step, state, onTurns))
+      ...view.steps.map(step =>
+        stepRow(step, state, onTurns, view.settings.turn_cap)
+      )
     )
   );
   details.open = state.open;
@@ -96,10 +98,12 @@ export function gradeLine(step: IStepView): HTMLElement | null {
   );
 }
 
+/** One step's row; `cap`: the attempt's turn cap (a step it settled says so). */
 function stepRow(
   step: IStepView,
   state: IStepListState,
-  onTurns: (step: number) => void
+  onTurns: (step: number) => void,
+  cap: number
 ): HTMLLIElement {
   const current = !step.settled;
   return h(
@@ -119,7 +123,7 @@ function stepRow(
     h('code', { className: 'jp-CIBench-step-kind', text: step.kind }),
     h('span', {
       className: 'jp-CIBench-step-outcome',
-      text: stepOutcomeText(step)
+      text: stepOutcomeText(step, cap)
     }),
     step.turns ? turnsButton(step.index, onTurns) : null,
     gradeLine(step),

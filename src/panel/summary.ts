@@ -172,7 +172,9 @@ export function stepsTable(
       'tr',
       {},
       h('th', { text: String(step.index + 1), attrs: { scope: 'row' } }),
-      h('td', { text: outcomeText(step.outcome, step.settled) }),
+      h('td', {
+        text: outcomeText(step.outcome, step.settled, view.settings.turn_cap)
+      }),
       h('td', { text: keptGradeText(gradeOf(view, step, profile)) }),
       h('td', { text: timeText(step.working_seconds, step.seconds) })
     )

@@ -162,6 +162,13 @@ def test_after_step_reveal_shows_the_reference_cell(page: Page, lab):
     run_in_cell(page, 0, code[0])  # the cap's last run settles the step
     ref = reference_cell(page, 0)
     expect(ref).to_be_visible(timeout=60_000)
+    # the cell's badge and the panel's step list say the cap settled it
+    expect(badge(page, 0).locator(".jp-CIBench-badge-rule")).to_have_text(
+        "best run kept · settled at the 2-run limit"
+    )
+    expect(page.locator('.jp-CIBench-step[data-step="0"] .jp-CIBench-step-outcome')).to_have_text(
+        "settled at the 2-run limit · 2 turns"
+    )
     # below the step's answer cell, before the next step's instruction
     roles = page.locator(".jp-NotebookPanel:visible .jp-Cell").evaluate_all(
         "cells => cells.map(c => [...c.classList].find(k => k.startsWith('jp-CIBench-'))"
