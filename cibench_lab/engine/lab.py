@@ -40,7 +40,7 @@ from .driver import StepDriver
 from .environment import attempt_environment
 from .errors import BadInput, Conflict, Unavailable
 from .execution import Execution
-from .hidden import language_info, run_hidden
+from .hidden import language_info
 from .interrupt import stop_turn
 from .kernel import KERNEL_NAME
 from .lab_pool import LabKernels
@@ -149,13 +149,8 @@ class LabPlay:
     async def _restore(self, attempt_id: str, kernel_id: str, task: Task, player: str) -> int:
         """The start code (``qwen_setup``: a Qwen task's too) and the attempt's state on a new kernel; oracle:
         the references no report covered, as this kernel printed them. In the history for a player only."""
-        start = self.setup.codes(task)
-
-        async def run(codes: list[str]) -> list[TurnOutput]:
-            km, timeout, counted = self.app.kernel_manager, self.config.turn_timeout, player != HUMAN
-            ran = await run_hidden(km, kernel_id, [*start, *codes], timeout, counted)
-            return self.setup.ran(attempt_id, task, ran)
-
+        km, counted = self.app.kernel_manager, player != HUMAN
+        run = self.setup.runner(km, kernel_id, attempt_id, task, self.config.turn_timeout, counted)
         return await self.driver.restore(attempt_id, run, source="restore", kernel_id=kernel_id)
 
     # ---- players -------------------------------------------------------------------
