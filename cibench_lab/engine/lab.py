@@ -177,7 +177,6 @@ class LabPlay:
             task = self.attempts.library.get(task_id)
         except KeyError as err:
             raise BadInput(str(err.args[0])) from None
-        check_mode(task, mode)
         try:
             spec = await self.call(spec_of_choice, player, task.id, self.player_context)
         except SpecError as err:
@@ -190,6 +189,7 @@ class LabPlay:
         """Record ``new`` (a study's too), then its folder, session, kernel and notebook; a
         failure undoes them all."""
         check_cull(self.config.kernel_idle_cull, new.settings.pause_after)
+        check_mode(new.task, new.mode)  # a Qwen task: end-to-end only
         attempt_id = await self.call(self.attempts.create, new)
         if any(step.kind == "vis" for step in new.task.steps):
             self.grader.warm_processes()  # the first plot's grade then finds its process started
