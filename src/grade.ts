@@ -11,10 +11,24 @@ export const BADGE_MISS = 'jp-CIBench-badge-miss';
 export const BADGE_RECORDED = 'jp-CIBench-badge-recorded';
 export const BADGE_PENDING = 'jp-CIBench-badge-pending';
 
+/** A Qwen visualization step's grade without a judge (grading/qwen/lab.py's NO_JUDGE). */
+export const NO_JUDGE = 'not graded (no judge configured)';
+
+/**
+ * Whether the grade measured nothing: a Qwen benchmark visualization step
+ * with no judge configured (or one that failed) is neither passed nor missed.
+ */
+export function notGraded(grade: IGrade | null | undefined): boolean {
+  return grade?.metric === 'qwen_judge' && grade.score === null;
+}
+
 /** A grade badge's text: what was measured, or that the turn was recorded. */
 export function badgeText(grade: IGrade | null | undefined): string {
   if (!grade) {
     return 'turn recorded';
+  }
+  if (notGraded(grade)) {
+    return grade.detail || NO_JUDGE;
   }
   if (grade.detail) {
     return grade.detail;
@@ -25,16 +39,19 @@ export function badgeText(grade: IGrade | null | undefined): string {
   return grade.passed ? 'passed' : 'not passed';
 }
 
-/** A grade badge's pass/miss class (a recorded, ungraded turn is neutral). */
+/** A grade badge's pass/miss class (a recorded or not graded turn is neutral). */
 export function badgeClass(grade: IGrade | null | undefined): string {
-  if (!grade) {
+  if (!grade || notGraded(grade)) {
     return BADGE_RECORDED;
   }
   return grade.passed ? BADGE_PASS : BADGE_MISS;
 }
 
-/** Pass or miss, in a word. */
-export function passWord(grade: IGrade): 'passed' | 'missed' {
+/** Pass or miss, in a word (or that nothing was graded). */
+export function passWord(grade: IGrade): 'passed' | 'missed' | 'not graded' {
+  if (notGraded(grade)) {
+    return 'not graded';
+  }
   return grade.passed ? 'passed' : 'missed';
 }
 

@@ -1549,6 +1549,11 @@ export type components = {
       libraries: string[];
       steps: number;
       kinds: components['schemas']['StepKind'][];
+      /**
+       * @default cibench
+       * @enum {string}
+       */
+      benchmark?: 'cibench' | 'qwen';
       intro: string;
       instructions: components['schemas']['TaskInstruction'][];
     };
@@ -1574,6 +1579,11 @@ export type components = {
       libraries: string[];
       steps: number;
       kinds: components['schemas']['StepKind'][];
+      /**
+       * @default cibench
+       * @enum {string}
+       */
+      benchmark?: 'cibench' | 'qwen';
     };
     Tokens: {
       prompt?: number | null;

@@ -18,7 +18,9 @@ from conftest import server_config
 from cibench_lab.cli import main
 from cibench_lab.engine.executor import execute
 from cibench_lab.engine.fonts import CJK_FAMILY, font_set_digest
+from cibench_lab.engine.interpreter import Interpreter
 from cibench_lab.engine.qwen_setup import PRIOR, instruction_text, setup_codes
+from cibench_lab.engine.sandbox import mpl_cache_dir
 from cibench_lab.grading.qwen.lab import NO_JUDGE, grade_qwen
 from cibench_lab.grading.turn import TurnOutput
 from cibench_lab.store.tables import Attempt
@@ -128,6 +130,14 @@ def test_setup_and_words_of_each_family(qwen_root):
 
 
 @pytest.mark.fast
+async def test_a_qwen_task_has_no_oracle_mode(api):
+    code, body = await api("POST", "attempts", {"task_id": GENERAL, "mode": "oracle"})
+    assert code == 400 and "end-to-end only" in body["error"]
+    code, tasks = await api("GET", "tasks")
+    assert {t["benchmark"] for t in tasks} == {"qwen"}
+
+
+@pytest.mark.fast
 def test_the_font_cache_follows_the_font_set(tmp_path):
     (tmp_path / "a.ttf").write_bytes(b"x")
     before = font_set_digest((str(tmp_path),))
@@ -135,3 +145,6 @@ def test_the_font_cache_follows_the_font_set(tmp_path):
     assert font_set_digest((str(tmp_path),)) != before  # a font added: another cache folder
     (tmp_path / "b.otf").unlink()
     assert font_set_digest((str(tmp_path),)) == before
+    python = Interpreter("python", "3.11", tmp_path, (tmp_path,), {"matplotlib": "3.8.4"})
+    cache = mpl_cache_dir(python)  # the kernels' prebuilt cache: one per matplotlib and font set
+    assert cache is not None and cache.name == f"matplotlib-3.8.4-fonts-{font_set_digest()}"

@@ -37,13 +37,13 @@ from .driver import StepDriver
 from .environment import attempt_environment
 from .errors import BadInput, Conflict, Unavailable
 from .execution import Execution
-from .hidden import language_info, run_hidden
+from .hidden import language_info
 from .interrupt import stop_turn
 from .kernel import KERNEL_NAME
 from .lab_pool import LabKernels
 from .labconfig import LabConfig, check_ids, check_step
 from .oracle import referenced_steps
-from .qwen_setup import KernelSetup
+from .qwen_setup import KernelSetup, check_mode
 from .settings import attempt_settings
 from .step import HUMAN
 from .trace import LabRecord
@@ -146,13 +146,8 @@ class LabPlay:
     async def _restore(self, attempt_id: str, kernel_id: str, task: Task, player: str) -> int:
         """The start code (``qwen_setup``: a Qwen task's too) and the attempt's state on a new kernel; oracle:
         the references no report covered, as this kernel printed them. In the history for a player only."""
-        start = self.setup.codes(task)
-
-        async def run(codes: list[str]) -> list[TurnOutput]:
-            km, timeout, counted = self.app.kernel_manager, self.config.turn_timeout, player != HUMAN
-            ran = await run_hidden(km, kernel_id, [*start, *codes], timeout, counted)
-            return self.setup.ran(attempt_id, task, ran)
-
+        km, counted = self.app.kernel_manager, player != HUMAN
+        run = self.setup.runner(km, kernel_id, attempt_id, task, self.config.turn_timeout, counted)
         return await self.driver.restore(attempt_id, run, source="restore", kernel_id=kernel_id)
 
     # ---- players -------------------------------------------------------------------
@@ -191,6 +186,7 @@ class LabPlay:
         """Record ``new`` (a study's too), then its folder, session, kernel and notebook; a
         failure undoes them all."""
         check_cull(self.config.kernel_idle_cull, new.settings.pause_after)
+        check_mode(new.task, new.mode)  # a Qwen task: end-to-end only
         attempt_id = await self.call(self.attempts.create, new)
         if any(step.kind == "vis" for step in new.task.steps):
             self.grader.warm_processes()  # the first plot's grade then finds its process started

@@ -3,11 +3,11 @@
 Qwen's Code Interpreter Benchmark (``tasks/qwen.py``) starts its kernel inside ``upload_file/``
 and runs a start code there (imports, ``sns.set_theme()``, matplotlib asked for SimHei); an
 *easy* visualization item's first assistant turn, carried in its query, runs before the model
-starts.  :class:`KernelSetup` gives the lab's hidden start of every task kernel — on Start and
-on every restore (a restart, a resume, a reopened notebook) — the task's start code and, for a
-Qwen task, :data:`QWEN_START` and the prior turn's code; the outputs that prior turn printed on
-the kernel become a read-only, already-run ``prior`` cell above the answer cell of the attempt's
-notebook (not a turn, not graded).
+starts.  :class:`KernelSetup` gives the lab's hidden start (:func:`.hidden.run_hidden`) of
+every task kernel — on Start and on every restore (a restart, a resume, a reopened notebook) —
+the task's start code and, for a Qwen task, :data:`QWEN_START` and the prior turn's code; the
+outputs that prior turn printed on the kernel become a read-only, already-run ``prior`` cell above
+the answer cell of the attempt's notebook (not a turn, not graded).
 
 Differences from the original, for a person: SimHei is not to be had offline, so the kernel's
 matplotlib gets Noto Sans CJK under that name (:mod:`.fonts`, recorded in the attempt's
@@ -19,7 +19,9 @@ its path, as the original does); no per-run alarm (the lab's ``turn_timeout`` st
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbformat.v4 import new_code_cell
@@ -29,7 +31,9 @@ from ..grading.qwen.react import extract_code
 from ..models.qwen_react import prior_turn_code
 from ..tasks.model import Task
 from ..tasks.qwen import VERSION, WORKDIR, question_of, qwen_item
+from .errors import BadInput
 from .fonts import CJK_FAMILY, STANDS_FOR
+from .hidden import run_hidden
 from .kernel import start_code
 from .workspace import CELL_KEY, write_notebook
 
@@ -74,6 +78,12 @@ _KEPT = 64  # prior turns kept between a kernel's start and its notebook's writi
 _FAMILY_WORDS = {"qwen-vis": "visualization", "qwen-math": "math", "qwen-general": "general"}
 
 
+def check_mode(task: Task, mode: str) -> None:
+    """A Qwen task is one step with no reference code: end-to-end only."""
+    if mode != "e2e" and qwen_item(task) is not None:
+        raise BadInput(f"mode: {task.id} is a Qwen benchmark task, played end-to-end only (no oracle mode)")
+
+
 def prior_code(task: Task) -> str | None:
     """The code of an easy item's prior turn, as the original runs it (None: no prior turn)."""
     item = qwen_item(task)
@@ -96,6 +106,17 @@ class KernelSetup:
 
     def __init__(self) -> None:
         self.priors: OrderedDict[str, TurnOutput] = OrderedDict()
+
+    def runner(
+        self, km: Any, kernel_id: str, attempt_id: str, task: Task, timeout: float, counted: bool
+    ) -> Callable[[list[str]], Awaitable[list[TurnOutput]]]:
+        """What the driver's restore runs its cells with: hidden, after :meth:`codes`."""
+
+        async def run(codes: list[str]) -> list[TurnOutput]:
+            ran = await run_hidden(km, kernel_id, [*self.codes(task), *codes], timeout, counted)
+            return self.ran(attempt_id, task, ran)
+
+        return run
 
     def codes(self, task: Task) -> list[str]:
         return [start_code(task.rendering.rendering), *setup_codes(task)]

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from ..grading.criterion import criterion
 from ..grading.fair import first_image
 from ..grading.kept import kept_turn
+from ..grading.qwen.lab import qwen_criterion
 from ..store.tables import Attempt, StepRow, Turn
 from ..tasks.model import Step, Task
 from .attempt import Attempts
@@ -103,7 +104,9 @@ def _step_view(
         "grade": None,
         "seconds": None,
         "kept_turn": None,
-        "criterion": criterion(profile, step.kind, task.language),
+        "criterion": criterion(profile, step.kind, task.language)
+        if step.qwen is None
+        else qwen_criterion(step),
     }
     if srow.settled_at is not None:
         view["seconds"] = round((srow.settled_at - srow.opened_at).total_seconds(), 1)

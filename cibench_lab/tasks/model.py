@@ -93,6 +93,8 @@ class Task:
             "libraries": list(self.libraries),
             "steps": len(self.steps),
             "kinds": sorted({s.kind for s in self.steps}),
+            # the benchmark whose rules play it: a Qwen task has one step and no oracle mode
+            "benchmark": "qwen" if any(s.qwen is not None for s in self.steps) else "cibench",
         }
 
     def public(self) -> dict[str, Any]:

@@ -18,6 +18,7 @@ import {
   BADGE_RECORDED,
   badgeClass,
   badgeText,
+  notGraded,
   passWord,
   runningText,
   stoppedText
@@ -118,7 +119,7 @@ function gradeLook({
     rule,
     criterion
   };
-  if (grade) {
+  if (grade && !notGraded(grade)) {
     look.icon = grade.passed ? 'pass' : 'miss';
     look.word = passWord(grade);
     // 'passed' / 'not passed' (no detail) would only repeat the word

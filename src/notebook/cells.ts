@@ -15,8 +15,9 @@ export const NB_KEY = 'cibench_lab_attempt';
 /** Cell metadata: `{role, step}`. */
 export const CELL_KEY = 'cibench_lab';
 
+/** `prior`: a Qwen easy item's first turn, run by the server (read-only, never graded). */
 export type CellRole =
-  'title' | 'instruction' | 'answer' | 'oracle' | 'reference';
+  'title' | 'instruction' | 'prior' | 'answer' | 'oracle' | 'reference';
 
 export interface ICellTag {
   role: CellRole;
@@ -132,7 +133,9 @@ export function markCell(cell: Cell): void {
   cell.addClass(`jp-CIBench-${tag.role}`);
   cell.node.dataset.step = String(tag.step);
   if (
-    (tag.role === 'oracle' || tag.role === 'reference') &&
+    (tag.role === 'oracle' ||
+      tag.role === 'reference' ||
+      tag.role === 'prior') &&
     tag.step !== undefined
   ) {
     labelCell(cell, tag.role, tag.step);

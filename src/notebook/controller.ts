@@ -23,6 +23,7 @@ import {
 } from '../api';
 import { CIBenchModel } from '../model';
 import { IPanelActions } from '../panel/actions';
+import { startMode } from '../panel/qwen';
 import { showTurns } from '../panel/turns';
 import { Autoplayer } from './autoplay';
 import { cellTag } from './cells';
@@ -147,7 +148,7 @@ export class AttemptController implements IPanelActions {
       }
       const view = await this.api.start({
         task_id: task.id,
-        mode: this.model.mode,
+        mode: startMode(task, this.model.mode),
         settings,
         player
       });

@@ -2,7 +2,8 @@
  * Labels of the reference cells the lab adds — oracle mode's code cells and
  * end-to-end mode's markdown cells: a visible "Reference for step n" line with
  * a lock (read-only), also the cell's accessible name (`aria-labelledby`). A collapsed reference
- * cell's label is a button that shows or hides it.
+ * cell's label is a button that shows or hides it. A Qwen benchmark task's `prior` cell (an easy
+ * item's first turn, run by the server before the person starts) is labelled the same way.
  */
 import { Cell } from '@jupyterlab/cells';
 import {
@@ -18,6 +19,9 @@ export function referenceLabel(step: number): string {
   return `Reference for step ${step + 1}`;
 }
 
+/** The label of a Qwen easy item's prior turn. */
+export const PRIOR_LABEL = 'First turn, already run';
+
 function icon(
   which: typeof lockIcon,
   className = 'jp-CIBench-cellLabel-icon'
@@ -27,11 +31,11 @@ function icon(
   return el;
 }
 
-/** The label text: "Reference for step n" and that it is read-only. */
-function labelText(step: number, extra: string): HTMLElement {
+/** The label text: "Reference for step n" (or `title`) and that it is read-only. */
+function labelText(title: string, extra: string): HTMLElement {
   const text = document.createElement('span');
   text.className = 'jp-CIBench-cellLabel-text';
-  text.textContent = referenceLabel(step);
+  text.textContent = title;
   const note = document.createElement('span');
   note.className = 'jp-CIBench-cellLabel-note';
   note.textContent = ` · ${extra}`;
@@ -55,7 +59,7 @@ function toggleButton(cell: Cell, step: number): HTMLButtonElement {
   toggle.className = 'jp-CIBench-cellLabel-toggle';
   toggle.appendChild(document.createElement('span'));
   toggle.appendChild(icon(lockIcon));
-  toggle.appendChild(labelText(step, 'read-only, never run'));
+  toggle.appendChild(labelText(referenceLabel(step), 'read-only, never run'));
   toggle.addEventListener('click', () => {
     cell.inputHidden = !cell.inputHidden;
     syncToggle(cell, toggle);
@@ -66,24 +70,26 @@ function toggleButton(cell: Cell, step: number): HTMLButtonElement {
 }
 
 /**
- * Give an oracle or reference cell its label (once): the first element of the
- * cell, named as the cell's accessible name.
+ * Give an oracle, reference or prior cell its label (once): the first element
+ * of the cell, named as the cell's accessible name.
  */
 export function labelCell(
   cell: Cell,
-  role: 'oracle' | 'reference',
+  role: 'oracle' | 'reference' | 'prior',
   step: number
 ): void {
   if (cell.node.querySelector(`:scope > .${LABEL_CLASS}`)) {
     return;
   }
+  const title = role === 'prior' ? PRIOR_LABEL : referenceLabel(step);
   const label = document.createElement('div');
   label.className = LABEL_CLASS;
   if (role === 'reference') {
     label.appendChild(toggleButton(cell, step));
   } else {
     label.appendChild(icon(lockIcon));
-    label.appendChild(labelText(step, 'read-only'));
+    const extra = role === 'prior' ? 'read-only, not graded' : 'read-only';
+    label.appendChild(labelText(title, extra));
   }
   // the label names the cell (over the "Code Cell Content" JupyterLab sets)
   label.id = `jp-CIBench-label-${cell.model.id}`;
@@ -98,6 +104,6 @@ export function labelCell(
     }
     cell.editor?.host
       .querySelector('.cm-content')
-      ?.setAttribute('aria-label', `${referenceLabel(step)} (read-only)`);
+      ?.setAttribute('aria-label', `${title} (read-only)`);
   });
 }

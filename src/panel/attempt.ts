@@ -10,6 +10,7 @@ import { ChangeKind, CIBenchModel, modeLabel, playerLabel } from '../model';
 import { IPanelActions } from './actions';
 import { button, h, keepingFocus, replaceChildren } from './dom';
 import { splitOf, taskTitle } from './facets';
+import { isQwen } from './qwen';
 import { NoteBox } from './record';
 import { IStepListState, stepList } from './steps';
 import { summaryNode } from './summary';
@@ -65,12 +66,15 @@ export class AttemptView {
         className: 'jp-CIBench-attempt-title',
         text: this.title(view)
       }),
-      h('p', { className: 'jp-CIBench-attempt-meta', text: metaText(view) }),
+      h('p', {
+        className: 'jp-CIBench-attempt-meta',
+        text: metaText(view, this.qwen(view))
+      }),
       this.notebookLine(view),
       sandboxNote(view),
       view.status === 'open'
         ? null
-        : summaryNode(view, this.profile, p => this.choose(p)),
+        : summaryNode(view, this.profile, p => this.choose(p), this.qwen(view)),
       stepList(view, this.steps, step => void this.actions.showTurns(step))
     );
   }
@@ -82,6 +86,11 @@ export class AttemptView {
       return taskTitle(task, this.model.tasks);
     }
     return view.title;
+  }
+
+  /** Whether the attempt plays a Qwen benchmark task (no mode, its own profile words). */
+  private qwen(view: IAttemptView): boolean {
+    return isQwen(this.model.tasks.find(t => t.id === view.task_id));
   }
 
   /** Its notebook: open, or closed (the panel keeps showing the attempt). */
@@ -144,10 +153,13 @@ export class AttemptView {
   private profile = '';
 }
 
-/** "Mode: end-to-end · Player: you · Grades: best run kept · Split: template". */
-export function metaText(view: IAttemptView): string {
+/**
+ * "Mode: end-to-end · Player: you · Grades: best run kept · Split: template";
+ * a Qwen task's (`qwen`) has no mode: "Qwen benchmark · Player: you · …".
+ */
+export function metaText(view: IAttemptView, qwen = false): string {
   const parts = [
-    `Mode: ${modeLabel(view.mode)}`,
+    qwen ? 'Qwen benchmark' : `Mode: ${modeLabel(view.mode)}`,
     `Player: ${playerLabel(view.player)}`
   ];
   const rule = view.settings.grade_rule;

@@ -8,6 +8,7 @@ import { ChangeKind, CIBenchModel, modeLabel } from '../model';
 import { h, replaceChildren } from './dom';
 import { taskMeta, taskTitle } from './facets';
 import { PlayerChoice } from './players';
+import { isQwen, qwenLine } from './qwen';
 
 export class TaskIntro {
   constructor(private model: CIBenchModel) {
@@ -50,10 +51,12 @@ export class TaskIntro {
         text: taskTitle(task, this.model.tasks)
       }),
       h('p', { className: 'jp-CIBench-task-meta', text: taskMeta(task) }),
-      modeChoice(this.model),
+      isQwen(task) ? null : modeChoice(this.model), // no oracle mode: one step
       this.players.node,
       h('p', { className: 'jp-CIBench-intro', text: task.intro }),
-      kindsLine(task)
+      isQwen(task)
+        ? h('p', { className: 'jp-CIBench-kinds', text: qwenLine(task) })
+        : kindsLine(task)
     );
     this.players.render();
   }

@@ -9,6 +9,7 @@
 import { IAttemptView, IGrade, ISummary } from '../api';
 import { outcomeText } from '../grade';
 import { h } from './dom';
+import { profileName } from './qwen';
 import { DASH, formatSeconds, keptGradeText, summaryRows } from './words';
 
 /** The profiles a summary can show: the attempt's own first, then the others stored. */
@@ -83,17 +84,19 @@ export function quitText(view: IAttemptView): string | null {
 export function summaryNode(
   view: IAttemptView,
   chosen: string,
-  choose: (profile: string) => void
+  choose: (profile: string) => void,
+  qwen = false
 ): HTMLElement {
   const profiles = summaryProfiles(view);
   const profile = profiles.includes(chosen) ? chosen : view.profile;
+  const name = (p: string) => profileName(p, qwen);
   const quit = quitText(view);
   const means = quit
     ? [h('p', { className: 'jp-CIBench-quitNote', text: quit })]
     : [
         metricsTable(
           summaryOf(view, profile),
-          profile,
+          name(profile),
           profile === view.profile
         ),
         metricLegend()
@@ -102,7 +105,7 @@ export function summaryNode(
     'div',
     { className: 'jp-CIBench-done', attrs: { 'data-status': view.status } },
     h('p', { className: 'jp-CIBench-passed', text: passedText(view) }),
-    profiles.length > 1 ? profileTabs(profiles, profile, choose) : null,
+    profiles.length > 1 ? profileTabs(profiles, profile, choose, name) : null,
     ...means,
     stepsTable(view, profile)
   );
@@ -111,7 +114,8 @@ export function summaryNode(
 function profileTabs(
   profiles: string[],
   chosen: string,
-  choose: (profile: string) => void
+  choose: (profile: string) => void,
+  name: (profile: string) => string
 ): HTMLElement {
   return h(
     'div',
@@ -122,7 +126,7 @@ function profileTabs(
     ...profiles.map((p, i) =>
       h('button', {
         className: 'jp-CIBench-button jp-CIBench-profile',
-        text: i === 0 ? `${p} (shown)` : p,
+        text: i === 0 ? `${name(p)} (shown)` : name(p),
         attrs: {
           type: 'button',
           'aria-pressed': String(p === chosen),

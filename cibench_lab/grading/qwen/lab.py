@@ -88,3 +88,15 @@ def _math(base: dict, profile: str, last: TurnOutput, gold: str) -> Grade:
     said = "no number read" if answer == INVALID else f"answer read: {answer}"
     detail = f"{said} · {'right' if right else 'wrong'}"
     return Grade(**base, score=float(right), metric=METRICS["math"], detail=detail, passed=right)
+
+
+def qwen_criterion(step: Step) -> str:
+    """What passes the step, in words (the same under both profiles; no gold)."""
+    qwen = step.qwen
+    if qwen is not None and qwen.family == "qwen-vis":
+        return "passes when the judge says the figure is right; without a judge it is not graded"
+    if qwen is not None and qwen.family == "qwen-math" and qwen.answer:
+        return (
+            "passes when the last number of your output, read as the benchmark reads a final answer, is right"
+        )
+    return "executable: passes when it runs without an error"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from .common import Closed, StepKind
 
 
@@ -14,6 +16,7 @@ class TaskSummary(Closed):
     libraries: list[str]
     steps: int
     kinds: list[StepKind]
+    benchmark: Literal["cibench", "qwen"] = "cibench"  # qwen: Qwen's Code Interpreter Benchmark (one step)
 
 
 class TaskInstruction(Closed):
