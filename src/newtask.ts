@@ -2,7 +2,9 @@
  * "Make a CIBench Task from This Notebook" (docs/tasks-new.md): the current
  * notebook, saved first, is run by the server (`POST tasks` with `check`);
  * its steps' kinds are shown for confirmation, then the task is made. What
- * the server refuses is shown one line per cell.
+ * the server refuses is shown one line per cell. Only an instructor or a
+ * researcher may (`POST tasks` needs either role): the command is not offered
+ * to a participant.
  */
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import {
@@ -15,12 +17,20 @@ import {
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
-import { CIBenchApi, INewTaskResult, INewTaskStep } from './api';
+import { CIBenchApi, INewTaskResult, INewTaskStep, Role } from './api';
 import { CATEGORY } from './commands';
 import { h } from './panel/dom';
 
 export const NEW_TASK = 'cibench-lab:new-task';
 export const NEW_TASK_LABEL = 'Make a CIBench Task from This Notebook';
+
+/** The roles `POST tasks` accepts (its `x-role` in docs/openapi.json). */
+export const MAKER_ROLES: readonly Role[] = ['instructor', 'researcher'];
+
+/** Whether a user with `roles` may make a task from a notebook. */
+export function mayMakeTasks(roles: readonly Role[]): boolean {
+  return roles.some(role => MAKER_ROLES.includes(role));
+}
 
 /** One step as the confirmation table shows it. */
 export function stepCells(step: INewTaskStep): string[] {
@@ -169,9 +179,18 @@ export async function makeTask(
   });
 }
 
+/** Call `then` once `GET me` says the user may make tasks (never otherwise). */
+function whenMaker(api: CIBenchApi, then: () => void): void {
+  void api
+    .me()
+    .then(me => (mayMakeTasks(me.roles) ? then() : undefined))
+    .catch(() => undefined); // unknown roles: not offered (the server refuses anyway)
+}
+
 /**
- * The command, in the palette and the notebook's context menu: enabled for
- * the current notebook while no other make is running.
+ * The command, in the palette and the notebook's context menu, for an
+ * instructor or a researcher only (hidden until `GET me` says so): enabled
+ * for the current notebook while no other make is running.
  */
 export function addNewTaskCommand(
   app: JupyterFrontEnd,
@@ -181,11 +200,13 @@ export function addNewTaskCommand(
   onMade: () => Promise<void>
 ): void {
   let busy = false;
+  let maker = false;
   app.commands.addCommand(NEW_TASK, {
     label: NEW_TASK_LABEL,
     caption:
-      'Run this solution notebook (an instruction cell, then its code cell, per step) and make it a task',
-    isEnabled: () => !busy && tracker.currentWidget !== null,
+      'Run this solution notebook (an instruction cell, then its code cell, per step) and make it a task (instructors and researchers)',
+    isVisible: () => maker,
+    isEnabled: () => maker && !busy && tracker.currentWidget !== null,
     execute: async () => {
       const panel = tracker.currentWidget;
       if (!panel || busy) {
@@ -203,6 +224,15 @@ export function addNewTaskCommand(
       }
     }
   });
+  whenMaker(api, () => {
+    maker = true;
+    app.commands.notifyCommandChanged(NEW_TASK);
+  });
+  addToMenus(app, palette);
+}
+
+/** The command in the palette and the notebook's context menu. */
+function addToMenus(app: JupyterFrontEnd, palette: ICommandPalette | null) {
   palette?.addItem({ command: NEW_TASK, category: CATEGORY, rank: 20 });
   app.contextMenu.addItem({
     command: NEW_TASK,

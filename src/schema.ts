@@ -456,7 +456,7 @@ export type paths = {
       path?: never;
       cookie?: never;
     };
-    /** A class member's attempt, as its participant sees it */
+    /** A class member's attempt, as the class view shows it (any class the caller teaches) */
     get: operations['get_classes_attempts_attempt_id'];
     put?: never;
     post?: never;
@@ -473,7 +473,7 @@ export type paths = {
       path?: never;
       cookie?: never;
     };
-    /** Every recorded turn of a class member's attempt */
+    /** Every recorded turn of a class member's attempt, each naming its step */
     get: operations['get_classes_attempts_attempt_id_turns'];
     put?: never;
     post?: never;
@@ -704,8 +704,9 @@ export type components = {
       kernel_id: string | null;
       profile: string;
       steps: components['schemas']['StepView'][];
+      /** @description done: the shown profile's means over every step; open or quit: null (a quit attempt's steps keep their grades, in `steps`) */
       summary: components['schemas']['Summary'] | null;
-      /** @description done: every stored profile's summary; open: null */
+      /** @description done: every stored profile's summary; open or quit: null */
       summaries: {
         [key: string]: components['schemas']['Summary'];
       } | null;
@@ -873,7 +874,7 @@ export type components = {
       ridge: number;
       converged: boolean;
       iterations: number;
-      /** @description the steps, hardest first */
+      /** @description the steps somebody played, hardest first */
       items: components['schemas']['DifficultyItem'][];
       respondents: components['schemas']['Respondent'][];
     };
@@ -933,7 +934,7 @@ export type components = {
       steps: number;
       /** @description passed / steps x100 */
       rate: number | null;
-      /** @description the rate's 95% bootstrap CI [low, high] */
+      /** @description the rate's 95% bootstrap CI [low, high] (one decimal) */
       ci: (number | null)[];
       /** @description mean score x100 */
       score: number | null;
@@ -1023,6 +1024,8 @@ export type components = {
       turns: components['schemas']['MemberTurn'][];
     };
     MemberTurn: {
+      /** @description the step the turn belongs to (0-based) */
+      step: number;
       /** @description 0-based within the step */
       turn: number;
       code: string;
@@ -1386,9 +1389,10 @@ export type components = {
       };
       /** @description `run: field` for each mismatch of the row's task */
       mismatch: string[];
-      difficulty: number;
-      /** @description 1 = hardest */
-      rank: number;
+      /** @description Rasch difficulty; null: nobody played the step */
+      difficulty: number | null;
+      /** @description 1 = hardest; null: nobody played the step */
+      rank: number | null;
     };
     /** @description A run's result at one step. */
     StepRun: {
@@ -1408,9 +1412,10 @@ export type components = {
       seconds: number | null;
       /** @description the step's time net of pauses (settled: final; open: up to now) */
       working_seconds: number | null;
+      /** @description the kept grade under the shown profile (the open step's so far; null while grades are hidden, and for the step a quit left unsettled: it keeps none) */
       grade: components['schemas']['Grade'] | null;
       /**
-       * @description done: the step's kept grade under every stored profile; open: null
+       * @description done or quit: a settled step's kept grade under every stored profile; open, or the step a quit left unsettled: null
        * @default null
        */
       grades?: {
@@ -1449,7 +1454,12 @@ export type components = {
       title: string;
       protocol: components['schemas']['StudyProtocol'];
       state: components['schemas']['StudyState'];
+      /** @description items ended (done or quit) */
       done: number;
+      /** @description items played to their end */
+      finished: number;
+      /** @description items quit */
+      quit: number;
       n_items: number;
       participant_code: boolean;
     };
@@ -1484,6 +1494,10 @@ export type components = {
       next: number | null;
       /** @description items ended (done or quit) */
       done: number;
+      /** @description items whose attempt was played to its end (status done) */
+      finished: number;
+      /** @description items whose attempt was quit (left unfinished) */
+      quit: number;
       /** @description working time over the plan's attempts, net of pauses */
       total_seconds: number;
     };
@@ -2584,13 +2598,13 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description A class member's attempt, as its participant sees it */
+      /** @description A class member's attempt, as the class view shows it (any class the caller teaches) */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['AttemptView'];
+          'application/json': components['schemas']['MemberAttempt'];
         };
       };
       /** @description an error */
@@ -2616,13 +2630,13 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Every recorded turn of a class member's attempt */
+      /** @description Every recorded turn of a class member's attempt, each naming its step */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['TurnDetail'][];
+          'application/json': components['schemas']['MemberTurn'][];
         };
       };
       /** @description an error */

@@ -167,6 +167,22 @@ async def test_the_instructor_reads_their_class(served, api):
     assert code == 200 and record["steps"][1]["turns"][0]["code"] == "print('nope')"
 
 
+async def test_the_alias_route_is_the_class_views_one_read_of_a_members_attempt(served, api):
+    """``classes/attempts/{id}`` (Results()'s, across the classes taught) answers the class view's
+    record of the attempt, and its turns each name their step; another class's does not exist."""
+    _, ids = served
+    code, record = await api("GET", f"classes/stats/attempts/{ids['ada']}")
+    assert code == 200, record
+    assert await api("GET", f"classes/attempts/{ids['ada']}") == (200, record)
+    code, turns = await api("GET", f"classes/attempts/{ids['ada']}/turns")
+    assert code == 200 and turns == [t for step in record["steps"] for t in step["turns"]]
+    assert [(t["step"], t["turn"]) for t in turns] == [(0, 0), (1, 0)]
+    assert SECRET_CODE not in repr(record)  # the class view's record: no reference material
+    for path in (f"classes/attempts/{ids['eve']}", f"classes/attempts/{ids['eve']}/turns"):
+        code, err = await api("GET", path)
+        assert (code, err["error"]) == (404, f"unknown attempt {ids['eve']!r} in this class"), path
+
+
 async def test_another_classes_instructor_sees_nothing_of_it(served, api):
     services, ids = served
     code, err = await api("GET", "classes/nope/progress")

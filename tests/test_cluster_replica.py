@@ -122,3 +122,36 @@ def test_a_job_names_the_key_s_variable_never_its_value(monkeypatch):
     assert b"sk-cluster-secret-1234" not in pickle.dumps(jobs)
     with pytest.raises(BadInput, match="--jobs applies to local runs"):
         _remote(build_parser().parse_args(["run", "--cluster", "tcp://127.0.0.1:1", "--jobs", "2"]), ())
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [(["--jobs", "2"], "--jobs applies to local runs"),
+     (["--player", "replay:run.jsonl"], "replay players and --model-config"),
+     (["--player", "openai:m", "--model-config", "models.toml"], "replay players and --model-config"),
+     (["--kernel-pool", "1"], "--kernel-pool and --kernel-pool-memory apply to local runs"),
+     (["--kernel-pool-memory", "512"], "--kernel-pool and --kernel-pool-memory apply to local runs"),
+     (["--scheduler-file", "s.json"], "--cluster and --scheduler-file: give one")],
+)  # fmt: skip
+def test_a_cluster_run_refuses_what_only_a_local_run_does(extra, said):
+    from cibench_lab.cli import build_parser
+    from cibench_lab.cli.run import _remote
+
+    args = build_parser().parse_args(["run", "--cluster", "tcp://127.0.0.1:1", *extra])
+    with pytest.raises(BadInput, match=said):
+        _remote(args, ())
+
+
+def test_the_cli_names_the_refused_option_and_accepts_a_transcript(tmp_path, capsys):
+    from cibench_lab.cli import build_parser, main
+    from cibench_lab.cli.run import _remote
+
+    db = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    argv = ["--db", db, "run", "--cluster", "tcp://127.0.0.1:1", "--kernel-pool", "2"]
+    assert main(argv) == 2
+    assert "error: --kernel-pool and --kernel-pool-memory apply to local runs" in capsys.readouterr().err
+    # the transcript is written from the driver's database, where the workers' rows are recorded
+    args = build_parser().parse_args(
+        ["run", "--cluster", "tcp://127.0.0.1:1", "--export-transcript", str(tmp_path / "t.jsonl")]
+    )
+    assert _remote(args, ()) is not None

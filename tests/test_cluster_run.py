@@ -80,7 +80,7 @@ def test_a_run_survives_a_worker_killed_mid_attempt(cluster, tmp_path):
     db = f"sqlite:///{tmp_path / 'cluster.sqlite'}"
     argv = [sys.executable, "-m", "cibench_lab.cli", "--db", db, "run", "--player", "reference",
             "--scheduler-file", str(cluster.scheduler_file), "--tasks", *TASKS, "--run", "c",
-            "--no-progress"]  # fmt: skip
+            "--no-progress", "--export-transcript", str(tmp_path / "c.jsonl")]  # fmt: skip
     with open(tmp_path / "driver.log", "wb") as log:
         driver = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     store = Store(db)
@@ -111,6 +111,9 @@ def test_a_run_survives_a_worker_killed_mid_attempt(cluster, tmp_path):
             select(Event.detail).where(Event.attempt_id == attempt_id, Event.kind == "restore")
         )
         assert any(d.get("reason") == "resumed on a worker" for d in resumed)
+        n_turns = s.scalar(select(func.count()).select_from(Turn))
+    lines = [json.loads(x) for x in (tmp_path / "c.jsonl").read_text().splitlines()]
+    assert len(lines) == n_turns and {x["task_id"] for x in lines} == set(TASKS)  # --export-transcript
 
     local_db = f"sqlite:///{tmp_path / 'local.sqlite'}"
     assert (

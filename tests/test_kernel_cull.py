@@ -101,10 +101,17 @@ async def test_a_finished_oracle_attempts_kernel_runs_its_last_reference_first(
     assert settled["attempt"]["status"] == "done" and nxt["do"] == "done" and nxt["show"]["step"] == 3
     await asyncio.sleep(1.0)  # the browser inserts the last reference cell, then runs it
     assert b.kernel_id in km, "the kernel was shut down before the last reference ran"
+    bind = f"attempts/{aid}/kernel"
+    code, bound = await api("POST", bind, {"kernel_id": b.kernel_id})  # it still shows the last reference
+    assert code == 200 and bound["restored_cells"] == 0, bound
     msg_id = await b.execute(nxt["show"]["code"])
     body = {"step": 3, "kernel_id": b.kernel_id, "msg_id": msg_id}
     code, r = await api("POST", f"attempts/{aid}/oracle", body)
     assert code == 200 and r["next"]["do"] == "done", r
+    code, err = await api("POST", bind, {"kernel_id": b.kernel_id})  # reported: the attempt is closed
+    assert code == 409 and err["error"] == (
+        f"attempt {aid} is finished: its notebook is read only and no kernel can be bound to it"
+    )
 
     async def gone():
         return b.kernel_id not in km
@@ -114,6 +121,36 @@ async def test_a_finished_oracle_attempts_kernel_runs_its_last_reference_first(
     assert [d for _, d in events(jp_serverapp, aid, "kernel_stopped")] == [
         {"reason": "finished", "kernel_id": b.kernel_id}
     ]
+
+
+async def test_a_finished_attempts_notebook_gets_no_kernel(start_attempt, api, jp_serverapp):
+    """A kernel started on a finished attempt's notebook (JupyterLab reopening it) is stopped, and
+    no kernel is bound to the attempt again."""
+    b = await start_attempt()
+    aid, km = b.attempt["id"], jp_serverapp.kernel_manager
+    for step, answer in enumerate(PROBE_ANSWERS):
+        await b.turn(step, answer)
+        code, settled = await b.next(step)
+    assert settled["attempt"]["status"] == "done"
+    b.close()
+    session = await jp_serverapp.session_manager.create_session(
+        path=b.attempt["notebook_path"], type="notebook", kernel_name="cibench-lab"
+    )
+    reopened = session["kernel"]["id"]
+
+    async def gone():
+        return reopened not in km and b.kernel_id not in km
+
+    await until(gone, "the kernel on the finished attempt's notebook stopped")
+    assert await jp_serverapp.session_manager.list_sessions() == []
+    stops = [d for _, d in events(jp_serverapp, aid, "kernel_stopped")]
+    assert {"reason": "finished", "kernel_id": reopened} in stops and len(stops) == 2
+    assert events(jp_serverapp, aid, "restore") == []  # nothing was restored on it
+    for kernel_id in (reopened, b.kernel_id):
+        code, err = await api("POST", f"attempts/{aid}/kernel", {"kernel_id": kernel_id})
+        assert code == 409 and err["error"].startswith(f"attempt {aid} is finished: "), err
+    code, view = await api("GET", f"attempts/{aid}")
+    assert view["kernel_id"] == b.kernel_id and view["kernel"] == "stopped"
 
 
 @pytest.mark.parametrize("idle_cull", [2.5])

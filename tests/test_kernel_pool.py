@@ -7,6 +7,7 @@ import asyncio
 import functools
 import os
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from cibench_lab.engine.attempt import Attempts
 from cibench_lab.engine.executor import KernelExecutor
 from cibench_lab.engine.memory import tree_rss
 from cibench_lab.engine.pool import KernelPool, PoolSettings, pool_key, preimport_code
+from cibench_lab.engine.priority import WAIT_NICE, can_restore
 from cibench_lab.engine.run import run_tasks
 from cibench_lab.engine.workspace import copy_data
 from cibench_lab.players import ReferencePlayer
@@ -49,6 +51,13 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return not Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+
+
+def _nice(pids: set[int]) -> set[int]:
+    """The nice values of every thread of ``pids``."""
+    return {
+        os.getpriority(os.PRIO_PROCESS, int(t.name)) for p in pids for t in Path(f"/proc/{p}/task").glob("*")
+    }
 
 
 def _tree(pid: int | None) -> set[int]:
@@ -113,6 +122,7 @@ async def test_two_attempts_never_share_a_kernel_and_a_used_one_is_never_handed_
         assert third is not None
         taken.append(third)
         pids = [ex.pid() for ex in taken]
+        assert _nice({p for ex in taken for p in _tree(ex.pid())}) == {0}  # a fresh kernel's priority
         files = [ex.km.connection_file for ex in taken if ex.km is not None]
         assert len(set(pids)) == 3 and len(set(files)) == 3
         # each sees its own attempt folder at the fixed path, pandas loaded but not bound, and the
@@ -140,6 +150,7 @@ async def test_close_shuts_every_waiting_kernel_down(library, tmp_path):
     warm = pool.ready[pool_key(task)][0]
     pids = _tree(warm.executor.pid())
     assert len(pids) >= 2 and tree_rss(warm.executor.pid()) > 0  # the launcher and the sandbox
+    assert _nice(pids) == ({WAIT_NICE} if can_restore() else {0})  # waits at a lower priority
     await pool.close()
     await _until(lambda: not any(_alive(p) for p in pids), 30)
     assert not list(tmp_path.iterdir())  # its slot folder is gone
@@ -200,7 +211,30 @@ def test_reference_replay_gives_identical_turns_warm_and_fresh(library, tmp_path
 
 @pytest.fixture
 def jp_server_config(tmp_path, task_root):
-    return server_config(tmp_path, [builtin_dir(), task_root], turn_timeout=60.0, kernel_pool_size=1)
+    # 400 MB: room for one waiting kernel (the first of a key is guessed at 300 MB, one holds ~190)
+    return server_config(
+        tmp_path, [builtin_dir(), task_root], turn_timeout=60.0, kernel_pool_size=1, kernel_pool_memory=400
+    )
+
+
+async def test_a_server_started_with_the_pool_on_has_a_warm_kernel_before_the_first_start(
+    jp_serverapp, start_attempt
+):
+    services = jp_serverapp.web_app.settings["cibench_lab"]
+    pool = services.lab.kernels.pool
+    began = time.monotonic()
+    await jp_serverapp.extension_manager.start_extension("cibench_lab")  # the server's start
+    assert time.monotonic() - began < 1.0 and pool.waiting() == 0  # it starts in the background
+    await _until(lambda: pool.waiting() == 1)
+    [(key, [warm])] = pool.ready.items()
+    warm_file = warm.executor.km.connection_file
+    counts = Counter(pool_key(t) for t in services.library.tasks.values())
+    assert counts[key] == max(counts.values())  # the key most tasks share comes first
+    task = min(t.id for t in services.library.tasks.values() if pool_key(t) == key)
+    first = await start_attempt(task)
+    kernel = jp_serverapp.kernel_manager.get_kernel(first.kernel_id)
+    assert kernel.connection_file == warm_file  # the first Start took the prefilled kernel
+    await jp_serverapp.extension_manager.stop_all_extensions()
 
 
 async def test_lab_start_takes_a_warm_kernel_and_server_stop_ends_the_pool(jp_serverapp, start_attempt):

@@ -177,11 +177,12 @@ def report(db: str, capsys, *extra: str) -> tuple[int, str, str]:
 
 
 def bootstrap_ci(passed: list[int], steps: list[int]) -> list[float]:
-    """The documented rule, computed here: resample participants (2,000 times, seed 0), ratio of sums."""
+    """The documented rule, computed here: resample participants (2,000 times, seed 0), ratio of sums,
+    each bound to one decimal as the report keeps every figure."""
     n = len(steps)
     idx = np.random.default_rng(0).integers(0, n, size=(2000, n))
     ratios = 100 * np.array(passed)[idx].sum(1) / np.array(steps)[idx].sum(1)
-    return [float(np.percentile(ratios, q)) for q in (2.5, 97.5)]
+    return [round(float(np.percentile(ratios, q)), 1) for q in (2.5, 97.5)]
 
 
 def by_step(rep: dict) -> dict[tuple[str, int], dict]:
@@ -198,7 +199,7 @@ def test_numbers_match_the_hand_computed_ones(played, capsys):
     for key, passes in want.items():
         humans = steps[key]["humans"]
         assert (humans["n"], humans["passed"], humans["rate"]) == (2, sum(passes), 50.0 * sum(passes))
-        assert humans["ci"] == pytest.approx(bootstrap_ci(passes, [1, 1]), abs=0.01)
+        assert humans["ci"] == bootstrap_ci(passes, [1, 1])
     assert steps[A, 1]["humans"]["ci"] == [0.0, 100.0] and steps[A, 0]["humans"]["ci"] == [100.0, 100.0]
     assert {k: steps[k]["humans"]["quit"] for k in steps} == {k: (1 if k[0] == A else 0) for k in steps}
     model = {key: steps[key]["runs"]["model"]["passed"] for key in steps}
@@ -221,10 +222,9 @@ def test_task_and_library_rates(played, capsys):
     rep = json.loads(report(played["db"], capsys, "--format", "json")[1])
     tasks = {row["task"]: row for row in rep["tasks"]}
     assert tasks[A]["humans"]["rate"] == 50.0 and tasks[B]["humans"]["rate"] == 75.0
-    assert tasks[A]["humans"]["ci"] == pytest.approx(bootstrap_ci([2, 1], [3, 3]), abs=0.01)
-    assert tasks[A]["humans"]["ci"] == pytest.approx([33.33, 66.67], abs=0.01)
-    assert tasks[B]["humans"]["ci"] == pytest.approx(bootstrap_ci([2, 1], [2, 2]), abs=0.01)
-    assert tasks[A]["runs"]["model"]["rate"] == pytest.approx(66.67)
+    assert tasks[A]["humans"]["ci"] == bootstrap_ci([2, 1], [3, 3]) == [33.3, 66.7]  # one decimal
+    assert tasks[B]["humans"]["ci"] == bootstrap_ci([2, 1], [2, 2])
+    assert tasks[A]["runs"]["model"]["rate"] == 66.7
     assert tasks[B]["runs"]["model"]["rate"] == 0
     libs = {row["lib"]: row for row in rep["libraries"]}
     assert libs["pandas"]["humans"]["rate"] == 50.0
@@ -250,7 +250,7 @@ def test_table_csv_and_plots(played, capsys, tmp_path):
     rc, text, err = report(played["db"], capsys, "--plots", str(tmp_path / "plots"))
     assert rc == 0, err
     assert "per step · humans:pilot (2 people) vs model · profile fair" in text
-    assert "steps by difficulty (Rasch, ridge 0.1)" in text and "50.0 [0–100]" in text
+    assert "steps by difficulty (Rasch, ridge 0.1)" in text and "50.0 [0.0–100.0]" in text
     assert "(+1 quit)" in text and "bootstrap over participants (2,000 resamples, seed 0)" in text
     assert "a model at its first error-free turn" in text  # the settle difference is a note
     for name in ("libraries.png", "time_vs_difficulty.png"):

@@ -282,3 +282,61 @@ def test_the_server_refuses_a_study_it_cannot_hold_in_one_line(tmp_path, options
     )
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=CHILD_TIMEOUT, env=env_for(tmp_path))
     assert refusal(proc).startswith(says), proc.stderr[-2000:]
+
+
+@pytest.mark.fast
+async def test_a_study_task_is_not_played_outside_the_study_while_pending(api, services):
+    """Free play of a plan task before its study attempt would spoil the study's first attempt."""
+    enrol(services.store, services.library, services.studies.study("parity"), "someone-else", {})
+    watch = {"task_id": PANDAS, "mode": "e2e", "player": {"model": "no-such-model"}}
+    code, err = await api("POST", "attempts", watch)  # not enrolled: past the study check
+    assert code == 400 and "no-such-model" in err["error"], err
+    await consent(api, "parity", answers={"expertise": "high"})
+    for body in ({"task_id": PANDAS, "mode": "oracle"}, watch):  # any mode, any player
+        code, err = await api("POST", "attempts", body)
+        assert code == 409 and err["error"].startswith(
+            "this task is part of study 'Parity pilot' (parity); play it from the study"
+        ), err
+    with services.store.session() as s:
+        assert s.scalars(select(Attempt)).all() == []
+
+
+async def test_a_quit_attempt_keeps_its_grades_and_takes_no_kernel(api, services, jp_serverapp):
+    from conftest import Browser
+
+    await consent(api, "lab-pilot", code="P08")
+    code, started = await api("POST", "studies/lab-pilot/start", {})
+    assert code == 201, started
+    attempt = started["attempt"]
+    aid = attempt["id"]
+    code, err = await api("POST", "attempts", {"task_id": PROBE_ID, "mode": "e2e"})  # in progress
+    assert code == 409 and "part of study 'Lab machine study' (lab-pilot)" in err["error"]
+    b = Browser(jp_serverapp, api, attempt)
+    try:
+        code, r = await b.turn(0, "probe = 'q' * 17")
+        assert code == 200 and r["grade"] is None  # model parity: no grade while the task is on
+        await b.next(0)
+        code, r = await b.turn(1, "print('alpha')")
+        assert code == 200, r
+        code, study = await api("POST", "studies/lab-pilot/quit", {})
+        assert code == 200 and (study["done"], study["finished"], study["quit"]) == (1, 0, 1)
+        code, view = await api("GET", f"attempts/{aid}")
+        first, quit_step = view["steps"]
+        assert view["status"] == "quit" and first["grade"]["passed"] and first["grades"]["fair"]["passed"]
+        assert not quit_step["settled"] and quit_step["grade"] is None and quit_step["grades"] is None
+        assert view["summary"] is None
+        code, err = await b.next(1)  # its kernel stops once idle: nothing more is played
+        assert code == 409 and err["error"] == f"attempt {aid} is quit", err
+        code, err = await api("POST", f"attempts/{aid}/kernel", {"kernel_id": b.kernel_id})
+        assert code == 409 and err["error"] == (
+            f"attempt {aid} is quit: its notebook is read only and no kernel can be bound to it"
+        )
+    finally:
+        b.close()
+    code, rows = await api("GET", "studies")
+    assert {r["id"]: (r["finished"], r["quit"]) for r in rows}["lab-pilot"] == (0, 1)
+    code, free = await api("POST", "attempts", {"task_id": PROBE_ID, "mode": "e2e"})  # ended: free again
+    assert code == 201, free
+    with services.store.session() as s:
+        row = s.get(Attempt, free["id"])
+        assert row is not None and row.study_id is None and row.protocol is None

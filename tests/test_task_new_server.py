@@ -1,5 +1,5 @@
 """`POST tasks`: the lab's "Make a CIBench Task from This Notebook" checks, then makes, a task the
-server serves at once; paths stay under the server root."""
+server serves at once; paths stay under the server root; only an instructor or a researcher may."""
 
 from __future__ import annotations
 
@@ -7,12 +7,34 @@ import pytest
 from conftest import server_config
 from newtask import GOOD, LOAD, write_solution
 
+from cibench_lab.engine.roles import RoleSettings
+
 TASK_ID = "classroom/pandas/bills_week"
 
 
 @pytest.fixture
 def jp_server_config(tmp_path, task_root):
-    return server_config(tmp_path, [task_root], new_tasks_dir=str(tmp_path / "made"), turn_timeout=60.0)
+    made = str(tmp_path / "made")
+    teacher = {"participant": "teach", "instructors": ["teach"]}  # the server's user teaches
+    return server_config(tmp_path, [task_root], new_tasks_dir=made, turn_timeout=60.0, **teacher)
+
+
+@pytest.mark.fast
+async def test_only_an_instructor_or_a_researcher_makes_a_task(jp_serverapp, api, jp_root_dir, tmp_path):
+    """A participant is refused before the notebook is even looked for; either role gets past."""
+    services = jp_serverapp.web_app.settings["cibench_lab"]
+    code, doc = await api("GET", "openapi.json")
+    assert doc["paths"]["/cibench-lab/api/tasks"]["post"]["x-role"] == ["instructor", "researcher"]
+    assert doc["paths"]["/cibench-lab/api/tasks"]["get"]["x-role"] == "participant"
+    services.roles.settings = RoleSettings()  # teach is a participant only
+    code, body = await api("POST", "tasks", {"notebook": "t/none.ipynb", "check": True})
+    assert (code, body["error"]) == (403, "POST /tasks needs the instructor or researcher role")
+    assert (await api("GET", "tasks"))[0] == 200  # the task list stays everyone's
+    for settings in (RoleSettings(researchers=frozenset({"teach"})), RoleSettings(frozenset({"teach"}))):
+        services.roles.settings = settings
+        code, body = await api("POST", "tasks", {"notebook": "t/none.ipynb", "check": True})
+        assert code == 400 and "no notebook 't/none.ipynb'" in body["error"], settings
+    assert not (tmp_path / "made").exists()
 
 
 async def test_a_notebook_is_checked_then_made_and_served_at_once(api, jp_root_dir, tmp_path):

@@ -1,14 +1,19 @@
 """The attempt view (``GET attempts/{id}``) reads the database a fixed number of times, however
-many steps, turns and edits the attempt has (engine/view.py; no kernel: recorded turns)."""
+many steps, turns and edits the attempt has (engine/view.py), and the class view's progress
+(``GET classes/{name}/progress``) however many members the class has (engine/classview.py; no
+kernel: recorded turns)."""
 
 from __future__ import annotations
 
 import datetime as dt
 
 import pytest
-from rules_task import TEXT, attempts_for, printed, start
+from rules_task import EN, TEXT, attempts_for, printed, start
 from sqlalchemy import event, select
 
+from cibench_lab.engine.attempt import NewAttempt
+from cibench_lab.engine.classview import class_progress
+from cibench_lab.engine.settings import PlaySettings
 from cibench_lab.engine.view import attempt_view
 from cibench_lab.engine.worktime import ACTIVITY, CELL_RUN
 from cibench_lab.store.tables import Event, StepRow, Turn
@@ -27,7 +32,8 @@ def attempts(tmp_path):
     a.store.dispose()
 
 
-def view_counting(attempts, attempt_id: str) -> tuple[dict, list[str]]:
+def counting(attempts, read, *args) -> tuple[dict, list[str]]:
+    """What ``read(attempts, *args)`` answers, and every SQL statement it ran."""
     statements: list[str] = []
 
     def seen(_conn, _cursor, statement, *_):
@@ -35,10 +41,14 @@ def view_counting(attempts, attempt_id: str) -> tuple[dict, list[str]]:
 
     event.listen(attempts.store.engine, "before_cursor_execute", seen)
     try:
-        view = attempt_view(attempts, attempt_id, "pat")
+        view = read(attempts, *args)
     finally:
         event.remove(attempts.store.engine, "before_cursor_execute", seen)
     return view, statements
+
+
+def view_counting(attempts, attempt_id: str) -> tuple[dict, list[str]]:
+    return counting(attempts, attempt_view, attempt_id, "pat")
 
 
 def edit(attempts, attempt_id: str, step: int, seconds_after_open: float) -> None:
@@ -107,3 +117,42 @@ def test_a_traced_run_counts_whole_and_its_code_is_not_read(attempts):
     assert len(runs) == 1 and runs[0].count("event.detail") == runs[0].lower().count(
         "json_extract(event.detail"
     )
+
+
+#: the attempts with their participants, their steps, and all their working clocks: their turns and
+#: their events (points and traced runs), however many members and attempts the class has
+CLASS_QUERIES = 4
+
+
+def member_plays(attempts, who: str) -> None:
+    """``who`` starts the task, passes step 1 after an edit and a traced run, and runs step 2 once."""
+    task = attempts.library.get(EN)
+    aid = attempts.create(NewAttempt(task, "e2e", "human", who, PlaySettings(pause_after=60), {}))
+    attempts.record_turn(aid, 0, printed(TEXT["en"]))
+    edit(attempts, aid, 0, 1)
+    with attempts.store.session() as s:
+        srow = s.scalar(select(StepRow).where(StepRow.attempt_id == aid, StepRow.index == 0))
+        at = srow.opened_at + dt.timedelta(seconds=2)
+        times = {"started_at": at.isoformat() + "Z", "finished_at": at.isoformat() + "Z"}
+        s.add(Event(attempt_id=aid, kind=CELL_RUN, at=at, detail={"step": 0, "msg_id": "m", **times}))
+    attempts.settle(aid, 0, "next")
+    attempts.record_turn(aid, 1, printed("41"))
+    edit(attempts, aid, 1, 0.5)
+
+
+def test_the_class_progress_needs_the_same_queries_for_two_members_as_for_six(attempts):
+    names = [f"member{n}" for n in range(6)]
+    for who in names[:2]:
+        member_plays(attempts, who)
+    small, two = counting(attempts, class_progress, "stats", names[:2])
+    for who in names[2:]:
+        member_plays(attempts, who)
+    large, six = counting(attempts, class_progress, "stats", names)
+
+    assert len(small["attempts"]) == 2 and len(large["attempts"]) == 6
+    assert len(two) == len(six) <= CLASS_QUERIES, six
+    assert all(row["current_step"] == 1 and row["passed"] == 1 for row in large["attempts"])
+    assert all(row["step_seconds"] is not None for row in large["attempts"])
+    # the traced runs' times are read in SQL, in the one query of every attempt's events
+    (events,) = [q for q in six if "json_extract" in q.lower()]
+    assert events.count("event.detail") == events.lower().count("json_extract(event.detail")

@@ -265,6 +265,10 @@ class CIBenchLabApp(CIBenchLabTraits):
             await asyncio.sleep(0.02)
         self.services.lab.on_kernel_action(data.get("action", ""), kernel_id)
 
+    async def _start_jupyter_server_extension(self, serverapp: ServerApp) -> None:
+        """Once the server's loop runs: the warm kernel pool fills in the background."""
+        self.services.lab.kernels.prefill(self.services.library.tasks.values())
+
     def initialize_handlers(self) -> None:
         self.handlers.extend(handlers())
 

@@ -103,8 +103,10 @@ class CIBenchLabTraits(ExtensionApp):
         help=(
             "Warm kernels kept ready per (kernel environment, library set): Start takes one (started "
             "in the sandbox, its task's libraries imported, its start code run at Start) instead of "
-            "starting a kernel; one is started again in the background for the next Start. A kernel "
-            "is never reused across attempts; a restart starts a fresh one. 0 (default): off."
+            "starting a kernel; one is started again in the background for the next Start, and the "
+            "pool is filled when the server starts (the library sets most tasks share first, within "
+            "kernel_pool_memory). A kernel is never reused across attempts; a restart starts a fresh "
+            "one. 0 (default): off."
         ),
     ).tag(config=True)
     kernel_pool_memory = Int(

@@ -17,7 +17,8 @@ def wanted(args) -> bool:
 
 
 def cluster_options(args) -> ClusterOptions:
-    """The cluster the arguments name; BadInput for what a distributed run cannot do."""
+    """The cluster the arguments name; BadInput for what a distributed run cannot do (every other
+    option of ``run`` applies: ``--export-transcript`` reads the driver's database, as locally)."""
     if args.cluster and args.scheduler_file:
         raise BadInput("--cluster and --scheduler-file: give one")
     if args.jobs != 1:
@@ -25,6 +26,11 @@ def cluster_options(args) -> ClusterOptions:
     if args.player.startswith("replay:") or args.model_config:
         raise BadInput(
             "--cluster: replay players and --model-config need files of this machine; play them locally"
+        )
+    if args.kernel_pool or args.kernel_pool_memory is not None:
+        raise BadInput(
+            "--kernel-pool and --kernel-pool-memory apply to local runs: on a cluster each worker "
+            "starts its attempts' kernels itself"
         )
     return ClusterOptions(
         address=args.cluster,

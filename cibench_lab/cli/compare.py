@@ -10,6 +10,7 @@ with its bootstrap CI, their working time, each run's result and the steps' Rasc
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import sys
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 from ..engine.comparison import NotComparable, compare
 from ..engine.errors import EngineError
 from ..store import Store
+from .common import library
 
 SPEC = "humans:"
 HINT = "--allow-mismatch shows the comparison anyway, the mismatches marked in every row"
@@ -31,7 +33,8 @@ def cmd_compare(args) -> int:
     if args.plot:
         return _error("--plot: the leaderboard's chart; with --compare use --plots DIR")
     try:
-        report = compare(Store(args.db), study, args.runs, args.profile, args.allow_mismatch)
+        tasks = functools.cache(lambda: library(args))  # read only for a task no person finished
+        report = compare(Store(args.db), study, args.runs, args.profile, args.allow_mismatch, tasks)
     except NotComparable as err:
         for line in [*err.lines, HINT]:
             print(f"error: {line}", file=sys.stderr)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..grading.bounds import DIGITS, MISSING, people
+
 LIBRARIES = "libraries.png"
 TIME = "time_vs_difficulty.png"
 
@@ -38,15 +40,15 @@ def _library_bars(report: dict[str, Any], path: str) -> None:
     width = 0.8 / len(groups)
     x = np.arange(len(rows))
     fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(rows) + 2), 4.5))
-    people = [_nan(row["humans"]["rate"]) for row in rows]
-    lo = [p - _nan(row["humans"]["ci"][0], p) for p, row in zip(people, rows, strict=True)]
-    hi = [_nan(row["humans"]["ci"][1], p) - p for p, row in zip(people, rows, strict=True)]
-    label = f"people (n={report['people']}, 95% CI)"
-    bars = [ax.bar(x, people, width, yerr=[lo, hi], capsize=3, label=label)]
+    rates = [_nan(row["humans"]["rate"]) for row in rows]
+    lo = [p - _nan(row["humans"]["ci"][0], p) for p, row in zip(rates, rows, strict=True)]
+    hi = [_nan(row["humans"]["ci"][1], p) - p for p, row in zip(rates, rows, strict=True)]
+    label = f"humans ({people(report['people'])}, 95% CI)"
+    bars = [ax.bar(x, rates, width, yerr=[lo, hi], capsize=3, label=label)]
     for i, run in enumerate(groups[1:], start=1):
         bars.append(ax.bar(x + i * width, [_nan(row["runs"][run]["rate"]) for row in rows], width, label=run))
     for bar in bars:
-        ax.bar_label(bar, fmt="%.0f", fontsize="x-small", padding=2)
+        ax.bar_label(bar, labels=[_figure(b.get_height()) for b in bar], fontsize="x-small", padding=2)
     ax.set_xticks(x + width * (len(groups) - 1) / 2, labels, rotation=20, ha="right")
     ax.set_ylim(0, 105)
     ax.set_ylabel("steps passed (%)")
@@ -61,7 +63,7 @@ def _library_bars(report: dict[str, Any], path: str) -> None:
 def _time_vs_difficulty(report: dict[str, Any], path: str) -> None:
     import matplotlib.pyplot as plt
 
-    steps = [row for row in report["steps"] if row["humans"]["time"]["median"] is not None]
+    steps = [r for r in report["steps"] if r["humans"]["time"]["median"] is not None and r["rank"]]
     fig, ax = plt.subplots(figsize=(7, 4.5))
     xs = [row["difficulty"] for row in steps]
     ys = [row["humans"]["time"]["median"] for row in steps]
@@ -78,6 +80,11 @@ def _time_vs_difficulty(report: dict[str, Any], path: str) -> None:
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+def _figure(value: float) -> str:
+    """A bar's label: its value at the report's precision, ``—`` for none (not played)."""
+    return MISSING if value != value else f"{value:.{DIGITS}f}"
 
 
 def _nan(value: float | None, default: float = float("nan")) -> float:

@@ -7,37 +7,40 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from ..grading.bounds import DIGITS, MISSING, bounded, people
+
+NOT_PLAYED = "not played"
+
 
 def _rate(h: dict[str, Any]) -> str:
-    if h["rate"] is None:
-        return "-"
-    lo, hi = h["ci"]
-    return f"{h['rate']:.1f} [{lo:.0f}–{hi:.0f}]" if lo is not None else f"{h['rate']:.1f}"
-
-
-def _seconds(value: float) -> str:
-    return f"{value:.0f}" if value == int(value) else f"{value:.1f}"
+    return bounded(h["rate"], *h["ci"])
 
 
 def _time(t: dict[str, Any]) -> str:
-    if t["median"] is None:
-        return "-"
-    return f"{_seconds(t['median'])} [{_seconds(t['q1'])}–{_seconds(t['q3'])}]"
+    return bounded(t["median"], t["q1"], t["q3"])
 
 
 def _people(h: dict[str, Any]) -> str:
-    return f"{h['n']}" + (f" (+{h['quit']} quit)" if h["quit"] else "")
+    if not h["n"] and not h["quit"]:
+        return NOT_PLAYED
+    return people(h["n"]) + (f" (+{h['quit']} quit)" if h["quit"] else "")
 
 
 def _step_result(got: dict[str, Any] | None) -> str:
     if got is None:
-        return "-"
+        return NOT_PLAYED
     word = "pass" if got["passed"] else "miss"
-    return word if got["score"] is None else f"{word} {got['score']:.0f}"
+    return word if got["score"] is None else f"{word} {got['score']:.{DIGITS}f}"
 
 
 def _group_result(got: dict[str, Any]) -> str:
-    return "-" if got["rate"] is None else f"{got['rate']:.1f} ({got['passed']}/{got['steps']})"
+    if not got["tasks"]:
+        return NOT_PLAYED
+    return MISSING if got["rate"] is None else f"{got['rate']:.{DIGITS}f} ({got['passed']}/{got['steps']})"
+
+
+def _difficulty(row: dict[str, Any]) -> str:
+    return MISSING if row["difficulty"] is None else f"{row['difficulty']:+.2f} ({row['rank']})"
 
 
 def _console() -> Console:
@@ -48,8 +51,8 @@ def _console() -> Console:
 def _title(report: dict[str, Any], what: str) -> str:
     runs = ", ".join(r["run"] for r in report["runs"])
     mark = " · NOT COMPARABLE (marked)" if report["comparability"]["mismatches"] else ""
-    people = f"humans:{report['study']} ({report['people']} people)"
-    return f"{what} · {people} vs {runs} · profile {report['profile']}{mark}"
+    who = f"humans:{report['study']} ({people(report['people'])})"
+    return f"{what} · {who} vs {runs} · profile {report['profile']}{mark}"
 
 
 def _table(report: dict[str, Any], what: str, first: str, per: str) -> Table:
@@ -59,7 +62,7 @@ def _table(report: dict[str, Any], what: str, first: str, per: str) -> Table:
     t.add_column("pass % [95% CI]", justify="right")
     t.add_column("time s [IQR]", justify="right")
     for run in report["runs"]:
-        t.add_column(f"{run['run']} {per}", justify="right")
+        t.add_column(f"{run['run']} {per}".strip(), justify="right")
     return t
 
 
@@ -74,7 +77,7 @@ def print_table(report: dict[str, Any]) -> None:
         h = row["humans"]
         cells = [f"{row['task']} #{row['step'] + 1} {row['kind']}", _people(h), _rate(h), _time(h["time"])]
         cells += [_step_result(row["runs"][r["run"]]) for r in report["runs"]]
-        cells.append(f"{row['difficulty']:+.2f} ({row['rank']})")
+        cells.append(_difficulty(row))
         steps.add_row(*cells, *(["; ".join(row["mismatch"]) or "-"] if mismatched else []))
     console.print(steps)
     console.print(_ranked(report))

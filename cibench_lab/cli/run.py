@@ -11,13 +11,17 @@
 Results go to the database; the same ``--run`` again skips finished attempts and
 resumes open ones; one process plays a run name at a time.  Exit status: 0 when every
 attempt finished, 1 when some are left open (a model endpoint that kept failing: run
-again to resume), 2 on bad input or when another live process plays the run.
+again to resume), 2 on bad input or when another live process plays the run.  SIGTERM stops a
+run as Ctrl-C does (its kernels shut down, its folders removed, its lease released).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import sys
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
@@ -67,16 +71,32 @@ def cmd_run(args) -> int:
     attempts = Attempts(store, lib)
     run_name = args.run or default_run_name(player, args.mode)
     observer = ProgressObserver(tasks, live=not args.no_progress)
+    if remote is not None:
+        play = _run_remote(attempts, tasks, player, args, run_name, observer, remote)
+    else:
+        play = _run(attempts, tasks, player, args, run_name, observer, judge)
     try:
-        if remote is not None:
-            ids = asyncio.run(_run_remote(attempts, tasks, player, args, run_name, observer, remote))
-        else:
-            ids = asyncio.run(_run(attempts, tasks, player, args, run_name, observer, judge))
+        ids = _interruptible(play)
     except (BadInput, RunBusy) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     _finished(store, ids, player, args, run_name)
     return observer.report(run_name)
+
+
+def _interruptible(play: Coroutine[Any, Any, list[str]]) -> list[str]:
+    """``play`` run to its end, a SIGTERM meanwhile taken as Ctrl-C (:func:`_as_interrupt`)."""
+    before = signal.signal(signal.SIGTERM, _as_interrupt)
+    try:
+        return asyncio.run(play)
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def _as_interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM stops a run as Ctrl-C does: its attempts are cancelled, its kernels (the pool's
+    too) shut down, its folders removed and its lease released, then it exits."""
+    os.kill(os.getpid(), signal.SIGINT)
 
 
 def _finished(store: Store, ids, player, args, run_name: str) -> None:
@@ -140,7 +160,8 @@ def _player(args, store: Store):
 def _pool(args):
     from ..engine.pool import PoolSettings
 
-    return PoolSettings(args.kernel_pool, args.kernel_pool_memory) if args.kernel_pool > 0 else None
+    memory = PoolSettings.memory_mb if args.kernel_pool_memory is None else args.kernel_pool_memory
+    return PoolSettings(args.kernel_pool, memory) if args.kernel_pool > 0 else None
 
 
 async def _run(attempts, tasks, player, args, run_name: str, observer, judge) -> list[str]:
@@ -336,7 +357,6 @@ def _pool_arguments(r) -> None:
     r.add_argument(
         "--kernel-pool-memory",
         type=int,
-        default=2048,
         metavar="MB",
         help="resident memory all waiting pooled kernels may hold together (default 2048)",
     )

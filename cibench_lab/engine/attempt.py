@@ -195,21 +195,19 @@ class Attempts:
             return {"language": task.language, "split": task.split}
         return {"language": "", "split": task_id.split("/")[0]}
 
-    def open_attempt_at(self, notebook_path: str, participant: str) -> str | None:
-        """``participant``'s open attempt whose notebook is at ``notebook_path`` (relative to
-        the root of the server it was started on: the path alone may be another's attempt)."""
+    def attempt_at(self, notebook_path: str, participant: str) -> tuple[str, str] | None:
+        """(id, status) of ``participant``'s latest attempt whose notebook is at ``notebook_path``
+        (relative to the root of the server it was started on: the path alone may be another's
+        attempt); None when there is none."""
         with self.store.session() as s:
             q = (
-                select(Attempt.id)
+                select(Attempt.id, Attempt.status)
                 .join(Participant, Participant.id == Attempt.participant_id)
-                .where(
-                    Attempt.notebook_path == notebook_path,
-                    Attempt.status == "open",
-                    Participant.name == participant,
-                )
+                .where(Attempt.notebook_path == notebook_path, Participant.name == participant)
                 .order_by(Attempt.created_at.desc())
             )
-            return s.scalar(q.limit(1))
+            found = s.execute(q.limit(1)).first()
+            return None if found is None else (found[0], found[1])
 
     def _title(self, task_id: str) -> str:
         task = self.library.tasks.get(task_id)
@@ -333,7 +331,7 @@ class Attempts:
     @staticmethod
     def check_open(row: Attempt, step: int) -> None:
         if row.status != "open":
-            raise Conflict(f"attempt {row.id} is finished")
+            raise Conflict(f"attempt {row.id} is {'quit' if row.status == 'quit' else 'finished'}")
         if not isinstance(step, int) or not 0 <= step < row.n_steps:
             raise BadInput(f"step: must be 0..{row.n_steps - 1}")
         if step != row.current_step:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import select
@@ -23,7 +23,7 @@ from .attempt import Attempts
 from .enrolment import iso
 from .errors import NotFound
 from .settings import PlaySettings
-from .worktime import attempt_working_seconds
+from .worktime import Clock, attempt_working_seconds, read_clocks
 
 #: The columns of the class table's CSV, in order.
 CSV_COLUMNS = (
@@ -55,16 +55,19 @@ def _steps_by_attempt(s: Session, attempt_ids: list[str]) -> dict[str, list[Step
     return found
 
 
-def attempt_row(s: Session, row: Attempt, name: str, title: str, steps: list[StepRow], profile: str) -> dict:
-    """One attempt's cell of the class table: status, step n of m, the current step's working time,
-    the steps passed so far and the kept score (passed steps of all, x100)."""
+def attempt_row(
+    row: Attempt, name: str, title: str, steps: list[StepRow], clock: Clock, profile: str
+) -> dict:
+    """One attempt's cell of the class table: status, step n of m, the current step's working time
+    (from the attempt's ``clock``), the steps passed so far and the kept score (passed steps of
+    all, x100)."""
     passed = sum(1 for r in steps if r.settled_at is not None and passed_under(r.grade, profile))
     current = next((r for r in steps if r.index == row.current_step), None)
     seconds = None
     if current is not None:
         pause_after = (row.settings or {}).get("pause_after", 300)
         now = row.finished_at if row.status != "open" else None
-        seconds = round(attempt_working_seconds(s, row.id, steps, pause_after, now)[current.index], 1)
+        seconds = round(clock.working([current], pause_after, now)[current.index], 1)
     return {
         "participant": name,
         "task_id": row.task_id,
@@ -97,7 +100,8 @@ def pass_rates(attempts: Iterable[tuple[str, Sequence[StepRow]]], profile: str) 
 
 def class_progress(attempts: Attempts, class_name: str, members: Sequence[str]) -> dict[str, Any]:
     """The class's members and their attempts (newest first; headless runs left out), each task
-    attempted, and the per-step pass rates."""
+    attempted, and the per-step pass rates: four queries, however large the class (the attempts,
+    their steps, and every attempt's working clock: ``worktime.read_clocks``)."""
     with attempts.store.session() as s:
         q = (
             select(Attempt, Participant.name)
@@ -108,8 +112,9 @@ def class_progress(attempts: Attempts, class_name: str, members: Sequence[str]) 
         found = s.execute(q).tuples().all()
         steps = _steps_by_attempt(s, [row.id for row, _ in found])
         titles = {row.task_id: _title(attempts, row.task_id) for row, _ in found}
+        clocks = read_clocks(s, steps)
         rows = [
-            attempt_row(s, row, name, titles[row.task_id], steps[row.id], attempts.profile)
+            attempt_row(row, name, titles[row.task_id], steps[row.id], clocks[row.id], attempts.profile)
             for row, name in found
         ]
     return {
@@ -163,7 +168,7 @@ def _joined(text: Any) -> str:
     return "".join(text) if isinstance(text, list) else str(text or "")
 
 
-def member_attempt(attempts: Attempts, attempt_id: str, members: Sequence[str]) -> dict[str, Any]:
+def member_attempt(attempts: Attempts, attempt_id: str, members: Collection[str]) -> dict[str, Any]:
     """A class member's attempt for their instructor: each opened step with its turns (code, outputs,
     grade, times), kept grade, outcome, note and working time. NotFound when the attempt is not a
     member's (another class's attempts do not exist for the caller)."""
@@ -199,6 +204,11 @@ def member_attempt(attempts: Attempts, attempt_id: str, members: Sequence[str]) 
     }
 
 
+def member_turns(attempts: Attempts, attempt_id: str, members: Collection[str]) -> list[dict[str, Any]]:
+    """The turns of :func:`member_attempt`, every step's in order (each names its ``step``)."""
+    return [t for step in member_attempt(attempts, attempt_id, members)["steps"] for t in step["turns"]]
+
+
 def _step_record(srow: StepRow, task, worked: dict[int, float], turns: list[dict], profile: str) -> dict:
     return {
         "index": srow.index,
@@ -218,6 +228,7 @@ def _step_record(srow: StepRow, task, worked: dict[int, float], turns: list[dict
 def _turn_record(turn: Turn, profile: str) -> dict[str, Any]:
     outputs = list(turn.outputs or [])
     return {
+        "step": turn.step,
         "turn": turn.number,
         "code": turn.code,
         "output": output_text(outputs),

@@ -1,8 +1,10 @@
 """Read a study's people and model runs from the results database for the comparison report.
 
-People: attempts with the study's ``study_id`` and player ``human`` that are done or quit (open ones
-are still being played), named by their pseudonym in the study (``store/pseudonym.py``), each step
-with its working time net of pauses (``worktime.py``).  Runs: their done attempts.  The statistics and
+Tasks: every task of the study (``study_tasks``: its task list, its participants' plans, what they
+played), so a task people only quit or never played has its rows too.  People: attempts with the
+study's ``study_id`` and player ``human`` that are done or quit (open ones are still being played),
+named by their pseudonym in the study (``store/pseudonym.py``), each step with its working time net
+of pauses (``worktime.py``).  Runs: their done attempts.  The statistics and
 the comparability check are pure (``grading/compare.py``, ``grading/comparability.py``).
 """
 
@@ -18,7 +20,8 @@ from ..grading.comparability import conditions
 from ..grading.compare import HUMANS, Played, RunInfo, StepResult, build, check, refusal
 from ..store import Store
 from ..store.pseudonym import pseudonym
-from ..store.tables import Attempt, Participant, Run, StepRow, Study, Turn
+from ..store.tables import Attempt, Enrolment, Participant, Run, StepRow, Study, Turn
+from ..tasks.library import TaskLibrary
 from .errors import BadInput, Conflict, NotFound
 from .settings import PlaySettings
 from .step import HUMAN
@@ -51,11 +54,19 @@ def find_runs(s: Session, selectors: list[str] | None) -> list[Run]:
     return chosen
 
 
-def compare(store: Store, study: str, names: list[str], profile: str, allow_mismatch: bool) -> dict[str, Any]:
+def compare(
+    store: Store,
+    study: str,
+    names: list[str],
+    profile: str,
+    allow_mismatch: bool,
+    library: Callable[[], TaskLibrary] | None = None,
+) -> dict[str, Any]:
     """The comparison report of ``study``'s people and the runs ``names`` (``grading/compare.py``):
-    what `report --compare` prints as JSON and `GET studies/{id}/compare` answers.  NotFound for an
-    unknown run or study, Conflict while no person finished, NotComparable for a mismatch (unless
-    ``allow_mismatch``: then the report marks it)."""
+    what `report --compare` prints as JSON and `GET studies/{id}/compare` answers, over every task of
+    the study (``study_tasks``; ``library``: the task library, asked for the steps of a task no
+    person finished).  NotFound for an unknown run or study, Conflict while no person finished,
+    NotComparable for a mismatch (unless ``allow_mismatch``: then the report marks it)."""
     if not names:
         raise BadInput("runs: name at least one run to compare the people with")
     with store.session() as s:
@@ -70,7 +81,49 @@ def compare(store: Store, study: str, names: list[str], profile: str, allow_mism
     mismatched = check(humans, played)
     if mismatched and not allow_mismatch:
         raise NotComparable(refusal(study, mismatched))
-    return build(study, profile, infos, humans, played, mismatched, allow_mismatch)
+    tasks = study_tasks(store, study, library)
+    return build(study, profile, infos, humans, played, mismatched, allow_mismatch, tasks)
+
+
+def study_tasks(
+    store: Store, study_id: str, library: Callable[[], TaskLibrary] | None = None
+) -> dict[str, list[str]]:
+    """Every task of the study, in id order, with its steps' kinds as far as they are known: the
+    study's task list (as recorded at its first consent), every participant's plan (a draw's tasks)
+    and the tasks its people started.  The kinds are those of a finished attempt by a person, else
+    the task library's (``library``, asked only then), else those of the attempt that reached the
+    most steps (none: nobody opened a step).  What the comparison lists, for the CLI and the lab
+    alike; NotFound for an unknown study."""
+    study_salt(store, study_id)  # NotFound naming the recorded studies
+    with store.session() as s:
+        row = s.get(Study, study_id)
+        ids = {entry["task"] for entry in ((row.config if row else None) or {}).get("tasks") or []}
+        for plan in s.scalars(select(Enrolment.plan).where(Enrolment.study_id == study_id)):
+            ids.update(item["task_id"] for item in plan or [])
+        rows = s.execute(
+            select(Attempt.id, Attempt.task_id, Attempt.status, StepRow.kind)
+            .join(StepRow, StepRow.attempt_id == Attempt.id, isouter=True)
+            .where(Attempt.study_id == study_id, Attempt.player == HUMAN)
+            .order_by(Attempt.created_at, Attempt.id, StepRow.index)
+        ).all()
+    reached: dict[str, tuple[str, str, list[str]]] = {}  # attempt -> task, status, kinds
+    for attempt_id, task_id, status, kind in rows:
+        ids.add(task_id)
+        kinds = reached.setdefault(attempt_id, (task_id, status, []))[2]
+        kinds.extend([kind] if kind is not None else [])
+    return {task: _kinds(task, list(reached.values()), library) for task in sorted(ids)}
+
+
+def _kinds(
+    task_id: str, reached: list[tuple[str, str, list[str]]], library: Callable[[], TaskLibrary] | None
+) -> list[str]:
+    done = [kinds for t, status, kinds in reached if t == task_id and status == "done"]
+    if done:
+        return done[0]
+    task = library().tasks.get(task_id) if library is not None else None
+    if task is not None:
+        return [step.kind for step in task.steps]
+    return max((kinds for t, _, kinds in reached if t == task_id), key=len, default=[])
 
 
 def recorded_runs(store: Store) -> list[dict[str, Any]]:

@@ -2,7 +2,8 @@
 
 The libraries are the kernel's: asked of the kernel's own interpreter
 (:func:`.interpreter.describe`), never read from the server's packages, with the
-sha256 of the constraints file its environment was installed from.
+sha256 of the constraints file its environment was installed from; ``fonts.cjk``: the CJK font
+its matplotlib draws Chinese with (:mod:`.fonts`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from importlib import metadata
 
 from ..grading.profile import VERSIONS
 from ..tasks.model import Task
+from .fonts import fonts_record
 from .interpreter import describe, kernel_python
 from .kernel import KERNEL_ENV
 from .sandbox import current
@@ -41,10 +43,11 @@ LIBRARIES = (
 
 
 def environment() -> dict:
-    """The machine, the kernel's Python and libraries, the sandbox this process starts kernels in, and
-    the grading profiles' versions."""
+    """The machine, the kernel's Python, libraries and fonts, the sandbox this process starts kernels
+    in, and the grading profiles' versions."""
     kernel = kernel_environment(kernel_python())
-    return {**_machine(), **kernel, "sandbox": current().as_dict(), "profiles": dict(VERSIONS)}
+    sandbox = current().as_dict()
+    return {**_machine(), **kernel, "fonts": fonts_record(), "sandbox": sandbox, "profiles": dict(VERSIONS)}
 
 
 @lru_cache(maxsize=8)

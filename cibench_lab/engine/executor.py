@@ -116,12 +116,13 @@ class KernelExecutor:
         await self.launch()
         await self.run(start_code(self.rendering))
 
-    async def launch(self) -> None:
+    async def launch(self, env: dict[str, str] | None = None) -> None:
         """A kernel in ``cwd``, its client ready, nothing run on it yet (:mod:`.pool` runs the
-        start code when it hands the kernel out, as :meth:`start` does on a fresh one)."""
+        start code when it hands the kernel out, as :meth:`start` does on a fresh one);
+        ``env``: its launcher's environment (default: this process's)."""
         ensure_kernelspec()
         self.km = AsyncKernelManager(kernel_name=self.kernel_name)
-        await self.km.start_kernel(cwd=str(self.cwd))
+        await self.km.start_kernel(cwd=str(self.cwd), **({} if env is None else {"env": env}))
         self.kc = self.km.client()
         self.kc.start_channels()
         await self.kc.wait_for_ready(timeout=60)

@@ -34,21 +34,23 @@ from ..players.transcript import replayable
 from ..tasks.model import Task
 from .attempt import Attempts, NewAttempt
 from .capture import Captures
-from .cull import Culler, check_cull, previous_stop, session_of
+from .closed import check_bindable
+from .cull import FINISHED, Culler, check_cull, previous_stop, session_of
 from .driver import StepDriver
 from .environment import attempt_environment
 from .errors import BadInput, Conflict, Unavailable
 from .execution import Execution
 from .hidden import language_info, run_hidden
 from .interrupt import stop_turn
-from .kernel import KERNEL_NAME, start_code
+from .kernel import KERNEL_NAME
 from .lab_pool import LabKernels
 from .labconfig import LabConfig, check_ids, check_step
 from .oracle import referenced_steps
+from .qwen_setup import KernelSetup
 from .settings import attempt_settings
 from .step import HUMAN
 from .trace import LabRecord
-from .workspace import notebook_name, sign_notebook, write_notebook, written
+from .workspace import notebook_name, sign_notebook, written
 
 log = logging.getLogger(__name__)
 RESTORE_WAIT = 60.0  # seconds a turn whose kernel was replaced waits for the state's restore
@@ -81,6 +83,7 @@ class LabPlay:
         self.prepared: dict[str, str] = {}  # kernel_id -> attempt id whose state it holds
         self.locks: dict[str, asyncio.Lock] = {}
         self.prepared_at: dict[str, float] = {}  # when the kernel's state was last restored
+        self.setup = KernelSetup()  # the start code; a Qwen task's folder, font and prior turn
         self.reports: dict[str, int] = {}  # kernel_id -> turn reports being graded
         self.background: set[asyncio.Future] = set()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cibench-engine")
@@ -127,31 +130,31 @@ class LabPlay:
             self.captures.shutdown(kernel_id)
 
     async def _auto_bind(self, kernel_id: str) -> None:
-        """A new kernel for an open attempt's notebook (reopened after a server or kernel
-        restart): restore its state at once, so it is queued before anything a person runs.
-
-        Only this server's participant's attempts: another server on the same database has
-        its own root, where the same relative path is someone else's notebook."""
+        """A new kernel on one of this participant's attempt notebooks (reopened after a server or
+        kernel restart): an open attempt's is restored at once, so it is queued before anything a
+        person runs; a finished attempt's is stopped (:mod:`.closed`). Only this participant's:
+        another server on the same database has its own root, where the path is someone else's."""
         who = self.config.participant
         session = await session_of(self.app.session_manager, kernel_id, tries=100)
         path = session.get("path") if session else None
-        attempt_id = path and await self.call(self.attempts.open_attempt_at, path, who)
-        if attempt_id:
-            try:
-                await self.bind(attempt_id, kernel_id, who)
-            except Exception:
-                log.exception("cibench-lab: restoring attempt %s on kernel %s failed", attempt_id, kernel_id)
+        found = path and await self.call(self.attempts.attempt_at, path, who)
+        try:
+            if found and found[1] == "open":
+                await self.bind(found[0], kernel_id, who)
+            elif found:
+                await self.culler.stop(found[0], kernel_id, FINISHED)
+        except Exception:
+            log.exception("cibench-lab: preparing kernel %s for attempt %s failed", kernel_id, found)
 
     async def _restore(self, attempt_id: str, kernel_id: str, task: Task, player: str) -> int:
-        """Run the start code (with ``task``'s rendering) and the attempt's state on a new kernel;
-        oracle: record the references no oracle report covered, from what this kernel printed.
-        Counted in the kernel's history for a player only (``hidden.run_hidden``)."""
-        start = start_code(task.rendering.rendering)
+        """The start code (``qwen_setup``: a Qwen task's too) and the attempt's state on a new kernel; oracle:
+        the references no report covered, as this kernel printed them. In the history for a player only."""
+        start = self.setup.codes(task)
 
         async def run(codes: list[str]) -> list[TurnOutput]:
-            km, timeout = self.app.kernel_manager, self.config.turn_timeout
-            counted = player != HUMAN
-            return (await run_hidden(km, kernel_id, [start, *codes], timeout, counted))[1:]
+            km, timeout, counted = self.app.kernel_manager, self.config.turn_timeout, player != HUMAN
+            ran = await run_hidden(km, kernel_id, [*start, *codes], timeout, counted)
+            return self.setup.ran(attempt_id, task, ran)
 
         return await self.driver.restore(attempt_id, run, source="restore", kernel_id=kernel_id)
 
@@ -218,10 +221,11 @@ class LabPlay:
             await self.kernels.unclaimed(folder)
         opening.session_id, kernel_id = session["id"], session["kernel"]["id"]
         await self.bind(opening.attempt_id, kernel_id, new.participant)
+        self.kernels.refill(task)  # the pool's next kernel of this key starts once this one is ready
         # as JupyterLab records it (its kernel's language_info) and trusted: it opens clean
         language = await language_info(self.app.kernel_manager, kernel_id)
         nb, aid = folder / name, opening.attempt_id
-        await written(rel, asyncio.to_thread(write_notebook, task, aid, mode, nb, spec, language))
+        await written(rel, asyncio.to_thread(self.setup.write_notebook, task, aid, mode, nb, spec, language))
         sign_notebook(self.app.contents_manager.notary, nb)
 
     async def _abandon(self, opening: _Opening) -> None:
@@ -240,6 +244,7 @@ class LabPlay:
     async def bind(self, attempt_id: str, kernel_id: str, participant: str) -> dict[str, Any]:
         """Make ``kernel_id`` the attempt's kernel (for its participant only); restore it if it is new."""
         row, task = await self.call(self.attempts.load, attempt_id, participant)
+        check_bindable(row, kernel_id, self.prepared, self.culler.shown)
         km = self.app.kernel_manager
         if kernel_id not in km:
             raise BadInput(f"kernel_id: no running kernel {kernel_id!r}")

@@ -18,6 +18,8 @@ import asyncio
 import functools
 import os
 import uuid
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,7 @@ class ServerKernel(KernelExecutor):
         super().__init__(cwd)
         self.manager = manager
 
-    async def launch(self) -> None:
+    async def launch(self, env: dict[str, str] | None = None) -> None:
         mkm = self.manager
         kernel_id = str(uuid.uuid4())
         extra = {"kernel_spec_manager": mkm.kernel_spec_manager} if mkm.kernel_spec_manager else {}
@@ -48,7 +50,9 @@ class ServerKernel(KernelExecutor):
             kernel_name=KERNEL_NAME,
             **extra,
         )
-        await self.km.start_kernel(cwd=str(self.cwd), kernel_id=kernel_id)
+        await self.km.start_kernel(
+            cwd=str(self.cwd), kernel_id=kernel_id, **({} if env is None else {"env": env})
+        )
         self.kc = self.km.client()
         self.kc.start_channels()
         await self.kc.wait_for_ready(timeout=60)
@@ -85,7 +89,7 @@ class LabKernels:
         if self.pool is None:
             await asyncio.to_thread(copy, folder)
             return False
-        warm = await self.pool.move(pool_key(task), folder, copy)
+        warm = await self.pool.move(pool_key(task), folder, copy, refill=False)
         if warm is None:
             await asyncio.to_thread(copy, folder)
             return False
@@ -94,6 +98,26 @@ class LabKernels:
         km._launch_args["cwd"] = str(folder)  # a restart starts a fresh kernel here
         self.claims[os.path.realpath(folder)] = km
         return True
+
+    def prefill(self, tasks: Iterable[Task]) -> None:
+        """At the server's start: warm kernels of the library's keys, the ones most tasks share
+        first, ``size`` of each, started one at a time in the background within the memory
+        budget (so a first Start finds one too)."""
+        if self.pool is None:
+            return
+        from .interpreter import kernel_python
+
+        environment = kernel_python()
+        counts = Counter(pool_key(task, environment) for task in tasks)
+        for key in sorted(counts, key=lambda k: (-counts[k], k)):
+            for _ in range(self.settings.size):
+                self.pool.expect(key)
+
+    def refill(self, task: Task) -> None:
+        """After a Start ran its kernel's start code: another kernel of its key for the next Start
+        (started only now, so it does not compete with this Start)."""
+        if self.pool is not None:
+            self.pool.expect(pool_key(task), soon=True)
 
     async def unclaimed(self, folder: Path) -> None:
         """After the session started: a claim the manager did not take is shut down."""

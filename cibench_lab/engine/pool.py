@@ -8,7 +8,8 @@ in; the sandbox binds that slot at the fixed attempt path, so the kernel's worki
 directory is the one a fresh kernel gets.  While it waits it only loads the task's
 libraries into ``sys.modules`` (:func:`preimport_code`: run silently, in a namespace
 of its own, so nothing is bound in the user namespace, nothing enters the history and
-the execution count stays 0).
+the execution count stays 0), at a lower CPU priority (:mod:`.priority`), so it does not
+slow the attempt being played; it gets the normal one back when it is taken.
 
 :meth:`KernelPool.take` hands a ready kernel to one attempt: the slot is renamed to the
 attempt's folder (the sandbox's bind follows it), the task's data is copied in, and the
@@ -34,6 +35,7 @@ from pathlib import Path
 
 from ..tasks.model import Task
 from ..tasks.rendering import Rendering
+from . import priority
 from .executor import KernelExecutor
 from .kernel import KERNEL_NAME, start_code
 from .memory import tree_rss
@@ -116,16 +118,18 @@ class KernelPool:
         self.sizes: dict[PoolKey, int] = {}  # last measured resident bytes of a key's kernel
         self._filler: asyncio.Task | None = None
         self.starting: PoolKey | None = None  # the key of the kernel being started now
+        self._starting: KernelExecutor | None = None  # that kernel
         self._started = asyncio.Event()  # set (and replaced) each time a start ends
         self._closed = False
 
     # ---- filling -----------------------------------------------------------------
-    def expect(self, key: PoolKey) -> None:
+    def expect(self, key: PoolKey, soon: bool = False) -> None:
         """A kernel of ``key`` will be asked for: start one in the background, unless ``size``
-        of them are ready already or the memory budget is spent."""
+        of them are ready already or the memory budget is spent (``soon``: before the others
+        wanted)."""
         if not self.settings.enabled or self._closed:
             return
-        self.wanted.append(key)
+        self.wanted.insert(0 if soon else len(self.wanted), key)
         if self._filler is None or self._filler.done():
             self._filler = asyncio.ensure_future(self._fill())
 
@@ -162,13 +166,16 @@ class KernelPool:
         slot = self.root / f"{SLOT_PREFIX}{uuid.uuid4().hex[:12]}"
         slot.mkdir(parents=True)
         executor = self.factory(slot)
+        self._starting = executor
         try:
-            await executor.launch()
+            await executor.launch(priority.waiting_env())  # at a lower CPU priority while it waits
             await executor.run_silent(preimport_code(key[1]))
         except BaseException:
             await executor.shutdown()
             shutil.rmtree(slot, ignore_errors=True)
             raise
+        finally:
+            self._starting = None
         warm = _Warm(executor, slot)
         warm.rss = tree_rss(executor.pid())
         self.sizes[key] = warm.rss or self.sizes.get(key, 0)
@@ -216,6 +223,8 @@ class KernelPool:
         done in it, its start code not run yet (the lab runs it when it binds the kernel)."""
         self._shut_idle()
         if not self.ready.get(key) and self.starting == key:  # half started beats a fresh start
+            if self._starting is not None:  # it is wanted now: at normal priority
+                priority.restore(self._starting.pid())
             await self._started.wait()
         warm = await self._pop_alive(key)
         if refill:
@@ -224,6 +233,8 @@ class KernelPool:
             return None
         executor = warm.executor
         try:
+            priority.restore(executor.pid())  # it plays now: the priority a fresh kernel has
+            _launched_plainly(executor)
             os.rename(warm.slot, folder)  # the sandbox's bind of the slot follows the folder
             executor.cwd = folder
             await asyncio.to_thread(copy, folder)
@@ -261,6 +272,13 @@ class KernelPool:
         warms = [w for ws in self.ready.values() for w in ws]
         self.ready.clear()
         await asyncio.gather(*(_discard(w) for w in warms))
+
+
+def _launched_plainly(executor: KernelExecutor) -> None:
+    """A restart of a taken kernel starts it as a fresh one: without the lower priority."""
+    env = (executor.km._launch_args or {}).get("env") if executor.km is not None else None
+    if isinstance(env, dict):
+        env.pop(priority.NICE_VAR, None)
 
 
 async def _discard(warm: _Warm) -> None:

@@ -23,6 +23,7 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .fonts import font_set_digest
 from .interpreter import Interpreter, KernelPythonError, describe, kernel_python
 
 ATTEMPT_DIR = "/work/attempt"
@@ -239,12 +240,15 @@ def nltk_data() -> tuple[Path, ...]:
 
 def mpl_cache_dir(python: Interpreter) -> Path | None:
     """Where ``python``'s prebuilt matplotlib font cache is (or goes): beside its environment
-    when that is writable, else in the user's cache.  None: no matplotlib there."""
+    when that is writable, else in the user's cache.  None: no matplotlib there.  One per
+    matplotlib version and font set (:func:`.fonts.font_set_digest`): a font installed or
+    removed gets a new cache, never the stale one."""
     version = python.packages.get("matplotlib")
     if version is None:
         return None
     user = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cibench-lab"
-    dirs = [root / f"matplotlib-{version}" for root in (python.prefix / "share" / "cibench-lab", user)]
+    name = f"matplotlib-{version}-fonts-{font_set_digest()}"
+    dirs = [root / name for root in (python.prefix / "share" / "cibench-lab", user)]
     built = [d for d in dirs if any(d.glob("fontlist-*.json"))]
     return (built or [d for d in dirs if _writable(d)] or [dirs[-1]])[0]
 

@@ -15,6 +15,7 @@ from .comparison import compare, recorded_runs
 from .enrolment import enrol, enrolment_of, progress, the_enrolment
 from .environment import attempt_environment
 from .errors import BadInput, Conflict, Forbidden, NotFound
+from .freeplay import check_free_play
 from .lab import LabPlay
 from .quit import quit_attempt
 from .roles import RESEARCHER, Roles
@@ -107,6 +108,12 @@ class Studies:
             problems.append(str(err))
             return None
 
+    async def check_free_play(self, task_id: str, participant: str) -> None:
+        """Conflict while ``task_id`` is pending in a study ``participant`` enrolled in: a free
+        attempt first would spoil the study's first attempt (:mod:`.freeplay`)."""
+        studies = list(self.defs.values())
+        await self.lab.call(check_free_play, self.attempts.store, studies, participant, task_id)
+
     def _consented(self, study_id: str, participant: str) -> bool:
         with self.attempts.store.session() as s:
             found = enrolment_of(s, study_id, participant)
@@ -174,7 +181,8 @@ class Studies:
     async def compare(self, study_id: str, runs: list[str], profile: str, allow: bool) -> dict[str, Any]:
         """The study's people beside the runs (``comparison.py``, as `report --compare`): researchers only."""
         study = await self.for_researchers(study_id, "compare the people of")
-        return await self.lab.call(compare, self.attempts.store, study.id, runs, profile, allow)
+        a = self.attempts
+        return await self.lab.call(compare, a.store, study.id, runs, profile, allow, lambda: a.library)
 
     async def runs(self, study_id: str) -> list[dict[str, Any]]:
         """The recorded runs a comparison can name: researchers only."""

@@ -35,6 +35,16 @@ def _definition(study: StudyDef, codes: bool) -> dict[str, Any]:
     }
 
 
+def item_counts(items: list[dict[str, Any]]) -> dict[str, int]:
+    """The plan's items ended (``done``), of them played to the end (``finished``) and quit."""
+    statuses = [i["status"] for i in items]
+    return {
+        "done": sum(s in ENDED for s in statuses),
+        "finished": statuses.count("done"),
+        "quit": statuses.count("quit"),
+    }
+
+
 def study_view(
     store: Store,
     library: TaskLibrary,
@@ -54,6 +64,8 @@ def study_view(
         "current": None,
         "next": None,
         "done": 0,
+        "finished": 0,
+        "quit": 0,
         "total_seconds": 0.0,
     }
     if participant is None:
@@ -76,7 +88,7 @@ def study_view(
             items=p.items,
             current=p.current,
             next=p.next,
-            done=sum(1 for i in p.items if i["status"] in ENDED),
+            **item_counts(p.items),
             total_seconds=round(sum(i["working_seconds"] or 0.0 for i in p.items), 1),
         )
     return out
@@ -84,7 +96,7 @@ def study_view(
 
 def summary(view: dict[str, Any]) -> dict[str, Any]:
     """A study's row in the list of studies."""
-    keys = ("id", "title", "protocol", "state", "done", "n_items", "participant_code")
+    keys = ("id", "title", "protocol", "state", "done", "finished", "quit", "n_items", "participant_code")
     return {k: view[k] for k in keys}
 
 

@@ -30,8 +30,9 @@ from .worktime import Clock, Interval, read_clock, turn_intervals
 
 
 def grades_visible(status: str, show_grades: bool) -> bool:
-    """Grades are shown before a step settles when live grades are on, and once the attempt is done."""
-    return show_grades or status == "done"
+    """Grades are shown before a step settles when live grades are on, and once the attempt ended
+    (done, or quit: it cannot be played on)."""
+    return show_grades or status != "open"
 
 
 def _revealed(row: Attempt, settings: PlaySettings, settled: bool) -> bool:
@@ -45,15 +46,23 @@ def _revealed(row: Attempt, settings: PlaySettings, settled: bool) -> bool:
 
 
 def _kept(
-    srow: StepRow, n_turns: int, open_grades: list[dict | None], settings: PlaySettings, profile: str
+    srow: StepRow,
+    n_turns: int,
+    open_grades: list[dict | None],
+    settings: PlaySettings,
+    profile: str,
+    quit: bool = False,
 ) -> tuple[dict | None, int | None]:
     """(the step's grade under ``profile``, the turn it was kept from): a settled step's as
-    stored (rows from before kept_turn kept the last turn), the open step's so far."""
+    stored (rows from before kept_turn kept the last turn), the open step's so far; a quit
+    attempt's unsettled step keeps none (``quit``)."""
     if srow.settled_at is not None:
         grade = (srow.grade or {}).get(profile)
         if grade is None:
             return None, None
         return grade, grade.get("kept_turn", n_turns - 1 if n_turns else None)
+    if quit:
+        return None, None
     k = kept_turn(open_grades, settings.grade_rule)
     return (None, None) if k is None else (open_grades[k], k)
 
@@ -98,10 +107,10 @@ def _step_view(
     }
     if srow.settled_at is not None:
         view["seconds"] = round((srow.settled_at - srow.opened_at).total_seconds(), 1)
-    grade, kept = _kept(srow, n_turns, open_grades, settings, profile)
+    grade, kept = _kept(srow, n_turns, open_grades, settings, profile, row.status == "quit")
     if grade is not None and grades_visible(row.status, settings.show_grades):
         view["grade"], view["kept_turn"] = grade, kept
-    view["grades"] = dict(srow.grade or {}) if row.status == "done" and settled else None
+    view["grades"] = dict(srow.grade or {}) if row.status != "open" and settled else None
     if _revealed(row, settings, settled):
         view["reference"] = reference_view(step)
     return view

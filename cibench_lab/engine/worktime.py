@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,27 +158,46 @@ def read_clock(
 ) -> Clock:
     """The attempt's clock from its turns (``turns`` when the caller read them: :func:`turn_intervals`;
     else one query) and its events (one query); ``steps``: every step row of the attempt."""
-    if turns is None:
-        query = select(Turn.step, Turn.started_at, Turn.finished_at).where(Turn.attempt_id == attempt_id)
-        turns = turn_intervals(s.execute(query).tuples())
-    clock = Clock()
-    for step, spans in turns.items():
-        clock.runs[step] = [(_naive(start), _naive(end)) for start, end in spans]
-    for index, started, finished in s.execute(_cell_runs(attempt_id)):
-        run = _run_interval({"started_at": started, "finished_at": finished})
-        if isinstance(index, int) and run is not None:
-            clock.runs.setdefault(index, []).append(run)
-    q = select(Event.at, Event.kind, Event.detail).where(
-        Event.attempt_id == attempt_id, Event.kind.in_(POINT_KINDS)
-    )
-    settled = {row.index: row.settled_at for row in steps}
-    for at, kind, detail in s.execute(q.order_by(Event.at, Event.id)):
-        index = (detail or {}).get("step")
-        if isinstance(index, int):
+    return read_clocks(s, {attempt_id: steps}, None if turns is None else {attempt_id: turns})[attempt_id]
+
+
+def read_clocks(
+    s: Session,
+    steps: Mapping[str, Iterable[StepRow]],
+    turns: Mapping[str, dict[int, list[Interval]]] | None = None,
+) -> dict[str, Clock]:
+    """The clocks of the attempts ``steps`` names (attempt id: every step row of it), however many:
+    their turns in one query (none when the caller read them: ``turns``, by attempt) and their
+    events in one query (a ``cell_run``'s step and times read in SQL, never its code)."""
+    ids = list(steps)
+    clocks = {aid: Clock() for aid in ids}
+    if not ids:
+        return clocks
+    for aid, by_step in (_turns_of(s, ids) if turns is None else turns).items():
+        for step, spans in by_step.items():
+            clocks[aid].runs[step] = [(_naive(start), _naive(end)) for start, end in spans]
+    settled = {aid: {row.index: row.settled_at for row in rows} for aid, rows in steps.items()}
+    for aid, at, kind, index, cause, started, finished in s.execute(_events(ids)):
+        clock = clocks[aid]
+        if not isinstance(index, int):
+            continue
+        if kind != CELL_RUN:
             clock.points.setdefault(index, []).append(at)
-            _fold_pause(clock.pauses, settled, at, kind, index, detail)
-    _close_at_settle(clock.pauses, settled, None)
-    return clock
+            _fold_pause(clock.pauses, settled[aid], at, kind, index, {"cause": cause or ""})
+        elif (run := _run_interval({"started_at": started, "finished_at": finished})) is not None:
+            clock.runs.setdefault(index, []).append(run)
+    for aid, clock in clocks.items():
+        _close_at_settle(clock.pauses, settled[aid], None)
+    return clocks
+
+
+def _turns_of(s: Session, attempt_ids: list[str]) -> dict[str, dict[int, list[Interval]]]:
+    """The attempts' turns as running intervals by step (:func:`turn_intervals`), one query."""
+    found: dict[str, list[tuple[int, dt.datetime, dt.datetime]]] = {aid: [] for aid in attempt_ids}
+    q = select(Turn.attempt_id, Turn.step, Turn.started_at, Turn.finished_at)
+    for aid, step, started, finished in s.execute(q.where(Turn.attempt_id.in_(attempt_ids))).tuples():
+        found[aid].append((step, started, finished))
+    return {aid: turn_intervals(rows) for aid, rows in found.items()}
 
 
 def open_pause(s: Session, attempt_id: str) -> Pause | None:
@@ -198,16 +217,22 @@ def open_pause(s: Session, attempt_id: str) -> Pause | None:
     return pauses[-1] if pauses and pauses[-1].end is None else None
 
 
-def _cell_runs(attempt_id: str):
-    """The step and times of the attempt's ``cell_run`` events, read in SQL (their code is not
-    loaded: an attempt's trace holds every run's code, and the clock is read on every run)."""
+def _events(attempt_ids: list[str]):
+    """The attempts' clock events in time order: each one's attempt, time, kind and, read in SQL,
+    its step, cause and (a ``cell_run``) times; no event's whole detail is loaded (an attempt's
+    trace holds every run's code, and the clock is read on every run)."""
     detail = Event.detail
     fields = (
         detail["step"].as_integer(),
+        detail["cause"].as_string(),
         detail["started_at"].as_string(),
         detail["finished_at"].as_string(),
     )
-    return select(*fields).where(Event.attempt_id == attempt_id, Event.kind == CELL_RUN)
+    return (
+        select(Event.attempt_id, Event.at, Event.kind, *fields)
+        .where(Event.attempt_id.in_(attempt_ids), Event.kind.in_((*POINT_KINDS, CELL_RUN)))
+        .order_by(Event.at, Event.id)
+    )
 
 
 def _fold_pause(

@@ -3,16 +3,21 @@
 Inputs are plain records (``Played``: one respondent's attempt at one task; the results database is
 read by ``engine/comparison.py``).  The rules:
 
+* **Which tasks.** Every task of the study (``tasks``: its list, its participants' plans and what they
+  played, with each task's steps as far as they are known) has its rows, played or not: a step nobody
+  counted there has no figures (``None``) and a run that did not play it ``None``.
 * **Which attempts count.** A person's latest *finished* attempt at a task counts, all its steps (a
   step given up is a miss unless its kept grade passed).  A person whose only attempts at a task were
   quit (left unfinished) is counted under ``quit`` for that task — not as a miss, and none of those
   steps count.  A run counts its latest finished attempt per task.
+* **Figures** (rates and scores x100, CI bounds, seconds) are kept to one decimal (``bounds.py``).
 * **Pass rates** are x100: the people's is passed steps / steps over the people who count; its 95% CI is
   a percentile bootstrap over participants (a participant's steps stay together), 2,000 resamples,
   seed 0 for each interval (``leaderboard.bootstrap``).
 * **Working time** is each step's time net of pauses (seconds); a task's is the sum of its steps; the
   report gives the median and the quartiles (numpy's linear interpolation), over the people who count.
-* **Difficulty** is a Rasch fit (``rasch.fit``) with people and runs as respondents and steps as items.
+* **Difficulty** is a Rasch fit (``rasch.fit``) with people and runs as respondents and steps as items;
+  a step without a response (nobody played it) has no difficulty and no rank.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .bounds import DIGITS, figure
 from .comparability import LABELS, SETTLE_NOTE, Mismatch, mismatches
 from .leaderboard import B, bootstrap, interval
 from .rasch import RIDGE, fit
@@ -118,8 +124,8 @@ def rate_with_ci(passed: list[int], steps: list[int]) -> dict[str, Any]:
         return {"n": len(steps), "passed": 0, "steps": 0, "rate": None, "ci": [None, None]}
     sums = np.array(passed, dtype=float)[:, None]
     counts = np.array(steps, dtype=float)[:, None]
-    (ci,) = interval(bootstrap(sums, counts))
-    rate = round(100 * sum(passed) / sum(steps), 2)
+    (ci,) = interval(bootstrap(sums, counts), DIGITS)
+    rate = figure(100 * sum(passed) / sum(steps))
     return {"n": len(steps), "passed": sum(passed), "steps": sum(steps), "rate": rate, "ci": ci}
 
 
@@ -128,13 +134,13 @@ def spread(values: Iterable[float | None]) -> dict[str, Any]:
     xs = [v for v in values if v is not None]
     if not xs:
         return {"n": 0, "median": None, "q1": None, "q3": None}
-    q1, median, q3 = (round(float(np.percentile(xs, q)), 1) for q in (25, 50, 75))
+    q1, median, q3 = (figure(np.percentile(xs, q)) for q in (25, 50, 75))
     return {"n": len(xs), "median": median, "q1": q1, "q3": q3}
 
 
 def _mean_score(results: list[StepResult]) -> float | None:
     scores = [r.score for r in results if r.score is not None]
-    return round(100 * sum(scores) / len(scores), 2) if scores else None
+    return figure(100 * sum(scores) / len(scores)) if scores else None
 
 
 def lib_of(task_id: str) -> str:
@@ -156,17 +162,20 @@ def lib_labels(tasks: Iterable[str]) -> dict[str, str]:
 
 
 class Comparison:
-    """The report's rows from the counted attempts (people's and runs') and the mismatches found."""
+    """The report's rows from the study's tasks, the counted attempts (people's and runs') and the
+    mismatches found; ``tasks``: the study's task ids with their steps' kinds as far as known."""
 
     def __init__(
         self,
         humans: list[Played],
         runs: dict[str, list[Played]],
         mismatched: dict[tuple[str, str], list[Mismatch]],
+        tasks: dict[str, list[str]] | None = None,
     ):
         self.people, self.quit = counted(humans)
         self.runs = {name: counted(attempts)[0] for name, attempts in runs.items()}
-        self.tasks = sorted({t for _, t in self.people})
+        self.known = dict(tasks or {})
+        self.tasks = sorted(set(self.known) | {t for _, t in self.people})
         self.labels = lib_labels(self.tasks)
         self.mismatched = mismatched  # (run, task) -> mismatches
 
@@ -184,9 +193,12 @@ class Comparison:
     def people_at(self, task: str) -> list[Played]:
         return [p for (_, t), p in sorted(self.people.items()) if t == task]
 
-    def shape(self, task: str) -> list[StepResult]:
-        """The steps of ``task`` as its longest counted attempt has them (one StepResult each)."""
-        return max((p.steps for p in self.people_at(task)), key=len)
+    def shape(self, task: str) -> list[str]:
+        """The kinds of ``task``'s steps: as its longest counted attempt by a person has them, else as
+        the study knows them, else as a run's attempt has them (none: nobody reached a step)."""
+        people = [[r.kind for r in p.steps] for p in self.people_at(task)]
+        runs = [[r.kind for r in got.steps] for run in self.runs if (got := self.run_at(run, task))]
+        return max([*people, self.known.get(task, []), *runs], key=len)
 
     def run_at(self, run: str, task: str) -> Played | None:
         return self.runs[run].get((run, task))
@@ -196,7 +208,7 @@ class Comparison:
         rows = []
         for task in self.tasks:
             people = self.people_at(task)
-            for index, first in enumerate(self.shape(task)):
+            for index, kind in enumerate(self.shape(task)):
                 results = [p.steps[index] for p in people if index < len(p.steps)]
                 humans = rate_with_ci([int(r.passed) for r in results], [1] * len(results))
                 humans |= {"score": _mean_score(results), "quit": len(self.quit.get(task, ()))}
@@ -206,10 +218,10 @@ class Comparison:
                     got = self.run_at(run, task)
                     r = got.steps[index] if got and index < len(got.steps) else None
                     models[run] = None if r is None else {
-                        "passed": r.passed, "score": None if r.score is None else round(100 * r.score, 2),
+                        "passed": r.passed, "score": None if r.score is None else figure(100 * r.score),
                         "outcome": r.outcome, "turns": r.turns,
                     }  # fmt: skip
-                row = {"task": task, "lib": self.labels[lib_of(task)], "step": index, "kind": first.kind}
+                row = {"task": task, "lib": self.labels[lib_of(task)], "step": index, "kind": kind}
                 rows.append({**row, "humans": humans, "runs": models, "mismatch": self.marks([task])})
         return rows
 
@@ -252,7 +264,7 @@ class Comparison:
             results = [r for t in tasks if (got := self.run_at(run, t)) for r in got.steps]
             played = sum(1 for t in tasks if self.run_at(run, t))
             passed = sum(r.passed for r in results)
-            rate = round(100 * passed / len(results), 2) if results else None
+            rate = figure(100 * passed / len(results)) if results else None
             out[run] = {"tasks": played, "steps": len(results), "passed": passed, "rate": rate,
                         "score": _mean_score(results)}  # fmt: skip
         return out
@@ -264,10 +276,13 @@ class Comparison:
         who += [(run, run) for run in self.runs]
         matrix = [[_response(self._attempt(w, g, row["task"]), row["step"]) for row in steps] for w, g in who]
         keep = [i for i, answers in enumerate(matrix) if any(v is not None for v in answers)]
-        result = fit([matrix[i] for i in keep])
-        for row, b, rank in zip(steps, result.difficulty, result.ranks(), strict=True):
-            row["difficulty"], row["rank"] = round(float(b), 3), rank
-        items = sorted(steps, key=lambda r: (r["rank"], r["task"], r["step"]))
+        answered = [j for j in range(len(steps)) if any(matrix[i][j] is not None for i in keep)]
+        result = fit([[matrix[i][j] for j in answered] for i in keep])
+        for row in steps:  # a step nobody played has no difficulty
+            row["difficulty"], row["rank"] = None, None
+        for j, b, rank in zip(answered, result.difficulty, result.ranks(), strict=True):
+            steps[j]["difficulty"], steps[j]["rank"] = round(float(b), 3), rank
+        items = sorted((steps[j] for j in answered), key=lambda r: (r["rank"], r["task"], r["step"]))
         abilities = zip([who[i] for i in keep], result.ability, strict=True)
         return {
             "method": "rasch-jml",
@@ -296,36 +311,49 @@ def build(
     played: dict[str, list[Played]],
     mismatched: dict[tuple[str, str], list[Mismatch]],
     allowed: bool,
+    tasks: dict[str, list[str]] | None = None,
 ) -> dict[str, Any]:
-    """The comparison report (JSON-ready); ``mismatched``: (run, task) -> what differs."""
-    comparison = Comparison(humans, played, mismatched)
+    """The comparison report (JSON-ready); ``mismatched``: (run, task) -> what differs; ``tasks``: the
+    study's tasks with their steps' kinds as far as known (each gets its rows, played or not)."""
+    comparison = Comparison(humans, played, mismatched, tasks)
     steps = comparison.step_rows()
     difficulty = comparison.difficulty(steps)
-    notes = [f"profile: {profile}", COUNT_NOTE, CI_NOTE, TIME_NOTE, RASCH_NOTE, SETTLE_NOTE]
-    left_out = {
-        run: sorted({t for _, t in comparison.runs[run]} - set(comparison.tasks)) for run in comparison.runs
-    }
-    for run, tasks in left_out.items():
-        if not set(comparison.tasks) & {t for _, t in comparison.runs[run]}:
-            notes.append(f"run {run}: played none of the tasks the people finished")
-        if tasks:
-            notes.append(f"run {run}: {len(tasks)} task(s) that no counted person played, left out")
     listed = [
         {"run": run, "task": task, "field": m.field, "humans": list(m.humans), "model": m.model,
          "reason": m.reason()}
         for (run, task), found in sorted(mismatched.items()) for m in found
     ]  # fmt: skip
-    if listed:
-        notes.append(f"NOT COMPARABLE on {len(listed)} field(s) (--allow-mismatch): marked in every row")
     return {
         "study": study,
         "profile": profile,
         "runs": [{"run": r.name, "player": r.player, "mode": r.mode} for r in runs],
         "people": len({p.who for p in comparison.people.values()}),
-        "notes": notes,
+        "notes": _notes(comparison, profile, len(listed)),
         "comparability": {"mismatches": listed, "allowed": allowed},
         "steps": steps,
         "tasks": comparison.group_rows("task"),
         "libraries": comparison.group_rows("lib"),
         "difficulty": difficulty,
     }
+
+
+def _notes(comparison: Comparison, profile: str, mismatches: int) -> list[str]:
+    """The counting rule, the CIs, who settles; what nobody finished, what was left out, mismatches."""
+    notes = [f"profile: {profile}", COUNT_NOTE, CI_NOTE, TIME_NOTE, RASCH_NOTE, SETTLE_NOTE]
+    finished = {t for _, t in comparison.people}
+    unfinished = [t for t in comparison.tasks if t not in finished]
+    if unfinished:
+        notes.append(
+            f"{len(unfinished)} task(s) of the study no person finished, shown as not played: "
+            + ", ".join(unfinished)
+        )
+    study = set(comparison.tasks)
+    for run, attempts in comparison.runs.items():
+        played = {t for _, t in attempts}
+        if not study & played:
+            notes.append(f"run {run}: played none of the study's tasks")
+        if outside := sorted(played - study):
+            notes.append(f"run {run}: {len(outside)} task(s) outside the study, left out")
+    if mismatches:
+        notes.append(f"NOT COMPARABLE on {mismatches} field(s) (--allow-mismatch): marked in every row")
+    return notes

@@ -97,8 +97,10 @@ def _latest(turns: list[TurnOutput], pick) -> Any:
 
 
 def judged_image(step: Step, turns: list[TurnOutput]) -> str | None:
-    """The figure a VLM judge rates for a vis step: the one the fair SSIM reads."""
-    return _latest(turns, first_image) if step.kind == "vis" else None
+    """The figure a VLM judge rates for a vis step (a Qwen visualization item's too): the one the
+    fair SSIM reads."""
+    qwen_vis = step.qwen is not None and step.qwen.family == "qwen-vis"
+    return _latest(turns, first_image) if step.kind == "vis" or qwen_vis else None
 
 
 def grade_fair(

@@ -115,7 +115,8 @@ class Verdicts:
         image = judged_image(step, turns) if judge is not None else None
         if judge is None or image is None:
             return None
-        prompt = judge_prompt(step.prompt or step.instruction)
+        qwen = step.qwen.judge_prompt if step.qwen is not None else None  # the original's question
+        prompt = qwen or judge_prompt(step.prompt or step.instruction)
         key = hashlib.sha256(f"{prompt}\0{digest(image)}".encode()).hexdigest()
         if key in self._cache:
             self._cache.move_to_end(key)

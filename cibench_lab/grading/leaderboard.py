@@ -90,13 +90,13 @@ def bootstrap(sums: np.ndarray, counts: np.ndarray, seed: int = 0, b: int = B) -
     return _ratio(weights @ sums, weights @ counts)
 
 
-def interval(samples: np.ndarray) -> list[list[float | None]]:
-    """[lo, hi] per column (2.5th/97.5th percentiles), None where undefined."""
+def interval(samples: np.ndarray, digits: int = 2) -> list[list[float | None]]:
+    """[lo, hi] per column (2.5th/97.5th percentiles, to ``digits``), None where undefined."""
     out: list[list[float | None]] = []
     for col in samples.T:
         col = col[~np.isnan(col)]
         out.append(
-            [round(float(np.percentile(col, q)), 2) for q in (2.5, 97.5)] if col.size else [None, None]
+            [round(float(np.percentile(col, q)), digits) for q in (2.5, 97.5)] if col.size else [None, None]
         )
     return out
 

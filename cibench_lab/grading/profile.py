@@ -13,6 +13,7 @@ from typing import Any
 from ..tasks.model import Step
 from .cibench import METRIC_OF_KIND, PASS_SCORE, grade_cibench, render_turns
 from .fair import grade_fair
+from .qwen.lab import grade_qwen
 from .render import Rendered
 from .turn import Grade, TurnOutput
 
@@ -33,16 +34,21 @@ VERSIONS = {"cibench": 1, "fair": 1}
 __all__ = ["METRIC_OF_KIND", "PASS_SCORE", "PROFILES", "VERSIONS", "grade", "grade_all"]
 
 
+def _grader(step: Step, profile: str) -> Grader:
+    """The profile's grader; a Qwen benchmark task's step is graded by its own rules (grading/qwen/lab.py)."""
+    if step.qwen is not None:
+        return lambda step, turns, rendered, verdict: grade_qwen(step, turns, profile, verdict)
+    return _GRADERS[profile]
+
+
 def grade(step: Step, turns: list[TurnOutput], profile: str = "cibench") -> Grade:
-    try:
-        grader = _GRADERS[profile]
-    except KeyError:
-        raise ValueError(f"unknown grading profile {profile!r} (known: {', '.join(PROFILES)})") from None
-    return grader(step, turns, render_turns(turns), None)
+    if profile not in _GRADERS:
+        raise ValueError(f"unknown grading profile {profile!r} (known: {', '.join(PROFILES)})")
+    return _grader(step, profile)(step, turns, render_turns(turns), None)
 
 
 def grade_all(step: Step, turns: list[TurnOutput], verdict: dict[str, Any] | None = None) -> dict[str, dict]:
     """Every profile's grade, as stored with each turn (the turns rendered once for all);
     ``verdict``: a VLM judge's on the step's figure (``judge.Verdicts``), for the fair grade."""
     rendered = render_turns(turns)
-    return {name: grader(step, turns, rendered, verdict).as_dict() for name, grader in _GRADERS.items()}
+    return {name: _grader(step, name)(step, turns, rendered, verdict).as_dict() for name in _GRADERS}

@@ -53,13 +53,24 @@ class Route:
     body: type[BaseModel] | None = None
     query: type[BaseModel] | None = None
     status: int = 200
-    role: str = field(kw_only=True)  # participant | instructor | researcher: who may call it
+    #: who may call it: participant | instructor | researcher, or a tuple of roles any of which will do
+    role: str | tuple[str, ...] = field(kw_only=True)
     adapter: TypeAdapter = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.role not in ROLES:
+        if not self.roles or any(role not in ROLES for role in self.roles):
             raise ValueError(f"{self.method} {self.path}: role must be one of {', '.join(ROLES)}")
         object.__setattr__(self, "adapter", TypeAdapter(self.response))
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The roles any of which lets a caller in."""
+        return (self.role,) if isinstance(self.role, str) else tuple(self.role)
+
+    @property
+    def role_words(self) -> str:
+        """``instructor``, ``instructor or researcher``: the roles as the 403 names them."""
+        return " or ".join(self.roles)
 
     @property
     def permission(self) -> dict[str, str]:
@@ -85,10 +96,13 @@ class Handler(APIHandler):
     async def prepare(self) -> None:  # type:ignore[override]
         await super().prepare()
         route = self.operations.get(self.request.method or "")
-        if self.current_user is None or route is None or route.role == PARTICIPANT:
+        if self.current_user is None or route is None or PARTICIPANT in route.roles:
             return  # unauthenticated: the method's @web.authenticated answers; everyone is a participant
-        if not (await self.identity()).has(route.role):
-            raise web.HTTPError(403, "%s %s needs the %s role", self.request.method, route.path, route.role)
+        caller = await self.identity()
+        if not any(caller.has(role) for role in route.roles):
+            raise web.HTTPError(
+                403, "%s %s needs the %s role", self.request.method, route.path, route.role_words
+            )
 
     async def identity(self) -> Identity:
         """The caller's roles and classes, read once a request: the server's user's — or, while a

@@ -1,23 +1,29 @@
-"""Thin handlers of what an instructor reads of their classes: the members' attempts and one
-of them, as its owner sees it (``engine/classread.py``; docs/classroom.md)."""
+"""Thin handlers of what an instructor reads of all the classes they teach at once, for
+``Results()``: the members' attempts, and one of them — the class view's record of a member's
+attempt (``engine/classview.py: member_attempt``, the one read of it; docs/classroom.md)."""
 
 from __future__ import annotations
 
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from ..engine.classread import class_attempts, member_attempt, member_turns
+from ..engine.classview import member_attempt, member_turns
 from ..engine.roles import INSTRUCTOR
 from . import schemas as s
 from .base import Handler, Route
 
-CID = "/classes/attempts/{attempt_id}"  # a class member's attempt
+CID = "/classes/attempts/{attempt_id}"  # a class member's attempt, whichever class it is in
 
 
 class ClassHandler(Handler):
     async def members(self) -> frozenset[str]:
         """Who the caller may read: the members of every class they teach (themselves too)."""
         return await self.services.roles.readable(await self.identity())
+
+    async def read(self, work, *args):
+        """``work(attempts, *args, members)`` on the engine thread."""
+        members = await self.members()
+        return await self.services.lab.call(work, self.services.attempts, *args, members)
 
 
 class ClassAttemptsHandler(ClassHandler):
@@ -27,29 +33,22 @@ class ClassAttemptsHandler(ClassHandler):
         await self.respond(self._list())
 
     async def _list(self):
-        return await self.services.lab.call(class_attempts, self.services.attempts, await self.members())
+        members = await self.members()
+        return await self.services.lab.call(self.services.attempts.list_of, members)
 
 
 class ClassAttemptHandler(ClassHandler):
     @web.authenticated
     @authorized
     async def get(self, attempt_id: str):
-        await self.respond(self._view(attempt_id))
-
-    async def _view(self, attempt_id: str):
-        members = await self.members()
-        return await self.services.lab.call(member_attempt, self.services.attempts, attempt_id, members)
+        await self.respond(self.read(member_attempt, attempt_id))
 
 
 class ClassTurnsHandler(ClassHandler):
     @web.authenticated
     @authorized
     async def get(self, attempt_id: str):
-        await self.respond(self._turns(attempt_id))
-
-    async def _turns(self, attempt_id: str):
-        members = await self.members()
-        return await self.services.lab.call(member_turns, self.services.attempts, attempt_id, members)
+        await self.respond(self.read(member_turns, attempt_id))
 
 
 #: The class routes, in the order of docs/api.md (routes.py adds them to ROUTES).
@@ -66,16 +65,16 @@ CLASS_ROUTES: tuple[Route, ...] = (
         "GET",
         CID,
         ClassAttemptHandler,
-        s.AttemptView,
-        "A class member's attempt, as its participant sees it",
+        s.MemberAttempt,
+        "A class member's attempt, as the class view shows it (any class the caller teaches)",
         role=INSTRUCTOR,
     ),
     Route(
         "GET",
         f"{CID}/turns",
         ClassTurnsHandler,
-        list[s.TurnDetail],
-        "Every recorded turn of a class member's attempt",
+        list[s.MemberTurn],
+        "Every recorded turn of a class member's attempt, each naming its step",
         role=INSTRUCTOR,
     ),
 )

@@ -4,7 +4,7 @@
 (``jlpm gen:api`` then builds ``src/schema.ts`` from it); a test fails when either drifts.
 Each operation's ``x-permission`` is the ``{resource, action}`` that jupyter_server's
 authorizer is asked for it, and its ``x-role`` the role the caller must hold (participant,
-instructor or researcher; ``engine/roles.py``).
+instructor or researcher; ``engine/roles.py``), or a list of roles any of which will do.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def _operation(route: Route, refs: dict, defs: dict) -> dict:
         "operationId": f"{route.method.lower()}_{re.sub(r'[^a-z]+', '_', route.path).strip('_')}",
         "summary": route.summary,
         "x-permission": route.permission,
-        "x-role": route.role,
+        "x-role": route.role if isinstance(route.role, str) else list(route.roles),
     }
     params = _parameters(route, refs.get(key + ("query",)), defs)
     if params:

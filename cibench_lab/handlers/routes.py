@@ -8,7 +8,7 @@ from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from ..engine.errors import NotFound
-from ..engine.roles import PARTICIPANT
+from ..engine.roles import INSTRUCTOR, PARTICIPANT, RESEARCHER
 from ..engine.view import attempt_view, turns_view
 from . import schemas as s
 from .base import AID, API, Handler, NotFoundHandler, Route, bind
@@ -64,6 +64,7 @@ class AttemptsHandler(Handler):
         settings = None if body.settings is None else body.settings.model_dump(exclude_unset=True)
         player = None if body.player is None else body.player.choice()
         lab = self.services.lab
+        await self.services.studies.check_free_play(body.task_id, self.participant)
         attempt_id = await lab.start(body.task_id, body.mode, self.participant, settings, player)
         return await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
 
@@ -238,7 +239,7 @@ ROUTES: tuple[Route, ...] = (
         s.NewTaskResult,
         "Make a task from a teacher's solution notebook (check: only say what it would be)",
         body=s.NewTaskRequest,
-        role=PARTICIPANT,
+        role=(INSTRUCTOR, RESEARCHER),
     ),
     Route(
         "GET",

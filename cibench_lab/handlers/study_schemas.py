@@ -87,6 +87,8 @@ class StudyView(Closed):
     current: int | None = Field(description="the item in progress")
     next: int | None = Field(description="the item Start starts (null while one is in progress or all ended)")
     done: int = Field(description="items ended (done or quit)")
+    finished: int = Field(description="items whose attempt was played to its end (status done)")
+    quit: int = Field(description="items whose attempt was quit (left unfinished)")
     total_seconds: float = Field(description="working time over the plan's attempts, net of pauses")
 
 
@@ -95,7 +97,9 @@ class StudySummary(Closed):
     title: str
     protocol: StudyProtocol
     state: StudyState
-    done: int
+    done: int = Field(description="items ended (done or quit)")
+    finished: int = Field(description="items played to their end")
+    quit: int = Field(description="items quit")
     n_items: int
     participant_code: bool
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from .errors import TaskError
-from .meta import read_meta
-from .model import METRIC_KINDS, ReferenceOutput, Step, Task
+from .meta import KEY, read_meta
+from .model import METRIC_KINDS, QwenStep, ReferenceOutput, Step, Task
 from .plot import declared_elements
 from .rendering import RenderingError, TaskRendering, detect, from_record
 
@@ -186,6 +187,7 @@ def parse_notebook(raw: bytes, path: Path, task_id: str, datasources: Path | Non
         _step(i, md, code, kinds, modules, chinese, name, declared_elements(meta, i))
         for i, (md, code) in enumerate(pairs)
     )
+    steps = _qwen_steps(steps, meta.get(KEY))
     return Task(
         id=task_id,
         split=split,
@@ -203,6 +205,16 @@ def parse_notebook(raw: bytes, path: Path, task_id: str, datasources: Path | Non
         metadata=meta,
         rendering=_rendering(extra["rendering"], steps, name),
     )
+
+
+def _qwen_steps(steps: tuple[Step, ...], extra: Any) -> tuple[Step, ...]:
+    """A Qwen benchmark task's steps with what their grading reads of the item (tasks/qwen.py)."""
+    item = extra.get("qwen") if isinstance(extra, dict) else None
+    if not isinstance(item, dict):
+        return steps
+    qwen = QwenStep(str(item.get("family", "")), str(item.get("lang", "en")))
+    qwen = replace(qwen, judge_prompt=item.get("judge_prompt"), answer=item.get("answer"))
+    return tuple(replace(step, qwen=qwen) for step in steps)
 
 
 def _rendering(declared: dict | None, steps: tuple[Step, ...], name: str) -> TaskRendering:

@@ -34,6 +34,17 @@ class ReferenceOutput:
 
 
 @dataclass(frozen=True)
+class QwenStep:
+    """What grading needs of a Qwen benchmark task's one step (``metadata.cibench_lab.qwen``,
+    tasks/qwen.py): its family, a visualization item's judge question, a GSM8K row's gold text."""
+
+    family: str  # qwen-math | qwen-vis | qwen-general
+    lang: str = "en"
+    judge_prompt: str | None = None
+    answer: str | None = None  # never shown before the step settles (grading/qwen/lab.py)
+
+
+@dataclass(frozen=True)
 class Step:
     """One instruction + its reference code and output."""
 
@@ -48,6 +59,7 @@ class Step:
     prompt: str  # the exact user message a CIBench-protocol model receives
     #: a vis step's declared plot elements (tasks/plot.py), graded beside its data
     plot_elements: tuple[str, ...] = UNDECLARED
+    qwen: QwenStep | None = None  # a Qwen benchmark task's step: graded by grading/qwen/lab.py
 
 
 @dataclass(frozen=True)

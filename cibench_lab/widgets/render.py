@@ -10,7 +10,8 @@ PRE = "white-space:pre-wrap;margin:2px 0;padding:4px;background:var(--jp-layout-
 
 
 def attempt_html(view: dict[str, Any], turns: list[dict[str, Any]]) -> str:
-    """The attempt view (``GET …/attempts/{id}``) with its turns (``GET …/turns``)."""
+    """The attempt view (``GET attempts/{id}``) with its turns (``GET …/turns``), or a class
+    member's attempt (``GET classes/attempts/{id}``) with its steps' turns."""
     by_step: dict[int, list[dict[str, Any]]] = {}
     for turn in turns:
         by_step.setdefault(turn["step"], []).append(turn)
@@ -32,7 +33,8 @@ def grade_text(grade: dict[str, Any] | None) -> str:
 
 
 def _step(step: dict[str, Any], turns: list[dict[str, Any]]) -> str:
-    outcome = step.get("outcome") or ("open" if not step.get("settled") else "settled")
+    settled = step["settled"] if "settled" in step else step.get("settled_at") is not None
+    outcome = step.get("outcome") or ("settled" if settled else "open")
     parts = [
         f"<h5>Step {step['index'] + 1} ({escape(step['kind'])}): {escape(outcome)} — "
         f"{grade_text(step.get('grade'))}</h5>",
@@ -41,7 +43,7 @@ def _step(step: dict[str, Any], turns: list[dict[str, Any]]) -> str:
     for turn in turns:
         parts.append(f"<p>Turn {turn['turn'] + 1}: {grade_text(turn.get('grade'))}</p>")
         parts.append(f"<pre style='{PRE}'>{escape(turn['code'])}</pre>")
-        parts.extend(output_html(out) for out in turn.get("outputs", []))
+        parts.extend(turn_outputs_html(turn))
     reference = step.get("reference")
     if reference:
         parts.append("<p><b>Reference</b></p>")
@@ -51,6 +53,15 @@ def _step(step: dict[str, Any], turns: list[dict[str, Any]]) -> str:
         if reference.get("image"):
             parts.append(_image(reference["image"]))
     return "".join(parts)
+
+
+def turn_outputs_html(turn: dict[str, Any]) -> list[str]:
+    """A turn's outputs: nbformat outputs (the owner's view), or their text and first figure (a
+    class member's attempt, as the class view shows it)."""
+    if "outputs" in turn:
+        return [output_html(out) for out in turn["outputs"]]
+    parts = [f"<pre style='{PRE}'>{escape(turn['output'])}</pre>"] if turn.get("output") else []
+    return parts + ([_image(turn["image"])] if turn.get("image") else [])
 
 
 def output_html(out: dict[str, Any]) -> str:

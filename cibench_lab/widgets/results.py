@@ -74,9 +74,12 @@ class Results(w.VBox):
     def _open(self, attempt_id: str | None) -> None:
         if attempt_id is None or self.api is None:
             return
-        base = "classes/attempts" if self.source.value == CLASS else "attempts"
-        view = self.api.get(f"{base}/{attempt_id}")
-        turns = self.api.get(f"{base}/{attempt_id}/turns")
+        if self.source.value == CLASS:  # the class view's record: each step holds its turns
+            view = self.api.get(f"classes/attempts/{attempt_id}")
+            turns = [turn for step in view["steps"] for turn in step["turns"]]
+        else:
+            view = self.api.get(f"attempts/{attempt_id}")
+            turns = self.api.get(f"attempts/{attempt_id}/turns")
         self.detail.value = attempt_html(view, turns)
 
     def _attempt(self, work) -> None:

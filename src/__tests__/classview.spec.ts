@@ -118,6 +118,7 @@ describe("a member's attempt", () => {
           note: 'hmm',
           turns: [
             {
+              step: 0,
               turn: 0,
               code: 'x = 1',
               output: 'done\n',

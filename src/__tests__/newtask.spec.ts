@@ -3,10 +3,11 @@ import { ICommandPalette, IPaletteItem } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { CommandRegistry } from '@lumino/commands';
 
-import { CIBenchApi, INewTaskResult } from '../api';
+import { CIBenchApi, INewTaskResult, Role } from '../api';
 import {
   addNewTaskCommand,
   dialogTitle,
+  mayMakeTasks,
   NEW_TASK,
   NEW_TASK_LABEL,
   resultNode,
@@ -111,7 +112,8 @@ describe('Make a CIBench Task from This Notebook', () => {
     );
   });
 
-  it('is a palette and notebook context-menu command, enabled on a notebook', () => {
+  /** The command added for a user with `roles` (a stand-in server answering `GET me`). */
+  async function added(roles: Role[]) {
     const commands = new CommandRegistry();
     const menu: { command: string; selector: string }[] = [];
     const app = {
@@ -123,13 +125,25 @@ describe('Make a CIBench Task from This Notebook', () => {
     const palette = {
       addItem: (item: IPaletteItem) => items.push(item)
     } as unknown as ICommandPalette;
+    const api = {
+      me: async () => ({ name: 'teach', roles, classes: [] })
+    } as unknown as CIBenchApi;
     addNewTaskCommand(
       app,
       tracker as unknown as INotebookTracker,
-      new CIBenchApi(),
+      api,
       palette,
       async () => undefined
     );
+    await new Promise(resolve => setTimeout(resolve, 0)); // GET me answered
+    return { commands, menu, items, tracker };
+  }
+
+  it('is a palette and notebook context-menu command, enabled on a notebook', async () => {
+    const { commands, menu, items, tracker } = await added([
+      'participant',
+      'instructor'
+    ]);
     expect(commands.label(NEW_TASK)).toBe(NEW_TASK_LABEL);
     expect(items).toEqual([
       { command: NEW_TASK, category: 'CIBench', rank: 20 }
@@ -137,8 +151,22 @@ describe('Make a CIBench Task from This Notebook', () => {
     expect(menu.map(m => [m.command, m.selector])).toEqual([
       [NEW_TASK, '.jp-Notebook']
     ]);
+    expect(commands.isVisible(NEW_TASK)).toBe(true);
     expect(commands.isEnabled(NEW_TASK)).toBe(false);
     tracker.currentWidget = {};
     expect(commands.isEnabled(NEW_TASK)).toBe(true);
+  });
+
+  it('is offered to an instructor or a researcher, never to a participant only', async () => {
+    expect(mayMakeTasks(['participant', 'researcher'])).toBe(true);
+    expect(mayMakeTasks(['participant'])).toBe(false);
+    const { commands, tracker } = await added(['participant']);
+    tracker.currentWidget = {};
+    expect(commands.isVisible(NEW_TASK)).toBe(false);
+    expect(commands.isEnabled(NEW_TASK)).toBe(false);
+    const researcher = await added(['participant', 'researcher']);
+    researcher.tracker.currentWidget = {};
+    expect(researcher.commands.isVisible(NEW_TASK)).toBe(true);
+    expect(researcher.commands.isEnabled(NEW_TASK)).toBe(true);
   });
 });

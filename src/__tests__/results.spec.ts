@@ -4,8 +4,12 @@ import type { IComparison, IHumanFigures, StudyApi } from '../study/api';
 import { StudyController } from '../study/controller';
 import { StudyModel } from '../study/model';
 import {
+  bounded,
   CSV_HEAD,
   libraryBars,
+  libraryTable,
+  peopleCell,
+  peopleText,
   rateText,
   reportCsv,
   stepTable,
@@ -128,10 +132,10 @@ describe('the comparison report', () => {
       PANDAS,
       '2', // numbered from 1, as the CLI's table
       'num',
-      '2 (+1 quit)',
-      '50.0 [0–100]',
-      '25 s [22.5–27.5]',
-      'passed (100)',
+      '2 people (+1 quit)',
+      '50.0 [0.0–100.0]',
+      '25.0 s [22.5–27.5]',
+      'passed (100.0)',
       '0.12 (3)',
       ''
     ]);
@@ -148,8 +152,71 @@ describe('the comparison report', () => {
   it('words missing figures as a dash', () => {
     const none = humans({ rate: null, ci: [null, null] });
     none.time = { n: 0, median: null, q1: null, q3: null };
-    expect(rateText(none)).toBe('–');
-    expect(timeText(none)).toBe('–');
+    expect(rateText(none)).toBe('—');
+    expect(timeText(none)).toBe('—');
+  });
+
+  it('shows a value and its bounds by one rounding rule', () => {
+    expect(bounded(8.33, 8.33, 8.33)).toBe('8.3 [8.3–8.3]');
+    expect(rateText(humans({ rate: 50, ci: [0, 100] }))).toBe(
+      '50.0 [0.0–100.0]'
+    );
+    expect(bounded(25, 22.5, 27.5, ' s')).toBe('25.0 s [22.5–27.5]');
+    expect(bounded(8.3, null, null)).toBe('8.3');
+  });
+
+  it('counts one person as a person', () => {
+    expect(peopleText(1)).toBe('1 person');
+    expect(peopleText(2)).toBe('2 people');
+    expect(peopleCell(humans({ n: 1, quit: 0 }))).toBe('1 person');
+    expect(peopleCell(humans({ n: 0, quit: 1 }))).toBe('0 people (+1 quit)');
+    expect(peopleCell(humans({ n: 0, quit: 0 }))).toBe('not played');
+  });
+
+  it('gives every column header a tooltip saying what it holds', () => {
+    for (const table of [stepTable(report()), libraryTable(report())]) {
+      const heads = Array.from(table.querySelectorAll('th'));
+      expect(heads.length).toBeGreaterThan(5);
+      for (const th of heads) {
+        expect(th.title.length).toBeGreaterThan(15);
+      }
+    }
+    const titles = Array.from(stepTable(report()).querySelectorAll('th')).map(
+      th => th.title
+    );
+    expect(titles[4]).toMatch(/pass rate.*bootstrap.*95%|95%.*bootstrap/);
+    expect(titles[5]).toMatch(/median.*quartile/);
+    expect(titles[6]).toMatch(/Run model’s score/);
+    expect(titles[7]).toMatch(/difficulty estimate/);
+  });
+
+  it('shows a step nobody played as not played, never a missing row', () => {
+    const rep = report();
+    const none = humans({ n: 0, passed: 0, steps: 0, rate: null, quit: 0 });
+    none.ci = [null, null];
+    none.time = { n: 0, median: null, q1: null, q3: null };
+    rep.steps.push({
+      ...rep.steps[0],
+      task: 'cibench_template/sklearn/cmp_d',
+      step: 0,
+      humans: none,
+      runs: { model: null },
+      difficulty: null,
+      rank: null
+    });
+    const rows = stepTable(rep).querySelectorAll('tbody tr');
+    expect(rows).toHaveLength(2);
+    const cells = Array.from(rows[1].querySelectorAll('td')).map(
+      td => td.textContent
+    );
+    expect(cells.slice(3)).toEqual([
+      'not played',
+      '—',
+      '—',
+      'not played',
+      '—',
+      ''
+    ]);
   });
 
   it('draws a bar per library and respondent group, a * for a mismatch', () => {

@@ -50,7 +50,9 @@ describe('the time-vs-difficulty scatter', () => {
       'Working time vs step difficulty'
     );
     const desc = svg.querySelector('#sc-desc')!.textContent!;
-    expect(desc).toContain('2 steps (1 without a working time left out)');
+    expect(desc).toContain(
+      '2 steps (1 without a working time or a difficulty left out)'
+    );
     expect(desc).toContain('The per-step table lists the same values.');
   });
 
@@ -60,8 +62,8 @@ describe('the time-vs-difficulty scatter', () => {
       svg.querySelectorAll('g.jp-CIBench-scatterPoint')
     );
     expect(points.map(g => g.querySelector('title')!.textContent)).toEqual([
-      'cmp_a #1: difficulty -1.00, 20 s [10–30]',
-      'cmp_a #2 *: difficulty 2.00, 60 s [40–80]'
+      'cmp_a #1: difficulty -1.00, 20.0 s [10.0–30.0]',
+      'cmp_a #2 *: difficulty 2.00, 60.0 s [40.0–80.0]'
     ]);
     expect(points[1].classList.contains('jp-mod-mismatch')).toBe(true);
     expect(points[0].classList.contains('jp-mod-mismatch')).toBe(false);

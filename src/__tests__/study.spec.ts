@@ -64,6 +64,8 @@ function study(over: Partial<IStudyView> = {}): IStudyView {
     current: null,
     next: null,
     done: 0,
+    finished: 0,
+    quit: 0,
     total_seconds: 0,
     ...over
   };
@@ -117,10 +119,29 @@ describe('study words', () => {
         study({ ...PLAYING, state: 'ready', current: null, next: 1 })
       )
     ).toBe('Task 2 of 2 · next');
-    expect(progressLine(study({ state: 'finished' }))).toBe(
-      'All 2 tasks ended'
+    const ended = { done: 2, finished: 1, quit: 1 };
+    expect(progressLine(study({ state: 'finished', ...ended }))).toBe(
+      'All 2 tasks ended · 1 of 2 finished, 1 quit'
     );
-    expect(stateText('playing', 1, 3)).toBe('task 2 of 3 in progress');
+    const row = { state: 'playing' as const, n_items: 3, quit: 0 };
+    expect(stateText({ ...row, done: 0, finished: 0 })).toBe(
+      'task 1 of 3 in progress'
+    );
+    expect(stateText({ ...row, done: 1, finished: 1 })).toBe(
+      'task 2 of 3 in progress · 1 of 3 finished'
+    );
+    expect(
+      stateText({
+        state: 'finished',
+        n_items: 2,
+        ...ended,
+        finished: 2,
+        quit: 0
+      })
+    ).toBe('finished: 2 of 2');
+    expect(stateText({ state: 'finished', n_items: 2, ...ended })).toBe(
+      'ended: 1 of 2 finished, 1 quit'
+    );
     expect(itemStatusText(PLAYING.items![0])).toBe('in progress · 1m 05s');
     expect(itemStatusText(PLAYING.items![1])).toBe('to do');
   });
@@ -271,14 +292,16 @@ describe('the study view and list', () => {
         title: 'Pilot',
         protocol: 'practice',
         state: 'ready',
-        done: 1,
+        done: 2,
+        finished: 1,
+        quit: 1,
         n_items: 3,
         participant_code: false
       }
     ];
     expect(list.node.hidden).toBe(false);
     expect(list.node.querySelector('.jp-CIBench-studyState')?.textContent).toBe(
-      '1 of 3 done'
+      '1 of 3 finished, 1 quit'
     );
     list.node.querySelector<HTMLButtonElement>('[data-study="pilot"]')!.click();
     expect(opened).toEqual(['pilot']);
@@ -380,6 +403,8 @@ describe('the study controller', () => {
       protocol: 'model-parity' as const,
       state: 'ready' as const,
       done: 0,
+      finished: 0,
+      quit: 0,
       n_items: 2,
       participant_code: true
     };

@@ -37,7 +37,7 @@ export class StudyList {
           open.setAttribute('data-study', row.id);
           const state = h('span', {
             className: 'jp-CIBench-studyState',
-            text: stateText(row.state, row.done, row.n_items)
+            text: stateText(row)
           });
           open.appendChild(state);
           return h('li', {}, open);

@@ -6,6 +6,7 @@
  * Pure: a report in, nodes or text out.
  */
 import { h } from '../panel/dom';
+import { IColumn, libraryColumns, stepColumns } from './columns';
 import type {
   ICompareLibrary,
   ICompareStep,
@@ -15,34 +16,60 @@ import type {
 
 const SVG = 'http://www.w3.org/2000/svg';
 
-/** `50.0 [0–100]`: a pass rate x100 with its CI; `–` without one. */
+/** A missing figure. */
+export const MISSING = '—';
+export const NOT_PLAYED = 'not played';
+
+/**
+ * The report's one rounding rule (as the CLI's, grading/bounds.py): a value
+ * and its bounds at one decimal, `8.3 [8.3–8.3]`; `—` without a value.
+ */
+export function bounded(
+  value: number | null,
+  lo: number | null,
+  hi: number | null,
+  unit = ''
+): string {
+  if (value === null) {
+    return MISSING;
+  }
+  const bounds = lo === null || hi === null ? '' : ` [${fmt(lo)}–${fmt(hi)}]`;
+  return `${fmt(value)}${unit}${bounds}`;
+}
+
+/** A figure at the report's precision (one decimal). */
+export function fmt(x: number): string {
+  return x.toFixed(1);
+}
+
+/** `1 person`, `2 people`. */
+export function peopleText(n: number): string {
+  return `${n} ${n === 1 ? 'person' : 'people'}`;
+}
+
+/** `2 people (+1 quit)`; `not played` when nobody counted or quit. */
+export function peopleCell(h: IHumanFigures): string {
+  if (!h.n && !h.quit) {
+    return NOT_PLAYED;
+  }
+  return peopleText(h.n) + (h.quit ? ` (+${h.quit} quit)` : '');
+}
+
+/** `50.0 [0.0–100.0]`: a pass rate x100 with its CI; `—` without one. */
 export function rateText(h: IHumanFigures): string {
-  if (h.rate === null) {
-    return '–';
-  }
-  const [lo, hi] = h.ci;
-  const ci = lo === null || hi === null ? '' : ` [${fmt(lo)}–${fmt(hi)}]`;
-  return `${h.rate.toFixed(1)}${ci}`;
+  return bounded(h.rate, h.ci[0], h.ci[1]);
 }
 
-/** `25 s [22.5–27.5]`: the median working time with its quartiles. */
+/** `25.0 s [22.5–27.5]`: the median working time with its quartiles. */
 export function timeText(h: IHumanFigures): string {
-  const t = h.time;
-  if (t.median === null) {
-    return '–';
-  }
-  return `${fmt(t.median)} s [${fmt(t.q1 ?? 0)}–${fmt(t.q3 ?? 0)}]`;
+  return bounded(h.time.median, h.time.q1, h.time.q3, ' s');
 }
 
-function fmt(x: number): string {
-  return Number.isInteger(x) ? String(x) : x.toFixed(1);
-}
-
-/** A run's step result in words: `passed (100)` / `missed (0)` / `not played`. */
+/** A run's step result in words: `passed (100.0)` / `missed (0.0)` / `not played`. */
 export function stepRunText(row: ICompareStep, run: string): string {
   const got = row.runs[run];
   if (!got) {
-    return 'not played';
+    return NOT_PLAYED;
   }
   const score = got.score === null ? '' : ` (${fmt(got.score)})`;
   return `${got.passed ? 'passed' : 'missed'}${score}`;
@@ -50,16 +77,26 @@ export function stepRunText(row: ICompareStep, run: string): string {
 
 function table(
   caption: string,
-  head: string[],
+  head: IColumn[],
   rows: { cells: string[]; mismatch: string[] }[]
 ): HTMLTableElement {
+  const cls = (c: IColumn) => (c.kind ? `jp-CIBench-col-${c.kind}` : '');
   const headRow = h(
     'tr',
     {},
-    ...head.map(text => h('th', { text, attrs: { scope: 'col' } }))
+    ...head.map(c =>
+      h('th', {
+        text: c.text,
+        className: cls(c),
+        attrs: { scope: 'col', title: c.title }
+      })
+    )
   );
   const body = rows.map(({ cells, mismatch }) => {
-    const tr = h('tr', {}, ...cells.map(text => h('td', { text })));
+    const tds = cells.map((text, i) =>
+      h('td', { text, className: cls(head[i]) })
+    );
+    const tr = h('tr', {}, ...tds);
     if (mismatch.length) {
       tr.setAttribute('data-mismatch', mismatch.join('; '));
       tr.title = `NOT COMPARABLE: ${mismatch.join('; ')}`;
@@ -79,53 +116,57 @@ function mark(mismatch: string[]): string {
   return mismatch.length ? `⚠ ${mismatch.join('; ')}` : '';
 }
 
+/** `0.12 (3)`: a step's difficulty and rank; `—` for a step nobody played. */
+export function difficultyText(row: ICompareStep): string {
+  return row.difficulty === null
+    ? MISSING
+    : `${row.difficulty.toFixed(2)} (${row.rank})`;
+}
+
 /** Per step: people n, pass % with CI, time median [IQR], each run, difficulty rank. */
 export function stepTable(report: IComparison): HTMLTableElement {
   const runs = report.runs.map(r => r.run);
-  const head = ['Task', 'Step', 'Kind', 'People', 'Pass % [95% CI]', 'Time'];
-  head.push(...runs, 'Difficulty (rank)', 'Mismatch');
   const rows = report.steps.map(row => ({
     cells: [
       row.task,
       String(row.step + 1),
       row.kind,
-      row.humans.quit
-        ? `${row.humans.n} (+${row.humans.quit} quit)`
-        : String(row.humans.n),
+      peopleCell(row.humans),
       rateText(row.humans),
       timeText(row.humans),
       ...runs.map(run => stepRunText(row, run)),
-      `${row.difficulty.toFixed(2)} (${row.rank})`,
+      difficultyText(row),
       mark(row.mismatch)
     ],
     mismatch: row.mismatch
   }));
-  return table('Per step', head, rows);
+  return table('Per step', stepColumns(runs), rows);
 }
 
 /** Per library: steps, the people's pass % with CI and time, each run's rate. */
 export function libraryTable(report: IComparison): HTMLTableElement {
   const runs = report.runs.map(r => r.run);
-  const head = ['Library', 'Steps', 'People', 'Pass % [95% CI]', 'Time'];
-  head.push(...runs.map(run => `${run} pass %`), 'Mismatch');
   const rows = report.libraries.map((row: ICompareLibrary) => ({
     cells: [
       row.lib,
       String(row.steps),
-      String(row.humans.n),
+      peopleCell(row.humans),
       rateText(row.humans),
       timeText(row.humans),
       ...runs.map(run => {
         const got = row.runs[run];
-        return got?.rate === null || !got
-          ? '–'
-          : `${got.rate.toFixed(1)} (${got.passed}/${got.steps})`;
+        if (!got?.tasks) {
+          return NOT_PLAYED;
+        }
+        return got.rate === null
+          ? MISSING
+          : `${fmt(got.rate)} (${got.passed}/${got.steps})`;
       }),
       mark(row.mismatch)
     ],
     mismatch: row.mismatch
   }));
-  return table('Per library', head, rows);
+  return table('Per library', libraryColumns(runs), rows);
 }
 
 function svg<K extends keyof SVGElementTagNameMap>(
@@ -191,14 +232,14 @@ function oneBar(name: string, rate: number | null, y: number): SVGElement[] {
     class: `jp-CIBench-bar jp-CIBench-bar-${people ? 'humans' : 'run'}`
   });
   const title = svg('title', {});
-  title.textContent = `${name}: ${rate === null ? 'no steps' : rate.toFixed(1)}`;
+  title.textContent = `${name}: ${rate === null ? NOT_PLAYED : fmt(rate)}`;
   rect.appendChild(title);
   const value = svg('text', {
     x: LEFT + length + 4,
     y: y + BAR - 2,
     class: 'jp-CIBench-barValue'
   });
-  value.textContent = `${people ? 'people' : name} ${rate === null ? '–' : rate.toFixed(0)}`;
+  value.textContent = `${people ? 'people' : name} ${rate === null ? MISSING : fmt(rate)}`;
   return [rect, value];
 }
 
@@ -241,8 +282,8 @@ type AnyRow = {
   lib?: string;
   step?: number;
   kind?: string;
-  difficulty?: number;
-  rank?: number;
+  difficulty?: number | null;
+  rank?: number | null;
   humans: IHumanFigures;
   runs: { [run: string]: unknown };
   mismatch: string[];

@@ -12,6 +12,7 @@ import {
   libraryBars,
   libraryTable,
   notesList,
+  peopleText,
   reportCsv,
   stepTable
 } from './report';
@@ -152,7 +153,7 @@ export class ResultsView {
       },
       h('p', {
         className: 'jp-CIBench-compareHead',
-        text: `${report.people} people vs ${runs} · profile ${report.profile}`,
+        text: `${peopleText(report.people)} vs ${runs} · profile ${report.profile}`,
         attrs: { role: 'status' }
       }),
       download,

@@ -8,6 +8,7 @@
  * table beside it is its table fallback. Pure: a report in, an SVG out.
  */
 import type { ICompareStep, IComparison } from './api';
+import { bounded, fmt } from './report';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -31,12 +32,12 @@ export function pointLabel(row: ICompareStep): string {
   return `${name} #${row.step + 1}${row.mismatch.length ? ' *' : ''}`;
 }
 
-/** The steps with a median working time, as points. */
+/** The steps with a median working time and a difficulty, as points. */
 export function scatterPoints(report: IComparison): IScatterPoint[] {
   const points: IScatterPoint[] = [];
   for (const row of report.steps) {
     const t = row.humans.time;
-    if (t.median === null) {
+    if (t.median === null || row.difficulty === null) {
       continue;
     }
     points.push({
@@ -73,10 +74,6 @@ function el<K extends keyof SVGElementTagNameMap>(
   return node;
 }
 
-function fmt(x: number): string {
-  return Number.isInteger(x) ? String(x) : x.toFixed(1);
-}
-
 /** The scatter; `id` makes its title's and description's ids unique in the page. */
 export function timeScatter(report: IComparison, id: string): SVGSVGElement {
   const points = scatterPoints(report);
@@ -108,7 +105,9 @@ export function timeScatter(report: IComparison, id: string): SVGSVGElement {
 /** The description: what is drawn and where the numbers are. */
 function describe(report: IComparison, points: IScatterPoint[]): string {
   const left = report.steps.length - points.length;
-  const without = left ? ` (${left} without a working time left out)` : '';
+  const without = left
+    ? ` (${left} without a working time or a difficulty left out)`
+    : '';
   return (
     `Each step's difficulty (Rasch, people and models together; larger is harder) across, ` +
     `the people's median working time in seconds up, its quartiles as a bar: ` +
@@ -170,10 +169,10 @@ function point(
   return g;
 }
 
-/** `cmp_a #2: difficulty 0.12, 25 s [22.5–27.5]`. */
+/** `cmp_a #2: difficulty 0.12, 25.0 s [22.5–27.5]`. */
 export function pointTitle(p: IScatterPoint): string {
   return (
     `${p.label}: difficulty ${p.difficulty.toFixed(2)}, ` +
-    `${fmt(p.median)} s [${fmt(p.q1)}–${fmt(p.q3)}]`
+    bounded(p.median, p.q1, p.q3, ' s')
   );
 }

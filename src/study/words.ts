@@ -3,7 +3,7 @@
  * item, the protocol, the link parameter, and the server's field errors.
  */
 import { formatSeconds } from '../panel/words';
-import type { IPlanItem, IStudyView, StudyState } from './api';
+import type { IPlanItem, IStudySummary, IStudyView } from './api';
 
 /** The lab URL parameter that opens the panel on a study: `…/lab?cibench-study=ID`. */
 export const STUDY_PARAM = 'cibench-study';
@@ -22,17 +22,32 @@ export function protocolText(protocol: string): string {
   return 'Practice: grades as you go, your best run of a step kept';
 }
 
+/** How many of a plan's tasks ended, and how (a quit task is not counted as finished). */
+export type EndedCounts = Pick<IStudySummary, 'finished' | 'quit' | 'n_items'>;
+
+/** "1 of 3 finished, 1 quit" ("2 of 3 finished" when none was quit). */
+export function endedText(counts: EndedCounts): string {
+  const quit = counts.quit ? `, ${counts.quit} quit` : '';
+  return `${counts.finished} of ${counts.n_items} finished${quit}`;
+}
+
 /** A study's row in the list: where the participant stands. */
-export function stateText(state: StudyState, done: number, n: number): string {
-  switch (state) {
+export function stateText(
+  row: Pick<IStudySummary, 'state' | 'done'> & EndedCounts
+): string {
+  const n = row.n_items;
+  switch (row.state) {
     case 'consent':
       return 'not started: consent first';
     case 'playing':
-      return `task ${done + 1} of ${n} in progress`;
+      return (
+        `task ${row.done + 1} of ${n} in progress` +
+        (row.done ? ` · ${endedText(row)}` : '')
+      );
     case 'finished':
-      return `finished: ${n} of ${n}`;
+      return row.quit ? `ended: ${endedText(row)}` : `finished: ${n} of ${n}`;
     default:
-      return `${done} of ${n} done`;
+      return endedText(row);
   }
 }
 
@@ -42,13 +57,14 @@ export function progressLine(view: IStudyView): string {
   if (view.state === 'consent') {
     return `${n} task${n === 1 ? '' : 's'} · consent first`;
   }
+  const ended = view.done ? ` · ${endedText(view)}` : '';
   if (view.current !== null) {
-    return `Task ${view.current + 1} of ${n} · in progress`;
+    return `Task ${view.current + 1} of ${n} · in progress${ended}`;
   }
   if (view.next !== null) {
-    return `Task ${view.next + 1} of ${n} · next`;
+    return `Task ${view.next + 1} of ${n} · next${ended}`;
   }
-  return `All ${n} tasks ended`;
+  return `All ${n} tasks ended${ended}`;
 }
 
 /** An item's status in words. */

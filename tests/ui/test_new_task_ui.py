@@ -1,5 +1,6 @@
 """ "Make a CIBench Task from This Notebook", by keyboard from the command palette: the teacher's
-open notebook is checked, its steps' kinds shown in a dialog, the task made and listed."""
+(an instructor's) open notebook is checked, its steps' kinds shown in a dialog, the task made and
+listed; a participant is not offered the command, in the palette or the notebook's menu."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from .test_lab_play import open_panel
 from .test_play_panel import api, open_palette
 
 TASK_ID = "classroom/pandas/bills_week"
+TEACHER = {"participant": "teach", "instructors": ["teach"]}
 
 
 def test_a_teachers_notebook_becomes_a_task_from_the_palette(page: Page, tmp_path):
-    lab = configured_lab(tmp_path, {"new_tasks_dir": str(tmp_path / "made")})
+    lab = configured_lab(tmp_path, {"new_tasks_dir": str(tmp_path / "made"), **TEACHER})
     try:
         nb = write_solution(lab.root / "teacher", GOOD)
         solution = nbformat.read(str(nb), as_version=4)
@@ -58,5 +60,27 @@ def test_a_teachers_notebook_becomes_a_task_from_the_palette(page: Page, tmp_pat
         open_panel(page)
         page.locator(".jp-CIBench-filter").fill("bills")
         expect(page.locator(f'.jp-CIBench-task[data-task-id="{TASK_ID}"]')).to_contain_text("Bills by day")
+    finally:
+        lab.kill()
+
+
+def test_a_participant_is_not_offered_the_command(page: Page, tmp_path):
+    lab = configured_lab(tmp_path, {"new_tasks_dir": str(tmp_path / "made"), "participant": "ada"})
+    try:
+        write_solution(lab.root / "mine", GOOD)
+        page.goto(f"{lab.url}/lab/tree/mine/bills_week.ipynb?token={TOKEN}")
+        expect(page.locator(".jp-NotebookPanel .jp-Cell")).to_have_count(9, timeout=60_000)
+        assert api(page, "me")["roles"] == ["participant"]
+        open_palette(page)
+        page.keyboard.insert_text("CIBench")
+        items = page.locator(".lm-CommandPalette-item")
+        expect(items.first).to_be_visible()  # the palette lists the other CIBench commands
+        expect(page.locator(".lm-CommandPalette-content")).not_to_contain_text("Make a CIBench Task")
+        page.keyboard.press("Escape")
+        page.locator(".jp-NotebookPanel .jp-Cell").first.click(button="right")
+        menu = page.locator(".lm-Menu").first
+        expect(menu.get_by_role("menuitem", name="Show Log Console")).to_be_visible()
+        # the menu keeps a hidden item in its DOM: what counts is that none is shown
+        expect(menu.get_by_role("menuitem", name="Make a CIBench Task from This Notebook")).to_have_count(0)
     finally:
         lab.kill()

@@ -63,9 +63,14 @@ class StepView(Closed):
     working_seconds: float | None = Field(
         description="the step's time net of pauses (settled: final; open: up to now)"
     )
-    grade: Grade | None
+    grade: Grade | None = Field(
+        description="the kept grade under the shown profile (the open step's so far; null while grades "
+        "are hidden, and for the step a quit left unsettled: it keeps none)"
+    )
     grades: dict[str, Grade] | None = Field(
-        None, description="done: the step's kept grade under every stored profile; open: null"
+        None,
+        description="done or quit: a settled step's kept grade under every stored profile; "
+        "open, or the step a quit left unsettled: null",
     )
     kept_turn: int | None = Field(
         description="0-based turn whose grade is `grade` under the grade rule (open step: so far); "
@@ -126,9 +131,12 @@ class AttemptView(Closed):
     kernel_id: str | None
     profile: str
     steps: list[StepView]
-    summary: Summary | None
+    summary: Summary | None = Field(
+        description="done: the shown profile's means over every step; open or quit: null (a quit "
+        "attempt's steps keep their grades, in `steps`)"
+    )
     summaries: dict[str, Summary] | None = Field(
-        description="done: every stored profile's summary; open: null"
+        description="done: every stored profile's summary; open or quit: null"
     )
     next: NextAction
     created_at: str

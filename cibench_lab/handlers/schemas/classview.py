@@ -59,6 +59,7 @@ class ClassCSV(Closed):
 
 
 class MemberTurn(Closed):
+    step: int = Field(description="the step the turn belongs to (0-based)")
     turn: int = Field(description="0-based within the step")
     code: str
     output: str = Field(description="the outputs the kernel published, as text")

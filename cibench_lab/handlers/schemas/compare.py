@@ -38,7 +38,7 @@ class HumanFigures(Closed):
     passed: int
     steps: int
     rate: float | None = Field(description="passed / steps x100")
-    ci: list[float | None] = Field(description="the rate's 95% bootstrap CI [low, high]")
+    ci: list[float | None] = Field(description="the rate's 95% bootstrap CI [low, high] (one decimal)")
     score: float | None = Field(description="mean score x100")
     quit: int = Field(description="people who only quit the task(s)")
     time: Spread = Field(description="working seconds net of pauses")
@@ -71,8 +71,8 @@ class StepRow(Closed):
     humans: HumanFigures
     runs: dict[str, StepRun | None] = Field(description="by run name; null: the run did not play it")
     mismatch: list[str] = Field(description="`run: field` for each mismatch of the row's task")
-    difficulty: float
-    rank: int = Field(description="1 = hardest")
+    difficulty: float | None = Field(description="Rasch difficulty; null: nobody played the step")
+    rank: int | None = Field(description="1 = hardest; null: nobody played the step")
 
 
 class TaskRow(Closed):
@@ -113,7 +113,7 @@ class Difficulty(Closed):
     ridge: float
     converged: bool
     iterations: int
-    items: list[DifficultyItem] = Field(description="the steps, hardest first")
+    items: list[DifficultyItem] = Field(description="the steps somebody played, hardest first")
     respondents: list[Respondent]
 
 

@@ -1,0 +1,157 @@
+"""A Qwen benchmark task's kernel and notebook in the lab, prepared as the original prepares its kernel.
+
+Qwen's Code Interpreter Benchmark (``tasks/qwen.py``) starts its kernel inside ``upload_file/``
+and runs a start code there (imports, ``sns.set_theme()``, matplotlib asked for SimHei); an
+*easy* visualization item's first assistant turn, carried in its query, runs before the model
+starts.  :class:`KernelSetup` gives the lab's hidden start of every task kernel — on Start and
+on every restore (a restart, a resume, a reopened notebook) — the task's start code and, for a
+Qwen task, :data:`QWEN_START` and the prior turn's code; the outputs that prior turn printed on
+the kernel become a read-only, already-run ``prior`` cell above the answer cell of the attempt's
+notebook (not a turn, not graded).
+
+Differences from the original, for a person: SimHei is not to be had offline, so the kernel's
+matplotlib gets Noto Sans CJK under that name (:mod:`.fonts`, recorded in the attempt's
+``environment.fonts.cjk``); the instruction lists the files with their paths inside
+``upload_file/``, since a person's code is run as typed (a model's has each basename rewritten to
+its path, as the original does); no per-run alarm (the lab's ``turn_timeout`` stops a run).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell
+
+from ..grading import TurnOutput
+from ..grading.qwen.react import extract_code
+from ..models.qwen_react import prior_turn_code
+from ..tasks.model import Task
+from ..tasks.qwen import VERSION, WORKDIR, question_of, qwen_item
+from .fonts import CJK_FAMILY, STANDS_FOR
+from .kernel import start_code
+from .workspace import CELL_KEY, write_notebook
+
+#: The original's kernel start code (its ``code_interpreter.py``), less the per-run alarm; SimHei
+#: is Noto Sans CJK here (a font entry of that name added to matplotlib's list, when it lacks one).
+QWEN_START = f"""\
+import os
+if '{WORKDIR}' not in os.getcwd():
+    os.chdir("./{WORKDIR}/")
+
+def _cibench_cjk():
+    import dataclasses
+    import matplotlib.font_manager as fm
+    if any(f.name == {STANDS_FOR!r} for f in fm.fontManager.ttflist):
+        return
+    cjk = [f for f in fm.fontManager.ttflist if f.name == {CJK_FAMILY!r}]
+    fm.fontManager.ttflist.extend(dataclasses.replace(f, name={STANDS_FOR!r}) for f in cjk)
+    fm.fontManager._findfont_cached.cache_clear()
+_cibench_cjk()
+del _cibench_cjk
+
+import math
+import re
+import json
+
+import seaborn as sns
+sns.set_theme()
+
+import matplotlib
+import matplotlib.pyplot as plt
+plt.rcParams['font.sans-serif'] = [{STANDS_FOR!r}]
+plt.rcParams['axes.unicode_minus'] = False
+
+import numpy as np
+import pandas as pd
+
+from sympy import Eq, symbols, solve
+"""
+
+PRIOR = "prior"  # the cell role of an easy item's prior turn
+_KEPT = 64  # prior turns kept between a kernel's start and its notebook's writing
+_FAMILY_WORDS = {"qwen-vis": "visualization", "qwen-math": "math", "qwen-general": "general"}
+
+
+def prior_code(task: Task) -> str | None:
+    """The code of an easy item's prior turn, as the original runs it (None: no prior turn)."""
+    item = qwen_item(task)
+    if item is None:
+        return None
+    action = prior_turn_code(item["query"], list(item.get("input_file_path", [])))
+    return None if action is None else extract_code(action)
+
+
+def setup_codes(task: Task) -> list[str]:
+    """What a Qwen task's kernel runs after the start code: the original's start, the prior turn."""
+    if qwen_item(task) is None:
+        return []
+    prior = prior_code(task)
+    return [QWEN_START] if prior is None else [QWEN_START, prior]
+
+
+class KernelSetup:
+    """The hidden start of a task kernel, and the prior turn it ran for the attempt's notebook."""
+
+    def __init__(self) -> None:
+        self.priors: OrderedDict[str, TurnOutput] = OrderedDict()
+
+    def codes(self, task: Task) -> list[str]:
+        return [start_code(task.rendering.rendering), *setup_codes(task)]
+
+    def ran(self, attempt_id: str, task: Task, ran: list[TurnOutput]) -> list[TurnOutput]:
+        """What ran after the start (``ran`` began with :meth:`codes`); a prior turn's run is kept."""
+        n = len(self.codes(task))
+        if prior_code(task) is not None and len(ran) >= n:
+            self.priors[attempt_id] = ran[n - 1]
+            while len(self.priors) > _KEPT:
+                self.priors.popitem(last=False)
+        return ran[n:]
+
+    def write_notebook(
+        self, task: Task, attempt_id: str, mode: str, path: Path, player: str, language: dict
+    ) -> None:
+        """The attempt's notebook (:func:`.workspace.write_notebook`); a Qwen task's in its words,
+        with its prior turn's cell."""
+        write_notebook(task, attempt_id, mode, path, player, language)
+        if qwen_item(task) is not None:
+            qwen_notebook(path, task, self.priors.pop(attempt_id, None))
+
+
+def qwen_notebook(path: Path, task: Task, prior: TurnOutput | None) -> None:
+    """Reword the title and instruction cells for a Qwen task; insert the prior turn's cell."""
+    item = qwen_item(task) or {}
+    nb = nbformat.read(str(path), as_version=4)
+    title, instruction = nb.cells[0], nb.cells[1]
+    how = title.source.rsplit(" · ", 1)[-1]
+    family = _FAMILY_WORDS.get(item.get("family", ""), "")
+    title.source = f"# {task.title}\n\n*Qwen Code Interpreter Benchmark ({VERSION}) · {family} · {how}"
+    instruction.source = instruction_text(item)
+    if prior is not None:
+        nb.cells.insert(2, prior_cell(prior))
+    nbformat.write(nb, str(path))
+
+
+def instruction_text(item: dict) -> str:
+    """The item's question, its family and difficulty, and its files inside ``upload_file/``."""
+    family = _FAMILY_WORDS.get(item.get("family", ""), "")
+    level = f" ({item['difficulty']})" if item.get("difficulty") else ""
+    text = f"**{family}{level}**\n\n{question_of(item['query']).strip()}"
+    files = list(item.get("input_file_path", []))
+    if files:
+        names = ", ".join(f"`{f}`" for f in files)
+        text += f"\n\n*Files: {names} (the kernel runs in `{WORKDIR}/`)*"
+    if prior_turn_code(item["query"], files) is not None:
+        text += "\n\n*The first turn already ran: its cell below is read-only.*"
+    return text
+
+
+def prior_cell(ran: TurnOutput) -> nbformat.NotebookNode:
+    """The prior turn as an already-run, read-only code cell (its outputs as the kernel printed them)."""
+    cell = new_code_cell(
+        ran.code,
+        metadata={"editable": False, "deletable": False, CELL_KEY: {"role": PRIOR, "step": 0}},
+    )
+    cell.outputs = [nbformat.from_dict(o) for o in ran.outputs]
+    return cell

@@ -1,0 +1,89 @@
+/**
+ * The results tables' columns: each header's text, what it holds in words
+ * (the header's tooltip, its `title`) and how its cells read (`num`: figures,
+ * right-aligned and kept on one line; `id`: a task id, allowed to wrap at its
+ * slashes). Pure data for report.ts.
+ */
+
+/** One column of a results table. */
+export interface IColumn {
+  text: string;
+  title: string;
+  kind?: 'num' | 'id';
+}
+
+const CI =
+  "The people's pass rate (steps passed / steps, x100) with its 95% " +
+  'confidence interval: a percentile bootstrap over participants (2,000 resamples)';
+const TIME =
+  "The people's working time net of pauses, in seconds: the median " +
+  '[first–third quartile] over the people counted';
+const PEOPLE =
+  'People counted (each person’s latest finished attempt) and, after +, ' +
+  'those who only quit';
+const MISMATCH =
+  'The conditions this row’s people and a run were played under that differ ' +
+  '(shown only with “Show a comparison whose conditions differ”)';
+
+/** The per-step table's columns, a column per run before the difficulty. */
+export function stepColumns(runs: string[]): IColumn[] {
+  return [
+    { text: 'Task', title: 'The task id: split/library/name', kind: 'id' },
+    {
+      text: 'Step',
+      title: 'The step’s number in the task, from 1',
+      kind: 'num'
+    },
+    {
+      text: 'Kind',
+      title:
+        'The step’s kind: what its grade compares (num, text, vis, general)'
+    },
+    { text: 'People', title: PEOPLE, kind: 'num' },
+    { text: 'Pass % [95% CI]', title: CI, kind: 'num' },
+    { text: 'Time', title: TIME, kind: 'num' },
+    ...runs.map(run => ({
+      text: run,
+      title: `Run ${run}’s score at the step: passed or missed, with its score x100 (“not played”: the run did not play it)`,
+      kind: 'num' as const
+    })),
+    {
+      text: 'Difficulty (rank)',
+      title:
+        'The step’s difficulty estimate: a Rasch (one-parameter) fit over people ' +
+        'and models together, larger is harder; its rank, 1 = hardest (— : nobody played it)',
+      kind: 'num'
+    },
+    { text: 'Mismatch', title: MISMATCH }
+  ];
+}
+
+/** The per-library table's columns, a column per run before the mismatch. */
+export function libraryColumns(runs: string[]): IColumn[] {
+  return [
+    {
+      text: 'Library',
+      title:
+        'The library (split/library where two splits hold one of that name)',
+      kind: 'id'
+    },
+    {
+      text: 'Steps',
+      title: 'Steps of the library’s tasks in the study',
+      kind: 'num'
+    },
+    { text: 'People', title: PEOPLE, kind: 'num' },
+    { text: 'Pass % [95% CI]', title: CI, kind: 'num' },
+    {
+      text: 'Time',
+      title: `${TIME}; a person’s time is the sum over the library’s tasks they played`,
+      kind: 'num'
+    },
+    ...runs.map(run => ({
+      text: `${run} pass %`,
+      title: `Run ${run}’s score: its pass rate x100 over the library’s steps it played (passed/steps)`,
+      kind: 'num' as const
+    })),
+    { text: 'Mismatch', title: MISMATCH }
+  ];
+}

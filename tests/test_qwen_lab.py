@@ -1,0 +1,137 @@
+"""A person plays Qwen's Code Interpreter Benchmark tasks in the lab (tests/fixtures/qwen/benchmark).
+
+The kernel runs in the attempt's ``upload_file/`` with the original's start code; an easy item's
+prior turn is an already-run, read-only cell; visualization without a judge is "not graded",
+general items executable only, GSM8K math accuracy against the gold (never said); SimHei is Noto
+Sans CJK, recorded with the attempt; all of it again on a restarted kernel.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import server_config
+
+from cibench_lab.cli import main
+from cibench_lab.engine.executor import execute
+from cibench_lab.engine.fonts import CJK_FAMILY, font_set_digest
+from cibench_lab.engine.qwen_setup import PRIOR, instruction_text, setup_codes
+from cibench_lab.grading.qwen.lab import NO_JUDGE, grade_qwen
+from cibench_lab.grading.turn import TurnOutput
+from cibench_lab.store.tables import Attempt
+from cibench_lab.tasks.library import TaskLibrary
+
+BENCH = Path(__file__).parent / "fixtures" / "qwen" / "benchmark"
+EASY = "cibench_qwen/qwen-vis/ci_0002"
+GSM8K = "cibench_qwen/qwen-math/gsm8k_0001"
+GENERAL = "cibench_qwen/qwen-general/ci_0004"
+PLOT = "import matplotlib.pyplot as plt\nplt.plot(df['day'], df['temp'])\nplt.title('每日气温')\nplt.show()"
+
+
+@pytest.fixture(scope="module")
+def qwen_root(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("qwen-tasks")
+    assert main(["tasks", "import", str(BENCH), "--into", str(root)]) == 0
+    return root
+
+
+@pytest.fixture
+def jp_server_config(tmp_path, qwen_root):
+    return server_config(tmp_path, [qwen_root], turn_timeout=60.0)
+
+
+def _stdout(outputs) -> str:
+    return "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
+
+
+async def _probe(b) -> str:
+    """What PROBE prints on the attempt's kernel, through the browser's own client."""
+    kernel = b.app.kernel_manager.get_kernel(b.kernel_id)
+    await b.kc.wait_for_ready(timeout=30)
+    ex = await execute(b.kc, kernel, PROBE, 30)
+    return _stdout(ex.outputs) + "".join(o.get("evalue", "") for o in ex.outputs)
+
+
+PROBE = (
+    "import os\nimport matplotlib.font_manager as fm\n"
+    "print(os.getcwd(), plt.rcParams['font.sans-serif'],"
+    " os.path.basename(fm.findfont('SimHei', fallback_to_default=False)), 'df' in globals())"
+)
+
+
+async def test_an_easy_item_in_the_lab_its_folder_prior_cell_font_grade_and_restore(
+    start_attempt, api, jp_serverapp
+):
+    b = await start_attempt(EASY)
+    aid = b.attempt["id"]
+    nb = nbformat.read(str(Path(jp_serverapp.root_dir) / b.attempt["notebook_path"]), as_version=4)
+    roles = [c.metadata.get("cibench_lab", {}).get("role") for c in nb.cells]
+    assert roles == ["title", "instruction", PRIOR, "answer"]
+    prior = nb.cells[2]
+    assert prior.metadata["editable"] is False and "weather/weather.csv" in prior.source
+    assert "day  temp" in _stdout(prior.outputs)  # what the prior turn printed on this kernel
+    assert "`weather/weather.csv`" in nb.cells[1].source and "Qwen Code Interpreter" in nb.cells[0].source
+    probe = "/work/attempt/upload_file ['SimHei'] NotoSansCJK-Regular.ttc True\n"
+    assert await _probe(b) == probe
+
+    code, turn = await b.turn(0, PLOT)
+    assert code == 200, turn
+    assert turn["grade"]["detail"] == NO_JUDGE and turn["grade"]["passed"] is False
+    assert turn["grade"]["metric"] == "qwen_judge"
+    store = jp_serverapp.web_app.settings["cibench_lab"].store
+    with store.session() as s:
+        cjk = s.get(Attempt, aid).environment["fonts"]["cjk"]
+    assert (cjk["family"], cjk["package"], cjk["stands_for"]) == (CJK_FAMILY, "fonts-noto-cjk", "SimHei")
+
+    await jp_serverapp.kernel_manager.restart_kernel(b.kernel_id)  # resume: the setup runs again
+    code, bound = await api("POST", f"attempts/{aid}/kernel", {"kernel_id": b.kernel_id})
+    assert code == 200, bound
+    assert await _probe(b) == probe
+
+
+async def test_math_accuracy_and_general_executable_in_the_lab(start_attempt):
+    gsm = await start_attempt(GSM8K)
+    code, wrong = await gsm.turn(0, "print('The answer is', 7)")
+    assert code == 200, wrong
+    gold = json.loads((BENCH / "gsm8k_test.jsonl").read_text().splitlines()[0])["answer"].split("####")[-1]
+    assert wrong["grade"]["detail"] == "answer read: 7 · wrong"  # the gold is never said
+    code, right = await gsm.turn(0, f"print('The answer is', {gold.strip()})")
+    assert right["grade"]["passed"] is True and right["grade"]["metric"] == "qwen_accuracy"
+    general = await start_attempt(GENERAL)
+    code, bad = await general.turn(0, "pd.read_csv('orders.csv')")  # cwd upload_file/: shop/orders.csv
+    assert bad["grade"]["detail"].startswith("not executable")
+    code, good = await general.turn(0, "print(pd.read_csv('shop/orders.csv').shape)")
+    assert good["grade"] == {**good["grade"], "detail": "executable", "passed": True, "score": None}
+
+
+@pytest.mark.fast
+def test_setup_and_words_of_each_family(qwen_root):
+    lib = TaskLibrary.load([qwen_root])
+    easy, hard = lib.get(EASY), lib.get("cibench_qwen/qwen-vis/ci_0001")
+    codes = setup_codes(easy)
+    assert len(codes) == 2 and "os.chdir" in codes[0] and codes[1].startswith("import pandas as pd")
+    assert "weather/weather.csv" in codes[1] and "```" not in codes[1]
+    assert len(setup_codes(hard)) == 1
+    item = lib.get(GSM8K).metadata["cibench_lab"]["qwen"]
+    assert item["answer"].split("####")[-1].strip() not in instruction_text(item)
+    step = lib.get(EASY).steps[0]
+    none = grade_qwen(step, [], "cibench", None)
+    assert none.detail == "no code run" and none.tool == 0
+    ran = TurnOutput("plt.show()", [{"output_type": "display_data", "data": {"image/png": "x"}}])
+    assert grade_qwen(step, [ran], "cibench", None).detail == NO_JUDGE
+    said = {"model": "vlm", "reply": "This is not right.", "error": None}
+    assert grade_qwen(step, [ran], "cibench", said).passed is True  # the original's "right" anywhere
+    assert grade_qwen(step, [ran], "fair", said).passed is False
+
+
+@pytest.mark.fast
+def test_the_font_cache_follows_the_font_set(tmp_path):
+    (tmp_path / "a.ttf").write_bytes(b"x")
+    before = font_set_digest((str(tmp_path),))
+    (tmp_path / "b.otf").write_bytes(b"y")
+    assert font_set_digest((str(tmp_path),)) != before  # a font added: another cache folder
+    (tmp_path / "b.otf").unlink()
+    assert font_set_digest((str(tmp_path),)) == before
