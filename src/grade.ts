@@ -99,7 +99,9 @@ export function outcomeText(
     passed: 'settled',
     gave_up: 'gave up',
     turn_cap: capText(cap),
-    out_of_turns: 'out of turns'
+    out_of_turns: 'out of turns',
+    stopped: 'stopped at an error',
+    answered: 'answered'
   };
   return outcome ? (words[outcome] ?? outcome.replace(/_/g, ' ')) : 'settled';
 }

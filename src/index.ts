@@ -70,7 +70,7 @@ const plugin: JupyterFrontEndPlugin<ICIBenchLab> = {
       shell: labShell,
       playSettings: () => settings.current
     });
-    runs.gate = model => controller.beforeRun(model);
+    runs.gate = (model, cell) => controller.beforeRun(model, cell);
     const panel = addPanel(app, labShell, restorer, model, controller);
     const openPanel = () => {
       labShell.activateById(PANEL_ID);

@@ -1331,6 +1331,7 @@ export type components = {
     /** @description How a step settled. */
     Settled: {
       step: number;
+      /** @description how the step settled: passed (a player's turn ran without error), next, gave_up, turn_cap, out_of_turns (max_turn, or a Qwen task's call limit), stopped (Qwen: an observation held error: or Traceback), answered (Qwen: a reply that called nothing) */
       outcome: string;
       grade: components['schemas']['Grade'] | null;
       next_step: number | null;
@@ -1407,6 +1408,7 @@ export type components = {
       instruction: string;
       modules: string[];
       turns: number;
+      /** @description how the step settled: passed (a player's turn ran without error), next, gave_up, turn_cap, out_of_turns (max_turn, or a Qwen task's call limit), stopped (Qwen: an observation held error: or Traceback), answered (Qwen: a reply that called nothing); null while open */
       outcome: string | null;
       settled: boolean;
       seconds: number | null;

@@ -26,6 +26,7 @@ from ..grading.profile import PROFILES
 from ..grading.summary import METRICS
 from ..store import Store
 from ..store.tables import Attempt, StepRow
+from ..tasks.qwenimport import SPLIT as QWEN_SPLIT
 
 GENERAL_NOTE = (
     "Num includes the generation split's general_correct steps ({n} here), as CIBench reports them."
@@ -224,23 +225,50 @@ def cmd_report(args) -> int:
     store = Store(args.db)
     try:
         records = load_records(store, args.runs, args.profile)
+        qwen = qwen_part(args, store) if any(r.split == QWEN_SPLIT for r in records) else None
     except LookupError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    if not records:
+    if qwen is not None:  # Qwen's benchmark is reported in its own table, not CIBench's
+        records = [r for r in records if r.task_id not in qwen["task_ids"]]
+    if not records and not (qwen and qwen["runs"]):
         print("error: no finished attempts in the chosen runs", file=sys.stderr)
         return 2
-    report = build(records, args.profile)
-    mark_unsandboxed(report, unsandboxed(store, args.runs))
+    report = build(records, args.profile) if records else None
+    if report is not None:
+        mark_unsandboxed(report, unsandboxed(store, args.runs))
     if args.format == "json":
-        print(json.dumps(report, indent=1))
-    elif args.format == "csv":
+        print(json.dumps({**(report or {}), **_qwen_json(qwen)}, indent=1))
+    elif args.format == "csv" and report is not None:
         csv.writer(sys.stdout).writerows(csv_rows(report))
-    else:
-        print_table(report)
-    if args.plot:
+    elif args.format == "table":
+        _print_tables(report, qwen)
+    if args.plot and report is not None:
         plot(report, args.plot)
     return 0
+
+
+def qwen_part(args, store: Store) -> dict | None:
+    """The Qwen benchmark's report of the chosen runs (their tasks read from the library)."""
+    from .common import library
+    from .qwen_report import qwen_report
+
+    return qwen_report(store, library(args), args.runs, args.profile)
+
+
+def _qwen_json(qwen: dict | None) -> dict:
+    from .qwen_report import json_part
+
+    return {"qwen": json_part(qwen)} if qwen and qwen["runs"] else {}
+
+
+def _print_tables(report: dict | None, qwen: dict | None) -> None:
+    if report is not None:
+        print_table(report)
+    if qwen and qwen["runs"]:
+        from .qwen_report import render
+
+        print(render(qwen))
 
 
 def register(sub) -> None:

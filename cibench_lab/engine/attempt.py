@@ -291,7 +291,8 @@ class Attempts:
         times = (started_at or utcnow(), finished_at or utcnow())
         self._add_turn(attempt_id, step, len(previous), turn, msg_id, times, meta or {}, grades)
         result = {"step": step, "turn": len(previous), "grade": grades[self.profile], "settled": None}
-        outcome = settle_rule(row.player, PlaySettings.recorded(row.settings), turn, len(previous) + 1)
+        rules = PlaySettings.recorded(row.settings)
+        outcome = settle_rule(row.player, rules, turn, len(previous) + 1, task, meta)
         if outcome:
             result["settled"] = self.settle(attempt_id, step, outcome)
         return result

@@ -342,12 +342,13 @@ def proposal_view(pending: Pending) -> dict[str, Any]:
 
 def settle_pending(attempts: Attempts, attempt_id: str) -> None:
     """Settle the open step if its turns already decide it (a kill between turn and settle)."""
-    row, _ = attempts.load(attempt_id)
+    row, task = attempts.load(attempt_id)
     if row.status != "open":
         return
     turns = attempts.turns(attempt_id, row.current_step)
     if not turns:
         return
-    outcome = settle_rule(row.player, PlaySettings.recorded(row.settings), turn_output(turns[-1]), len(turns))
+    last, rules = turns[-1], PlaySettings.recorded(row.settings)
+    outcome = settle_rule(row.player, rules, turn_output(last), len(turns), task, dict(last.meta or {}))
     if outcome:
         attempts.settle(attempt_id, row.current_step, outcome)

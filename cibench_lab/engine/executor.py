@@ -91,7 +91,8 @@ class KernelExecutor:
     ``--compat-timeout`` rule); ``grace``: how long an interrupted run may take to
     stop; ``restart()`` replaces a dead (or unstoppable) kernel by a fresh one (the
     caller restores the attempt's state on it).  ``rendering``: the plot settings of the
-    task it plays (``task.rendering.rendering``; default: the built-in set's).
+    task it plays (``task.rendering.rendering``; default: the built-in set's); ``prelude``: code
+    run after the start code on every kernel it starts (a Qwen task's interpreter set-up).
     """
 
     def __init__(
@@ -102,8 +103,10 @@ class KernelExecutor:
         silence: float | None = None,
         grace: float | None = None,
         rendering: Rendering = STOCK_72,
+        prelude: str = "",
     ):
         self.cwd = Path(cwd)
+        self.prelude = prelude
         self.rendering = rendering
         self.timeout = timeout
         self.silence = silence
@@ -115,6 +118,8 @@ class KernelExecutor:
     async def start(self) -> None:
         await self.launch()
         await self.run(start_code(self.rendering))
+        if self.prelude:
+            await self.run(self.prelude)
 
     async def launch(self, env: dict[str, str] | None = None) -> None:
         """A kernel in ``cwd``, its client ready, nothing run on it yet (:mod:`.pool` runs the

@@ -6,12 +6,9 @@ attempt's session, runs hidden work itself (start code, restoring state after a
 restart) and hands the driver each turn as its own IOPub capture read it
 (:mod:`.capture`), never what the browser says the outputs were.
 
-A turn over ``turn_timeout`` is stopped: the kernel is interrupted and, if still
-busy after ``interrupt_grace``, restarted; a kernel that dies is noticed by the
-kernel manager's restarter (:mod:`.interrupt`).  Either way the restart path restores
-the attempt's state, and the turn's answer waits for it, so the next run can be graded.
-Hidden work runs through :mod:`.hidden`; a finished attempt's kernel and an idle one are
-stopped by :mod:`.cull`.
+A turn over ``turn_timeout`` is stopped (interrupted, then restarted after ``interrupt_grace``;
+a dead kernel is noticed by the restarter, :mod:`.interrupt`): the restart path restores the
+attempt's state and the turn's answer waits for it. Hidden work: :mod:`.hidden`; culling: :mod:`.cull`.
 """
 
 from __future__ import annotations

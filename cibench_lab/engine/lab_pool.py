@@ -26,7 +26,7 @@ from typing import Any
 from ..tasks.model import Task
 from .executor import KernelExecutor
 from .kernel import KERNEL_NAME
-from .pool import KernelPool, PoolSettings, pool_key
+from .pool import KernelPool, PoolSettings, pool_key, pooled
 from .workspace import copy_data
 
 CLAIMS = "_cibench_claims"  # the manager's attribute: {attempt folder: its claimed kernel manager}
@@ -86,7 +86,7 @@ class LabKernels:
         """The attempt's folder with the task's data, and a waiting kernel moved into it when the
         pool has one (True: the session's kernel will be that one)."""
         copy = functools.partial(copy_data, task)
-        if self.pool is None:
+        if self.pool is None or not pooled(task):
             await asyncio.to_thread(copy, folder)
             return False
         warm = await self.pool.move(pool_key(task), folder, copy, refill=False)
@@ -108,7 +108,7 @@ class LabKernels:
         from .interpreter import kernel_python
 
         environment = kernel_python()
-        counts = Counter(pool_key(task, environment) for task in tasks)
+        counts = Counter(pool_key(task, environment) for task in tasks if pooled(task))
         for key in sorted(counts, key=lambda k: (-counts[k], k)):
             for _ in range(self.settings.size):
                 self.pool.expect(key)
@@ -116,7 +116,7 @@ class LabKernels:
     def refill(self, task: Task) -> None:
         """After a Start ran its kernel's start code: another kernel of its key for the next Start
         (started only now, so it does not compete with this Start)."""
-        if self.pool is not None:
+        if self.pool is not None and pooled(task):
             self.pool.expect(pool_key(task), soon=True)
 
     async def unclaimed(self, folder: Path) -> None:

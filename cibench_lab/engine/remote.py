@@ -29,7 +29,7 @@ from ..tasks.library import TaskLibrary
 from ..tasks.model import Task
 from . import orphans, reaper, replica
 from .attempt import Attempts
-from .run import HeadlessKernel, PlayContext
+from .run import HeadlessKernel, PlayContext, task_kernel
 from .workspace import copy_data
 
 STOPPED_AFTER = 5.0  # seconds without the attempt's Variable: the driver is gone or stopped the run
@@ -227,8 +227,9 @@ async def _run_attempt(ctx: WorkerContext, task: Task, attempt_id: str) -> None:
     row, _ = await ctx.db(ctx.attempts.load, attempt_id)
     folder = ctx.workroot / f"{task.stem}-{attempt_id[:8]}"
     await asyncio.to_thread(copy_data, task, folder)
+    timeout, prelude = task_kernel(task, ctx.timeout)
     executor = KernelExecutor(
-        folder, timeout=ctx.timeout, silence=ctx.silence, rendering=task.rendering.rendering
+        folder, timeout=timeout, silence=ctx.silence, rendering=task.rendering.rendering, prelude=prelude
     )
     ctx.kernel = HeadlessKernel(ctx.driver, attempt_id, executor)
     try:

@@ -33,6 +33,7 @@ from ..grading.pool import Grader
 from ..players import Player, PlayerError
 from ..store.tables import Attempt, Event, Run
 from ..tasks.model import Task
+from ..tasks.qwen import CALL_TIMEOUT, is_qwen
 from .attempt import Attempts, NewAttempt, _get
 from .driver import Executed, StepDriver
 from .environment import attempt_environment
@@ -40,7 +41,8 @@ from .errors import BadInput
 from .execution import Execution
 from .executor import COMPAT_SILENCE, KernelExecutor
 from .lease import Lease, RunBusy
-from .pool import KernelPool, PoolSettings, pool_key
+from .pool import KernelPool, PoolSettings, pool_key, pooled
+from .qwen_setup import QWEN_START
 from .settings import PlaySettings
 from .workspace import copy_data
 
@@ -220,7 +222,7 @@ async def _work(ctx: PlayContext, tasks: list[Task], state: dict[str, tuple[str,
     async def worker() -> None:
         while pending:
             task, attempt_id = pending.pop(0)
-            if ctx.kernels is not None and pending and pending[0][1] is None:
+            if ctx.kernels is not None and pending and pending[0][1] is None and pooled(pending[0][0]):
                 ctx.kernels.expect(pool_key(pending[0][0]))  # warm the next task's kernel now
             await _play_one(ctx, task, attempt_id)
 
@@ -279,9 +281,11 @@ async def _play(ctx: PlayContext, task: Task, attempt_id: str | None) -> str:
 
 async def _kernel(ctx: PlayContext, task: Task, folder: Path, resumed: bool) -> KernelExecutor:
     """The attempt's started kernel in ``folder`` (its data copied in): a warm one from the run's
-    pool when it holds one (never for a resumed attempt), else a fresh one."""
+    pool when it holds one (never for a resumed attempt, nor a Qwen task's), else a fresh one.  A
+    Qwen task's kernel runs the original's start code (into ``upload_file/``), each call bounded
+    by the original's 30 s."""
     rendering = task.rendering.rendering
-    if ctx.kernels is not None and not resumed:
+    if ctx.kernels is not None and not resumed and pooled(task):
         copy = functools.partial(copy_data, task)
         warm = await ctx.kernels.take(
             pool_key(task),
@@ -295,13 +299,22 @@ async def _kernel(ctx: PlayContext, task: Task, folder: Path, resumed: bool) -> 
         if warm is not None:
             return warm
     await asyncio.to_thread(copy_data, task, folder)
-    fresh = KernelExecutor(folder, timeout=ctx.timeout, silence=ctx.silence, rendering=rendering)
+    timeout, prelude = task_kernel(task, ctx.timeout)
+    fresh = KernelExecutor(folder, timeout=timeout, silence=ctx.silence, rendering=rendering, prelude=prelude)
     try:
         await fresh.start()
     except BaseException:
         await fresh.shutdown()
         raise
     return fresh
+
+
+def task_kernel(task: Task, timeout: float) -> tuple[float, str]:
+    """(turn timeout, prelude) of ``task``'s kernel: a Qwen task's runs the original's start code
+    (the lab's, :data:`.qwen_setup.QWEN_START`) and bounds a call by its 30 s."""
+    if is_qwen(task):
+        return min(timeout, CALL_TIMEOUT), QWEN_START
+    return timeout, ""
 
 
 def _settled(observer: RunObserver, task: Task, settled: dict) -> None:

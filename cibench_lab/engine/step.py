@@ -2,7 +2,11 @@
 
 A person's step settles when they press Next or Give up, or at the configured
 turn cap.  A player's (model, reference, replay) step settles at its first turn
-that runs without error (CIBench's rule) or after ``max_turn`` turns.  Everything
+that runs without error (CIBench's rule) or after ``max_turn`` turns.  A player's step of
+a Qwen benchmark task follows the original's loop instead: ``stopped`` at the first
+observation holding a stop word (``error:``, ``Traceback``; not an easy item's prior turn,
+which the original never checks), ``out_of_turns`` when the item's call limit is reached,
+``answered`` at a reply that calls nothing.  Everything
 else — the step driver's answers, the browser, a player's conversation, resume —
 follows the outcome this function returns.
 """
@@ -12,22 +16,48 @@ from __future__ import annotations
 from typing import Any
 
 from ..grading import TurnOutput
+from ..models.qwen_react import interpreter_observation
 from ..store.tables import Attempt
+from ..tasks.model import Task
+from ..tasks.qwen import CALL_TIMEOUT, call_limit, stops
 from .settings import PlaySettings
 
 HUMAN = "human"
 
 #: outcomes of a settled step
-OUTCOMES = ("passed", "out_of_turns", "turn_cap", "next", "gave_up")
+OUTCOMES = ("passed", "out_of_turns", "turn_cap", "next", "gave_up", "stopped", "answered")
 
 
-def settle_rule(player: str, settings: PlaySettings, turn: TurnOutput, n_turns: int) -> str | None:
-    """The outcome the open step settles with after ``turn``, its ``n_turns``-th (None: open)."""
+def settle_rule(
+    player: str,
+    settings: PlaySettings,
+    turn: TurnOutput,
+    n_turns: int,
+    task: Task | None = None,
+    meta: dict[str, Any] | None = None,
+) -> str | None:
+    """The outcome the open step settles with after ``turn``, its ``n_turns``-th (None: open);
+    ``task`` and the turn's ``meta`` decide a Qwen task's player step."""
     if player == HUMAN:
         return "turn_cap" if settings.turn_cap and n_turns >= settings.turn_cap else None
+    calls = call_limit(task) if task is not None else None
+    if task is not None and calls is not None:
+        return qwen_rule(task, calls, turn, n_turns, meta or {})
     if not turn.error:
         return "passed"
     return "out_of_turns" if n_turns >= max(settings.max_turn, 1) else None
+
+
+def qwen_rule(task: Task, calls: int, turn: TurnOutput, n_turns: int, meta: dict[str, Any]) -> str | None:
+    """The original's loop end: no call, a stop word in the observation, the call limit."""
+    if turn.status == "no_action":
+        return "answered"
+    observation = meta.get("observation")
+    if observation is None:
+        observation = interpreter_observation(turn.outputs, turn.status, CALL_TIMEOUT)
+    if not meta.get("prior_turn") and stops(task, str(observation)):
+        return "stopped"
+    return "out_of_turns" if n_turns >= calls else None
 
 
 def next_action(row: Attempt) -> dict[str, Any]:

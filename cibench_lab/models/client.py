@@ -70,8 +70,11 @@ class ChatClient:
             max_retries=0,  # ours, below: the same rules for every failure
         )
 
-    async def complete(self, messages: list[dict], tools: list[dict] | None = None) -> Completion:
-        """One chat completion for ``messages`` (and ``tools``), retried per the config."""
+    async def complete(
+        self, messages: list[dict], tools: list[dict] | None = None, stop: list[str] | None = None
+    ) -> Completion:
+        """One chat completion for ``messages`` (and ``tools``; ending at a ``stop`` word), retried
+        per the config."""
         started = time.monotonic()
         last: Exception | None = None
         for attempt in range(self.config.retries + 1):
@@ -79,7 +82,7 @@ class ChatClient:
                 await asyncio.sleep(self._delay(attempt, last))
             t0 = time.monotonic()
             try:
-                raw = await self._create(messages, tools)
+                raw = await self._create(messages, tools, stop)
                 done = _completion(raw)
             except Exception as err:  # classified below; never shows the key
                 last = self._classify(err)
@@ -95,7 +98,7 @@ class ChatClient:
             f"{self.config.name}: gave up after {self.config.retries + 1} attempts: {_brief(last)}"
         )
 
-    async def _create(self, messages: list[dict], tools: list[dict] | None) -> Any:
+    async def _create(self, messages: list[dict], tools: list[dict] | None, stop: list[str] | None) -> Any:
         kwargs: dict[str, Any] = dict(
             model=self.config.model,
             messages=messages,
@@ -104,6 +107,8 @@ class ChatClient:
         )
         if tools:
             kwargs["tools"] = tools
+        if stop:
+            kwargs["stop"] = stop
         if self.config.extra_body:
             kwargs["extra_body"] = self.config.extra_body
         return await self._client.chat.completions.create(**kwargs)

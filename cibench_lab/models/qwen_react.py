@@ -26,8 +26,12 @@ tests/fixtures/qwen/prompts/make_goldens.py).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import posixpath
+import re
+import uuid
+from typing import Any
 
 IM_START, IM_END = "<|im_start|>", "<|im_end|>"
 SYSTEM = f"{IM_START}system\nYou are a helpful assistant.{IM_END}"
@@ -132,3 +136,97 @@ def prior_turn_code(query: str, files: list[str]) -> str | None:
     if not has_prior_turn(query):
         return None
     return rewrite_upload_names(parse_latest_call(query)[1], files)
+
+
+# ---- the interpreter's observation (the original's ``code_interpreter.py``) ------------------------
+#: Where the original publishes a call's images (``CODE_INTERPRETER_WORK_DIR``'s default).
+IMAGE_DIR = "/tmp/workspace"
+TIMEOUT_TEXT = "Timeout. No response after {seconds:g} seconds."
+FAILED_TEXT = "The code interpreter encountered an unexpected error."
+_ANSI = re.compile(r"(?:\x1B[@-_]|[\x80-\x9F])[0-?]*[ -/]*[@-~]")
+
+
+def image_path(png_b64: str) -> str:
+    """Where an image is said to be: ``/tmp/workspace/<uuid>.png``, the uuid made from the image
+    (the original draws a random one; a stable one lets a score find the image again)."""
+    digest = hashlib.sha256(png_b64.encode()).digest()[:16]
+    return f"{IMAGE_DIR}/{uuid.UUID(bytes=digest)}.png"
+
+
+def _text(value: Any) -> str:
+    return "".join(value) if isinstance(value, list) else str(value or "")
+
+
+def _block(kind: str, text: str) -> str:
+    return f"\n\n{kind}:\n\n```\n{text}\n```"
+
+
+def _piece(output: dict[str, Any], images: list[str]) -> str:
+    """One output as the original renders its IOPub message (images numbered in order)."""
+    kind, data = output.get("output_type"), output.get("data") or {}
+    text, png = "", ""
+    if kind == "stream":
+        kind, text = str(output.get("name", "stdout")), _text(output.get("text"))
+    elif kind == "execute_result":
+        text, png = _text(data.get("text/plain", "")), _text(data.get("image/png", ""))
+    elif kind == "display_data":
+        png = _text(data.get("image/png", ""))
+        text = "" if png else _text(data.get("text/plain", ""))
+    elif kind == "error":
+        text = _ANSI.sub("", "\n".join(output.get("traceback") or []))
+    out = _block(str(kind), text) if text else ""
+    if png:
+        images.append(png)
+        out += f"\n\n![fig-{len(images):03d}]({image_path(png)})"
+    return out
+
+
+def interpreter_observation(outputs: list[dict[str, Any]], status: str = "ok", timeout: float = 30.0) -> str:
+    """What the original's code interpreter returns for a call that published ``outputs``:
+    ``stdout:``/``stderr:``/``execute_result:``/``display_data:``/``error:`` blocks of fenced text
+    and ``![fig-NNN](path)`` image links, in order.  A call over its time ends with the original's
+    timeout text (the interrupt's traceback left out); a kernel that died, with its failure text."""
+    images: list[str] = []
+    shown = [o for o in outputs if not (status == "timeout" and o.get("output_type") == "error")]
+    result = "".join(_piece(o, images) for o in shown)
+    if status == "timeout":
+        result += _block("error", TIMEOUT_TEXT.format(seconds=timeout))
+    elif status == "dead":
+        result += _block("error", FAILED_TEXT)
+    return result.lstrip("\n")
+
+
+def observation_images(outputs: list[dict[str, Any]]) -> dict[str, str]:
+    """``{path: PNG base64}`` of the images :func:`interpreter_observation` links to."""
+    found: dict[str, str] = {}
+    for output in outputs:
+        png = _text((output.get("data") or {}).get("image/png", ""))
+        if png and output.get("output_type") in ("execute_result", "display_data"):
+            found[image_path(png)] = png
+    return found
+
+
+# ---- over a chat endpoint ----------------------------------------------------------------------
+def chat_messages(prompt: str) -> list[dict[str, str]]:
+    """The completion prompt as chat messages: each ``<|im_start|>ROLE`` turn one message, the
+    open assistant turn (an easy item's prior turn, the text generated so far) a final assistant
+    message to continue (left out while it is empty)."""
+    messages = []
+    for part in prompt.split(IM_START)[1:]:
+        role, _, content = part.partition("\n")
+        closed = content.rstrip("\n")
+        if closed.endswith(IM_END):
+            content = closed[: -len(IM_END)]
+        messages.append({"role": role, "content": content})
+    if messages and messages[-1]["role"] == "assistant" and not messages[-1]["content"]:
+        messages.pop()
+    return messages
+
+
+def cut_at_stop(output: str) -> str:
+    """The reply up to and with its first stop word, as the original's ``generate`` cuts it."""
+    for stop in STOP_WORDS:
+        at = output.find(stop)
+        if at != -1:
+            output = output[: at + len(stop)]
+    return output

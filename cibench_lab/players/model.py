@@ -22,7 +22,9 @@ from ..models.config import ModelConfig, ModelRegistry, read_config_file
 from ..models.react import ReactProtocol
 from ..models.tools import ToolsProtocol
 from ..tasks.model import Step, Task
+from ..tasks.qwen import is_qwen
 from .base import PlayerError, Proposal
+from .qwen import QwenSession, qwen_session
 
 
 def make_protocol(config: ModelConfig) -> ReactProtocol | ToolsProtocol:
@@ -110,7 +112,9 @@ class OpenAIPlayer:
         self.protocol = make_protocol(config)
         self.client = ChatClient(config)
 
-    def session(self, task: Task, mode: str) -> ModelSession:
+    def session(self, task: Task, mode: str) -> ModelSession | QwenSession:
+        if is_qwen(task):  # Qwen's benchmark: its own ReAct loop (players/qwen.py)
+            return qwen_session(self, task)
         return ModelSession(self, mode)  # the driver settles steps at max_turn
 
     def describe(self) -> dict[str, Any]:

@@ -140,3 +140,7 @@ def stops(task: Task, observation: str) -> bool:
     """Does this observation end the play (the original's stop rule)?"""
     item = qwen_item(task)
     return item is not None and any(s in observation for s in item["stop"])
+
+
+#: Seconds one interpreter call may take (the original's ``code_interpreter(timeout=30)``).
+CALL_TIMEOUT = 30.0

@@ -175,6 +175,8 @@ describe('how a step settled', () => {
     expect(outcomeText('turn_cap', true)).toBe('settled at the run limit');
     expect(outcomeText('out_of_turns', true)).toBe('out of turns');
     expect(outcomeText('gave_up', true)).toBe('gave up');
+    expect(outcomeText('stopped', true)).toBe('stopped at an error');
+    expect(outcomeText('answered', true)).toBe('answered');
     expect(outcomeText('weird_one', true)).toBe('weird one');
     expect(turnsText(1)).toBe('1 turn');
     expect(turnsText(0)).toBe('0 turns');

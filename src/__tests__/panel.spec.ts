@@ -664,6 +664,29 @@ describe('the attempt view', () => {
     ]);
   });
 
+  it('summarises a quit attempt by the grades kept up to the quit, no means', () => {
+    const { model, q, all } = setup();
+    const quit = attemptView({ status: 'quit', kernel: 'stopped' });
+    quit.steps[1] = { ...quit.steps[1], turns: 2 }; // ran, never settled
+    model.showAttempt(quit);
+    const cells = all('.jp-CIBench-times tbody tr').map(tr =>
+      Array.from(tr.children).map(c => c.textContent)
+    );
+    expect(cells).toEqual([
+      ['1', 'settled', 'passed · 1.00', '10.5 s / 12.3 s'],
+      ['2', 'quit', 'not graded (quit)', '3.0 s / –'],
+      ['3', 'not played', '–', '–']
+    ]);
+    expect(q('.jp-CIBench-passed')?.textContent).toBe(
+      '1 of 1 settled step passed'
+    );
+    expect(q('.jp-CIBench-summary')).toBeNull(); // no means over steps never graded
+    expect(q('.jp-CIBench-quitNote')?.textContent).toContain(
+      'Quit at step 2 of 3: only the steps settled before the quit keep a grade'
+    );
+    expect(q('.jp-CIBench-counter')?.textContent).toBe('Quit at step 2 of 3');
+  });
+
   it("shows the summary's other profile one click away", () => {
     const { model, q, all } = setup();
     const summary = (tool: number) => ({
@@ -789,6 +812,16 @@ describe('the task view', () => {
     );
     expect(q('.jp-CIBench-attempt')?.textContent).toContain(
       'finished 2024-05-06 · 2/3 passed'
+    );
+    model.attempts = [
+      attemptRow({
+        status: 'quit',
+        current_step: 1,
+        created_at: '2024-05-07T00:00:00Z'
+      })
+    ];
+    expect(q('.jp-CIBench-attempt')?.textContent).toContain(
+      'quit 2024-05-07 at step 2 of 3'
     );
   });
 

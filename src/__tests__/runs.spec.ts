@@ -88,6 +88,21 @@ describe('the cell executor', () => {
     expect(ran).toEqual(['first', 'second', 'third']);
   });
 
+  it("runs no cell its gate refuses (a closed attempt's), and the next one after it", async () => {
+    const { runs, ran } = recorder();
+    const asked: string[] = [];
+    runs.gate = async (_, cell) => {
+      const name = (cell as unknown as { name: string }).name;
+      asked.push(name);
+      return name !== 'refused';
+    };
+    const nb = notebook(true);
+    await expect(runs.runCell(options(nb, 'refused'))).resolves.toBe(false);
+    await expect(runs.runCell(options(nb, 'allowed'))).resolves.toBe(true);
+    expect(asked).toEqual(['refused', 'allowed']);
+    expect(ran).toEqual(['allowed']);
+  });
+
   it('still runs when its gate fails', async () => {
     const { runs, ran } = recorder();
     const warn = jest.spyOn(console, 'warn').mockImplementation(() => {});

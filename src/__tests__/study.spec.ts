@@ -468,6 +468,38 @@ describe('the study controller', () => {
     expect(host.calls).toContain(`open ${attempt.id} ${attempt.notebook_path}`);
     expect(model.study?.state).toBe('playing');
   });
+
+  it('counts a quit task in the study list at once', async () => {
+    const model = new StudyModel();
+    const row = {
+      id: 'pilot',
+      title: 'Pilot',
+      protocol: 'model-parity' as const,
+      state: 'playing' as const,
+      done: 0,
+      finished: 0,
+      quit: 0,
+      n_items: 2,
+      participant_code: false
+    };
+    const ended = { done: 1, finished: 0, quit: 1 };
+    const host = fakeHost({
+      study: async () => study(PLAYING),
+      quit: async () =>
+        study({ ...PLAYING, ...ended, state: 'ready', current: null, next: 1 }),
+      studies: async () => [{ ...row, ...ended, state: 'ready' as const }]
+    });
+    model.studies = [row];
+    const controller = new StudyController(model, host);
+    await controller.open('pilot');
+    await controller.quit();
+    expect(host.calls).toContain(`close ${PLAYING.items![0].notebook_path}`);
+    expect(model.studies[0].quit).toBe(1);
+    expect(host.calls).toContain('refresh'); // the panel's attempts list it quit
+    expect(new StudyList(model, () => undefined).node.textContent).toContain(
+      '0 of 2 finished, 1 quit'
+    );
+  });
 });
 
 describe('the panel with the study parts', () => {

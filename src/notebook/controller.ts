@@ -283,8 +283,8 @@ export class AttemptController implements IPanelActions {
   }
 
   /** What a run in a notebook waits for: the cell executor's gate (runs.ts). */
-  beforeRun(model: INotebookModel): Promise<void> {
-    return this.notebooks.beforeRun(model);
+  beforeRun(model: INotebookModel, cell: Cell): Promise<boolean> {
+    return this.notebooks.beforeRun(model, cell);
   }
 
   private attached(session: AttemptSession, view: IAttemptView): void {

@@ -20,6 +20,12 @@ import { BadgeState, showBadge } from './badge';
 export const CHANGED = 'changed since graded';
 export const PUT_BACK = 'code put back from the graded run';
 export const NOT_GRADED = 'not graded (step settled)';
+export const NOT_GRADED_QUIT = 'not graded (attempt quit)';
+
+/** What a run of an answer cell that is no turn says: the step settled, or the attempt was quit. */
+export function notGraded(status: string): string {
+  return status === 'quit' ? NOT_GRADED_QUIT : NOT_GRADED;
+}
 
 /** Code as compared: trailing whitespace does not count. */
 export function sameCode(a: string, b: string): boolean {

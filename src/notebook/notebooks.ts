@@ -1,14 +1,17 @@
 /**
  * The open attempt notebooks: each notebook that names an attempt is attached
  * once (an AttemptSession), found by notebook, notebook model or attempt id,
- * and detached when it closes.
+ * and detached when it closes. A finished or quit attempt's notebook opens
+ * read only with no kernel (closed.ts).
  */
 import { ILabShell } from '@jupyterlab/application';
+import { Cell } from '@jupyterlab/cells';
 import { IDocumentManager } from '@jupyterlab/docmanager';
 import { INotebookModel, Notebook, NotebookPanel } from '@jupyterlab/notebook';
 
 import { CIBenchApi, IAttemptView } from '../api';
 import { attemptMeta, NB_KEY } from './cells';
+import { holdKernel, showClosed } from './closed';
 import { syncNotebook } from './play';
 import { AttemptSession } from './session';
 
@@ -51,11 +54,12 @@ export class AttemptNotebooks {
 
   /**
    * What a run in a notebook waits for (the cell executor asks, runs.ts): in
-   * an attempt's notebook, once attached, its session's `beforeRun`.
+   * an attempt's notebook, once attached, its session's `beforeRun`; whether
+   * the cell may run (not in a finished attempt's notebook).
    */
-  async beforeRun(model: INotebookModel): Promise<void> {
+  async beforeRun(model: INotebookModel, cell: Cell): Promise<boolean> {
     const session = await this.byModel.get(model);
-    await session?.beforeRun();
+    return session ? session.beforeRun(cell) : true;
   }
 
   /** Open (or reveal) an attempt's notebook, activate it and attach it. */
@@ -109,12 +113,22 @@ export class AttemptNotebooks {
       return undefined;
     }
     const { api, report } = this.options;
-    const view = await api.attempt(meta.attempt_id);
+    const release = holdKernel(panel.sessionContext); // until the status is known
+    let view: IAttemptView;
+    try {
+      view = await api.attempt(meta.attempt_id);
+    } catch (err) {
+      void release().catch(report);
+      throw err;
+    }
+    const closed = view.status !== 'open';
     const session = new AttemptSession(panel, view, api, report);
+    session.readOnly = closed;
     this.sessions.add(session);
     panel.disposed.connect(() => this.detach(session, panel));
     this.options.attached(session, view);
-    await syncNotebook(session);
+    // open: the attempt's kernel as before (JupyterLab's, or started once released)
+    await (closed ? showClosed(session) : syncNotebook(session, release()));
     return session;
   }
 

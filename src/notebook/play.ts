@@ -337,18 +337,25 @@ function cellsText(session: AttemptSession): string {
 /**
  * Bring a just-attached notebook in line with its attempt: add missing step
  * cells, restore badges, put the cursor in the open step's answer, bind the
- * kernel, and run oracle cells the kernel has not seen. Saved when it changed
+ * kernel (once `started`: the kernel held until the attempt was known to be
+ * open, closed.ts), and run oracle cells the kernel has not seen. Saved when it changed
  * — also when only the kernel's metadata (its `language_info`) did, which
  * JupyterLab writes when the kernel connects: an attempt notebook is not
  * dirty from the moment it opens.
  */
-export async function syncNotebook(session: AttemptSession): Promise<void> {
+export async function syncNotebook(
+  session: AttemptSession,
+  started: Promise<void> = Promise.resolve()
+): Promise<void> {
   const before = cellsText(session);
   const fixed = reconcile(session.notebook, session.view);
   void restoreBadges(session);
   openCurrentStep(session, true);
   const ctx = session.sessionContext;
   await ctx.ready;
+  await started.catch(err =>
+    console.warn('cibench-lab: the attempt kernel did not start', err)
+  );
   const binding = await session.bind();
   if (binding && binding.restored_cells === 0) {
     for (const cell of fixed.oracle) {

@@ -7,7 +7,8 @@
  * gate, `AttemptSession.beforeRun`). Right after Start the notebook's session
  * may not be connected yet — JupyterLab would ask "Select Kernel" or start a
  * second kernel — and a kernel the server just stopped is replaced first.
- * Runs of one notebook start in the order they were issued.
+ * Runs of one notebook start in the order they were issued. A finished
+ * attempt's notebook runs no code cell (its gate says so: closed.ts).
  */
 import {
   INotebookCellExecutor,
@@ -19,8 +20,14 @@ import { attemptMeta, NB_KEY } from './cells';
 
 export type RunOptions = INotebookCellExecutor.IRunCellOptions;
 
-/** What a run in an attempt's notebook waits for. */
-export type RunGate = (notebook: INotebookModel) => Promise<void>;
+/**
+ * What a run in an attempt's notebook waits for; `false`: the cell is not run
+ * (a finished attempt's read-only notebook, closed.ts).
+ */
+export type RunGate = (
+  notebook: INotebookModel,
+  cell: RunOptions['cell']
+) => Promise<boolean | void>;
 
 /** The waits of a run on an attempt's kernel, in order (`AttemptSession` has them). */
 export interface IRunWaits {
@@ -57,15 +64,18 @@ export class AttemptRuns implements INotebookCellExecutor {
     }
     const before = this.queue.get(notebook) ?? Promise.resolve();
     const open = before
-      .then(() => gate(notebook))
+      .then(() => gate(notebook, cell))
       .catch(err => {
         console.warn(
           'cibench-lab: running on the notebook kernel as it is',
           err
         );
       });
-    this.queue.set(notebook, open);
-    return open.then(() => this.run(options));
+    this.queue.set(
+      notebook,
+      open.then(() => undefined)
+    );
+    return open.then(runs => (runs === false ? false : this.run(options)));
   }
 
   /** Per notebook: the gate of the run issued last (the next run's waits after it). */

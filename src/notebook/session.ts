@@ -16,7 +16,7 @@ import { Kernel } from '@jupyterlab/services';
 import { CIBenchApi, IAttemptView, IKernelBinding, INextAction } from '../api';
 import { showBadge } from './badge';
 import { cellTag } from './cells';
-import { GradedSources, NOT_GRADED } from './freshness';
+import { GradedSources, notGraded } from './freshness';
 import { freshKernel, kernelGone, kernelNote, showKernelNote } from './revive';
 import { untilBound } from './runs';
 
@@ -90,11 +90,17 @@ export class AttemptSession {
   /** The answer cells whose badge shows a grade, and the code it graded. */
   readonly graded = new GradedSources();
 
+  /**
+   * The notebook opened on a finished or quit attempt: read only, no kernel,
+   * no run (closed.ts).
+   */
+  readOnly = false;
+
   /** Tell the server which kernel runs this notebook (it restores state). */
   async bind(): Promise<IKernelBinding | undefined> {
     const kernelId = this.kernelId;
-    if (!kernelId || this.isDisposed) {
-      return undefined;
+    if (!kernelId || this.isDisposed || this.readOnly) {
+      return undefined; // a closed attempt takes no kernel (the server answers 409)
     }
     const request = this.api.bindKernel(this.id, kernelId);
     // While the server restores the attempt's state on this kernel, say so on
@@ -158,14 +164,22 @@ export class AttemptSession {
    * the notebook's session connected — right after Start it may not be yet —
    * a kernel the server stopped replaced by a fresh one (`revive`), and the
    * binding of the kernel that will run it answered, so the run reaches the
-   * attempt's kernel after its state was restored.
+   * attempt's kernel after its state was restored. In a read-only notebook
+   * (a closed attempt's) nothing runs: false, and an answer cell says why.
    */
-  beforeRun(): Promise<void> {
-    return untilBound({
+  async beforeRun(cell?: Cell): Promise<boolean> {
+    if (this.readOnly) {
+      if (cell) {
+        this.noteNotGraded(cell);
+      }
+      return false;
+    }
+    await untilBound({
       connected: () => this.sessionContext.ready,
       revive: () => this.revive('run'),
       bound: () => this.bound
     });
+    return true;
   }
 
   /**
@@ -271,8 +285,8 @@ export class AttemptSession {
   }
 
   /**
-   * A run of an answer cell that is not the open step's is not graded: its
-   * old badge goes (it would describe other code).
+   * A run of an answer cell that is not the open step's is not graded: "not
+   * graded (step settled)", or "(attempt quit)" in a quit attempt.
    */
   private onScheduled(
     _: unknown,
@@ -284,9 +298,18 @@ export class AttemptSession {
     const tag = cellTag(args.cell);
     const open =
       this.view.status === 'open' && tag?.step === this.view.current_step;
-    if (tag?.role === 'answer' && tag.step !== undefined && !open) {
-      this.graded.forget(args.cell);
-      showBadge(args.cell, { kind: 'note', message: NOT_GRADED }, tag.step);
+    if (!open) {
+      this.noteNotGraded(args.cell);
+    }
+  }
+
+  /** An answer cell's run is no turn: its old badge goes (it would describe other code). */
+  private noteNotGraded(cell: Cell): void {
+    const tag = cellTag(cell);
+    if (tag?.role === 'answer' && tag.step !== undefined) {
+      this.graded.forget(cell);
+      const message = notGraded(this.view.status);
+      showBadge(cell, { kind: 'note', message }, tag.step);
     }
   }
 

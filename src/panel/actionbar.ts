@@ -14,10 +14,13 @@ import { passedText } from './summary';
 /** The platform's label of an action's keyboard shortcut ('' for none). */
 export type ShortcutLabel = (action: 'next' | 'give-up' | 'undo') => string;
 
-/** "Step 3 of 12" or "Finished". */
+/** "Step 3 of 12", "Finished" or "Quit at step 3 of 12". */
 export function progressText(view: IAttemptView): string {
   if (view.status === 'done') {
     return 'Finished';
+  }
+  if (view.status === 'quit') {
+    return `Quit at step ${view.current_step + 1} of ${view.n_steps}`;
   }
   return `${stepLabel(view.current_step)} of ${view.n_steps}`;
 }

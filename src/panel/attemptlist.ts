@@ -79,10 +79,13 @@ export class AttemptList {
   }
 }
 
-/** "step 2 of 12", or "finished 2024-01-01 · 9/12 passed". */
+/** "step 2 of 12", "finished 2024-01-01 · 9/12 passed" or "quit 2024-01-01 at step 3 of 12". */
 function whereText(a: IAttemptSummary): string {
   if (a.status === 'open') {
     return `step ${a.current_step + 1} of ${a.n_steps}`;
+  }
+  if (a.status === 'quit') {
+    return `quit ${a.created_at.slice(0, 10)} at step ${a.current_step + 1} of ${a.n_steps}`;
   }
   const passed =
     typeof a.passed === 'number' ? ` · ${a.passed}/${a.n_steps} passed` : '';

@@ -1,12 +1,15 @@
 /**
  * A finished attempt's summary: the per-metric means of the shown profile,
  * with every other stored profile one click away, and per step its outcome,
- * its kept grade, and its working time beside its wall time.
+ * its kept grade, and its working time beside its wall time. A quit
+ * attempt's: the grades its settled steps kept, the step it left "quit" and
+ * the ones after it "not played" — no means (the steps it did not settle
+ * would count as misses).
  */
 import { IAttemptView, IGrade, ISummary } from '../api';
 import { outcomeText } from '../grade';
 import { h } from './dom';
-import { formatSeconds, keptGradeText, summaryRows } from './words';
+import { DASH, formatSeconds, keptGradeText, summaryRows } from './words';
 
 /** The profiles a summary can show: the attempt's own first, then the others stored. */
 export function summaryProfiles(view: IAttemptView): string[] {
@@ -51,10 +54,26 @@ export const METRIC_LEGEND: [string, string][] = [
   ]
 ];
 
-/** "9 of 13 steps passed" (kept grades of the shown profile). */
+/**
+ * "9 of 13 steps passed" (kept grades of the shown profile); a quit attempt:
+ * "1 of 2 settled steps passed" (the steps it did not settle keep no grade).
+ */
 export function passedText(view: IAttemptView): string {
-  const passed = view.steps.filter(s => s.grade?.passed).length;
-  return `${passed} of ${view.n_steps} steps passed`;
+  const passed = view.steps.filter(s => s.settled && s.grade?.passed).length;
+  if (view.status !== 'quit') {
+    return `${passed} of ${view.n_steps} steps passed`;
+  }
+  const settled = view.steps.filter(s => s.settled).length;
+  return `${passed} of ${settled} settled step${settled === 1 ? '' : 's'} passed`;
+}
+
+/** "Quit at step 3 of 4: …" — why a quit attempt's summary has no means (null: not quit). */
+export function quitText(view: IAttemptView): string | null {
+  if (view.status !== 'quit') {
+    return null;
+  }
+  const at = `step ${view.current_step + 1} of ${view.n_steps}`;
+  return `Quit at ${at}: only the steps settled before the quit keep a grade, so no means are shown`;
 }
 
 /**
@@ -68,13 +87,23 @@ export function summaryNode(
 ): HTMLElement {
   const profiles = summaryProfiles(view);
   const profile = profiles.includes(chosen) ? chosen : view.profile;
+  const quit = quitText(view);
+  const means = quit
+    ? [h('p', { className: 'jp-CIBench-quitNote', text: quit })]
+    : [
+        metricsTable(
+          summaryOf(view, profile),
+          profile,
+          profile === view.profile
+        ),
+        metricLegend()
+      ];
   return h(
     'div',
-    { className: 'jp-CIBench-done' },
+    { className: 'jp-CIBench-done', attrs: { 'data-status': view.status } },
     h('p', { className: 'jp-CIBench-passed', text: passedText(view) }),
     profiles.length > 1 ? profileTabs(profiles, profile, choose) : null,
-    metricsTable(summaryOf(view, profile), profile, profile === view.profile),
-    metricLegend(),
+    ...means,
     stepsTable(view, profile)
   );
 }
@@ -159,16 +188,12 @@ export function stepsTable(
     {},
     ...heads.map(t => h('th', { text: t, attrs: { scope: 'col' } }))
   );
-  const rows = view.steps.map(step =>
+  const rows = stepRows(view, profile).map(cells =>
     h(
       'tr',
       {},
-      h('th', { text: String(step.index + 1), attrs: { scope: 'row' } }),
-      h('td', {
-        text: outcomeText(step.outcome, step.settled, view.settings.turn_cap)
-      }),
-      h('td', { text: keptGradeText(gradeOf(view, step, profile)) }),
-      h('td', { text: timeText(step.working_seconds, step.seconds) })
+      h('th', { text: cells[0], attrs: { scope: 'row' } }),
+      ...cells.slice(1).map(text => h('td', { text }))
     )
   );
   return h(
@@ -182,4 +207,32 @@ export function stepsTable(
       h('tbody', {}, ...rows)
     )
   );
+}
+
+/**
+ * The steps table's rows: step, outcome, kept grade, time. A quit attempt
+ * lists every step: the one it left "quit" (no grade: it never settled), the
+ * ones after it "not played".
+ */
+export function stepRows(
+  view: IAttemptView,
+  profile: string = view.profile
+): string[][] {
+  const quit = view.status === 'quit';
+  const rows = view.steps.map(step => [
+    String(step.index + 1),
+    quit && !step.settled
+      ? 'quit'
+      : outcomeText(step.outcome, step.settled, view.settings.turn_cap),
+    quit && !step.settled
+      ? 'not graded (quit)'
+      : keptGradeText(gradeOf(view, step, profile)),
+    timeText(step.working_seconds, step.seconds)
+  ]);
+  if (quit) {
+    for (let i = view.steps.length; i < view.n_steps; i++) {
+      rows.push([String(i + 1), 'not played', DASH, DASH]);
+    }
+  }
+  return rows;
 }

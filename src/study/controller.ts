@@ -106,6 +106,7 @@ export class StudyController implements IStudyActions, IResultsActions {
     );
     if (started) {
       this.model.show(started.study);
+      void this.reloadList();
       await this.host.openAttempt(
         started.attempt.id,
         started.attempt.notebook_path
@@ -139,6 +140,8 @@ export class StudyController implements IStudyActions, IResultsActions {
         item.notebook_path ? [item.notebook_path] : []
       );
       this.model.show(await this.host.api.quit(study.id));
+      // the study list counts it quit, the panel's attempts list it quit
+      await Promise.all([this.reloadList(), this.host.refresh()]);
     });
   }
 
@@ -154,6 +157,15 @@ export class StudyController implements IStudyActions, IResultsActions {
       this.host.lab.attempt = null;
       await this.afterSignIn();
     });
+  }
+
+  /** The study list again (where the participant stands changed); a failure keeps it. */
+  private async reloadList(): Promise<void> {
+    try {
+      this.model.studies = await this.host.api.studies();
+    } catch {
+      // the list says what it said; the study view is right
+    }
   }
 
   /** Who plays changed (or may have): the panel's attempts and the study list are theirs. */

@@ -6,6 +6,7 @@ reopens the panel on that study view."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -149,3 +150,52 @@ def test_a_reload_reopens_the_study_view_the_participant_was_in(page: Page, stud
     expect(view.locator(".jp-CIBench-participant")).to_have_text("Participant: P02")
     expect(page.locator(".jp-CIBench-attemptView")).to_be_hidden()
     expect(page.locator(".jp-CIBench-tasksView")).to_be_hidden()
+
+
+def test_a_quit_task_is_counted_as_quit_and_reopens_read_only_with_no_kernel(page: Page, study_lab):
+    page.goto(f"{study_lab.url}/lab?cibench-study=pilot&token={TOKEN}")
+    view = page.locator(".jp-CIBench-studyView")
+    form = view.get_by_role("form", name="Consent")
+    form.get_by_label("Your participant code").fill("P03", timeout=60_000)
+    form.get_by_label("Your Python expertise (required)").select_option("beginner")
+    form.get_by_label("I have read the text above and agree to take part").check()
+    form.get_by_role("button", name="Accept and continue").click()
+    view.get_by_role("button", name="Start next task").click()
+    page.wait_for_selector(".jp-NotebookPanel .jp-CIBench-answer", timeout=60_000)
+    expect(page.locator(".jp-CIBench-panel")).to_have_attribute("aria-busy", "false")
+    page.locator(".jp-CIBench-attemptView .jp-CIBench-back").click()
+    page.locator('.jp-CIBench-studies [data-study="pilot"]').click()
+    view.get_by_role("button", name="Quit task").click()
+    page.locator(".jp-Dialog").get_by_role("button", name="Quit task").click()
+    expect(view.get_by_role("status")).to_have_text("Task 2 of 2 · next · 0 of 2 finished, 1 quit")
+    listed = page.locator('.jp-CIBench-studies [data-study="pilot"]')
+    expect(listed).to_contain_text("0 of 2 finished, 1 quit")
+
+    view.locator(".jp-CIBench-back").click()  # the task list: the quit attempt under "My attempts"
+    attempts = page.locator(".jp-CIBench-attempts")
+    if attempts.get_attribute("open") is None:
+        attempts.locator(".jp-CIBench-attempts-summary").click()
+    attempts.locator(".jp-CIBench-attempt-quit .jp-CIBench-review").click()
+    notebook = page.locator(".jp-NotebookPanel:visible")
+    note = notebook.locator(".jp-CIBench-closedNote")
+    expect(note).to_have_text("This attempt was quit — read only", timeout=60_000)
+    answer = notebook.locator('.jp-CIBench-answer[data-step="0"]')
+    editor = answer.locator(".cm-content")
+    expect(editor).to_have_attribute("aria-readonly", "true")
+    before = editor.inner_text()
+    editor.click()
+    page.keyboard.insert_text("x = 1  # typed")
+    expect(editor).to_have_text(before)  # read only: nothing typed lands
+    expect(page.locator(".jp-CIBench-counter")).to_have_text("Quit at step 1 of 14")
+    rows = page.locator(".jp-CIBench-times tbody tr")
+    expect(rows).to_have_count(14)  # the step it left, then the ones never played
+    expect(rows.first).to_contain_text("quit")
+    expect(rows.last).to_contain_text("not played")
+    answer.click()
+    page.keyboard.press("Control+Enter")  # runs nothing, asks for no kernel
+    expect(answer.locator(".jp-CIBench-badge")).to_have_text("not graded (attempt quit)")
+    expect(page.locator(".jp-Dialog")).to_have_count(0)
+    path = page.locator(".jp-CIBench-notebookState").get_attribute("title")
+    sessions = lambda: page.request.get(f"{study_lab.url}/api/sessions?token={TOKEN}").json()  # noqa: E731
+    time.sleep(3)  # a kernel JupyterLab might have started on it would be stopped by now
+    assert all(s["path"] != path for s in sessions()), sessions()

@@ -20,6 +20,8 @@ OUTCOMES = {
     "gave_up": "gave up",
     "turn_cap": "settled at the turn cap",
     "out_of_turns": "out of turns",
+    "stopped": "stopped at an observation holding error: or Traceback (Qwen's benchmark)",
+    "answered": "answered without a further call (Qwen's benchmark)",
 }
 NOTE = (
     "*Each code cell is one run as the kernel recorded it, with its outputs (a plot's figure structure, "

@@ -60,10 +60,18 @@ class ModelScore:
 
 def score_folder(folder: Path, profile: str, run: Runner, replies: Replies) -> list[ModelScore]:
     """Every model's score in ``folder``."""
+    return score_outputs(output_files(folder), folder, profile, run, replies)
+
+
+def score_outputs(
+    outs: list[OutputFile], folder: Path, profile: str, run: Runner, replies: Replies
+) -> list[ModelScore]:
+    """Every model's score over its output files ``outs``, in order (images found in ``folder``).
+    A file's task may also be ``math`` (our runs' benchmark rows tagged only ``math``)."""
     if profile not in PROFILES:
         raise ValueError(f"profile {profile!r}: one of {', '.join(PROFILES)}")
     scores: dict[str, ModelScore] = {}
-    for out in output_files(folder):
+    for out in outs:
         one = scores.setdefault(out.model, ModelScore(out.model))
         one.skipped_lines += out.skipped
         if out.task == "gsm8k":

@@ -8,7 +8,7 @@ EXEC_COLUMNS = ("math", "visualization", "general")
 CORRECT_COLUMNS = ("math", "visualization-hard", "visualization-easy")
 
 
-def _cell(value: float | None) -> str:
+def cell(value: float | None) -> str:
     """The original's cell: ``str(v)`` for None or 0, else rounded to 2 places."""
     return str(value) if not value else str(round(value, 2))
 
@@ -21,13 +21,13 @@ def correctness(score: ModelScore) -> dict[str, Accuracy | None]:
     }
 
 
-def _acc_cell(acc: Accuracy | None) -> str:
+def acc_cell(acc: Accuracy | None) -> str:
     if acc is not None and not acc.graded:
         return "not graded"
-    return _cell(acc.percent if acc is not None else None)
+    return cell(acc.percent if acc is not None else None)
 
 
-def _grid(header: list[str], rows: list[list[str]]) -> str:
+def grid(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     line = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
     fmt = lambda r: "|" + "|".join(f" {c:^{w}} " for c, w in zip(r, widths, strict=True)) + "|"  # noqa: E731
@@ -36,26 +36,26 @@ def _grid(header: list[str], rows: list[list[str]]) -> str:
 
 def render_text(scores: list[ModelScore]) -> str:
     """The two tables of the original and the items counted in each cell."""
-    exec_rows = [[s.model, *(_cell(_rate(s, c)) for c in EXEC_COLUMNS)] for s in scores]
-    acc_rows = [[s.model, *(_acc_cell(a) for a in correctness(s).values())] for s in scores]
-    count_rows = [[s.model, *_counts(s)] for s in scores]
+    exec_rows = [[s.model, *(cell(rate_of(s, c)) for c in EXEC_COLUMNS)] for s in scores]
+    acc_rows = [[s.model, *(acc_cell(a) for a in correctness(s).values())] for s in scores]
+    count_rows = [[s.model, *counts(s)] for s in scores]
     parts = [
         "code_executability",
-        _grid(["model", *EXEC_COLUMNS], exec_rows),
+        grid(["model", *EXEC_COLUMNS], exec_rows),
         "code_correctness",
-        _grid(["model", *CORRECT_COLUMNS], acc_rows),
+        grid(["model", *CORRECT_COLUMNS], acc_rows),
         "items (executable/all and missing code; right/all)",
-        _grid(["model", *(f"exec {c}" for c in EXEC_COLUMNS), *CORRECT_COLUMNS], count_rows),
+        grid(["model", *(f"exec {c}" for c in EXEC_COLUMNS), *CORRECT_COLUMNS], count_rows),
     ]
     return "\n".join(parts)
 
 
-def _rate(score: ModelScore, column: str) -> float | None:
+def rate_of(score: ModelScore, column: str) -> float | None:
     rate = score.executable.get(column)
     return rate.percent if rate is not None else None
 
 
-def _counts(score: ModelScore) -> list[str]:
+def counts(score: ModelScore) -> list[str]:
     out = []
     for column in EXEC_COLUMNS:
         rate = score.executable.get(column)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from .common import (
+    OUTCOME_DOC,
     AttemptStatus,
     Closed,
     Id,
@@ -57,7 +58,7 @@ class StepView(Closed):
     instruction: str
     modules: list[str]
     turns: int
-    outcome: str | None
+    outcome: str | None = Field(description=OUTCOME_DOC + "; null while open")
     settled: bool
     seconds: float | None
     working_seconds: float | None = Field(

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import Field
 
 from .attempt import AttemptView, NextAction
-from .common import Action, Closed, Id, Record, Request, StepIndex, absent
+from .common import OUTCOME_DOC, Action, Closed, Id, Record, Request, StepIndex, absent
 from .grade import Grade
 
 
@@ -31,7 +31,7 @@ class Settled(Closed):
     """How a step settled."""
 
     step: int
-    outcome: str
+    outcome: str = Field(description=OUTCOME_DOC)
     grade: Grade | None
     next_step: int | None
     oracle_code: str | None = Field(description="oracle mode: the settled step's reference, run next")
