@@ -281,13 +281,23 @@ export class CIBenchModel {
     return this._notebooks.has(attemptId);
   }
 
+  /**
+   * Whether the attempt's notebook was closed in this page (and not opened
+   * again): not while it is still opening (Start, Open notebook, a reload).
+   */
+  closedNotebook(attemptId: string): boolean {
+    return this._closed.has(attemptId);
+  }
+
   /** Record that an attempt's notebook was opened or closed. */
   setNotebook(attemptId: string, open: boolean): void {
     if (open !== this._notebooks.has(attemptId)) {
       if (open) {
         this._notebooks.add(attemptId);
+        this._closed.delete(attemptId);
       } else {
         this._notebooks.delete(attemptId);
+        this._closed.add(attemptId);
       }
       this._changed.emit('notebooks');
     }
@@ -344,6 +354,7 @@ export class CIBenchModel {
   private _facets: ITaskFacets = { ...NO_FACETS };
   private _pending: IPendingSettle | null = null;
   private _notebooks = new Set<string>();
+  private _closed = new Set<string>();
   private _selected: ITaskDetail | null = null;
   private _mode: Mode = 'e2e';
   private _attempts: IAttemptSummary[] = [];

@@ -127,6 +127,21 @@ async def test_consent_checks_the_answers_and_records_the_enrolment(api, service
 
 
 @pytest.mark.fast
+async def test_a_refused_consent_names_every_field_at_once(api, services):
+    """The form shows each field's error beside it: one answer names them all, in the form's order."""
+    code, err = await api("POST", "studies/parity/consent", {"accept": False, "answers": {"years": -1}})
+    assert code == 400 and err["error"] == (
+        "answers.expertise: required; answers.years: must be ≥ 0; "
+        "accept: the consent must be accepted to take part"
+    )
+    code, err = await api("POST", "studies/lab-pilot/consent", {"accept": False, "code": "no spaces"})
+    assert code == 400 and err["error"].startswith("code: 1-64 letters")
+    assert err["error"].endswith("; accept: the consent must be accepted to take part")
+    with services.store.session() as s:
+        assert s.scalars(select(Enrolment)).all() == []
+
+
+@pytest.mark.fast
 async def test_a_drawn_plan_records_its_seed(api, services):
     code, view = await consent(api, "practice")
     assert code == 200 and len(view["items"]) == 2

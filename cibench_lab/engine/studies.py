@@ -77,17 +77,36 @@ class Studies:
         """Accept the consent (with the questionnaire's answers): enrol, or sign a returning
         participant's code in again (their first consent and answers stay)."""
         study = self.study(study_id)
+        problems: list[str] = []  # every field's, in the form's order: code, answers, accept
+        who = self._consenting(study, code, problems)
+        enrolled = who is not None and await self.lab.call(self._consented, study.id, who)
+        checked: dict[str, Any] = {}
+        if not enrolled:
+            try:
+                checked = study.check_answers(answers if answers is not None else {})
+            except BadInput as err:
+                problems.append(str(err))
         if accept is not True:
-            raise BadInput("accept: the consent must be accepted to take part")
-        codes = self.codes(study)
-        who = self.seat.check(code) if codes and (code or self.seat.code is None) else self.seat.name
-        a = self.attempts
-        if not await self.lab.call(self._consented, study.id, who):
-            checked = study.check_answers(answers if answers is not None else {})
+            problems.append("accept: the consent must be accepted to take part")
+        if problems or who is None:
+            raise BadInput("; ".join(problems))
+        if not enrolled:
+            a = self.attempts
             await self.lab.call(enrol, a.store, a.library, study, who, checked)
-        if codes:
+        if self.codes(study):
             self.seat.sign_in(who)
         return await self.view(study_id)
+
+    def _consenting(self, study: StudyDef, code: str | None, problems: list[str]) -> str | None:
+        """Who consents: the participant code entered (on a shared machine), else who plays now;
+        None, with the code's problem added to ``problems``, when the code is not one."""
+        if not (self.codes(study) and (code or self.seat.code is None)):
+            return self.seat.name
+        try:
+            return self.seat.check(code)
+        except BadInput as err:
+            problems.append(str(err))
+            return None
 
     async def check_free_play(self, task_id: str, participant: str) -> None:
         """Conflict while ``task_id`` is pending in a study ``participant`` enrolled in: a free

@@ -475,17 +475,31 @@ describe('the attempt view', () => {
     const { model, actions, q } = setup();
     const view = attemptView();
     view.settings = { ...view.settings, grade_rule: 'best' };
-    model.showAttempt(view);
+    model.showAttempt(view); // as after Start: the notebook is still opening
     expect(q('.jp-CIBench-attempt-meta')?.textContent).toContain(
       'Grades: best run kept'
     );
-    expect(q('.jp-CIBench-notebookState')?.textContent).toBe(
-      'Notebook closed: wine_quality.ipynb'
-    );
+    const state = () => q('.jp-CIBench-notebookState')?.textContent;
+    const closed = () => !!q('.jp-CIBench-notebookClosed');
+    expect([state(), closed()]).toEqual([
+      'Notebook: wine_quality.ipynb',
+      false
+    ]);
     model.setNotebook(view.id, true);
-    expect(q('.jp-CIBench-notebookState')?.textContent).toBe(
-      'Notebook: wine_quality.ipynb'
-    );
+    expect([state(), closed()]).toEqual([
+      'Notebook: wine_quality.ipynb',
+      false
+    ]);
+    model.setNotebook(view.id, false); // a real close
+    expect([state(), closed()]).toEqual([
+      'Notebook closed: wine_quality.ipynb',
+      true
+    ]);
+    model.setNotebook(view.id, true); // opened again
+    expect([state(), closed()]).toEqual([
+      'Notebook: wine_quality.ipynb',
+      false
+    ]);
     q<HTMLButtonElement>('.jp-CIBench-open')!.click();
     expect(actions.calls).toEqual(['openNotebook']);
   });

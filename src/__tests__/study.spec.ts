@@ -342,8 +342,57 @@ describe('the study controller', () => {
     await controller.consent({ accept: true, answers: {} });
     expect(model.errors).toEqual({ 'answers.expertise': 'required' });
     expect(host.lab.error).toBe('the server said more');
-    await controller.consent({ accept: false, answers: {} });
-    expect(Object.keys(model.errors)).toEqual(['accept']);
+  });
+
+  it("shows every field's error at once, each beside its field, the first focused", async () => {
+    const model = new StudyModel();
+    const sent: unknown[] = [];
+    const host = fakeHost({
+      study: async () => study({ participant_code: true, participant: null }),
+      consent: async (_id: string, body: unknown) => {
+        sent.push(body);
+        throw new ApiError(
+          'code: 1-64 letters; answers.expertise: required; answers.years: must be ≥ 0; ' +
+            'accept: the consent must be accepted to take part',
+          400
+        );
+      }
+    });
+    const controller = new StudyController(model, host);
+    const view = new StudyView(model, controller);
+    document.body.appendChild(view.node);
+    try {
+      await controller.open('pilot');
+      await controller.consent({ accept: false, answers: { years: -1 } });
+      expect(sent).toEqual([{ accept: false, answers: { years: -1 } }]); // asked, though unaccepted
+      const wrong = Array.from(
+        view.node.querySelectorAll<HTMLElement>('[aria-invalid="true"]')
+      );
+      expect(wrong.map(c => c.getAttribute('name'))).toEqual([
+        'code',
+        'answers.expertise',
+        'answers.years',
+        'accept'
+      ]);
+      const said = wrong.map(control => {
+        const id = control.getAttribute('aria-describedby')!.split(' ').pop();
+        const error = document.getElementById(id!)!;
+        expect(error.closest('.jp-CIBench-field')).toBe(
+          control.closest('.jp-CIBench-field')
+        );
+        return error.textContent;
+      });
+      expect(said).toEqual([
+        '1-64 letters',
+        'required',
+        'must be ≥ 0',
+        'the consent must be accepted to take part'
+      ]);
+      expect(document.activeElement).toBe(wrong[0]);
+      expect(host.lab.error).toBeNull();
+    } finally {
+      view.node.remove();
+    }
   });
 
   it('reloads the attempts and the studies once a participant signed in', async () => {

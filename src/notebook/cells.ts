@@ -324,14 +324,17 @@ export function activate(nb: Notebook, cell: Cell, focus = false): void {
 }
 
 /** How long (ms) a revealed cell is kept in view while the cells above it still grow (images). */
-const REVEAL_MS = 2_000;
+const REVEAL_MS = 3_000;
 
 /**
- * Scroll `cell` fully into view once it is rendered and laid out (a cell
- * just added, below an oracle cell whose outputs came in, would otherwise be
- * scrolled to by its estimated height and show as a sliver at the bottom);
- * cells above that still grow for a moment (an output's image loading) scroll
- * it back, until the person scrolls or types.
+ * Centre `cell` in view once it is rendered and laid out (a cell just added,
+ * below an oracle cell whose outputs came in, would otherwise be scrolled to
+ * by its estimated height and show as a sliver at the bottom); while cells
+ * above it still grow for a moment (an output's image loading, a just-opened
+ * notebook's title and instruction rendering their markdown) it is centred
+ * again — the browser's scroll anchoring would keep it where it was, at the
+ * top with its instruction scrolled away, or push it out of view — until the
+ * person scrolls or types.
  */
 async function reveal(nb: Notebook, cell: Cell): Promise<void> {
   await nb.scrollToCell(cell);
@@ -347,8 +350,9 @@ async function reveal(nb: Notebook, cell: Cell): Promise<void> {
     return;
   }
   const again = new ResizeObserver(() => {
-    if (mine() && !fullyShown(nb, cell)) {
-      void nb.scrollToCell(cell, 'center');
+    const index = nb.widgets.indexOf(cell);
+    if (mine() && index >= 0) {
+      nb.scrollToItem(index, 'center').catch(() => undefined); // scroll only: the focus stays
     }
   });
   const stop = () => {
@@ -360,11 +364,4 @@ async function reveal(nb: Notebook, cell: Cell): Promise<void> {
   nb.node.addEventListener('wheel', stop, { passive: true });
   nb.node.addEventListener('keydown', stop);
   setTimeout(stop, REVEAL_MS);
-}
-
-/** Whether `cell` lies wholly inside the notebook's visible area. */
-function fullyShown(nb: Notebook, cell: Cell): boolean {
-  const view = nb.node.getBoundingClientRect();
-  const box = cell.node.getBoundingClientRect();
-  return box.top >= view.top && box.bottom <= view.bottom;
 }

@@ -93,19 +93,23 @@ export class AttemptView {
     return isQwen(this.model.tasks.find(t => t.id === view.task_id));
   }
 
-  /** Its notebook: open, or closed (the panel keeps showing the attempt). */
+  /**
+   * Its notebook, and whether it was closed (the panel keeps showing the
+   * attempt) — said only once it closed, not while it opens.
+   */
   private notebookLine(view: IAttemptView): HTMLElement {
-    const open = this.model.hasNotebook(view.id);
+    const closed = this.model.closedNotebook(view.id);
     const name = view.notebook_path.split('/').pop() ?? view.notebook_path;
     return h(
       'div',
       {
         className:
-          'jp-CIBench-notebookLine' + (open ? '' : ' jp-CIBench-notebookClosed')
+          'jp-CIBench-notebookLine' +
+          (closed ? ' jp-CIBench-notebookClosed' : '')
       },
       h('span', {
         className: 'jp-CIBench-notebookState',
-        text: open ? `Notebook: ${name}` : `Notebook closed: ${name}`,
+        text: closed ? `Notebook closed: ${name}` : `Notebook: ${name}`,
         attrs: { title: view.notebook_path }
       }),
       button(

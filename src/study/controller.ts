@@ -77,12 +77,7 @@ export class StudyController implements IStudyActions, IResultsActions {
     if (!study) {
       return;
     }
-    if (!body.accept) {
-      this.model.show(study, {
-        accept: 'Tick the box to accept the consent text'
-      });
-      return;
-    }
+    // sent even unaccepted: the server names every field's problem at once
     await this.host.lab.run(async () => {
       try {
         this.model.show(await this.host.api.consent(study.id, body));

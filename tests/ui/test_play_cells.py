@@ -79,12 +79,43 @@ def reference_cell(page: Page, step: int):
     return page.locator(f'.jp-NotebookPanel:visible .jp-CIBench-reference[data-step="{step}"]')
 
 
+#: Records every text the panel's notebook line shows from now on (window.__notebookLine).
+WATCH_NOTEBOOK_LINE = """() => {
+  window.__notebookLine = [];
+  new MutationObserver(() => {
+    const line = document.querySelector('.jp-CIBench-notebookState');
+    if (line) window.__notebookLine.push(line.textContent);
+  }).observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+
+
+def in_view(page: Page, cell) -> bool:
+    """Whether ``cell`` lies wholly inside the visible notebook's scrolled area."""
+    area = page.locator(".jp-NotebookPanel:visible .jp-WindowedPanel-outer").bounding_box()
+    box = cell.bounding_box()
+    return (
+        bool(area and box)
+        and area["y"] <= box["y"]
+        and box["y"] + box["height"] <= area["y"] + area["height"]
+    )
+
+
 def test_focus_is_in_the_answer_editor_after_start_and_next(page: Page, lab):
     open_lab(page, lab.url)
     open_panel(page)
+    page.evaluate(WATCH_NOTEBOOK_LINE)
     start_task(page, "penguins_raw_tidy", "end-to-end")
     code = steps_of(PENGUINS)
     expect(answer_cell(page, 0).locator(".cm-content")).to_be_focused()
+    # in view with its instruction, once the title and the instruction rendered (they grow above it)
+    instruction = page.locator('.jp-NotebookPanel:visible .jp-CIBench-instruction[data-step="0"]')
+    expect(instruction.locator(".jp-RenderedMarkdown")).to_contain_text("Step 1 of")
+    page.wait_for_timeout(3_500)  # past the time the lab keeps centring it
+    assert in_view(page, answer_cell(page, 0)) and in_view(page, instruction)
+    expect(answer_cell(page, 0).locator(".cm-content")).to_be_focused()
+    # the panel never said the notebook was closed while it opened
+    lines = set(page.evaluate("window.__notebookLine"))
+    assert lines == {"Notebook: penguins_raw_tidy.template-en.ipynb"}, lines
     # not dirty from the moment it opens: the kernel's language_info JupyterLab adds is saved
     ready = page.locator('.jp-NotebookPanel:visible[data-cibench-kernel="ready"]')
     expect(ready).to_have_count(1, timeout=60_000)

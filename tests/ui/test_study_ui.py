@@ -1,5 +1,5 @@
 """A study in the lab, through the UI only: a `?cibench-study=ID` link opens the panel on it, the
-participant enters their code, answers the questionnaire (an error shows under its field) and
+participant enters their code, answers the questionnaire (each error shows under its field, all at once) and
 accepts the consent, starts the first task, and the study view says where they are; a reload
 reopens the panel on that study view."""
 
@@ -72,11 +72,21 @@ def test_a_participant_consents_and_starts_the_first_task(page: Page, study_lab)
     no_severe_violations(page, "JupyterLab Light: consent form")
     expect(page.locator(".jp-Launcher")).to_be_visible()  # the lab opened its launcher (and its focus) first
 
-    form.get_by_label("Your participant code").fill("P01")
-    form.get_by_label("Years of Python").fill("4")
-    form.get_by_label("I have read the text above and agree to take part").check()
+    # sent empty: every field's error at once, each under its field, the focus on the first
     form.get_by_role("button", name="Accept and continue").click()
+    code = form.get_by_label("Your participant code")
+    accept = form.get_by_label("I have read the text above and agree to take part")
     expertise = form.get_by_label("Your Python expertise (required)")
+    for field in (code, expertise, accept):
+        expect(field).to_have_attribute("aria-invalid", "true")
+    expect(accept).to_have_accessible_description("the consent must be accepted to take part")
+    expect(code).to_be_focused()
+
+    code.fill("P01")
+    form.get_by_label("Years of Python").fill("4")
+    accept.check()
+    form.get_by_role("button", name="Accept and continue").click()
+    expect(code).not_to_have_attribute("aria-invalid", "true")
     expect(expertise).to_have_attribute("aria-invalid", "true")
     expect(expertise).to_have_accessible_description("required")
     expect(expertise).to_be_focused()
