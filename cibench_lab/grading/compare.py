@@ -344,7 +344,7 @@ def _notes(comparison: Comparison, profile: str, mismatches: int) -> list[str]:
     unfinished = [t for t in comparison.tasks if t not in finished]
     if unfinished:
         notes.append(
-            f"{len(unfinished)} task(s) of the study no person finished, shown as not played: "
+            f"{len(unfinished)} task(s) of the study no person finished (no figures for the people): "
             + ", ".join(unfinished)
         )
     study = set(comparison.tasks)

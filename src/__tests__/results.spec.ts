@@ -140,6 +140,10 @@ describe('the comparison report', () => {
       ''
     ]);
     expect(table.querySelector('tr[data-mismatch]')).toBeNull();
+    const task = table.querySelector('tbody td')!;
+    expect(task.querySelectorAll('wbr')).toHaveLength(2); // wraps at the slashes only
+    const figures = table.querySelectorAll('tbody td.jp-CIBench-col-num');
+    expect(figures).toHaveLength(6); // step, people, pass %, time, the run, difficulty
   });
 
   it('marks a mismatched row and names it in the last cell', () => {

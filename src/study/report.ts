@@ -75,6 +75,19 @@ export function stepRunText(row: ICompareStep, run: string): string {
   return `${got.passed ? 'passed' : 'missed'}${score}`;
 }
 
+/** A task id that may wrap after each `/` (a `<wbr>`), never inside a name. */
+function breakable(id: string): (string | HTMLElement)[] {
+  const out: (string | HTMLElement)[] = [];
+  const parts = id.split('/');
+  parts.forEach((part, i) => {
+    out.push(i < parts.length - 1 ? `${part}/` : part);
+    if (i < parts.length - 1) {
+      out.push(h('wbr'));
+    }
+  });
+  return out;
+}
+
 function table(
   caption: string,
   head: IColumn[],
@@ -94,7 +107,9 @@ function table(
   );
   const body = rows.map(({ cells, mismatch }) => {
     const tds = cells.map((text, i) =>
-      h('td', { text, className: cls(head[i]) })
+      head[i].kind === 'id'
+        ? h('td', { className: cls(head[i]) }, ...breakable(text))
+        : h('td', { text, className: cls(head[i]) })
     );
     const tr = h('tr', {}, ...tds);
     if (mismatch.length) {

@@ -158,9 +158,12 @@ export class ResultsView {
       }),
       download,
       notesList(report),
-      libraryBars(report),
+      scroll(libraryBars(report), 'Pass rate per library'),
       scroll(libraryTable(report)),
-      timeScatter(report, `jp-CIBench-scatter-${report.study}`),
+      scroll(
+        timeScatter(report, `jp-CIBench-scatter-${report.study}`),
+        'Working time vs step difficulty'
+      ),
       scroll(stepTable(report))
     );
   }
@@ -223,8 +226,11 @@ function checkbox(
   return h('div', {}, box, h('label', { text: label, attrs: { for: id } }));
 }
 
-/** A wide table in a box that scrolls sideways (focusable, so keys scroll it). */
-function scroll(table: HTMLElement): HTMLElement {
+/**
+ * A wide table or chart in a box that scrolls sideways (focusable, so keys
+ * scroll it), named by the table's caption or `label`.
+ */
+function scroll(content: Element, label?: string): HTMLElement {
   return h(
     'div',
     {
@@ -232,9 +238,10 @@ function scroll(table: HTMLElement): HTMLElement {
       attrs: {
         tabindex: '0',
         role: 'region',
-        'aria-label': table.querySelector('caption')?.textContent ?? ''
+        'aria-label':
+          label ?? content.querySelector('caption')?.textContent ?? ''
       }
     },
-    table
+    content as HTMLElement
   );
 }

@@ -1,7 +1,9 @@
 """The study's results view in the lab, through the UI only: a researcher opens the study from its
 link, presses Results, ticks the recorded run and compares (from the keyboard); the per-step table
 holds the people's hand-computed figures beside the run's, the notes say who settles, the CSV downloads
-in the CLI's columns, and the view passes axe in both themes.  The people and the run are recorded
+in the CLI's columns, and the view passes axe in both themes; in both, every column header has a tooltip
+and the tables scroll sideways in their own (keyboard-scrollable) box, figures on one line, the panel
+never wider than itself.  The people and the run are recorded
 into the results database before the lab starts (test_study_compare_server's, no kernel)."""
 
 from __future__ import annotations
@@ -63,10 +65,10 @@ def test_a_researcher_compares_the_people_with_a_run(page: Page, results_lab):
             A,
             "2",
             "num",
-            "2 (+1 quit)",
-            "50.0 [0–100]",
-            "60 s [50–70]",
-            "passed (100)",
+            "2 people (+1 quit)",
+            "50.0 [0.0–100.0]",
+            "60.0 s [50.0–70.0]",
+            "passed (100.0)",
             re.compile(r"^-?\d+\.\d\d \(3\)$"),
             "",
         ]  # fmt: skip
@@ -78,13 +80,14 @@ def test_a_researcher_compares_the_people_with_a_run(page: Page, results_lab):
     expect(scatter.locator("circle")).to_have_count(5)  # every step has the people's times
     point = scatter.locator("g", has_text=f"{A.rsplit('/', 1)[-1]} #2")
     expect(point.locator("title")).to_have_text(
-        re.compile(r"^cmp_a #2: difficulty -?\d+\.\d\d, 60 s \[50–70\]$")
+        re.compile(r"^cmp_a #2: difficulty -?\d+\.\d\d, 60.0 s \[50.0–70.0\]$")
     )
     for theme in ("JupyterLab Light", "JupyterLab Dark"):  # the lab opens in Light
         if theme != "JupyterLab Light":
             use_theme(page, theme)
         found = axe_violations(page, ["#cibench-lab-panel"])
         assert not found, f"{theme}: {found}"
+        fits_the_panel(page, theme)
     with page.expect_download() as download:
         view.get_by_role("button", name="Download CSV").click()
     rows = list(csv.DictReader(io.StringIO(open(download.value.path(), encoding="utf-8").read())))
@@ -93,3 +96,57 @@ def test_a_researcher_compares_the_people_with_a_run(page: Page, results_lab):
         ("humans", "50", "3", "60"),
         ("model", "100", "3", ""),
     ]
+
+
+#: what each column's tooltip must say (a header's title), by its header text
+TOOLTIPS = {
+    "Pass % [95% CI]": re.compile(r"pass rate.*95%.*bootstrap", re.S),
+    "Time": re.compile(r"median.*quartile", re.S),
+    "model": re.compile(r"Run model’s score"),
+    "model pass %": re.compile(r"Run model’s score"),
+    "Difficulty (rank)": re.compile(r"difficulty estimate"),
+}
+
+
+def fits_the_panel(page: Page, theme: str) -> None:
+    """Every header has a tooltip; the tables scroll sideways inside their own box, the panel never
+    does; a figure stays on one line and no cell's text spills out of it."""
+    view = page.locator(".jp-CIBench-resultsView")
+    heads = view.locator(".jp-CIBench-compareTable th").evaluate_all(
+        "ths => ths.map(th => [th.textContent, th.title])"
+    )
+    assert len(heads) >= 15, heads
+    for text, title in heads:
+        assert len(title) > 15, f"{text!r} has no tooltip"
+        if text in TOOLTIPS:
+            assert TOOLTIPS[text].search(title), (text, title)
+    layout = view.evaluate(
+        """view => {
+          const body = view.closest('.jp-CIBench-body');
+          const boxes = Array.from(view.querySelectorAll('.jp-CIBench-compareScroll'));
+          const cells = Array.from(view.querySelectorAll('.jp-CIBench-compareTable td, th'));
+          const figures = Array.from(view.querySelectorAll('td.jp-CIBench-col-num'));
+          const lines = td => {  // the line boxes of a cell's text
+            const range = document.createRange();
+            range.selectNodeContents(td);
+            return new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top))).size;
+          };
+          return {
+            body: [body.scrollWidth, body.clientWidth],
+            view: [view.getBoundingClientRect().width, body.clientWidth],
+            boxes: boxes.map(b => [b.scrollWidth, b.clientWidth, getComputedStyle(b).overflowX]),
+            spilled: cells.filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent),
+            wrapped: figures.filter(td => lines(td) > 1).map(td => td.textContent),
+          };
+        }"""
+    )
+    assert layout["body"][0] <= layout["body"][1] + 1, f"{theme}: the panel scrolls sideways: {layout}"
+    assert layout["view"][0] <= layout["view"][1] + 1, f"{theme}: the view is wider than the panel: {layout}"
+    assert all(overflow == "auto" for *_, overflow in layout["boxes"]), layout
+    assert any(wide > shown for wide, shown, _ in layout["boxes"]), f"the per-step table fits? {layout}"
+    assert not layout["spilled"] and not layout["wrapped"], f"{theme}: {layout}"
+    box = view.locator(".jp-CIBench-compareScroll").last
+    box.focus()
+    page.keyboard.press("ArrowRight")  # the focusable box scrolls from the keyboard
+    expect(box).not_to_have_js_property("scrollLeft", 0)
+    box.evaluate("b => { b.scrollLeft = 0; }")
