@@ -17,6 +17,7 @@ dask    reserved for the Dask half (``--jobs 2`` vs a local cluster of 2 workers
 The machine's load average is printed with each part (other work on it moves the numbers).
 
     python bench/scale.py [--all] [--repeat 1] [--starts 20] [--gap 4] [--no-start] [--no-pool]
+        [--pool-nice N]
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pathlib import Path
 import psutil
 from replay import KernelMemory
 
+from cibench_lab.engine import priority
 from cibench_lab.engine.attempt import Attempts
 from cibench_lab.engine.kernel import LAUNCHER, ensure_kernelspec
 from cibench_lab.engine.pool import PoolSettings
@@ -115,7 +117,8 @@ def pool_half(lib: TaskLibrary, tasks: list[Task], repeat: int) -> dict:
     fresh: dict[str, list[float]] = {t.id: [] for t in tasks}
     warm: dict[str, list[float]] = {t.id: [] for t in tasks}
     memory: dict[str, list[int]] = {"fresh": [], "warm": []}
-    print(f"pool: {len(tasks)} tasks, --jobs 1; {load()}", file=sys.stderr)
+    nice = priority.WAIT_NICE if priority.can_restore() else 0
+    print(f"pool: {len(tasks)} tasks, --jobs 1, waiting kernels at nice {nice}; {load()}", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="cibench-bench-scale-") as tmp:
         store = Store(f"sqlite:///{Path(tmp) / 'scale.sqlite'}")
         attempts = Attempts(store, lib)
@@ -227,7 +230,14 @@ def main() -> int:
     ap.add_argument("--task", default="cibench_template/pandas/penguins_raw_tidy", help="the Start task")
     ap.add_argument("--no-start", action="store_true", help="skip the Start measurement (no browser)")
     ap.add_argument("--no-pool", action="store_true", help="skip the replay measurement")
+    ap.add_argument(
+        "--pool-nice",
+        type=int,
+        default=priority.WAIT_NICE,
+        help=f"nice value of a waiting pooled kernel (default {priority.WAIT_NICE}; 0: normal priority)",
+    )
     args = ap.parse_args()
+    priority.WAIT_NICE = args.pool_nice
     lib = TaskLibrary.load([builtin_dir()])
     tasks = subset(lib, args.all)
     ensure_kernelspec()

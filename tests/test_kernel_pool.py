@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 from conftest import PROBE_ID, server_config
 
+from cibench_lab.engine import priority
 from cibench_lab.engine.attempt import Attempts
 from cibench_lab.engine.executor import KernelExecutor
 from cibench_lab.engine.memory import tree_rss
 from cibench_lab.engine.pool import KernelPool, PoolSettings, pool_key, preimport_code
-from cibench_lab.engine.priority import WAIT_NICE, can_restore
+from cibench_lab.engine.priority import can_restore
 from cibench_lab.engine.run import run_tasks
 from cibench_lab.engine.workspace import copy_data
 from cibench_lab.players import ReferencePlayer
@@ -100,7 +101,10 @@ async def _fresh_look(task, folder: Path) -> str:
         await fresh.shutdown()
 
 
-async def test_two_attempts_never_share_a_kernel_and_a_used_one_is_never_handed_out(library, tmp_path):
+async def test_two_attempts_never_share_a_kernel_and_a_used_one_is_never_handed_out(
+    library, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(priority, "WAIT_NICE", 10)  # started lower (off by default), set back at take
     task = library.get(PANDAS)
     key, copy = pool_key(task), functools.partial(copy_data, task)
     pool = KernelPool(tmp_path, PoolSettings(size=2))
@@ -142,7 +146,8 @@ async def test_two_attempts_never_share_a_kernel_and_a_used_one_is_never_handed_
     assert not any(_alive(p) for p in pids if p)
 
 
-async def test_close_shuts_every_waiting_kernel_down(library, tmp_path):
+async def test_close_shuts_every_waiting_kernel_down(library, tmp_path, monkeypatch):
+    monkeypatch.setattr(priority, "WAIT_NICE", 10)
     task = library.get(PANDAS)
     pool = KernelPool(tmp_path, PoolSettings(size=1, idle_seconds=600))
     pool.expect(pool_key(task))
@@ -150,7 +155,7 @@ async def test_close_shuts_every_waiting_kernel_down(library, tmp_path):
     warm = pool.ready[pool_key(task)][0]
     pids = _tree(warm.executor.pid())
     assert len(pids) >= 2 and tree_rss(warm.executor.pid()) > 0  # the launcher and the sandbox
-    assert _nice(pids) == ({WAIT_NICE} if can_restore() else {0})  # waits at a lower priority
+    assert _nice(pids) == ({10} if can_restore() else {0})  # waits at the lower priority asked for
     await pool.close()
     await _until(lambda: not any(_alive(p) for p in pids), 30)
     assert not list(tmp_path.iterdir())  # its slot folder is gone

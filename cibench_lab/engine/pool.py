@@ -8,8 +8,8 @@ in; the sandbox binds that slot at the fixed attempt path, so the kernel's worki
 directory is the one a fresh kernel gets.  While it waits it only loads the task's
 libraries into ``sys.modules`` (:func:`preimport_code`: run silently, in a namespace
 of its own, so nothing is bound in the user namespace, nothing enters the history and
-the execution count stays 0), at a lower CPU priority (:mod:`.priority`), so it does not
-slow the attempt being played; it gets the normal one back when it is taken.
+the execution count stays 0), at ``priority.WAIT_NICE`` (:mod:`.priority`; 0, normal, by
+default); a taken kernel, or one waited for half started, is set back to normal priority.
 
 :meth:`KernelPool.take` hands a ready kernel to one attempt: the slot is renamed to the
 attempt's folder (the sandbox's bind follows it), the task's data is copied in, and the
@@ -175,7 +175,7 @@ class KernelPool:
         executor = self.factory(slot)
         self._starting = executor
         try:
-            await executor.launch(priority.waiting_env())  # at a lower CPU priority while it waits
+            await executor.launch(priority.waiting_env())  # at WAIT_NICE while it waits
             await executor.run_silent(preimport_code(key[1]))
         except BaseException:
             await executor.shutdown()

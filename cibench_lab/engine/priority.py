@@ -1,13 +1,14 @@
-"""The CPU priority of a pooled kernel: low while it waits, normal once an attempt takes it.
+"""The CPU priority of a pooled kernel while it waits, and back to normal once it is taken.
 
 A kernel the pool starts ahead (:mod:`.pool`) competes for the CPU with the attempt being
-played — the person's kernel, the run's turns and grading — so it starts at ``WAIT_NICE``:
-the kernel launcher (:mod:`.kernel_launch`) lowers its own priority when ``NICE_VAR`` is in
-its environment, before it starts bubblewrap or ipykernel, so the whole sandbox inherits it.
-Taking the kernel (or waiting for one half started) sets every thread of its processes back
-to nice 0.  Raising a priority needs ``CAP_SYS_NICE`` or an ``RLIMIT_NICE`` of at least 20;
-without either the pool starts its kernels at normal priority (:func:`waiting_env` is empty),
-since a kernel left at a lower one would play its attempt slower than a fresh kernel.
+played — the person's kernel, the run's turns and grading — so it can start at ``WAIT_NICE``
+(0, off, by default: see there).  The kernel launcher (:mod:`.kernel_launch`) lowers its own
+priority when ``NICE_VAR`` is in its environment, before it starts bubblewrap or ipykernel,
+so the whole sandbox inherits it.  Taking the kernel (or waiting for one half started) sets
+every thread of its processes back to nice 0.  Raising a priority needs ``CAP_SYS_NICE`` or
+an ``RLIMIT_NICE`` of at least 20; without either the pool starts its kernels at normal
+priority (:func:`waiting_env` adds nothing): a kernel left lower would play slower than a
+fresh one.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ from .memory import children
 log = logging.getLogger(__name__)
 
 NICE_VAR = "CIBENCH_LAB_NICE"  # the launcher's: the nice increment it applies to itself
-WAIT_NICE = 10
+#: 0: pooled kernels wait at normal priority.  Measured with ``bench/scale.py --pool-nice``, back to back
+#: on a shared 2-core machine (load 2-3): 1.12x at nice 10 against 1.58x at nice 0 — a niced kernel
+#: started during a short task is starved by the machine's other work and the next take waits for it.
+WAIT_NICE = 0
 CAP_SYS_NICE = 23
 
 
@@ -47,7 +51,7 @@ def waiting_env() -> dict[str, str]:
     """The environment a pooled kernel starts with: this process's, and the launcher's lower
     priority when it can be undone at take (else this process's only)."""
     env = dict(os.environ)
-    if can_restore():
+    if WAIT_NICE and can_restore():
         env[NICE_VAR] = str(WAIT_NICE)
     return env
 
