@@ -21,6 +21,7 @@ import asyncio
 import os
 import signal
 import sys
+import threading
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -85,7 +86,10 @@ def cmd_run(args) -> int:
 
 
 def _interruptible(play: Coroutine[Any, Any, list[str]]) -> list[str]:
-    """``play`` run to its end, a SIGTERM meanwhile taken as Ctrl-C (:func:`_as_interrupt`)."""
+    """``play`` run to its end, a SIGTERM meanwhile taken as Ctrl-C (:func:`_as_interrupt`) — in the main
+    thread only (a signal handler cannot be set elsewhere: the lab replays a run in a worker thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return asyncio.run(play)
     before = signal.signal(signal.SIGTERM, _as_interrupt)
     try:
         return asyncio.run(play)
