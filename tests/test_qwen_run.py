@@ -6,6 +6,8 @@ numbers computed by hand.  (~25 s: five kernels, four executable-rate re-runs.)
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 
 import pytest
@@ -147,10 +149,27 @@ def test_qwen_tasks_play_as_the_original_and_report_its_table(played, capsys, mo
     # exec: math 1/1; visualization 1/2 (the easy item's `%matplotlib inline` is no Python for
     # exec()); general 1/1, measured without network; accuracy: GSM8K 1/1 ("31 apples")
     assert qwen_rows(table) == [
-        ["q", "100.0", "50.0", "100.0 (not comparable)", "100.0", "100.0", "100.0"],
+        [
+            "q",
+            "100.0 [100.0–100.0]",
+            "50.0 [0.0–100.0]",  # 1 of 2 resamples to 0, 50 or 100
+            "100.0 [100.0–100.0] (not comparable)",
+            "100.0 [100.0–100.0]",
+            "100.0 [100.0–100.0]",
+            "100.0 [100.0–100.0]",
+        ],
         ["q", "1/1, 0 missing", "1/2, 0 missing", "1/1, 0 missing", "1/1", "1/1", "1/1"],
     ]
     assert "not comparable: the code ran without network" in table
+
+    # CSV, without a judge: one row per cell; Visualization accuracy not graded, General marked
+    monkeypatch.delenv("CIBENCH_LAB_JUDGE_MODEL")
+    args = ["--task-dir", str(played["tasks"]), "--db", played["db"], "report", "q", "--format", "csv"]
+    assert main(args) == 0
+    cells = {(r["section"], r["column"]): r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
+    general, hard = cells["executable", "general"], cells["accuracy", "visualization-hard"]
+    assert (general["n"], general["value"], general["note"]) == ("1", "100.0", "not comparable")
+    assert (hard["n"], hard["value"], hard["ci_lo"], hard["note"]) == ("1", "", "", "not graded")
 
 
 def qwen_rows(table: str) -> list[list[str]]:

@@ -18,8 +18,11 @@ from typing import Any
 
 from ..engine.qwen_exec import QwenExecutor
 from ..engine.qwen_results import RunOutputs, run_outputs
+from ..grading.bounds import bounded
+from ..grading.leaderboard import B
+from ..grading.qwen.intervals import SECTIONS, cell_cis
 from ..grading.qwen.score import ModelScore, score_outputs
-from ..grading.qwen.table import EXEC_COLUMNS, acc_cell, as_dict, cell, correctness, counts, grid, rate_of
+from ..grading.qwen.table import as_dict, correctness, counts, grid
 from ..store import Store
 from ..tasks.library import TaskLibrary
 
@@ -69,31 +72,70 @@ def qwen_report(store: Store, lib: TaskLibrary, selectors: list[str] | None, pro
     runs, task_ids = [], set()
     for one in run_outputs(store, lib, selectors):
         score = score_run(one, qprofile)
-        body = as_dict([score], qprofile)["models"][0]
-        body.update(run=one.run, player=one.player, network_off=one.network_off)
-        body["general_comparable"] = comparable(one, sandbox=True)
-        runs.append({"score": score, "json": body})
+        general = comparable(one, sandbox=True)
+        runs.append(entry(score, qprofile, one.run, one.player, one.network_off, general))
         task_ids |= one.task_ids
     return {"profile": qprofile, "runs": runs, "task_ids": task_ids}
+
+
+def entry(score: ModelScore, profile: str, run: str, player: str, network_off: int, general_comparable: bool):
+    """A run's part of the report: ``{"score", "json"}``, the JSON with each cell's CI (``cells``)."""
+    body = as_dict([score], profile)["models"][0]
+    body.update(run=run, player=player, network_off=network_off, general_comparable=general_comparable)
+    body["cells"] = cell_cis(score)
+    return {"score": score, "json": body}
 
 
 def json_part(report: dict) -> dict:
     return {"profile": report["profile"], "runs": [r["json"] for r in report["runs"]]}
 
 
+CSV_HEADER = ["profile", "run", "player", "section", "column", "n", "value", "ci_lo", "ci_hi", "note"]
+
+
+def _note(body: dict, section: str, column: str, score: ModelScore) -> str:
+    if section == "executable" and column == "general" and not body["general_comparable"]:
+        if score.executable.get(column) is not None:
+            return NOT_COMPARABLE
+    acc = correctness(score).get(column) if section == "accuracy" else None
+    return "not graded" if acc is not None and not acc.graded else ""
+
+
+def csv_rows(report: dict):
+    """One row per run and cell of the table: its items (n), value x100 and 95% CI, and a note
+    (``not comparable``, ``not graded``)."""
+    yield CSV_HEADER
+    for r in report["runs"]:
+        body = r["json"]
+        for section in SECTIONS:
+            for column, c in body["cells"][section].items():
+                note = _note(body, section, column, r["score"])
+                head = [report["profile"], body["run"], body["player"], section, column]
+                yield [*head, c["n"], c["value"], c["ci_lo"], c["ci_hi"], note]
+
+
+def _shown(body: dict, section: str, column: str, score: ModelScore) -> str:
+    c = body["cells"][section][column]
+    note = _note(body, section, column, score)
+    if note == "not graded":
+        return note
+    text = bounded(c["value"], c["ci_lo"], c["ci_hi"])
+    return f"{text} ({note})" if note else text
+
+
 def render(report: dict) -> str:
-    """The table: executable rate Math / Visualization / General, accuracy Math / Hard / Easy."""
+    """The table: executable rate Math / Visualization / General, accuracy Math / Hard / Easy, each
+    value with its 95% CI."""
     rows, count_rows = [], []
     for r in report["runs"]:
         score, body = r["score"], r["json"]
-        execs = [cell(rate_of(score, c)) for c in EXEC_COLUMNS]
-        if not body["general_comparable"] and execs[2] != "None":
-            execs[2] += f" ({NOT_COMPARABLE})"
-        rows.append([body["run"], *execs, *(acc_cell(a) for a in correctness(score).values())])
+        cells = [_shown(body, s, c, score) for s in SECTIONS for c in body["cells"][s]]
+        rows.append([body["run"], *cells])
         count_rows.append([body["run"], *counts(score)])
     notes = [
         f"Qwen's Code Interpreter Benchmark (20231206) · profile {report['profile']}",
         grid(HEADER, rows),
+        f"95% CIs: percentile bootstrap over items ({B:,} resamples, seed 0)",
         "items (executable/all and missing code; right/all)",
         grid(HEADER, count_rows),
         f"{NOT_COMPARABLE}: the code ran without network (the run's kernels or the re-run's sandbox); "

@@ -239,8 +239,8 @@ def cmd_report(args) -> int:
         mark_unsandboxed(report, unsandboxed(store, args.runs))
     if args.format == "json":
         print(json.dumps({**(report or {}), **_qwen_json(qwen)}, indent=1))
-    elif args.format == "csv" and report is not None:
-        csv.writer(sys.stdout).writerows(csv_rows(report))
+    elif args.format == "csv" and (rc := _print_csv(report, qwen)):
+        return rc
     elif args.format == "table":
         _print_tables(report, qwen)
     if args.plot and report is not None:
@@ -260,6 +260,20 @@ def _qwen_json(qwen: dict | None) -> dict:
     from .qwen_report import json_part
 
     return {"qwen": json_part(qwen)} if qwen and qwen["runs"] else {}
+
+
+def _print_csv(report: dict | None, qwen: dict | None) -> int:
+    """CIBench's long format, or the Qwen table's cells: one benchmark per CSV."""
+    if report is not None and qwen and qwen["runs"]:
+        print("error: --format csv: the runs hold CIBench and Qwen tasks; report them apart", file=sys.stderr)
+        return 2
+    if report is not None:
+        csv.writer(sys.stdout).writerows(csv_rows(report))
+    elif qwen is not None:
+        from .qwen_report import csv_rows as qwen_rows
+
+        csv.writer(sys.stdout).writerows(qwen_rows(qwen))
+    return 0
 
 
 def _print_tables(report: dict | None, qwen: dict | None) -> None:

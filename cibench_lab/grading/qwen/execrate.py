@@ -15,7 +15,7 @@ contains it (a substring, as the original's summary counts).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .react import QWEN, Markers, action_code
 
@@ -118,6 +118,7 @@ class Rate:
     total: int
     missing: int
     executable: int
+    outcomes: tuple[bool, ...] = field(default=(), compare=False)  # each counted item's, in order
 
     @property
     def percent(self) -> float | None:
@@ -130,5 +131,6 @@ def rates(tags: list[str], executable: list[bool], missing: list[bool]) -> dict[
     out: dict[str, Rate] = {}
     for key in sorted(involved):
         idx = [i for i, one in enumerate(tags) if key in one]
-        out[key] = Rate(len(idx), sum(missing[i] for i in idx), sum(executable[i] for i in idx))
+        flags = tuple(bool(executable[i]) for i in idx)
+        out[key] = Rate(len(idx), sum(missing[i] for i in idx), sum(flags), flags)
     return out

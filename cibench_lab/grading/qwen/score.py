@@ -42,6 +42,12 @@ class Accuracy:
     right: int = 0
     graded: bool = True
     unanswered: int = 0  # judged items without a reply
+    outcomes: list[bool] = field(default_factory=list)  # each counted item's, in order
+
+    def add(self, right: bool) -> None:
+        self.count += 1
+        self.right += right
+        self.outcomes.append(bool(right))
 
     @property
     def percent(self) -> float | None:
@@ -93,8 +99,7 @@ def _math(out: OutputFile, profile: str, items: list[dict]) -> Accuracy:
             right = bool(row["acc"])
         else:
             right = math_correct(completion, gold)
-        acc.count += 1
-        acc.right += right
+        acc.add(right)
         items.append({"file": out.path.name, "line": line, "family": "math-accuracy", "right": right})
     return acc
 
@@ -135,13 +140,12 @@ def _vis(out: OutputFile, folder: Path, profile: str, replies: Replies, items: l
         files = tuple(str(rebase(link, folder)) for link in links)
         item = VisItem(line, is_easy(query), judge_prompt(query, str(row.get("lang", "en"))), files)
         bucket = acc["easy" if item.easy else "hard"]
-        bucket.count += 1
         reply = replies(out, item) if files else None
         if files and reply is None:
             bucket.unanswered += 1
             bucket.graded = False
         right = bool(files) and reply is not None and verdict(reply)
-        bucket.right += right
+        bucket.add(right)
         detail = {
             "file": out.path.name,
             "line": line,
