@@ -22,10 +22,35 @@ from ..store.errors import StoreError, first_line, shown, write_fault
 from ..tasks.errors import TaskError
 from .common import database_url
 
-COMMANDS = ("tasks", "run", "report", "export", "db", "classroom", "qwen")  # modules; classroom is `class`
+#: each command and the module that registers it
+COMMANDS = {
+    "tasks": "tasks",
+    "run": "run",
+    "report": "report",
+    "export": "export",
+    "db": "db",
+    "class": "classroom",
+    "qwen": "qwen",
+}
+GLOBAL_VALUES = ("--task-dir", "--db")  # the options before the command that take a value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def chosen_command(argv: list[str]) -> str | None:
+    """The command ``argv`` names, when plain to see (only the exact global options before it);
+    else None. Only its module is then imported: a command's start skips the others' imports."""
+    tokens = iter(argv)
+    for token in tokens:
+        if token in GLOBAL_VALUES:
+            next(tokens, None)
+        elif token.startswith(tuple(f"{name}=" for name in GLOBAL_VALUES)):
+            continue
+        else:
+            return token if token in COMMANDS else None
+    return None
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``argv``, only the command it names is registered (all when unclear)."""
     p = argparse.ArgumentParser(prog="cibench-lab", description="Play, grade and benchmark CIBench tasks.")
     p.add_argument(
         "--task-dir",
@@ -39,7 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
         "else SQLite in the Jupyter data dir)",
     )
     sub = p.add_subparsers(dest="command", required=True)
-    for name in COMMANDS:
+    picked = chosen_command(argv) if argv is not None else None
+    for name in [COMMANDS[picked]] if picked else COMMANDS.values():
         importlib.import_module(f"{__name__}.{name}").register(sub)
     return p
 
@@ -48,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run a subcommand; an expected failure prints ``error: <one line>`` and exits 2."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     redact_logs()
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv).parse_args(argv)
     args.db = database_url(args)  # every command reads args.db: one choice, the server's
     try:
         return args.fn(args)

@@ -1,0 +1,53 @@
+"""The CLI imports only the command it runs: a `db` or `class` command starts in well under a
+second (no nbformat, jsonschema, scipy: seconds on a loaded machine), and the parser still knows
+every command when the command is not plain to see."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from cibench_lab.cli import build_parser, chosen_command
+
+PROBE = (
+    "import sys\n"
+    "from cibench_lab.cli import main\n"
+    "rc = main(sys.argv[1:])\n"
+    "print(rc, sorted(m for m in ('nbformat', 'jsonschema', 'scipy', 'distributed') if m in sys.modules))\n"
+)
+
+
+@pytest.mark.fast
+def test_a_db_command_imports_none_of_the_heavy_modules(tmp_path):
+    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    argv = [sys.executable, "-c", PROBE, "--db", url, "db", "upgrade"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "0 []", done.stdout
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        (["run", "--player", "reference"], "run"),
+        (["--db", "sqlite:///x", "--task-dir", "t", "class", "grant"], "class"),
+        (["--db=sqlite:///x", "report"], "report"),
+        (["--ta", "report", "run"], None),  # an abbreviated option: all commands, argparse decides
+        (["-h"], None),
+        (["bogus"], None),
+        ([], None),
+    ],
+)
+def test_the_command_is_picked_only_when_plain(argv, command):
+    assert chosen_command(argv) == command
+
+
+@pytest.mark.fast
+def test_an_unclear_command_line_still_parses_with_every_command():
+    args = build_parser(["--ta", "tasks", "report"]).parse_args(["--ta", "tasks", "report"])
+    assert args.command == "report" and [str(p) for p in args.task_dir] == ["tasks"]
+    with pytest.raises(SystemExit):
+        build_parser(["bogus"]).parse_args(["bogus"])
