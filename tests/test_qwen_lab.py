@@ -105,8 +105,24 @@ async def test_math_accuracy_and_general_executable_in_the_lab(start_attempt):
     general = await start_attempt(GENERAL)
     code, bad = await general.turn(0, "pd.read_csv('orders.csv')")  # cwd upload_file/: shop/orders.csv
     assert bad["grade"]["detail"].startswith("not executable")
+    general = await start_attempt(GENERAL)  # one call per general item: a new attempt
     code, good = await general.turn(0, "print(pd.read_csv('shop/orders.csv').shape)")
     assert good["grade"] == {**good["grade"], "detail": "executable", "passed": True, "score": None}
+
+
+async def test_a_persons_runs_are_held_to_the_items_call_limit(start_attempt):
+    general = await start_attempt(GENERAL)  # 1 call
+    code, one = await general.turn(0, "print(1)")
+    assert code == 200 and one["settled"]["outcome"] == "turn_cap" and one["attempt"]["status"] == "done"
+    easy = await start_attempt(EASY, turn_cap=5)  # 4 calls, the prior turn's one already made
+    for n in range(3):
+        code, ran = await easy.turn(0, f"print({n})")
+        assert code == 200 and bool(ran["settled"]) is (n == 2), ran
+    assert ran["settled"]["outcome"] == "turn_cap" and ran["attempt"]["status"] == "done"
+    gsm = await start_attempt(GSM8K, turn_cap=2)  # 3 calls, a lower turn cap holds
+    await gsm.turn(0, "print(1)")
+    code, ran = await gsm.turn(0, "print(2)")
+    assert ran["settled"]["outcome"] == "turn_cap"
 
 
 @pytest.mark.fast
