@@ -105,8 +105,24 @@ async def test_math_accuracy_and_general_executable_in_the_lab(start_attempt):
     general = await start_attempt(GENERAL)
     code, bad = await general.turn(0, "pd.read_csv('orders.csv')")  # cwd upload_file/: shop/orders.csv
     assert bad["grade"]["detail"].startswith("not executable")
+    general = await start_attempt(GENERAL)  # one call per general item: a new attempt
     code, good = await general.turn(0, "print(pd.read_csv('shop/orders.csv').shape)")
     assert good["grade"] == {**good["grade"], "detail": "executable", "passed": True, "score": None}
+
+
+async def test_a_persons_runs_are_held_to_the_items_call_limit(start_attempt):
+    general = await start_attempt(GENERAL)  # 1 call
+    code, one = await general.turn(0, "print(1)")
+    assert code == 200 and one["settled"]["outcome"] == "turn_cap" and one["attempt"]["status"] == "done"
+    easy = await start_attempt(EASY, turn_cap=5)  # 4 calls, the prior turn's one already made
+    for n in range(3):
+        code, ran = await easy.turn(0, f"print({n})")
+        assert code == 200 and bool(ran["settled"]) is (n == 2), ran
+    assert ran["settled"]["outcome"] == "turn_cap" and ran["attempt"]["status"] == "done"
+    gsm = await start_attempt(GSM8K, turn_cap=2)  # 3 calls, a lower turn cap holds
+    await gsm.turn(0, "print(1)")
+    code, ran = await gsm.turn(0, "print(2)")
+    assert ran["settled"]["outcome"] == "turn_cap"
 
 
 @pytest.mark.fast
@@ -148,3 +164,30 @@ def test_the_font_cache_follows_the_font_set(tmp_path):
     python = Interpreter("python", "3.11", tmp_path, (tmp_path,), {"matplotlib": "3.8.4"})
     cache = mpl_cache_dir(python)  # the kernels' prebuilt cache: one per matplotlib and font set
     assert cache is not None and cache.name == f"matplotlib-3.8.4-fonts-{font_set_digest()}"
+
+
+@pytest.mark.fast
+async def test_a_configured_judge_reads_right_or_wrong_on_a_visualization_step(qwen_root, monkeypatch):
+    from openai_server import ScriptedServer
+
+    from cibench_lab.grading.pool import Grader
+    from cibench_lab.models.judge import VisionJudge
+
+    monkeypatch.setenv("QWEN_JUDGE_KEY", "sk-qwen-judge")
+    replies = [{"reply": "right"}, {"reply": "wrong"}, {"reply": "It is not right."}]
+    server = ScriptedServer(replies, model="judge-vl", key="sk-qwen-judge", max_tokens=32).start()
+    try:
+        vlm = VisionJudge(model="judge-vl", base_url=server.base_url, api_key_env="QWEN_JUDGE_KEY")
+        grader, step = Grader(vlm, workers=1), TaskLibrary.load([qwen_root]).get(EASY).steps[0]
+        said = []
+        for png in ("aaaa", "bbbb", "cccc"):  # three figures: three questions
+            ran = TurnOutput("plt.show()", [{"output_type": "display_data", "data": {"image/png": png}}])
+            said.append(await grader.grade(step, [ran]))
+    finally:
+        server.stop()
+    assert [g["cibench"]["judge"]["error"] for g in said] == [None] * 3
+    assert [g["cibench"]["passed"] for g in said] == [True, False, True]  # the original: "right" anywhere
+    assert [g["fair"]["passed"] for g in said] == [True, False, False]
+    assert said[1]["cibench"]["detail"] == "judge: wrong (judge-vl)"
+    asked = server.requests[0]["body"]["messages"][0]["content"][0]["text"]
+    assert step.qwen is not None and asked == step.qwen.judge_prompt  # the original's question

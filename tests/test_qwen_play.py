@@ -115,7 +115,8 @@ def test_the_settle_rule_of_qwen_tasks_is_the_original_loops_end(lib):
     assert _rule(lib, general, ok, 1, {"observation": "fine"}) == "out_of_turns"
     stream = {"output_type": "stream", "name": "stdout", "text": "error: computed"}
     assert _rule(lib, vis, TurnOutput("x", [stream]), 2) == "stopped"  # observation made from outputs
-    assert _rule(lib, vis, ok, 9, player="human") is None  # a person's step: Next or Give up
+    assert _rule(lib, vis, ok, 2, player="human") is None  # a person's step: Next, Give up, or
+    assert _rule(lib, vis, ok, 3, player="human") == "turn_cap"  # the calls the prior turn left
 
 
 def test_qwen_tasks_never_take_a_warm_kernel(lib, tmp_path):

@@ -93,11 +93,12 @@ def prior_code(task: Task) -> str | None:
     return None if action is None else extract_code(action)
 
 
-def setup_codes(task: Task) -> list[str]:
-    """What a Qwen task's kernel runs after the start code: the original's start, the prior turn."""
+def setup_codes(task: Task, prior_turn: bool = True) -> list[str]:
+    """What a Qwen task's kernel runs after the start code: the original's start, the prior turn
+    (``prior_turn``: a person's attempt; a player's proposes it as its first turn)."""
     if qwen_item(task) is None:
         return []
-    prior = prior_code(task)
+    prior = prior_code(task) if prior_turn else None
     return [QWEN_START] if prior is None else [QWEN_START, prior]
 
 
@@ -110,21 +111,24 @@ class KernelSetup:
     def runner(
         self, km: Any, kernel_id: str, attempt_id: str, task: Task, timeout: float, counted: bool
     ) -> Callable[[list[str]], Awaitable[list[TurnOutput]]]:
-        """What the driver's restore runs its cells with: hidden, after :meth:`codes`."""
+        """What the driver's restore runs its cells with: hidden, after :meth:`codes`.  ``counted``
+        (a player's attempt): no prior turn at setup, the player's session proposes it as turn 0."""
 
         async def run(codes: list[str]) -> list[TurnOutput]:
-            ran = await run_hidden(km, kernel_id, [*self.codes(task), *codes], timeout, counted)
-            return self.ran(attempt_id, task, ran)
+            setup = self.codes(task, not counted)
+            ran = await run_hidden(km, kernel_id, [*setup, *codes], timeout, counted)
+            return self.ran(attempt_id, task, ran, len(setup), not counted)
 
         return run
 
-    def codes(self, task: Task) -> list[str]:
-        return [start_code(task.rendering.rendering), *setup_codes(task)]
+    def codes(self, task: Task, prior_turn: bool = True) -> list[str]:
+        return [start_code(task.rendering.rendering), *setup_codes(task, prior_turn)]
 
-    def ran(self, attempt_id: str, task: Task, ran: list[TurnOutput]) -> list[TurnOutput]:
-        """What ran after the start (``ran`` began with :meth:`codes`); a prior turn's run is kept."""
-        n = len(self.codes(task))
-        if prior_code(task) is not None and len(ran) >= n:
+    def ran(
+        self, attempt_id: str, task: Task, ran: list[TurnOutput], n: int, prior_turn: bool
+    ) -> list[TurnOutput]:
+        """What ran after the ``n`` setup codes; a prior turn's run is kept (``prior_turn``)."""
+        if prior_turn and prior_code(task) is not None and len(ran) >= n:
             self.priors[attempt_id] = ran[n - 1]
             while len(self.priors) > _KEPT:
                 self.priors.popitem(last=False)

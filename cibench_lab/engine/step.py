@@ -1,8 +1,10 @@
 """The settle rule: when a step is over.  The one place it is decided.
 
-A person's step settles when they press Next or Give up, or at the configured
-turn cap.  A player's (model, reference, replay) step settles at its first turn
-that runs without error (CIBench's rule) or after ``max_turn`` turns.  A player's step of
+A person's step settles when they press Next or Give up, or at their run limit
+(``turn_cap``): the configured turn cap and, on a Qwen task, the item's call limit less an
+easy item's prior turn, which ran at setup and counts as a call.  A player's (model,
+reference, replay) step settles at its first turn that runs without error (CIBench's rule)
+or after ``max_turn`` turns.  A player's step of
 a Qwen benchmark task follows the original's loop instead: ``stopped`` at the first
 observation holding a stop word (``error:``, ``Traceback``; not an easy item's prior turn,
 which the original never checks), ``out_of_turns`` when the item's call limit is reached,
@@ -16,10 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..grading import TurnOutput
-from ..models.qwen_react import interpreter_observation
+from ..models.qwen_react import has_prior_turn, interpreter_observation
 from ..store.tables import Attempt
 from ..tasks.model import Task
-from ..tasks.qwen import CALL_TIMEOUT, call_limit, stops
+from ..tasks.qwen import CALL_TIMEOUT, call_limit, qwen_item, stops
 from .settings import PlaySettings
 
 HUMAN = "human"
@@ -39,13 +41,24 @@ def settle_rule(
     """The outcome the open step settles with after ``turn``, its ``n_turns``-th (None: open);
     ``task`` and the turn's ``meta`` decide a Qwen task's player step."""
     if player == HUMAN:
-        return "turn_cap" if settings.turn_cap and n_turns >= settings.turn_cap else None
+        cap = person_cap(settings, task)
+        return "turn_cap" if cap and n_turns >= cap else None
     calls = call_limit(task) if task is not None else None
     if task is not None and calls is not None:
         return qwen_rule(task, calls, turn, n_turns, meta or {})
     if not turn.error:
         return "passed"
     return "out_of_turns" if n_turns >= max(settings.max_turn, 1) else None
+
+
+def person_cap(settings: PlaySettings, task: Task | None) -> int | None:
+    """A person's run limit on the step: the turn cap, and a Qwen task's calls left after setup."""
+    caps = [settings.turn_cap] if settings.turn_cap else []
+    item = qwen_item(task) if task is not None else None
+    if item is not None:
+        prior = 1 if has_prior_turn(str(item["query"])) else 0
+        caps.append(max(int(item["calls"]) - prior, 1))
+    return min(caps) if caps else None
 
 
 def qwen_rule(task: Task, calls: int, turn: TurnOutput, n_turns: int, meta: dict[str, Any]) -> str | None:

@@ -121,12 +121,26 @@ class Verdicts:
         if key in self._cache:
             self._cache.move_to_end(key)
             return {**self._cache[key], "cached": True}
-        verdict = await self._ask(judge, prompt, image)
+        verdict = await (self._ask_words(judge, prompt, image) if qwen else self._ask(judge, prompt, image))
         if verdict["error"] is None:
             self._cache[key] = verdict
             while len(self._cache) > self.size:
                 self._cache.popitem(last=False)
         return {**verdict, "cached": False}
+
+    @staticmethod
+    async def _ask_words(judge: Judge, prompt: str, image: str) -> dict[str, Any]:
+        """A Qwen step's verdict: the reply to the original's right/wrong question, no 1..10 score
+        (each profile reads it: :func:`.qwen.judge.qwen_verdict`, :func:`.qwen.judge.fair_verdict`)."""
+        ask = getattr(judge, "reply", None)
+        if ask is None:  # a judge with no raw reply: its verdict's reply, its score's parse ignored
+            said = await Verdicts._ask(judge, prompt, image)
+            return {**said, "score": None, "error": None} if said["reply"] else said
+        try:
+            reply, error = str(await ask([image], prompt))[:200], None
+        except Exception as err:  # fails this verdict, never the turn (named only: a key may be in it)
+            reply, error = None, f"{err.__class__.__name__}: the judge failed"
+        return {"model": judge.model, "score": None, "reply": reply, "error": error}
 
     @staticmethod
     async def _ask(judge: Judge, prompt: str, image: str) -> dict[str, Any]:

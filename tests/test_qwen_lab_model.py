@@ -1,0 +1,58 @@
+"""A model attached in the lab on a Qwen task (tests/fixtures/qwen/benchmark), over our scripted
+OpenAI-compatible server: an easy item's prior turn runs once, as the player's first turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import Browser, server_config
+from openai_server import ScriptedServer
+from sqlalchemy import select
+from test_lab_models import play_to_the_end
+from test_qwen_lab import EASY, _probe
+
+from cibench_lab.cli import main
+from cibench_lab.store.tables import Turn
+
+BENCH = Path(__file__).parent / "fixtures" / "qwen" / "benchmark"
+KEY = "sk-qwen-lab"
+
+
+@pytest.fixture
+def scripted(monkeypatch):
+    monkeypatch.setenv("CIBENCH_LAB_QWEN_KEY", KEY)
+    server = ScriptedServer([{"reply": "Thought: I know.\nFinal Answer: done"}], model="scripted", key=KEY)
+    yield server.start()
+    server.stop()
+
+
+@pytest.fixture
+def jp_server_config(tmp_path, scripted):
+    root = tmp_path / "qwen-tasks"
+    assert main(["tasks", "import", str(BENCH), "--into", str(root)]) == 0
+    model = {"base_url": scripted.base_url, "api_key_env": "CIBENCH_LAB_QWEN_KEY", "request_timeout": 5.0}
+    return server_config(tmp_path, [root], turn_timeout=60.0, models={"scripted": model})
+
+
+async def test_a_model_in_the_lab_runs_an_easy_items_prior_turn_once(jp_serverapp, api, scripted):
+    code, body = await api(
+        "POST", "attempts", {"task_id": EASY, "mode": "e2e", "player": {"model": "scripted"}}
+    )
+    assert code == 201, body
+    b = Browser(jp_serverapp, api, body)
+    try:
+        assert (await _probe(b)).endswith(" False\n")  # set up without the prior turn: no df yet
+        attempt = await play_to_the_end(b, api)
+        store = jp_serverapp.web_app.settings["cibench_lab"].store
+        with store.session() as s:  # (GET turns: 500 on a Qwen turn's text observation, not fixed here)
+            q = select(Turn).where(Turn.attempt_id == attempt["id"]).order_by(Turn.number)
+            turns = [(t.code, (t.meta or {}).get("action")) for t in s.scalars(q)]
+        nb = nbformat.read(str(Path(jp_serverapp.root_dir) / body["notebook_path"]), as_version=4)
+    finally:
+        b.close()
+    assert [a for _, a in turns] == ["code", "no_action"]  # the prior turn, recorded once
+    assert "weather/weather.csv" in turns[0][0] and attempt["steps"][0]["outcome"] == "answered"
+    assert "prior" not in [c.metadata.get("cibench_lab", {}).get("role") for c in nb.cells]
+    scripted.check()
