@@ -1632,10 +1632,12 @@ export type components = {
       wall_s?: number;
       retries?: number;
       finish_reason?: string | null;
-      /** @description the messages the model was shown after the turn ran */
-      observation?: {
-        [key: string]: unknown;
-      }[];
+      /** @description what the model was shown after the turn ran: the messages, or a Qwen ReAct turn's observation text */
+      observation?:
+        | {
+            [key: string]: unknown;
+          }[]
+        | string;
       merge_roles?: boolean;
       /** @description where a replayed turn came from */
       replay?: {

@@ -9,12 +9,10 @@ import nbformat
 import pytest
 from conftest import Browser, server_config
 from openai_server import ScriptedServer
-from sqlalchemy import select
 from test_lab_models import play_to_the_end
 from test_qwen_lab import EASY, _probe
 
 from cibench_lab.cli import main
-from cibench_lab.store.tables import Turn
 
 BENCH = Path(__file__).parent / "fixtures" / "qwen" / "benchmark"
 KEY = "sk-qwen-lab"
@@ -45,10 +43,10 @@ async def test_a_model_in_the_lab_runs_an_easy_items_prior_turn_once(jp_serverap
     try:
         assert (await _probe(b)).endswith(" False\n")  # set up without the prior turn: no df yet
         attempt = await play_to_the_end(b, api)
-        store = jp_serverapp.web_app.settings["cibench_lab"].store
-        with store.session() as s:  # (GET turns: 500 on a Qwen turn's text observation, not fixed here)
-            q = select(Turn).where(Turn.attempt_id == attempt["id"]).order_by(Turn.number)
-            turns = [(t.code, (t.meta or {}).get("action")) for t in s.scalars(q)]
+        code, listed = await api("GET", f"attempts/{attempt['id']}/turns")  # a Qwen turn's text observation
+        assert code == 200, listed
+        turns = [(t["code"], t.get("action")) for t in listed]
+        assert isinstance(listed[0]["observation"], str) and "weather" in turns[0][0]
         nb = nbformat.read(str(Path(jp_serverapp.root_dir) / body["notebook_path"]), as_version=4)
     finally:
         b.close()

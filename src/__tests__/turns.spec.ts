@@ -80,6 +80,14 @@ describe('turn details', () => {
     );
   });
 
+  it("shows a Qwen ReAct turn's observation text as it is", () => {
+    const qwen = { ...MODEL_TURN, observation: 'stdout:\n```\n4\n```' };
+    const node = turnsNode([qwen], 2);
+    expect(
+      node.querySelector('.jp-CIBench-turn-observation pre')?.textContent
+    ).toBe('stdout:\n```\n4\n```');
+  });
+
   it('says when a step has no turns, and a person turn has no prompt', () => {
     expect(turnsNode([], 0).textContent).toContain(
       'Step 1 has no recorded turns yet.'

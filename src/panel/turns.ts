@@ -89,7 +89,9 @@ export function turnNode(t: ITurnDetail): HTMLElement {
     t.observation?.length
       ? block(
           'What the model was shown next',
-          promptText(t.observation),
+          typeof t.observation === 'string'
+            ? t.observation
+            : promptText(t.observation),
           'jp-CIBench-turn-observation'
         )
       : null

@@ -113,7 +113,9 @@ class TurnDetail(Closed):
     wall_s: float = absent()
     retries: int = absent()
     finish_reason: str | None = absent()
-    observation: list[dict[str, Any]] = absent("the messages the model was shown after the turn ran")
+    observation: list[dict[str, Any]] | str = absent(
+        "what the model was shown after the turn ran: the messages, or a Qwen ReAct turn's observation text"
+    )
     merge_roles: bool = absent()
     replay: dict[str, Any] = absent("where a replayed turn came from")
     edited: bool = absent("the proposed code was changed before it ran")
