@@ -21,6 +21,7 @@ from sqlalchemy import select
 
 from ..engine.comparison import find_runs
 from ..engine.settings import PlaySettings
+from ..grading.bounds import bounded
 from ..grading.leaderboard import Record, leaderboard, run_report
 from ..grading.profile import PROFILES
 from ..grading.summary import METRICS
@@ -115,11 +116,9 @@ def build(records: list[Record], profile: str) -> dict[str, Any]:
 
 
 def _cell(value: float | None, ci: list | None = None) -> str:
-    if value is None:
-        return "-"
-    if ci and ci[0] is not None:
-        return f"{value:.1f}\n[{ci[0]:.1f}–{ci[1]:.1f}]"
-    return f"{value:.1f}"
+    """A figure with its CI under it, by the reports' one rounding rule (``grading/bounds.py``)."""
+    lo, hi = ci if ci else (None, None)
+    return bounded(value, lo, hi).replace(" [", "\n[", 1)
 
 
 def print_table(report: dict[str, Any]) -> None:
