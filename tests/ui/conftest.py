@@ -27,6 +27,11 @@ def browser():
 
     if not Path(CHROMIUM).exists():
         pytest.fail(f"browser tests need {CHROMIUM} (apt-get install chromium)")
+    from playwright.sync_api import expect
+
+    # an assertion waits as long as an action (Playwright's own default is 5 s): on two loaded cores a
+    # panel's state can take longer than that to settle, and a wait that ends early is a false failure
+    expect.set_options(timeout=30_000)
     with sync_playwright() as pw:
         b = launch_chromium(pw)
         yield b

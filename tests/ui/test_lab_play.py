@@ -30,6 +30,9 @@ def open_lab(page: Page, url: str) -> None:
     page.goto(f"{url}/lab?token={TOKEN}")
     page.wait_for_selector("#jp-main-dock-panel", state="attached")
     page.wait_for_selector(".jp-LabShell")
+    # the lab fills an empty main area with its launcher once the layout is restored, and the launcher
+    # takes the focus: wait for the main area's first widget before a test moves the focus itself
+    page.wait_for_selector("#jp-main-dock-panel .lm-DockPanel-widget", timeout=60_000)
 
 
 def open_panel(page: Page) -> None:
