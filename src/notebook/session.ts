@@ -16,6 +16,7 @@ import { Kernel } from '@jupyterlab/services';
 import { CIBenchApi, IAttemptView, IKernelBinding, INextAction } from '../api';
 import { showBadge } from './badge';
 import { cellTag } from './cells';
+import { readOnlyCells, showClosedNote } from './closed';
 import { GradedSources, notGraded } from './freshness';
 import { freshKernel, kernelGone, kernelNote, showKernelNote } from './revive';
 import { untilBound } from './runs';
@@ -26,10 +27,11 @@ const RECHECK_MS = 5_000;
 export class AttemptSession {
   constructor(
     readonly panel: NotebookPanel,
-    public view: IAttemptView,
+    view: IAttemptView,
     readonly api: CIBenchApi,
     private onError: (err: unknown) => void
   ) {
+    this._view = view;
     const ctx = panel.sessionContext;
     ctx.kernelChanged.connect(this.onKernelChanged, this);
     ctx.statusChanged.connect(this.onStatus, this);
@@ -46,8 +48,30 @@ export class AttemptSession {
     );
   }
 
+  /** The attempt as the server last described it. */
+  get view(): IAttemptView {
+    return this._view;
+  }
+
+  /**
+   * When the attempt ends while its notebook is open (the last step settled,
+   * or given up), the notebook becomes its record there and then, as it opens
+   * later: cells read only, the note above them. The kernel is the server's to
+   * stop (an oracle attempt's last reference may still be running in it).
+   */
+  set view(view: IAttemptView) {
+    const ended = this._view.status === 'open' && view.status !== 'open';
+    this._view = view;
+    if (ended && !this.isDisposed) {
+      readOnlyCells(this.notebook);
+      showClosedNote(this.panel, view.status);
+    }
+  }
+
   /** Seconds the server lets a turn run before it stops it (null: not known yet). */
   turnLimit: number | null = null;
+
+  private _view: IAttemptView;
 
   /**
    * Save the notebook, so what was graded (or is about to settle) is on disk

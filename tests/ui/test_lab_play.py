@@ -116,6 +116,11 @@ def test_person_plays_penguins_to_the_end(page: Page, lab_server):
         page.evaluate("async () => JSON.stringify(await (await fetch('/cibench-lab/api/attempts')).json())")
     )
     assert stored[0]["status"] == "done"
+    # the open notebook became the attempt's record: the note says why its cells no longer edit
+    expect(page.locator(".jp-NotebookPanel:visible .jp-CIBench-closedNote")).to_have_text(
+        "This attempt is finished — read only"
+    )
+    expect(answer_cell(page, 0).locator(".cm-content")).to_have_attribute("aria-readonly", "true")
 
 
 def oracle_cell(page: Page, step: int):
