@@ -51,5 +51,5 @@ def test_the_quit_attempts_activity_is_refused(built):
         row = s.get(Attempt, built.ids["bob"])
         assert row is not None
         step, who = row.current_step, "bob"
-    with pytest.raises(Conflict):
+    with pytest.raises(Conflict, match=r"^attempt \S+ is quit$"):  # not "finished": it was quit
         record_activity(built.attempts, built.ids["bob"], step, who, {"cell-1": 2})

@@ -13,12 +13,7 @@ from collections.abc import Container, Mapping
 
 from ..store.tables import Attempt
 from .errors import Conflict
-from .quit import QUIT
-
-
-def ended_word(status: str) -> str:
-    """How an ended attempt ended, in a word: quit or finished."""
-    return "quit" if status == QUIT else "finished"
+from .quit import ended_word
 
 
 def showing_last_reference(

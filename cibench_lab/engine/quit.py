@@ -13,6 +13,11 @@ from .errors import Conflict
 QUIT = "quit"  # the attempt's status, and the Event kind ({"step": the open step})
 
 
+def ended_word(status: str) -> str:
+    """How an ended attempt ended, in a word: quit or finished."""
+    return "quit" if status == QUIT else "finished"
+
+
 def quit_attempt(attempts: Attempts, attempt_id: str, participant: str) -> str | None:
     """Quit ``participant``'s open attempt; its kernel id (None: it had none)."""
     attempts.load(attempt_id, participant)  # theirs, or Forbidden
@@ -20,7 +25,7 @@ def quit_attempt(attempts: Attempts, attempt_id: str, participant: str) -> str |
         att = s.get(Attempt, attempt_id)
         assert att is not None, "loaded above"
         if att.status != "open":
-            raise Conflict(f"attempt {attempt_id} is finished")
+            raise Conflict(f"attempt {attempt_id} is {ended_word(att.status)}")
         att.status, att.finished_at = QUIT, utcnow()
         s.add(Event(attempt_id=attempt_id, kind=QUIT, detail={"step": att.current_step}))
         return att.kernel_id

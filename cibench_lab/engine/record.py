@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from ..store.tables import Attempt, Event, StepRow, utcnow
 from .attempt import Attempts
 from .errors import BadInput, Conflict
+from .quit import ended_word
 from .settings import PlaySettings
 from .step import HUMAN
 from .worktime import ACTIVITY, CELL_EDITS, CELL_RUN, NOTE, PAUSE, RESUME, Clock, open_pause, read_clock
@@ -42,7 +43,7 @@ def _person(row: Attempt) -> None:
     if row.player != HUMAN:
         raise Conflict("only a person's attempt has a working clock to pause")
     if row.status != "open":
-        raise Conflict(f"attempt {row.id} is finished")
+        raise Conflict(f"attempt {row.id} is {ended_word(row.status)}")
 
 
 def pause(attempts: Attempts, attempt_id: str, participant: str, cause: str) -> None:
@@ -145,7 +146,7 @@ def save_note(attempts: Attempts, attempt_id: str, participant: str, step: int, 
     """The person's note on an opened step of their open attempt: ``step.note`` and a ``note`` event."""
     row, _ = attempts.load(attempt_id, participant)
     if row.status != "open":
-        raise Conflict(f"attempt {row.id} is finished")
+        raise Conflict(f"attempt {row.id} is {ended_word(row.status)}")
     if not 0 <= step <= row.current_step:
         raise BadInput(f"step: must be an opened step, 0..{row.current_step}")
     if len(text) > NOTE_MAX:
