@@ -2,8 +2,8 @@
 
 The hub runs ``docs/jupyterhub_config.example.py`` (what docs/classroom.md shows) from a config
 of this test's own that adds only its free ports (hub, proxy API, proxy public), the proxy
-``scripts/test`` installed into ``.venv/node``, the test's environment (the worktree's code,
-kernelspec and lab settings) and a class folder in a temp dir. Every user's server records into
+``scripts/test`` installed into ``.venv/node``, the test's environment (the worktree's code and
+kernelspec) and a class folder in a temp dir. Every user's server records into
 one database of a :class:`~pgserver.Cluster` that asks every connection for a password, each as
 its own login role (:func:`grant_class`), which row-level security limits to its user's rows.
 
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import psutil
 from pgserver import Cluster, free_port
-from ui.lab import LAB_SETTINGS, stop_processes
+from ui.lab import stop_processes
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "docs" / "jupyterhub_config.example.py"
@@ -106,12 +106,8 @@ class Hub:
         self.proc: subprocess.Popen | None = None
 
     def _config(self) -> Path:
-        """This test's config: the teacher's file, then only what differs on a test machine."""
-        args = [
-            "--LabApp.news_url=None",
-            f"--LabApp.app_settings_dir={LAB_SETTINGS}",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        ]
+        """This test's config: the teacher's file, then only what differs on a test machine (the
+        lab's settings, the class's task folder, come from the teacher's file as they are)."""
         keep = [name for name in TEST_ENV if name in os.environ]
         path = self.dir / "jupyterhub_config.py"
         path.write_text(
@@ -122,7 +118,6 @@ class Hub:
             f"c.ConfigurableHTTPProxy.api_url = 'http://127.0.0.1:{self.api_port}'\n"
             f"c.ConfigurableHTTPProxy.command = {proxy_command()!r}\n"
             f"c.Spawner.env_keep = [*c.Spawner.env_keep, *{keep!r}]\n"
-            f"c.Spawner.args = [*c.Spawner.args, *{args!r}]\n"
         )
         return path
 
