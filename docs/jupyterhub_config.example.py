@@ -28,6 +28,12 @@ c.JupyterHub.cookie_secret_file = str(CLASS_DIR / "jupyterhub_cookie_secret")
 c.ConfigurableHTTPProxy.pid_file = str(CLASS_DIR / "jupyterhub-proxy.pid")
 c.JupyterHub.bind_url = "http://127.0.0.1:8000"  # the address students open (put TLS in front)
 
+# --- JupyterHub's proxy: the one installed beside the hub's Python (`npm install --prefix
+# .venv/node`, docs/classroom.md), else configurable-http-proxy on the hub's PATH
+PROXY = Path(sys.prefix) / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
+if PROXY.exists():
+    c.ConfigurableHTTPProxy.command = [str(PROXY)]
+
 # --- who may log in: one shared class password (SharedPasswordAuthenticator, JupyterHub >= 5.3).
 # A site with accounts uses its own authenticator here (PAM, LDAP, OAuth); nothing else changes.
 c.JupyterHub.authenticator_class = "shared-password"
