@@ -6,9 +6,11 @@
 # temporary folders and its own environment, so what the guide shows is what is tested.
 #
 # Site settings are read from the environment so the file runs unchanged:
-#   CIBENCH_CLASS_DIR       the class's folder: the hub's state, each user's home, the database URLs
+#   CIBENCH_CLASS_DIR       the class's folder: the hub's state, each user's home, the database URLs,
+#                           the tasks teachers make (tasks/) and the lab's settings (lab-settings/)
 #   CIBENCH_CLASS_PASSWORD  the class's shared login password (at least 8 characters)
 # Edit CLASS, STUDENTS and INSTRUCTORS below for your class.
+import json
 import os
 import sys
 from pathlib import Path
@@ -25,6 +27,12 @@ c.JupyterHub.db_url = f"sqlite:///{CLASS_DIR / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(CLASS_DIR / "jupyterhub_cookie_secret")
 c.ConfigurableHTTPProxy.pid_file = str(CLASS_DIR / "jupyterhub-proxy.pid")
 c.JupyterHub.bind_url = "http://127.0.0.1:8000"  # the address students open (put TLS in front)
+
+# --- JupyterHub's proxy: the one installed beside the hub's Python (`npm install --prefix
+# .venv/node`, docs/classroom.md), else configurable-http-proxy on the hub's PATH
+PROXY = Path(sys.prefix) / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
+if PROXY.exists():
+    c.ConfigurableHTTPProxy.command = [str(PROXY)]
 
 # --- who may log in: one shared class password (SharedPasswordAuthenticator, JupyterHub >= 5.3).
 # A site with accounts uses its own authenticator here (PAM, LDAP, OAuth); nothing else changes.
@@ -77,7 +85,27 @@ c.Spawner.default_url = "/lab"
 c.Spawner.env_keep = ["PATH", "LANG", "LC_ALL", "JUPYTERHUB_SINGLEUSER_APP"]
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
-c.Spawner.args = ["--ServerApp.allow_root=True"] if os.geteuid() == 0 else []
+
+# --- the class's own tasks: a teacher's "Make a CIBench Task from This Notebook" writes into one
+# shared folder, which every server (students' and teachers') serves and rescans while it runs
+TASKS_DIR = CLASS_DIR / "tasks"
+
+# --- JupyterLab without its "Jupyter news?" prompt and update checks, as scripts/lab-settings does
+# for local play: these overrides of the lab's defaults, in the class folder
+LAB_SETTINGS = CLASS_DIR / "lab-settings"
+LAB_OVERRIDES = {
+    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}
+}
+LAB_SETTINGS.mkdir(parents=True, exist_ok=True)
+(LAB_SETTINGS / "overrides.json").write_text(json.dumps(LAB_OVERRIDES, indent=2) + "\n")
+
+c.Spawner.args = [
+    f"--CIBenchLabApp.new_tasks_dir={TASKS_DIR}",
+    f"--LabApp.app_settings_dir={LAB_SETTINGS}",
+    "--LabApp.news_url=None",
+    "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    *(["--ServerApp.allow_root=True"] if os.geteuid() == 0 else []),
+]
 PROCTORED = "--CIBenchLabApp.proctored=True"  # terminals off, only the sandboxed cibench-lab kernel
 
 
@@ -100,5 +128,6 @@ def database_url(spawner) -> str:
 
 
 # cibench-lab reads its results database from CIBENCH_LAB_DATABASE_URL when database_url is not
-# set; task kernels never inherit it.
-c.Spawner.environment = {"CIBENCH_LAB_DATABASE_URL": database_url}
+# set; task kernels never inherit it. CIBENCH_CLASS_DIR names the class folder in a teacher's
+# terminal (`cibench-lab tasks new --into "$CIBENCH_CLASS_DIR/tasks"`).
+c.Spawner.environment = {"CIBENCH_LAB_DATABASE_URL": database_url, "CIBENCH_CLASS_DIR": str(CLASS_DIR)}

@@ -1,9 +1,9 @@
 """A throwaway JupyterHub for tests: the teacher's config, one PostgreSQL, servers for a class.
 
 The hub runs ``docs/jupyterhub_config.example.py`` (what docs/classroom.md shows) from a config
-of this test's own that adds only its free ports (hub, proxy API, proxy public), the proxy
-``scripts/test`` installed into ``.venv/node``, the test's environment (the worktree's code,
-kernelspec and lab settings) and a class folder in a temp dir. Every user's server records into
+of this test's own that adds only its free ports (hub, proxy API, proxy public), the test's
+environment (the worktree's code and kernelspec) and a class folder in a temp dir; the config
+finds the proxy ``scripts/test`` installed into ``.venv/node`` itself. Every user's server records into
 one database of a :class:`~pgserver.Cluster` that asks every connection for a password, each as
 its own login role (:func:`grant_class`), which row-level security limits to its user's rows.
 
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import psutil
 from pgserver import Cluster, free_port
-from ui.lab import LAB_SETTINGS, stop_processes
+from ui.lab import stop_processes
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "docs" / "jupyterhub_config.example.py"
@@ -44,16 +44,15 @@ STOP_TIMEOUT = 30.0
 TEST_ENV = ["PYTHONPATH", "JUPYTER_PATH", "CIBENCH_LAB_KERNEL_PREFIX", "CIBENCH_LAB_KERNEL_PYTHON"]
 
 
-def proxy_command() -> list[str]:
-    """configurable-http-proxy: ``scripts/test``'s copy in ``.venv/node``, else one on PATH."""
+def check_proxy() -> None:
+    """configurable-http-proxy is where the config looks: ``scripts/test``'s copy in ``.venv/node``
+    (beside the hub's Python, which is this test's), else on PATH."""
     local = Path(sys.prefix) / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
-    found = str(local) if local.exists() else shutil.which("configurable-http-proxy")
-    if not found:
+    if not local.exists() and not shutil.which("configurable-http-proxy"):
         raise RuntimeError(
             "the hub test needs configurable-http-proxy: "
             "npm install --prefix .venv/node configurable-http-proxy (scripts/test does)"
         )
-    return [found]
 
 
 def role_of(user: str) -> str:
@@ -106,12 +105,9 @@ class Hub:
         self.proc: subprocess.Popen | None = None
 
     def _config(self) -> Path:
-        """This test's config: the teacher's file, then only what differs on a test machine."""
-        args = [
-            "--LabApp.news_url=None",
-            f"--LabApp.app_settings_dir={LAB_SETTINGS}",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        ]
+        """This test's config: the teacher's file, then only what differs on a test machine (the
+        lab's settings, the class's task folder, come from the teacher's file as they are)."""
+        check_proxy()
         keep = [name for name in TEST_ENV if name in os.environ]
         path = self.dir / "jupyterhub_config.py"
         path.write_text(
@@ -120,9 +116,7 @@ class Hub:
             f"c.JupyterHub.bind_url = {self.url!r}\n"
             f"c.JupyterHub.hub_bind_url = 'http://127.0.0.1:{self.hub_port}'\n"
             f"c.ConfigurableHTTPProxy.api_url = 'http://127.0.0.1:{self.api_port}'\n"
-            f"c.ConfigurableHTTPProxy.command = {proxy_command()!r}\n"
             f"c.Spawner.env_keep = [*c.Spawner.env_keep, *{keep!r}]\n"
-            f"c.Spawner.args = [*c.Spawner.args, *{args!r}]\n"
         )
         return path
 
@@ -160,8 +154,21 @@ class Hub:
                     return child.pid
         raise LookupError(f"no single-user server of {user} runs")
 
+    def _proxy(self) -> list[psutil.Process]:
+        """The proxy the hub started, by the PID file the config names, while it still runs."""
+        try:
+            proc = psutil.Process(int((self.dir / "jupyterhub-proxy.pid").read_text()))
+            if any("configurable-http-proxy" in part for part in proc.cmdline()):
+                return [proc]
+        except (OSError, ValueError, psutil.Error):
+            pass
+        return []
+
     def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is not None:  # a hub that exited (e.g. its port taken) leaves its proxy
+            stop_processes(self._proxy())
             return
         try:
             started = psutil.Process(self.proc.pid).children(recursive=True)

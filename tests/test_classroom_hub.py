@@ -5,11 +5,13 @@ and a teacher log in through the proxy's login form, each gets a single-user ser
 cibench-lab connecting to one shared database as its own password-checked PostgreSQL role.
 Both students play a step in a real browser through the proxy; the database holds both attempts
 under their hub names; no route of another user's server reads a student's attempt; a student's
-sandboxed kernel cannot reach the database port.
+sandboxed kernel cannot reach the database port; the lab shows no "Jupyter news?" prompt; a task
+the teacher makes on their server is listed and playable on a student's already-running server.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import socket
@@ -23,6 +25,7 @@ import psycopg
 import pytest
 import requests
 from hub import DATABASE, EXAMPLE, INSTRUCTORS, PASSWORD, REPO, STUDENTS, USERS, Classroom, role_of
+from newtask import INTRO, LOAD, write_solution
 from playwright.sync_api import Page, expect, sync_playwright
 from ui.lab import launch_chromium
 from ui.test_lab_play import EXPECTED_BADGE, badge, open_panel, run_in_cell, start_task
@@ -30,6 +33,8 @@ from ui.test_lab_play import EXPECTED_BADGE, badge, open_panel, run_in_cell, sta
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
 
 TASK_ID = "cibench_template/pandas/penguins_raw_tidy"
+NOTIFICATION = "@jupyterlab/apputils-extension:notification"  # the lab's news and update settings
+MADE = "classroom/pandas/bills_week"  # the task the teacher makes (tests/newtask.py's notebook)
 SPAWN_TIMEOUT = 150_000  # ms: a single-user server's start under load, then JupyterLab's page
 PLAY_TIMEOUT = 90_000  # ms: a first kernel's start, its run and its grade
 
@@ -70,6 +75,19 @@ def test_the_guide_quotes_the_config_the_hub_runs():
     assert quoted
     for block in quoted:
         assert textwrap.dedent(block) in config, block
+
+
+@pytest.mark.fast
+def test_the_hubs_lab_settings_are_local_plays():
+    """The config's overrides of the lab's settings are scripts/lab-settings' (no news, no updates)."""
+    tree = ast.parse(EXAMPLE.read_text())
+    (value,) = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["LAB_OVERRIDES"]
+    ]
+    local = json.loads((REPO / "scripts" / "lab-settings" / "overrides.json").read_text())
+    assert ast.literal_eval(value) == local
 
 
 def probe_code(port: int) -> str:
@@ -340,3 +358,60 @@ def test_the_teachers_class_view_shows_both_students(room, played):
     calls = [("GET", "/classes/demo/progress")]
     ((*_, status, why),) = lab_fetch(page, "/user/student2/cibench-lab/api", calls)
     assert status == 403 and "needs the instructor role" in why
+
+
+def test_the_lab_shows_no_news_prompt(room, played):
+    """The hub's servers load the config's overrides: the lab's fetchNews default is "false" (the
+    prompt shows only while it is "none"), and none shows on a page open since its first step."""
+    page, _ = played["student1"]
+    calls = [("GET", f"/lab/api/settings/{NOTIFICATION}")]
+    ((*_, status, text),) = lab_fetch(page, "/user/student1", calls)
+    assert status == 200, text
+    properties = json.loads(text)["schema"]["properties"]
+    assert (properties["fetchNews"]["default"], properties["checkForUpdates"]["default"]) == ("false", False)
+    expect(page.get_by_text("official Jupyter news")).to_have_count(0)
+
+
+def xsrf_header(session: requests.Session, user: str) -> dict[str, str]:
+    """The X-XSRFToken a POST to ``user``'s server needs with the cookie its lab page set."""
+    (token,) = [c.value for c in session.cookies if c.name == "_xsrf" and c.path.startswith(f"/user/{user}")]
+    return {"X-XSRFToken": token}
+
+
+def test_a_task_the_teacher_makes_is_played_on_a_running_students_server(room, played):
+    """The teacher makes a task from a notebook in their home (POST tasks, through the proxy); it
+    lands in the class's shared folder, and student1's server, running since before, lists it and
+    starts an attempt of it. Last in this file: it adds an attempt to student1's."""
+    teacher, name = played["teacher"], INSTRUCTORS[0]
+    env = psutil.Process(room.hub.server_pid(name)).environ()
+    assert env["CIBENCH_CLASS_DIR"] == str(room.dir)  # what the teacher's terminal has
+    mean = ("Print the mean of `tip`, rounded to 2 decimals.", "print(round(df['tip'].mean(), 2))")
+    write_solution(room.dir / "home" / name, [INTRO, LOAD, mean])
+    made = teacher.post(
+        f"{room.hub.url}/user/{name}/cibench-lab/api/tasks",
+        json={"notebook": "bills_week.ipynb"},
+        headers=xsrf_header(teacher, name),
+        timeout=180,
+    )
+    assert made.status_code == 200, made.text
+    body = made.json()
+    assert (body["task_id"], body["written"], body["refusals"]) == (MADE, True, []), body
+    assert body["path"] == str(room.dir / "tasks" / f"{MADE}.ipynb")
+
+    page, _ = played["student1"]
+    base = "/user/student1/cibench-lab/api"
+    deadline = time.monotonic() + 30  # a server rescans at most every 3 s
+    listed: list[str] = []
+    while MADE not in listed and time.monotonic() < deadline:
+        ((*_, status, text),) = lab_fetch(page, base, [("GET", "/tasks")])
+        assert status == 200, text
+        listed = [t["id"] for t in json.loads(text)]
+        time.sleep(0 if MADE in listed else 1)
+    assert MADE in listed and TASK_ID in listed, listed
+    start = {"task_id": MADE, "mode": "e2e"}
+    ((*_, status, text),) = lab_fetch(page, base, [("POST", "/attempts")], start)
+    assert status == 201, text
+    attempt = json.loads(text)
+    assert (attempt["task_id"], attempt["status"], attempt["n_steps"]) == (MADE, "open", 2), attempt
+    notebook = room.dir / "home" / "student1" / attempt["notebook_path"]
+    assert notebook.is_file() and (notebook.parent / "data" / "bills.csv").is_file()

@@ -89,7 +89,8 @@ class CIBenchLabApp(CIBenchLabTraits):
         self._start_kernel_python()
         self._start_sandbox()
         ensure_kernelspec(self._server.kernel_spec_manager)
-        library = TaskLibrary.load([Path(d) for d in self.task_dirs] or default_task_dirs())
+        new_tasks = self._new_tasks_dir()
+        library = self._library(new_tasks)
         defs = self._studies(library)
         root = Path(self._server.root_dir).resolve()
         self._check_attempts_dir(root)
@@ -111,8 +112,6 @@ class CIBenchLabApp(CIBenchLabTraits):
         roles = self._roles()
         hub = bool(os.environ.get("JUPYTERHUB_USER"))  # the hub user plays: no participant codes
         studies = Studies(defs, lab, roles, hub)
-        new_tasks = Path(self.new_tasks_dir).expanduser() if self.new_tasks_dir else user_tasks_dir()
-        new_tasks = new_tasks.resolve()
         self.services = Services(
             library, store, attempts, lab, participant, models, studies, roles, new_tasks
         )
@@ -122,6 +121,21 @@ class CIBenchLabApp(CIBenchLabTraits):
         events.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel)
         redact_logs(logging.getLogger(), self.log, self._server.log)
         self.log.info("cibench-lab: %d tasks, results in %s", len(library.tasks), store.shown_url)
+
+    def _new_tasks_dir(self) -> Path:
+        """Where the lab's "Make a CIBench Task" writes: ``new_tasks_dir``, else the imported tasks'."""
+        return (Path(self.new_tasks_dir).expanduser() if self.new_tasks_dir else user_tasks_dir()).resolve()
+
+    def _library(self, new_tasks: Path) -> TaskLibrary:
+        """The tasks of ``task_dirs``; when it is empty, the built-in and imported tasks and, with
+        ``new_tasks_dir`` set, that folder's (watched even before it exists: the first task made
+        creates it). Every directory but the built-in one is rescanned (TaskLibrary.rescan)."""
+        if self.task_dirs:
+            return TaskLibrary.load([Path(d) for d in self.task_dirs])
+        library = TaskLibrary.load(default_task_dirs())
+        if self.new_tasks_dir:
+            library.watch(new_tasks)
+        return library
 
     def _lab_config(self, root: Path, participant: str) -> LabConfig:
         """The lab's configuration and the default play settings, from the traits."""

@@ -25,8 +25,12 @@ class CIBenchLabTraits(ExtensionApp):
         default_value=[],
         help=(
             "Task directories in CIBench's layout (<dir>/<split>/<lib>/*.ipynb + <dir>/datasources). "
-            "Empty (default): the built-in tasks plus those imported into "
-            "<jupyter data dir>/cibench_lab/tasks."
+            "Empty (default): the built-in tasks, those imported into "
+            "<jupyter data dir>/cibench_lab/tasks, and new_tasks_dir's when it is set (served even "
+            "before that folder exists). Every directory but the built-in one is rescanned for new and "
+            "changed notebooks while the server runs (when the lab lists the tasks or asks for one it "
+            "does not know, at most every 3 seconds): a task made or imported meanwhile appears "
+            "without a restart; a task whose notebook is removed stays until the server restarts."
         ),
     ).tag(config=True)
     database_url = Unicode(
@@ -52,9 +56,10 @@ class CIBenchLabTraits(ExtensionApp):
         help=(
             'The task directory "Make a CIBench Task from This Notebook" writes the tasks it makes into '
             "(classroom/<lib>/<stem>; each is added to the server's library at once). Empty (default): "
-            "<jupyter data dir>/cibench_lab/tasks, where `cibench-lab tasks new` writes too and which "
-            "the default task_dirs serve; when task_dirs is set, list this folder there as well to keep "
-            "serving its tasks after a restart."
+            "<jupyter data dir>/cibench_lab/tasks, where `cibench-lab tasks new` writes too. The default "
+            "(empty) task_dirs serve this folder, set or not, and pick up the tasks other servers write "
+            "into it (a class's shared folder: docs/classroom.md); when task_dirs is set, list this "
+            "folder there too, or a task made here is served only until the server stops."
         ),
     ).tag(config=True)
     attempts_dir = Unicode(

@@ -13,7 +13,10 @@ from pathlib import Path
 
 from ..tasks.solution import LIBRARIES
 
-INTO_HELP = "task directory (default: <jupyter data dir>/cibench_lab/tasks, the user's imported tasks)"
+INTO_HELP = (
+    "task directory (default: <jupyter data dir>/cibench_lab/tasks, the user's imported tasks; "
+    "on a class's JupyterHub the class's is \"$CIBENCH_CLASS_DIR/tasks\")"
+)
 
 
 def cmd_new(args) -> int:

@@ -17,6 +17,7 @@ Every refusal names the teacher's cell (:class:`~..tasks.solution.Refusal`).
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import tempfile
 import time
@@ -318,7 +319,10 @@ def _write(result: NewTask, text: str, files: dict[str, Path], into: Path) -> No
         copy_files(files, into / DATASOURCES)
         result.updated = result.path.is_file()
         result.path.parent.mkdir(parents=True, exist_ok=True)
-        result.path.write_text(text, encoding="utf-8")
+        # whole or not at all: a server rescanning the folder never reads it half-written
+        partial = result.path.with_name(f".{result.path.name}.{os.getpid()}.tmp")
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, result.path)
     except OSError as err:
         raise BadInput(f"cannot write the task into {into}: {err.strerror or err}") from None
     result.written = True

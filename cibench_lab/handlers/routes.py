@@ -24,7 +24,9 @@ class TasksHandler(Handler):
     @web.authenticated
     @authorized
     async def get(self):
-        await self.respond([t.summary() for t in self.services.library.select(None)])
+        library = self.services.library
+        library.rescan()  # a task made or changed since (throttled: TaskLibrary.rescan)
+        await self.respond([t.summary() for t in library.select(None)])
 
     @web.authenticated
     @authorized
@@ -42,7 +44,7 @@ class TaskHandler(Handler):
         await self.respond(self._task(task_id))
 
     async def _task(self, task_id: str) -> dict:
-        task = self.services.library.tasks.get(task_id)
+        task = self.services.library.find(task_id)
         if task is None:
             raise NotFound(f"unknown task {task_id!r}")
         return task.public()

@@ -12,12 +12,18 @@ or a single notebook (its id taken from its last two folders).  Editor
 droppings (``.ipynb_checkpoints``, hidden folders, ``__MACOSX``) are ignored.
 One bad notebook is reported (file, cell, problem) and skipped; the rest load.
 A duplicate id in a later directory is refused.
+
+Every task directory but the built-in one is watched: :meth:`TaskLibrary.rescan` loads the
+notebooks written or changed since (``tasks new`` or ``tasks import`` while a server runs),
+comparing each notebook's modification time and size, at most once every few seconds.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
+import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -62,12 +68,23 @@ def task_notebooks(root: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.relative_to(root).parts)
 
 
+#: Seconds between two rescans of a library's watched directories (:meth:`TaskLibrary.rescan`).
+RESCAN_INTERVAL = 3.0
+#: A notebook's version as a rescan compares it: modification time (ns) and size.
+Stamp = tuple[int, int]
+
+
 @dataclass
 class TaskLibrary:
-    """Loaded tasks plus the problems met while loading."""
+    """Loaded tasks plus the problems met while loading, and the directories it watches."""
 
     tasks: dict[str, Task] = field(default_factory=dict)
     problems: list[TaskError] = field(default_factory=list)
+    rescan_interval: float = RESCAN_INTERVAL
+    #: watched root -> the stamp of each of its notebooks as last loaded (or refused)
+    _watched: dict[Path, dict[Path, Stamp]] = field(default_factory=dict, init=False, repr=False)
+    _scanned: float = field(default=float("-inf"), init=False, repr=False, compare=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
     @classmethod
     def load(cls, dirs: list[Path] | list[str]) -> TaskLibrary:
@@ -79,7 +96,8 @@ class TaskLibrary:
         return lib
 
     def add_path(self, path: Path) -> None:
-        """A task directory, an official zip, or a single notebook."""
+        """A task directory, an official zip, or a single notebook; a directory other than the
+        built-in one is watched (:meth:`rescan`)."""
         notebooks = None
         try:
             if path.is_file() and path.suffix == ".zip":
@@ -92,6 +110,9 @@ class TaskLibrary:
                 notebooks = task_notebooks(path)
                 if not notebooks and not (path / DATASOURCES).is_dir() and any(path.iterdir()):
                     path, notebooks = find_root(path), None
+                if path.resolve() not in (builtin_dir().resolve(), *self._watched):
+                    self._watch(path)
+                    return
         except TaskError as err:
             self.problems.append(err)
             return
@@ -105,9 +126,7 @@ class TaskLibrary:
         datasources = root / DATASOURCES
         renderings = recorded_renderings(root)
         for nb in task_notebooks(root) if notebooks is None else notebooks:
-            rel = nb.relative_to(root)
-            task_id = f"{rel.parts[0]}/{rel.parts[1]}/{nb.stem}"
-            self.add_file(nb, task_id, datasources if datasources.is_dir() else None, renderings)
+            self.add_file(nb, _task_id(root, nb), datasources if datasources.is_dir() else None, renderings)
 
     def add_notebook(self, path: Path) -> Task | None:
         """One notebook on its own: id ``<parent of parent>/<parent>/<stem>``."""
@@ -147,6 +166,72 @@ class TaskLibrary:
         self.tasks[task_id] = task
         return task
 
+    def watch(self, root: Path) -> None:
+        """Serve task directory ``root`` (CIBench's layout, as it is: it may not exist yet) and
+        keep it rescanned; its problems are logged."""
+        problems = len(self.problems)
+        self._watch(root)
+        for p in self.problems[problems:]:
+            log.warning("cibench-lab: skipped task: %s", p)
+
+    def _watch(self, root: Path) -> None:
+        root = root.resolve()
+        if root not in self._watched:
+            self._watched[root] = {}
+            self._apply(*self._scan(root))
+
+    def rescan(self) -> list[str]:
+        """Load the watched directories' new and changed notebooks, at most once every
+        ``rescan_interval`` seconds (a call meanwhile, or during another rescan, does nothing);
+        returns the ids loaded. A task whose notebook is gone, or no longer loads, stays as it
+        was (an attempt may still reference it); a problem is logged once per version of its
+        notebook."""
+        now = time.monotonic()
+        if now - self._scanned < self.rescan_interval or not self._lock.acquire(blocking=False):
+            return []
+        found: list[str] = []
+        problems = len(self.problems)
+        try:
+            self._scanned = now
+            for root in list(self._watched):
+                tasks, refused = self._scan(root)
+                self._apply(tasks, refused)
+                found += tasks
+        finally:
+            self._lock.release()
+        for p in self.problems[problems:]:
+            log.warning("cibench-lab: skipped task: %s", p)
+        return sorted(found)
+
+    def _scan(self, root: Path) -> tuple[dict[str, Task], list[TaskError]]:
+        """The tasks of ``root``'s notebooks that are new or changed since its last scan, and
+        the problems of those that do not load (a task id loaded from another notebook among
+        them: refused as a duplicate)."""
+        seen = self._watched[root]
+        current = {nb: _stamp(nb) for nb in task_notebooks(root)} if root.is_dir() else {}
+        fresh = {nb: stamp for nb, stamp in current.items() if stamp is not None and seen.get(nb) != stamp}
+        one = TaskLibrary()
+        if not fresh:
+            return one.tasks, one.problems
+        datasources = root / DATASOURCES if (root / DATASOURCES).is_dir() else None
+        renderings = recorded_renderings(root)
+        for nb, stamp in fresh.items():
+            seen[nb] = stamp
+            task_id = _task_id(root, nb)
+            loaded = self.tasks.get(task_id)
+            if loaded is not None and loaded.path != nb:
+                why = f"duplicate task id {task_id!r} (already loaded from {loaded.path})"
+                one.problems.append(TaskError(str(nb), why))
+                continue
+            one.add_file(nb, task_id, datasources, renderings)
+        return one.tasks, one.problems
+
+    def _apply(self, tasks: dict[str, Task], problems: list[TaskError]) -> None:
+        """Add (or replace) ``tasks`` in a new dict, so a reader iterating the old one is safe."""
+        if tasks:
+            self.tasks = {**self.tasks, **tasks}
+        self.problems += problems
+
     def refresh(self, root: Path, task_id: str) -> Task | None:
         """(Re)load task ``task_id`` of task directory ``root``, written since the library loaded
         (``tasks new`` in the lab): it replaces the loaded one at once (None, and the problem
@@ -161,23 +246,51 @@ class TaskLibrary:
         if task is None:
             self.problems += fresh.problems
             return None
-        self.tasks[task_id] = task
+        stamp = _stamp(path)
+        watched = self._watched.get(root.resolve())
+        if watched is not None and stamp is not None:
+            watched[path.resolve()] = stamp  # loaded: the next rescan skips it
+        self._apply({task_id: task}, [])
+        return task
+
+    def find(self, task_id: str) -> Task | None:
+        """Task ``task_id``, or None; an id not loaded rescans first (a task made since)."""
+        task = self.tasks.get(task_id)
+        if task is None and self.rescan():
+            task = self.tasks.get(task_id)
         return task
 
     def get(self, task_id: str) -> Task:
-        try:
-            return self.tasks[task_id]
-        except KeyError:
-            raise KeyError(f"unknown task {task_id!r}") from None
+        """Task ``task_id`` (:meth:`find`); KeyError naming it when there is none."""
+        task = self.find(task_id)
+        if task is None:
+            raise KeyError(f"unknown task {task_id!r}")
+        return task
 
     def select(self, patterns: list[str] | None) -> list[Task]:
         """Tasks whose id matches any glob pattern (all when none given), in id order."""
         from fnmatch import fnmatchcase
 
-        ids = sorted(self.tasks)
+        tasks = self.tasks  # one dict, whatever a rescan swaps in meanwhile
+        ids = sorted(tasks)
         if patterns:
             ids = [i for i in ids if any(i == p or fnmatchcase(i, p) for p in patterns)]
-        return [self.tasks[i] for i in ids]
+        return [tasks[i] for i in ids]
+
+
+def _task_id(root: Path, nb: Path) -> str:
+    """``<split>/<lib>/<stem>`` of notebook ``nb`` of task directory ``root``."""
+    rel = nb.relative_to(root)
+    return f"{rel.parts[0]}/{rel.parts[1]}/{nb.stem}"
+
+
+def _stamp(nb: Path) -> Stamp | None:
+    """The notebook's modification time and size (None: it is gone)."""
+    try:
+        st = nb.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
 
 
 def recorded_renderings(root: Path) -> dict[str, TaskRendering]:

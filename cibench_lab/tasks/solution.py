@@ -2,8 +2,10 @@
 
 The pairing rule (docs/tasks-new.md): cells are read top to bottom, blank cells skipped.
 
-- An optional first markdown cell followed by another markdown cell is the task's intro; its
-  first ``# heading`` line, if any, is the task's title (else the notebook's name is).
+- When the first two cells are both markdown, the first is the task's intro (one cell, no more)
+  and the second step 1's instruction; otherwise there is no intro. The intro's first line, when
+  it is a level-1 ``# heading``, is the task's title and the rest the intro; else the whole cell
+  is the intro and the title is the notebook's file name (``_`` as a space), as without one.
 - Then each markdown cell followed by one code cell is a step: the markdown is the instruction,
   the code the solution (the reference).  An instruction with no code cell after it, a code
   cell with no instruction before it, a second code cell after one instruction and a raw cell
