@@ -371,7 +371,7 @@ export type paths = {
       path?: never;
       cookie?: never;
     };
-    /** The classes the caller teaches, with their members */
+    /** The classes the caller teaches, with their participants (not their instructors) */
     get: operations['get_classes'];
     put?: never;
     post?: never;
@@ -439,7 +439,7 @@ export type paths = {
       path?: never;
       cookie?: never;
     };
-    /** The attempts of the members of the classes the caller teaches, newest first */
+    /** The attempts of the participants of the classes the caller teaches (no run's), newest first */
     get: operations['get_classes_attempts'];
     put?: never;
     post?: never;
@@ -2473,7 +2473,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The classes the caller teaches, with their members */
+      /** @description The classes the caller teaches, with their participants (not their instructors) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2600,7 +2600,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The attempts of the members of the classes the caller teaches, newest first */
+      /** @description The attempts of the participants of the classes the caller teaches (no run's), newest first */
       200: {
         headers: {
           [name: string]: unknown;

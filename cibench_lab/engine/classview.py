@@ -168,6 +168,12 @@ def _joined(text: Any) -> str:
     return "".join(text) if isinstance(text, list) else str(text or "")
 
 
+def member_attempts(attempts: Attempts, members: Collection[str]) -> list[dict[str, Any]]:
+    """The members' attempts as ``GET attempts`` rows, each naming its participant, newest first:
+    their own work only, so no headless run's (the attempts :func:`member_attempt` reads)."""
+    return attempts.rows_where(Participant.name.in_(list(members)), Attempt.run_id.is_(None))
+
+
 def member_attempt(attempts: Attempts, attempt_id: str, members: Collection[str]) -> dict[str, Any]:
     """A class member's attempt for their instructor: each opened step with its turns (code, outputs,
     grade, times), kept grade, outcome, note and working time. NotFound when the attempt is not a
