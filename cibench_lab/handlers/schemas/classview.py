@@ -97,6 +97,9 @@ class MemberAttempt(Closed):
     player: str
     current_step: int
     n_steps: int
+    turn_cap: int | None = Field(
+        description="the runs a person's step has before it settles (outcome turn_cap); null: no cap"
+    )
     created_at: str
     finished_at: str | None
     steps: list[MemberStep]
