@@ -1075,7 +1075,7 @@ export type components = {
       task_id: string;
       title: string;
       status: components['schemas']['AttemptStatus'];
-      mode: string;
+      mode: components['schemas']['Mode'];
       player: string;
       current_step: number;
       n_steps: number;
