@@ -371,7 +371,7 @@ export type paths = {
       path?: never;
       cookie?: never;
     };
-    /** The classes the caller teaches, with their members */
+    /** The classes the caller teaches, with their participants (not their instructors) */
     get: operations['get_classes'];
     put?: never;
     post?: never;
@@ -439,7 +439,7 @@ export type paths = {
       path?: never;
       cookie?: never;
     };
-    /** The attempts of the members of the classes the caller teaches, newest first */
+    /** The attempts of the participants of the classes the caller teaches (no run's), newest first */
     get: operations['get_classes_attempts'];
     put?: never;
     post?: never;
@@ -475,6 +475,57 @@ export type paths = {
     };
     /** Every recorded turn of a class member's attempt, each naming its step */
     get: operations['get_classes_attempts_attempt_id_turns'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/runs/attempts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every headless run's attempts, newest first, each naming its player and run */
+    get: operations['get_runs_attempts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/runs/attempts/{attempt_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A headless run's attempt, as its player sees it (read only) */
+    get: operations['get_runs_attempts_attempt_id'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cibench-lab/api/runs/attempts/{attempt_id}/turns': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every recorded turn of a headless run's attempt */
+    get: operations['get_runs_attempts_attempt_id_turns'];
     put?: never;
     post?: never;
     delete?: never;
@@ -785,7 +836,7 @@ export type components = {
       score: number;
       created_at: string;
     };
-    /** @description An attempt of a member of a class the caller teaches. */
+    /** @description An attempt of a participant of a class the caller teaches (never a headless run's). */
     ClassAttemptRow: {
       id: string;
       task_id: string;
@@ -821,7 +872,10 @@ export type components = {
       filename: string;
       csv: string;
     };
-    /** @description A class the caller teaches and its members (the server's setting and the hub group's). */
+    /**
+     * @description A class the caller teaches and its participants: its members (the server's setting and the hub
+     *     group's) but its instructors.
+     */
     ClassInfo: {
       name: string;
       members: string[];
@@ -1021,10 +1075,12 @@ export type components = {
       task_id: string;
       title: string;
       status: components['schemas']['AttemptStatus'];
-      mode: string;
+      mode: components['schemas']['Mode'];
       player: string;
       current_step: number;
       n_steps: number;
+      /** @description the runs a person's step has before it settles (outcome turn_cap); null: no cap */
+      turn_cap: number | null;
       created_at: string;
       finished_at: string | null;
       steps: components['schemas']['MemberStep'][];
@@ -1300,6 +1356,37 @@ export type components = {
     Reveal: 'after-step' | 'after-task' | 'never';
     /** @enum {string} */
     Role: 'participant' | 'instructor' | 'researcher';
+    /** @description An attempt of a headless run (``cibench-lab run``). */
+    RunAttemptRow: {
+      id: string;
+      task_id: string;
+      title: string;
+      mode: components['schemas']['Mode'];
+      status: components['schemas']['AttemptStatus'];
+      current_step: number;
+      n_steps: number;
+      /** @description relative to the server root */
+      notebook_path: string;
+      created_at: string;
+      /** @description done: steps whose kept grade passed (shown profile); open: null */
+      passed: number | null;
+      /** @description the task's language (en | zh; empty when the task is gone) */
+      language: string;
+      /** @description the task's split */
+      split: string;
+      /**
+       * @description the study the attempt was played in (null: none)
+       * @default null
+       */
+      study_id?: string | null;
+      /**
+       * @description the headless run it belongs to, by name (null: none)
+       * @default null
+       */
+      run?: string | null;
+      /** @description the participant the run records it under (player:PLAYER) */
+      participant: string;
+    };
     /** @description A cell run the browser made on the attempt's kernel; other fields (``outputs``) are ignored. */
     RunReport: {
       /** @description 0-based step index */
@@ -2473,7 +2560,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The classes the caller teaches, with their members */
+      /** @description The classes the caller teaches, with their participants (not their instructors) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2600,7 +2687,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The attempts of the members of the classes the caller teaches, newest first */
+      /** @description The attempts of the participants of the classes the caller teaches (no run's), newest first */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2671,6 +2758,99 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['MemberTurn'][];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_runs_attempts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Every headless run's attempts, newest first, each naming its player and run */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunAttemptRow'][];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_runs_attempts_attempt_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A headless run's attempt, as its player sees it (read only) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AttemptView'];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_runs_attempts_attempt_id_turns: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Every recorded turn of a headless run's attempt */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TurnDetail'][];
         };
       };
       /** @description an error */

@@ -24,7 +24,7 @@ class HubAPI(web.RequestHandler):
         self.state["asked"].append(f"{kind}/{name}")
         if self.request.headers.get("Authorization") != f"token {TOKEN}":
             raise web.HTTPError(403)
-        if kind in self.state["refuse"]:
+        if kind in self.state["refuse"] or f"{kind}/{name}" in self.state["refuse"]:
             raise web.HTTPError(403)
         found = self.state[kind].get(name)
         if found is None:
@@ -36,7 +36,7 @@ class HubAPI(web.RequestHandler):
 @contextmanager
 def hub_api(loop, users: dict[str, list[str]], groups: dict[str, list[str]]):
     """The stand-in on a free port of ``loop``: yields its state (``url``, ``users``, ``groups``,
-    ``refuse``: kinds answered 403, ``asked``: the paths requested)."""
+    ``refuse``: kinds, or ``kind/name`` paths, answered 403, ``asked``: the paths requested)."""
     state: dict = {"users": users, "groups": groups, "refuse": set(), "asked": []}
     sock, port = bind_unused_port()
     app = web.Application([(r"/hub/api/(users|groups)/([^/]+)", HubAPI, {"state": state})])

@@ -18,7 +18,7 @@ from cibench_lab.engine.roles import RoleSettings
 from cibench_lab.engine.settings import PlaySettings
 from cibench_lab.grading import TurnOutput
 from cibench_lab.store import Store
-from cibench_lab.store.tables import StepRow
+from cibench_lab.store.tables import Attempt, Run, StepRow
 from cibench_lab.tasks.library import TaskLibrary
 
 pytestmark = pytest.mark.fast
@@ -136,6 +136,11 @@ def test_an_attempt_outside_the_class_does_not_exist_for_its_instructor(attempts
         member_attempt(attempts, ids["eve"], ["ada", "bob"])
 
 
+def timeless(record: dict) -> dict:
+    """A member's attempt record but its open step's working time, which runs between two reads."""
+    return {**record, "steps": [{**step, "working_seconds": None} for step in record["steps"]]}
+
+
 # ---- the routes, on a real server (its user "teach"; roles from its settings) ----
 
 
@@ -143,8 +148,8 @@ def test_an_attempt_outside_the_class_does_not_exist_for_its_instructor(attempts
 def jp_server_config(jp_server_config):
     options = {
         "participant": "teach",
-        "instructors": ["teach"],
-        "class_members": {"stats": ["ada", "bob", "teach"], "bio": ["dan", "teach"]},
+        "instructors": ["teach", "tina"],  # both teach stats: they belong to it
+        "class_members": {"stats": ["ada", "bob", "teach", "tina"], "bio": ["dan", "teach"]},
     }
     return {**jp_server_config, "CIBenchLabApp": {**jp_server_config["CIBenchLabApp"], **options}}
 
@@ -156,13 +161,25 @@ def served(jp_serverapp) -> tuple[object, dict[str, str]]:
 
 
 async def test_the_instructor_reads_their_class(served, api):
-    _, ids = served
+    services, ids = served
+    for teacher in ("teach", "tina"):  # the class's instructors play too: not as its participants
+        ids[teacher] = play(services.attempts, teacher, [("probe = 'x'", [], True)])
+    assert await api("GET", "classes") == (
+        200,
+        [{"name": "bio", "members": ["dan"]}, {"name": "stats", "members": ["ada", "bob"]}],
+    )
     code, view = await api("GET", "classes/stats/progress")
     assert code == 200, view
-    assert view["name"] == "stats" and {r["participant"] for r in view["attempts"]} == {"ada", "bob"}
+    assert view["name"] == "stats" and view["members"] == ["ada", "bob"]
+    assert {r["participant"] for r in view["attempts"]} == {"ada", "bob"}
+    assert [r["reached"] for r in view["pass_rates"]] == [2, 2, 2]  # no teacher's attempt counted
     code, body = await api("GET", "classes/stats/csv")
     assert code == 200 and body["filename"] == "cibench-class-stats.csv"
     assert body["csv"].splitlines()[0] == ",".join(CSV_COLUMNS) and len(body["csv"].splitlines()) == 3
+    assert "teach" not in body["csv"] and "tina" not in body["csv"]
+    for teacher in ("teach", "tina"):
+        code, _ = await api("GET", f"classes/stats/attempts/{ids[teacher]}")
+        assert code == 404, teacher
     code, record = await api("GET", f"classes/stats/attempts/{ids['bob']}")
     assert code == 200 and record["steps"][1]["turns"][0]["code"] == "print('nope')"
 
@@ -173,7 +190,8 @@ async def test_the_alias_route_is_the_class_views_one_read_of_a_members_attempt(
     _, ids = served
     code, record = await api("GET", f"classes/stats/attempts/{ids['ada']}")
     assert code == 200, record
-    assert await api("GET", f"classes/attempts/{ids['ada']}") == (200, record)
+    code, again = await api("GET", f"classes/attempts/{ids['ada']}")
+    assert code == 200 and timeless(again) == timeless(record)
     code, turns = await api("GET", f"classes/attempts/{ids['ada']}/turns")
     assert code == 200 and turns == [t for step in record["steps"] for t in step["turns"]]
     assert [(t["step"], t["turn"]) for t in turns] == [(0, 0), (1, 0)]
@@ -181,6 +199,26 @@ async def test_the_alias_route_is_the_class_views_one_read_of_a_members_attempt(
     for path in (f"classes/attempts/{ids['eve']}", f"classes/attempts/{ids['eve']}/turns"):
         code, err = await api("GET", path)
         assert (code, err["error"]) == (404, f"unknown attempt {ids['eve']!r} in this class"), path
+
+
+async def test_the_class_list_holds_exactly_the_attempts_it_can_open(served, api):
+    """``GET classes/attempts`` (Results()' list) and ``GET classes/attempts/{id}`` agree: a member's
+    attempt of a headless run is not their work in the class (the class view leaves runs out too),
+    so neither lists nor opens it."""
+    services, ids = served
+    task = services.attempts.library.get(PROBE_ID)
+    run_attempt = services.attempts.create(NewAttempt(task, "e2e", "human", "ada", PlaySettings(), {}))
+    with services.attempts.store.session() as s:
+        run = Run(name="night", player="human", mode="e2e")
+        s.add(run)
+        s.flush()
+        s.get(Attempt, run_attempt).run_id = run.id
+    code, rows = await api("GET", "classes/attempts")
+    assert code == 200 and sorted(r["id"] for r in rows) == sorted([ids["ada"], ids["bob"]]), rows
+    for row in rows:
+        assert (await api("GET", f"classes/attempts/{row['id']}"))[0] == 200
+    code, err = await api("GET", f"classes/attempts/{run_attempt}")
+    assert (code, err["error"]) == (404, f"unknown attempt {run_attempt!r} in this class")
 
 
 async def test_another_classes_instructor_sees_nothing_of_it(served, api):

@@ -22,7 +22,7 @@ USERS = {
     "teach": ["cibench-instructors", "cibench-class-stats"],
     "res": ["cibench-researchers"],
 }
-GROUPS = {"cibench-class-stats": ["ada", "teach", "bob"]}
+GROUPS = {"cibench-class-stats": ["ada", "teach", "bob", "tina"], "cibench-instructors": ["teach", "tina"]}
 
 
 @pytest.fixture
@@ -63,12 +63,33 @@ async def test_the_hub_gives_groups_and_members(hub):
     roles = Roles(RoleSettings.of([], [], {"stats": ["carl"]}), Hub(hub["url"], TOKEN))
     teach = await roles.of("teach")
     assert teach.roles == ("participant", "instructor") and teach.classes == ("stats",)
-    assert await roles.classes(teach) == {"stats": ["ada", "bob", "carl", "teach"]}
-    assert await roles.readable(teach) == {"ada", "bob", "carl", "teach"}
+    # the class's instructors (teach, and tina of the hub's instructors group) are not its participants
+    assert await roles.members("stats") == ["ada", "bob", "carl", "teach", "tina"]
+    assert await roles.classes(teach) == {"stats": ["ada", "bob", "carl"]}
+    assert await roles.readable(teach) == {"ada", "bob", "carl"}
     ada = await roles.of("ada")
-    assert ada.classes == ("stats",) and await roles.readable(ada) == {"ada"}
+    assert ada.classes == ("stats",) and await roles.readable(ada) == set()  # teaches none
     assert (await roles.of("res")).roles == ("participant", "researcher")
     assert await roles.members("nothing") == []  # no such group: 404, no members
+
+
+async def test_a_classs_participants_leave_out_its_instructors_from_the_settings_too():
+    """Every member with the instructor role teaches the class: the caller, and the others the
+    settings name (a class's participants are the ones its view lists)."""
+    settings = RoleSettings.of(["teach", "tina"], [], {"stats": ["ada", "teach", "tina", "bob"]})
+    roles = Roles(settings)
+    teach = await roles.of("teach")
+    assert await roles.classes(teach) == {"stats": ["ada", "bob"]}
+    assert await roles.readable(teach) == {"ada", "bob"}  # not the teacher's own attempts either
+
+
+async def test_a_hub_refusing_the_instructors_group_leaves_out_the_caller_and_names_the_scope(hub, caplog):
+    hub["refuse"] = {"groups/cibench-instructors"}
+    roles = Roles(RoleSettings(), Hub(hub["url"], TOKEN))
+    with caplog.at_level(logging.WARNING):
+        teach = await roles.of("teach")
+        assert await roles.classes(teach) == {"stats": ["ada", "bob", "tina"]}
+    assert "groups/cibench-instructors: the hub refused it (403): grant read:groups!group=" in caplog.text
 
 
 async def test_answers_are_kept_for_the_ttl(hub):
@@ -87,7 +108,7 @@ async def test_a_refusing_hub_leaves_the_settings_roles_and_names_the_scope(hub,
     roles = Roles(RoleSettings.of(["teach"], [], {"stats": ["teach", "carl"]}), Hub(hub["url"], TOKEN))
     with caplog.at_level(logging.WARNING):
         teach = await roles.of("teach")
-        assert await roles.classes(teach) == {"stats": ["carl", "teach"]}
+        assert await roles.classes(teach) == {"stats": ["carl"]}
     assert teach.roles == ("participant", "instructor")
     text = caplog.text
     assert "users/teach: the hub refused it (403): grant read:users:groups!user" in text
@@ -132,14 +153,14 @@ async def test_me_and_classes_from_the_hub_and_the_settings(jp_serverapp, api, h
     )
     assert await api("GET", "classes") == (
         200,
-        [{"name": "stats", "members": ["ada", "bob", "carl", "teach"]}],
+        [{"name": "stats", "members": ["ada", "bob", "carl"]}],  # not its instructors teach and tina
     )
     hub["groups"]["cibench-class-stats"].append("eve")  # the hub's word, read again (ttl 0)
     hub["users"]["teach"].append("cibench-class-bio")
     code, classes = await api("GET", "classes")
     assert code == 200 and classes == [
         {"name": "bio", "members": ["dan"]},
-        {"name": "stats", "members": ["ada", "bob", "carl", "eve", "teach"]},
+        {"name": "stats", "members": ["ada", "bob", "carl", "eve"]},
     ]
 
 

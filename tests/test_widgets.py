@@ -34,6 +34,7 @@ import json
 from cibench_lab.widgets import Results
 r = Results()
 out = {"error": r.error, "me": r.me, "mine": [a["id"] for a in r.attempts], "groups": r.groups}
+out["sources"] = [key for _, key in r.source.options]
 if ("study:pilot") in [key for _, key in r.groups]:
     r.list_group("study:pilot")
 out["mine_in_pilot"] = [a["id"] for a in r.attempts]
@@ -50,6 +51,21 @@ else:  # a participant asking for the class list anyway: the server's 403, as a 
     r.source.options = [*r.source.options, ("class", "class")]
     r.source.value = "class"
     out["refused"] = r.error
+print(json.dumps(out))
+"""
+
+RUNS_PROBE = """
+import json
+from cibench_lab.widgets import Results
+r = Results()
+out = {"error": r.error, "sources": [key for _, key in r.source.options]}
+r.list_source("runs")
+out["runs"] = sorted([a["participant"], a["id"]] for a in r.attempts)
+out["groups"] = r.groups
+r.view_attempt(RUN)
+out["detail"], out["detail_error"] = r.detail.value, r.error
+r.view_attempt(OTHER)
+out["unlisted"] = r.error
 print(json.dumps(out))
 """
 
@@ -141,6 +157,7 @@ def classroom(tmp_path):
         task = attempts.library.get(EN)
         ids[who] = attempts.create(NewAttempt(task, "e2e", "human", who[:3], PlaySettings(), {}))
     attempts.record_turn(ids["ada"], 0, printed("ada's own words"))
+    attempts.record_turn(ids["ada-night"], 0, printed("the night's words"))
     with attempts.store.session() as s:  # a study ada and eve played in, a run of ada's
         run = Run(name="night", player="human", mode="e2e")
         s.add_all([Study(id="pilot", title="Pilot", salt="s" * 32), run])
@@ -148,7 +165,11 @@ def classroom(tmp_path):
         for key in ("ada-pilot", "eve-pilot"):
             s.get(Attempt, ids[key]).study_id = "pilot"
         s.get(Attempt, ids["ada-night"]).run_id = run.id
-    roles = {"instructors": ["teach"], "class_members": {"demo": ["ada", "bob", "teach"]}}
+    roles = {
+        "instructors": ["teach"],
+        "researchers": ["rita"],
+        "class_members": {"demo": ["ada", "bob", "teach"]},
+    }
     config = server_config(tmp_path / "tasks", [tmp_path / "tasks"], **roles)
     servers = []
 
@@ -181,11 +202,11 @@ def test_results_list_what_the_server_lets_each_user_read(classroom, tmp_path):
     assert seen["error"] is None, seen
     assert seen["me"] == {"name": "teach", "roles": ["participant", "instructor"], "classes": ["demo"]}
     assert seen["mine"] == [] and seen["groups"] == [["All (0)", "all"]] and seen["mine_in_pilot"] == []
-    adas = [["ada", ids[key]] for key in ("ada", "ada-pilot", "ada-night")]
+    assert seen["sources"] == ["mine", "class"]  # the runs' route needs the researcher role
+    adas = [["ada", ids[key]] for key in ("ada", "ada-pilot")]  # not her run's: no class work
     assert seen["class"] == sorted([*adas, ["bob", ids["bob"]]])  # none of eve's
     assert seen["class_groups"] == [
-        ["All (4)", "all"],
-        ["Run: night (1)", "run:night"],
+        ["All (3)", "all"],
         ["Study: pilot (1)", "study:pilot"],  # the server defines no study: its id names it
         ["In no study or run (2)", "none"],
     ]
@@ -214,6 +235,7 @@ def test_results_list_what_the_server_lets_each_user_read(classroom, tmp_path):
         client.stop_channels()
         manager.shutdown_kernel(now=True)
     assert seen["me"] == {"name": "ada", "roles": ["participant"], "classes": ["demo"]}
+    assert seen["sources"] == ["mine"]
     assert sorted(seen["mine"]) == sorted(ids[key] for key in ("ada", "ada-pilot", "ada-night"))
     assert [label for label, _ in seen["groups"]] == [
         "All (3)",
@@ -224,6 +246,40 @@ def test_results_list_what_the_server_lets_each_user_read(classroom, tmp_path):
     assert seen["mine_in_pilot"] == [ids["ada-pilot"]]
     assert seen["refused"] == (
         "The server refused GET classes/attempts (403): GET /classes/attempts needs the instructor role."
+    )
+
+
+def test_a_researcher_opens_a_runs_attempt(classroom, tmp_path):
+    """rita (a researcher) lists the headless runs' attempts and opens one — its steps and the turn's
+    code and output — through her server's REST API, from a kernel given the server's URL and token."""
+    ids, serve = classroom
+    rita = serve("rita")
+    rita.wait()
+    empty = tmp_path / "no-servers"
+    empty.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent), "JUPYTER_RUNTIME_DIR": str(empty)}
+    for name in ("JUPYTERHUB_SERVICE_URL", *where.TOKEN_VARS):
+        env.pop(name, None)
+    env.update({"JUPYTER_SERVER_URL": rita.url, "JUPYTER_TOKEN": TOKEN})
+    manager = KernelManager(kernel_name="python3")
+    manager.start_kernel(env=env)
+    client = manager.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=120)
+        seen = _run(client, f"RUN, OTHER = {ids['ada-night']!r}, {ids['ada']!r}\n{RUNS_PROBE}")
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert seen["error"] is None and seen["sources"] == ["mine", "runs"], seen
+    assert seen["runs"] == [["ada", ids["ada-night"]]] and seen["groups"] == [
+        ["All (1)", "all"],
+        ["Run: night (1)", "run:night"],
+    ]
+    assert seen["detail_error"] is None, seen
+    assert "the night&#x27;s words" in seen["detail"] and "Print the words." in seen["detail"]
+    assert seen["unlisted"] == (
+        f"Attempt {ids['ada']} is not listed here: list its source, study or run first."
     )
 
 

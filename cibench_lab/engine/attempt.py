@@ -14,7 +14,7 @@ from collections.abc import Collection, Container
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sqlalchemy import delete, select
+from sqlalchemy import ColumnElement, delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -150,12 +150,17 @@ class Attempts:
 
     def list_of(self, participants: Collection[str]) -> list[dict[str, Any]]:
         """The attempts of ``participants``, newest first, each row naming its participant."""
+        return self.rows_where(Participant.name.in_(list(participants)))
+
+    def rows_where(self, *where: ColumnElement[bool]) -> list[dict[str, Any]]:
+        """The attempts ``where`` holds for (on Attempt, Participant, Run), newest first, each row
+        naming its participant."""
         with self.store.session() as s:
             q = (
                 select(Attempt, Participant.name, Run.name)
                 .join(Participant, Participant.id == Attempt.participant_id)
                 .outerjoin(Run, Run.id == Attempt.run_id)
-                .where(Participant.name.in_(list(participants)))
+                .where(*where)
                 .order_by(Attempt.created_at.desc())
             )
             rows = list(s.execute(q).tuples())

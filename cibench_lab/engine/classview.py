@@ -168,6 +168,12 @@ def _joined(text: Any) -> str:
     return "".join(text) if isinstance(text, list) else str(text or "")
 
 
+def member_attempts(attempts: Attempts, members: Collection[str]) -> list[dict[str, Any]]:
+    """The members' attempts as ``GET attempts`` rows, each naming its participant, newest first:
+    their own work only, so no headless run's (the attempts :func:`member_attempt` reads)."""
+    return attempts.rows_where(Participant.name.in_(list(members)), Attempt.run_id.is_(None))
+
+
 def member_attempt(attempts: Attempts, attempt_id: str, members: Collection[str]) -> dict[str, Any]:
     """A class member's attempt for their instructor: each opened step with its turns (code, outputs,
     grade, times), kept grade, outcome, note and working time. NotFound when the attempt is not a
@@ -182,9 +188,9 @@ def member_attempt(attempts: Attempts, attempt_id: str, members: Collection[str]
         turns = s.scalars(
             select(Turn).where(Turn.attempt_id == row.id).order_by(Turn.step, Turn.number)
         ).all()
-        pause_after = PlaySettings.recorded(row.settings).pause_after
+        settings = PlaySettings.recorded(row.settings)
         now = row.finished_at if row.status != "open" else None
-        worked = attempt_working_seconds(s, row.id, srows, pause_after, now)
+        worked = attempt_working_seconds(s, row.id, srows, settings.pause_after, now)
         by_step: dict[int, list[dict[str, Any]]] = {}
         for t in turns:
             by_step.setdefault(t.step, []).append(_turn_record(t, profile))
@@ -198,6 +204,7 @@ def member_attempt(attempts: Attempts, attempt_id: str, members: Collection[str]
         "player": row.player,
         "current_step": row.current_step,
         "n_steps": row.n_steps,
+        "turn_cap": settings.turn_cap or None,
         "created_at": iso(row.created_at),
         "finished_at": iso(row.finished_at),
         "steps": [_step_record(r, task, worked, by_step.get(r.index, []), profile) for r in srows],

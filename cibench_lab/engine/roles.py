@@ -4,7 +4,8 @@ A user's roles are the union of the server's settings (``CIBenchLabApp.instructo
 user names; ``class_members``: {class: [member user names]}) and their JupyterHub groups
 (``cibench-instructors``, ``cibench-researchers``, ``cibench-class-<class>``), read through the hub's API
 (``engine/hub.py``; a hub that does not answer leaves the settings' roles). Every user is a participant
-and reads their own attempts; an instructor teaches each class they belong to and reads its members';
+and reads their own attempts; an instructor teaches each class they belong to and reads its
+participants' (its members but its instructors);
 a researcher reads every participant's record of a study. Each route requires one role
 (``handlers/base.py: Route.role``); the database holds the same rule for its rows (docs/classroom.md).
 """
@@ -101,20 +102,34 @@ class Roles:
         return identity(name, self.settings, groups or ())
 
     async def members(self, class_name: str) -> list[str]:
-        """The class's members, sorted: the setting's and the hub group's."""
+        """Everyone in the class, sorted: the setting's and the hub group's (its teachers too)."""
         found = set(self.settings.classes.get(class_name, ()))
         if self.hub is not None:
             found |= set(await self.hub.members_of(CLASS_GROUP + class_name) or ())
         return sorted(found)
 
+    async def instructors(self) -> frozenset[str]:
+        """The users the server knows hold the instructor role: the setting's and the hub group's
+        (``cibench-instructors``; a hub that does not tell adds none)."""
+        found = set(self.settings.instructors)
+        if self.hub is not None:
+            found |= set(await self.hub.members_of(INSTRUCTORS_GROUP) or ())
+        return frozenset(found)
+
+    async def participants(self, class_name: str, who: Identity) -> list[str]:
+        """The class's participants as its instructor ``who`` sees them, sorted: its members but
+        its instructors (``who`` and every other member with the instructor role, who teaches it)."""
+        teachers = await self.instructors() | {who.name}
+        return [name for name in await self.members(class_name) if name not in teachers]
+
     async def classes(self, who: Identity) -> dict[str, list[str]]:
-        """The classes ``who`` teaches, each with its members ({} unless an instructor)."""
-        return {c: await self.members(c) for c in who.taught}
+        """The classes ``who`` teaches, each with its participants ({} unless an instructor)."""
+        return {c: await self.participants(c, who) for c in who.taught}
 
     async def readable(self, who: Identity) -> frozenset[str]:
-        """The participants whose attempts ``who`` may read: themself, and the members of each
-        class they teach."""
-        names = {who.name}
+        """The participants whose attempts ``who`` reads as an instructor: those of each class they
+        teach (their own attempts are theirs, not a class's)."""
+        names: set[str] = set()
         for members in (await self.classes(who)).values():
             names.update(members)
         return frozenset(names)

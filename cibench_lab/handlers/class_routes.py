@@ -1,13 +1,14 @@
 """Thin handlers of what an instructor reads of all the classes they teach at once, for
-``Results()``: the members' attempts, and one of them — the class view's record of a member's
-attempt (``engine/classview.py: member_attempt``, the one read of it; docs/classroom.md)."""
+``Results()``: the participants' attempts (their own work: no headless run's), and one of them —
+the class view's record of a member's attempt (``engine/classview.py: member_attempt``, the one
+read of it; docs/classroom.md)."""
 
 from __future__ import annotations
 
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from ..engine.classview import member_attempt, member_turns
+from ..engine.classview import member_attempt, member_attempts, member_turns
 from ..engine.roles import INSTRUCTOR
 from . import schemas as s
 from .base import Handler, Route
@@ -17,7 +18,7 @@ CID = "/classes/attempts/{attempt_id}"  # a class member's attempt, whichever cl
 
 class ClassHandler(Handler):
     async def members(self) -> frozenset[str]:
-        """Who the caller may read: the members of every class they teach (themselves too)."""
+        """Who the caller may read: the participants of every class they teach."""
         return await self.services.roles.readable(await self.identity())
 
     async def read(self, work, *args):
@@ -34,7 +35,7 @@ class ClassAttemptsHandler(ClassHandler):
 
     async def _list(self):
         members = await self.members()
-        return await self.services.lab.call(self.services.attempts.list_of, members)
+        return await self.services.lab.call(member_attempts, self.services.attempts, members)
 
 
 class ClassAttemptHandler(ClassHandler):
@@ -58,7 +59,7 @@ CLASS_ROUTES: tuple[Route, ...] = (
         "/classes/attempts",
         ClassAttemptsHandler,
         list[s.ClassAttemptRow],
-        "The attempts of the members of the classes the caller teaches, newest first",
+        "The attempts of the participants of the classes the caller teaches (no run's), newest first",
         role=INSTRUCTOR,
     ),
     Route(

@@ -41,9 +41,11 @@ class ClassHandler(Handler):
     them, it does not exist)."""
 
     async def members(self, class_name: str) -> list[str]:
-        if class_name not in (await self.identity()).taught:
+        """The class's participants (its instructors are not among them)."""
+        who = await self.identity()
+        if class_name not in who.taught:
             raise NotFound(f"no class {class_name!r} among the classes you teach")
-        return await self.services.roles.members(class_name)
+        return await self.services.roles.participants(class_name, who)
 
     async def progress(self, class_name: str) -> dict:
         members = await self.members(class_name)
@@ -87,7 +89,7 @@ ROLE_ROUTES: tuple[Route, ...] = (
         "/classes",
         ClassesHandler,
         list[s.ClassInfo],
-        "The classes the caller teaches, with their members",
+        "The classes the caller teaches, with their participants (not their instructors)",
         role=INSTRUCTOR,
     ),
     Route(

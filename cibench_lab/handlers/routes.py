@@ -17,6 +17,7 @@ from .newtask import make_task
 from .public import grades_shown, public_settle, public_turn
 from .record import RECORD_ROUTES
 from .role_routes import ROLE_ROUTES
+from .run_routes import RUN_ROUTES
 from .study_routes import STUDY_ROUTES
 
 
@@ -350,6 +351,7 @@ ROUTES: tuple[Route, ...] = (
     ),
     *ROLE_ROUTES,
     *CLASS_ROUTES,
+    *RUN_ROUTES,
     *STUDY_ROUTES,
 )
 bind(ROUTES)

@@ -2,7 +2,9 @@
 
 Sources → studies and runs → attempts → an attempt's steps and turns.  Every answer is the
 server's: a participant lists their own attempts, an instructor also their classes' (``GET
-classes/attempts``); the study (titled by ``GET studies``) or headless run each listed attempt
+classes/attempts``), a researcher the headless runs' (``GET runs/attempts``) — each source offered
+when the user holds the role its list route requires in the server's own OpenAPI document, so the
+server's rule decides; the study (titled by ``GET studies``) or headless run each listed attempt
 belongs to makes the level between; and a step's reference shows only where the server's view
 holds one (the reveal policy).  Anything that stops it — no server, a refusal — is a sentence in the
 widget, never a traceback."""
@@ -10,6 +12,7 @@ widget, never a traceback."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as w
@@ -18,8 +21,36 @@ from .client import Api
 from .render import attempt_html
 from .where import Unavailable, find_server
 
-MINE, CLASS = "mine", "class"
 ALL, NONE = "all", "none"  # every listed attempt; those in no study and no run
+API_PATH = "/cibench-lab/api/"  # the routes' prefix in the OpenAPI document
+
+
+@dataclass(frozen=True)
+class Source:
+    """Attempts the server may let the user read: the list's route, one attempt's, and its turns'
+    (None: the attempt's steps hold them, as the class view's record does)."""
+
+    key: str
+    label: str
+    rows: str
+    view: str
+    turns: str | None
+
+    def readable(self, roles: list[str], openapi: dict[str, Any]) -> bool:
+        """Whether ``roles`` hold one the server requires of the list's route (``x-role``)."""
+        needs = openapi.get("paths", {}).get(API_PATH + self.rows, {}).get("get", {}).get("x-role")
+        return bool(set([needs] if isinstance(needs, str) else needs or ()) & set(roles))
+
+
+SOURCES = (
+    Source("mine", "My attempts", "attempts", "attempts/{id}", "attempts/{id}/turns"),
+    Source("class", "My classes' attempts", "classes/attempts", "classes/attempts/{id}", None),
+    Source(
+        "runs", "Headless runs' attempts", "runs/attempts", "runs/attempts/{id}", "runs/attempts/{id}/turns"
+    ),
+)
+MINE, CLASS, RUNS = (source.key for source in SOURCES)
+BY_KEY = {source.key: source for source in SOURCES}
 
 
 class Results(w.VBox):
@@ -52,7 +83,8 @@ class Results(w.VBox):
         return list(self.group.options)
 
     def list_source(self, source: str) -> None:
-        """List ``source``'s attempts: ``mine``, or ``class`` (an instructor's classes)."""
+        """List ``source``'s attempts: ``mine``, ``class`` (an instructor's classes) or ``runs``
+        (the headless runs', for a researcher): one of the offered sources."""
         self.source.value = source
 
     def list_group(self, key: str) -> None:
@@ -60,7 +92,10 @@ class Results(w.VBox):
         self.group.value = key
 
     def view_attempt(self, attempt_id: str) -> None:
-        """Show one listed attempt's steps and turns."""
+        """Show one listed attempt's steps and turns (an attempt not listed: a sentence saying so)."""
+        if attempt_id not in [value for _, value in self.picker.options]:
+            self._fail(f"Attempt {attempt_id} is not listed here: list its source, study or run first.")
+            return
         self.picker.value = attempt_id
 
     # ---- what the widgets do ----------------------------------------------------
@@ -70,10 +105,9 @@ class Results(w.VBox):
         roles = self.me["roles"]
         self.status.value = f"<b>{self.me['name']}</b> · {', '.join(roles)}"
         self.studies = {study["id"]: study["title"] for study in self.api.get("studies")}
-        options = [("My attempts", MINE)]
-        if "instructor" in roles:
-            options.append((f"My classes' attempts ({', '.join(self.me['classes'])})", CLASS))
-        self.source.options = options
+        openapi = self.api.get("openapi.json")
+        offered = [source for source in SOURCES if source.readable(roles, openapi)]
+        self.source.options = [(_source_label(source, self.me), source.key) for source in offered]
         self.source.observe(lambda change: self._attempt(lambda: self._list(change["new"])), "value")
         self.group.observe(lambda change: self._attempt(lambda: self._show(change["new"])), "value")
         self.picker.observe(lambda change: self._attempt(lambda: self._open(change["new"])), "value")
@@ -81,7 +115,7 @@ class Results(w.VBox):
 
     def _list(self, source: str) -> None:
         assert self.api is not None
-        self.rows = self.api.get("classes/attempts" if source == CLASS else "attempts")
+        self.rows = self.api.get(BY_KEY[source].rows)
         self.group.options = group_options(self.rows, self.studies)
         self.group.value = ALL
         self._show(ALL)  # also when the value stayed (no change to observe)
@@ -97,12 +131,12 @@ class Results(w.VBox):
     def _open(self, attempt_id: str | None) -> None:
         if attempt_id is None or self.api is None:
             return
-        if self.source.value == CLASS:  # the class view's record: each step holds its turns
-            view = self.api.get(f"classes/attempts/{attempt_id}")
+        source = BY_KEY[self.source.value]
+        view = self.api.get(source.view.format(id=attempt_id))
+        if source.turns is None:  # the class view's record: each step holds its turns
             turns = [turn for step in view["steps"] for turn in step["turns"]]
         else:
-            view = self.api.get(f"attempts/{attempt_id}")
-            turns = self.api.get(f"attempts/{attempt_id}/turns")
+            turns = self.api.get(source.turns.format(id=attempt_id))
         self.detail.value = attempt_html(view, turns)
 
     def _attempt(self, work) -> None:
@@ -111,8 +145,11 @@ class Results(w.VBox):
             work()
             self.error = None
         except Unavailable as err:
-            self.error = str(err)
-            self.status.value = f"<p style='color:#b00'>{_escape(self.error)}</p>"
+            self._fail(str(err))
+
+    def _fail(self, sentence: str) -> None:
+        self.error = sentence
+        self.status.value = f"<p style='color:#b00'>{_escape(sentence)}</p>"
 
 
 def group_of(row: dict[str, Any]) -> str:
@@ -136,6 +173,10 @@ def group_options(rows: list[dict[str, Any]], studies: dict[str, str]) -> list[t
 
     keys = sorted(k for k in counts if k != NONE) + ([NONE] if NONE in counts else [])
     return [(f"All ({len(rows)})", ALL), *((label(k), k) for k in keys)]
+
+
+def _source_label(source: Source, me: dict[str, Any]) -> str:
+    return f"{source.label} ({', '.join(me['classes'])})" if source.key == CLASS else source.label
 
 
 def _label(row: dict[str, Any]) -> str:

@@ -3,8 +3,14 @@ import type {
   IClassProgress,
   IMemberAttempt
 } from '../class/api';
+import {
+  RenderMimeRegistry,
+  standardRendererFactories
+} from '@jupyterlab/rendermime';
+
 import { memberAttemptView } from '../class/attempt';
 import { passRateChart, rateText } from '../class/chart';
+import { InstructionMarkdown } from '../class/markdown';
 import { cellText, classTable, latestCells } from '../class/table';
 
 const TASK = 'cibench_template/pandas/leak_probe';
@@ -102,6 +108,7 @@ describe("a member's attempt", () => {
       player: 'human',
       current_step: 0,
       n_steps: 4,
+      turn_cap: null,
       created_at: '2026-01-01T10:00:00Z',
       finished_at: null,
       steps: [
@@ -145,5 +152,104 @@ describe("a member's attempt", () => {
     );
     node.querySelector<HTMLButtonElement>('.jp-CIBench-classBack')!.click();
     expect(back).toBe(1);
+  });
+});
+
+function member(steps: IMemberAttempt['steps']): IMemberAttempt {
+  return {
+    id: 'b'.repeat(32),
+    participant: 'ada',
+    task_id: TASK,
+    title: 'Leak probe',
+    status: 'open',
+    mode: 'e2e',
+    player: 'human',
+    current_step: steps.length - 1,
+    n_steps: 4,
+    turn_cap: 3,
+    created_at: '2026-01-01T10:00:00Z',
+    finished_at: null,
+    steps
+  };
+}
+
+function step(
+  index: number,
+  outcome: string | null,
+  instruction = 'Print it.'
+): IMemberAttempt['steps'][number] {
+  return {
+    index,
+    kind: 'text',
+    instruction,
+    outcome,
+    opened_at: '2026-01-01T10:00:00Z',
+    settled_at: outcome === null ? null : '2026-01-01T10:01:00Z',
+    working_seconds: 3,
+    grade: null,
+    passed: false,
+    note: null,
+    turns: []
+  };
+}
+
+describe("a member's step, in the words of the student's panel", () => {
+  it('names how each step settled, never the outcome code', () => {
+    const steps = [
+      step(0, 'next'),
+      step(1, 'turn_cap'),
+      step(2, 'gave_up'),
+      step(3, null)
+    ];
+    const node = memberAttemptView(member(steps), () => undefined);
+    const heads = Array.from(
+      node.querySelectorAll('.jp-CIBench-memberOutcome'),
+      e => e.textContent
+    );
+    expect(heads).toEqual([
+      'Step 1 (text): settled',
+      'Step 2 (text): settled at the 3-run limit',
+      'Step 3 (text): gave up',
+      'Step 4 (text): open'
+    ]);
+    expect(node.textContent).not.toContain('turn_cap');
+    expect(node.textContent).toContain('end-to-end · played by ada');
+  });
+
+  it("renders an instruction's markdown through the registry, sanitized, once per attempt", async () => {
+    const rendermime = new RenderMimeRegistry({
+      initialFactories: standardRendererFactories
+    });
+    const markdown = new InstructionMarkdown(rendermime);
+    const risky = 'Print **it**. <img src="x.png" onerror="alert(1)">';
+    const record = member([step(0, null, risky)]);
+    const node = memberAttemptView(record, () => undefined, markdown);
+    const shown = node.querySelector<HTMLElement>(
+      '.jp-CIBench-memberInstruction'
+    )!;
+    expect(shown.classList.contains('jp-RenderedMarkdown')).toBe(true);
+    await markdown.rendered();
+    const img = shown.querySelector('img');
+    expect(img).not.toBeNull(); // rendered as HTML, not shown as its text
+    expect(img!.hasAttribute('onerror')).toBe(false); // untrusted: sanitized
+    const again = memberAttemptView(record, () => undefined, markdown);
+    expect(again.querySelector('.jp-CIBench-memberInstruction')).toBe(shown);
+    const other = memberAttemptView(
+      { ...record, id: 'c'.repeat(32) },
+      () => undefined,
+      markdown
+    );
+    expect(other.querySelector('.jp-CIBench-memberInstruction')).not.toBe(
+      shown
+    );
+  });
+
+  it('shows an instruction as text without a registry', () => {
+    const node = memberAttemptView(
+      member([step(0, null, 'Print **it**.')]),
+      () => undefined
+    );
+    const shown = node.querySelector('.jp-CIBench-memberInstruction')!;
+    expect(shown.textContent).toBe('Print **it**.');
   });
 });

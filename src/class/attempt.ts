@@ -1,17 +1,25 @@
 /**
  * A member's attempt, drilled down from the class table: each opened step's
- * instruction, outcome, kept grade, working time and note, and its turns with
- * their code, the outputs the kernel published, the grade as of each turn and
- * when it ran. No reference material (the server sends none).
+ * instruction (its markdown rendered), outcome (the panel's words), kept
+ * grade, working time and note, and its turns with their code, the outputs
+ * the kernel published, the grade as of each turn and when it ran. No
+ * reference material (the server sends none).
  */
+import { outcomeText } from '../grade';
+import { modeLabel, playerLabel } from '../model';
 import { h } from '../panel/dom';
 import { DASH, formatSeconds, keptGradeText } from '../panel/words';
 import type { IMemberAttempt, IMemberStep, IMemberTurn } from './api';
+import { InstructionMarkdown } from './markdown';
 
-/** The attempt's record, with a button back to the table. */
+/**
+ * The attempt's record, with a button back to the table; `markdown` renders
+ * the instructions (plain text without a rendermime registry).
+ */
 export function memberAttemptView(
   record: IMemberAttempt,
-  back: () => void
+  back: () => void,
+  markdown: InstructionMarkdown = new InstructionMarkdown(null)
 ): HTMLElement {
   const title = `${record.participant}: ${record.title}`;
   return h(
@@ -28,25 +36,37 @@ export function memberAttemptView(
     }),
     h('h3', { text: title }),
     h('p', {
-      text: `${record.status} · step ${record.current_step + 1} of ${record.n_steps} · ${record.mode}, ${record.player} · started ${when(record.created_at)}`
+      text: `${record.status} · step ${record.current_step + 1} of ${record.n_steps} · ${modeLabel(record.mode)} · ${playedBy(record)} · started ${when(record.created_at)}`
     }),
-    ...record.steps.map(stepView)
+    ...record.steps.map(step => stepView(record, step, markdown))
   );
 }
 
-function stepView(step: IMemberStep): HTMLElement {
-  const outcome = step.settled_at ? (step.outcome ?? 'settled') : 'open';
+/** Who played: the member (a person), else the player as the panel names it. */
+function playedBy(record: IMemberAttempt): string {
+  return record.player === 'human'
+    ? `played by ${record.participant}`
+    : `player: ${playerLabel(record.player)}`;
+}
+
+function stepView(
+  record: IMemberAttempt,
+  step: IMemberStep,
+  markdown: InstructionMarkdown
+): HTMLElement {
+  const settled = step.settled_at !== null;
+  const outcome = outcomeText(step.outcome, settled, record.turn_cap);
   return h(
     'section',
     {
       className: 'jp-CIBench-memberStep',
       attrs: { 'data-step': String(step.index) }
     },
-    h('h4', { text: `Step ${step.index + 1} (${step.kind}): ${outcome}` }),
-    h('p', {
-      className: 'jp-CIBench-memberInstruction',
-      text: step.instruction
+    h('h4', {
+      className: 'jp-CIBench-memberOutcome',
+      text: `Step ${step.index + 1} (${step.kind}): ${outcome}`
     }),
+    markdown.render(record.id, step.index, step.instruction),
     h('p', {
       className: 'jp-CIBench-memberGrade',
       text: `kept grade: ${step.settled_at ? keptGradeText(step.grade) : DASH} · working time ${formatSeconds(step.working_seconds)} · opened ${when(step.opened_at)}${step.settled_at ? ` · settled ${when(step.settled_at)}` : ''}`

@@ -7,6 +7,7 @@ import {
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { ICommandPalette, MainAreaWidget } from '@jupyterlab/apputils';
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 
 import { CATEGORY } from '../commands';
@@ -24,12 +25,13 @@ export const classViewPlugin: JupyterFrontEndPlugin<void> = {
     "An instructor's class view: progress, scores, attempts, pass rates.",
   autoStart: true,
   requires: [ICIBenchLab],
-  optional: [ICommandPalette, ISettingRegistry],
+  optional: [ICommandPalette, ISettingRegistry, IRenderMimeRegistry],
   activate: (
     app: JupyterFrontEnd,
     lab: ICIBenchLab,
     palette: ICommandPalette | null,
-    registry: ISettingRegistry | null
+    registry: ISettingRegistry | null,
+    rendermime: IRenderMimeRegistry | null
   ) => {
     let instructor = false;
     let poll = POLL_DEFAULT;
@@ -44,7 +46,8 @@ export const classViewPlugin: JupyterFrontEndPlugin<void> = {
           const view = new ClassView({
             api: new ClassApi(lab.api),
             classes: () => lab.api.classes(),
-            interval: () => poll
+            interval: () => poll,
+            rendermime
           });
           shown = new MainAreaWidget({ content: view });
           shown.id = 'cibench-lab-class-view-area';

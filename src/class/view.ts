@@ -7,6 +7,8 @@
  */
 import { Widget } from '@lumino/widgets';
 
+import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+
 import { IClassInfo } from '../api';
 import {
   button,
@@ -24,13 +26,19 @@ import type {
 } from './api';
 import { memberAttemptView } from './attempt';
 import { passRateChart } from './chart';
+import { InstructionMarkdown } from './markdown';
 import { classTable, IFilters, STATUSES } from './table';
 
-/** What the view needs: the class routes, the classes taught, the polling interval (s). */
+/**
+ * What the view needs: the class routes, the classes taught, the polling
+ * interval (s), and JupyterLab's rendermime registry for the instructions'
+ * markdown (null: shown as text).
+ */
 export interface IClassViewOptions {
   api: ClassApi;
   classes: () => Promise<IClassInfo[]>;
   interval: () => number;
+  rendermime?: IRenderMimeRegistry | null;
 }
 
 export class ClassView extends Widget {
@@ -49,6 +57,7 @@ export class ClassView extends Widget {
       this.body
     );
     document.addEventListener('visibilitychange', this.onVisibility);
+    this.markdown = new InstructionMarkdown(options.rendermime ?? null);
   }
 
   /** Load the classes and start polling. */
@@ -62,6 +71,7 @@ export class ClassView extends Widget {
   dispose(): void {
     document.removeEventListener('visibilitychange', this.onVisibility);
     window.clearTimeout(this.timer);
+    this.markdown.clear();
     super.dispose();
   }
 
@@ -128,7 +138,8 @@ export class ClassView extends Widget {
   private renderBody(): void {
     if (this.record && this.drilled) {
       const back = () => this.back();
-      replaceChildren(this.body, memberAttemptView(this.record, back));
+      const shown = memberAttemptView(this.record, back, this.markdown);
+      replaceChildren(this.body, shown);
     } else if (this.progress) {
       const table = classTable(this.progress, this.filters, a => this.open(a));
       replaceChildren(
@@ -238,6 +249,7 @@ export class ClassView extends Widget {
   private error: string | null = null;
   private controlsKey = '';
   private timer = 0;
+  private markdown: InstructionMarkdown;
 }
 
 /** A labelled `<select>` handing each change to `onChange`. */

@@ -1,8 +1,10 @@
 """The class view in the lab: an instructor (roles from the server's settings) opens "CIBench: Class
 View" from the palette while a scripted student plays through the engine, into the same results
-database. Without a reload the student's cell moves on (step and score) and the pass-rate chart
-grows; Enter on the cell drills down to the turn's code and grade; the status filter hides the row;
-the CSV downloads the table; the view passes axe in both themes."""
+database. The teacher, a member of the class with an attempt of their own, is none of its
+participants: no row, no line of the CSV, no bar. Without a reload the student's cell moves on
+(step and score) and the pass-rate chart grows; Enter on the cell drills down to each step's
+outcome in the panel's words, its instruction's markdown rendered, the turn's code and grade; the
+status filter hides the row; the CSV downloads the table; the view passes axe in both themes."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import csv
 import io
 import re
 
+import nbformat
 import pytest
 from conftest import PROBE_ID, SECRET_OUT, write_probe_task
 from nbformat.v4 import new_output
@@ -33,12 +36,16 @@ WORDS = f"print('{SECRET_OUT} alpha beta')"
 @pytest.fixture
 def class_lab(tmp_path):
     root = tmp_path / "tasks"
-    write_probe_task(root)
+    path = write_probe_task(root)
+    nb = nbformat.read(str(path), as_version=4)  # markdown the drill-down renders: `code`, **bold**
+    nb.cells[0].source = nb.cells[0].source.replace("a string", "a **string**")
+    nbformat.write(nb, str(path))
     library = TaskLibrary.load([root])
     store = Store(f"sqlite:///{tmp_path / 'results.sqlite'}")
     attempts = Attempts(store, library, "cibench")
     task = library.get(PROBE_ID)
     attempt_id = attempts.create(NewAttempt(task, "e2e", "human", STUDENT, PlaySettings(), {}))
+    attempts.create(NewAttempt(task, "e2e", "human", TEACHER, PlaySettings(), {}))  # the teacher's own
     traits = {"task_dirs": [str(root)], "participant": TEACHER, "instructors": [TEACHER],
               "profile": "cibench", "class_members": {"demo": [STUDENT, "bob", TEACHER]}}  # fmt: skip
     server = start_lab(tmp_path, traits)
@@ -67,6 +74,8 @@ def test_the_class_view_follows_a_student_as_they_play(page: Page, class_lab):
     expect(cell).to_contain_text("step 1 of 4")
     expect(cell).to_contain_text("score 0.0")
     expect(view.locator("tr[data-member='bob']")).to_contain_text("not started")
+    expect(view.locator("tbody tr")).to_have_count(2)  # ada and bob: the teacher is no participant
+    expect(view.locator(f"tr[data-member='{TEACHER}']")).to_have_count(0)
 
     attempts.record_turn(attempt_id, 0, TurnOutput("probe = 'x'"))  # the student plays two steps
     attempts.settle(attempt_id, 0, "next")
@@ -89,6 +98,16 @@ def test_the_class_view_follows_a_student_as_they_play(page: Page, class_lab):
     cell.focus()
     page.keyboard.press("Enter")
     record = view.locator(f".jp-CIBench-memberAttempt[data-attempt='{attempt_id}']")
+    first = record.locator(".jp-CIBench-memberStep[data-step='0']")
+    expect(first.locator(".jp-CIBench-memberOutcome")).to_have_text("Step 1 (exec): settled")  # not "next"
+    instruction = first.locator(".jp-CIBench-memberInstruction")
+    expect(instruction.locator("strong")).to_have_text("string")  # markdown, rendered as JupyterLab does
+    expect(instruction.locator("code")).to_have_text("probe")
+    expect(instruction).to_have_class(re.compile(r"\bjp-RenderedMarkdown\b"))
+    expect(instruction).not_to_contain_text("**")
+    expect(record.locator(".jp-CIBench-memberStep[data-step='2'] .jp-CIBench-memberOutcome")).to_have_text(
+        "Step 3 (num): open"
+    )
     second = record.locator(".jp-CIBench-memberStep[data-step='1']")
     expect(second.locator(".jp-CIBench-memberTurn")).to_have_count(2)
     last = second.locator(".jp-CIBench-memberTurn[data-turn='1']")

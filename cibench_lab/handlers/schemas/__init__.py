@@ -72,7 +72,7 @@ from .record import (
     PauseView,
     Trace,
 )
-from .role import ClassAttemptRow, ClassInfo, Me, Role
+from .role import ClassAttemptRow, ClassInfo, Me, Role, RunAttemptRow
 from .settings import PlaySettings, ServerSettings, SettingsOverride
 from .task import TaskDetail, TaskInstruction, TaskSummary
 from .turn import (
@@ -147,6 +147,7 @@ __all__ = [
     "Request",
     "Reveal",
     "Role",
+    "RunAttemptRow",
     "RunReport",
     "SandboxView",
     "ServerSettings",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from .common import AttemptStatus, Closed, StepKind
+from .common import AttemptStatus, Closed, Mode, StepKind
 from .grade import Grade
 
 
@@ -93,10 +93,13 @@ class MemberAttempt(Closed):
     task_id: str
     title: str
     status: AttemptStatus
-    mode: str
+    mode: Mode
     player: str
     current_step: int
     n_steps: int
+    turn_cap: int | None = Field(
+        description="the runs a person's step has before it settles (outcome turn_cap); null: no cap"
+    )
     created_at: str
     finished_at: str | None
     steps: list[MemberStep]

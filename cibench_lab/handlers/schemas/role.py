@@ -1,4 +1,5 @@
-"""Roles: who the caller is (``GET me``) and the classes an instructor teaches (``GET classes``)."""
+"""Roles: who the caller is (``GET me``), the classes an instructor teaches (``GET classes``), the
+attempts a role reads of others (a class's, a headless run's)."""
 
 from __future__ import annotations
 
@@ -22,13 +23,20 @@ class Me(Closed):
 
 
 class ClassInfo(Closed):
-    """A class the caller teaches and its members (the server's setting and the hub group's)."""
+    """A class the caller teaches and its participants: its members (the server's setting and the hub
+    group's) but its instructors."""
 
     name: str
     members: list[str]
 
 
 class ClassAttemptRow(AttemptRow):
-    """An attempt of a member of a class the caller teaches."""
+    """An attempt of a participant of a class the caller teaches (never a headless run's)."""
 
     participant: str = Field(description="whose attempt it is (their hub or server user name)")
+
+
+class RunAttemptRow(AttemptRow):
+    """An attempt of a headless run (``cibench-lab run``)."""
+
+    participant: str = Field(description="the participant the run records it under (player:PLAYER)")
