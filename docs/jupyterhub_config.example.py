@@ -62,12 +62,13 @@ c.JupyterHub.load_roles = [
             "access:servers!server",
             "read:users:groups!user",
             f"read:groups!group=cibench-class-{CLASS}",
+            "read:groups!group=cibench-instructors",
         ],
     },
     {
         "name": "cibench-class-reader",
         "groups": ["cibench-instructors"],
-        "scopes": [f"read:groups!group=cibench-class-{CLASS}"],
+        "scopes": [f"read:groups!group=cibench-class-{CLASS}", "read:groups!group=cibench-instructors"],
     },
 ]
 

@@ -331,6 +331,11 @@ def test_roles_and_classes_come_from_the_hubs_groups(room, played):
     assert refused == 403 and "needs the instructor role" in why
     token = psutil.Process(room.hub.server_pid("student2")).environ()["JUPYTERHUB_API_TOKEN"]
     assert _hub_api(room.hub.url, "/groups/cibench-class-demo", token)[0] in (403, 404)
+    assert _hub_api(room.hub.url, "/groups/cibench-instructors", token)[0] in (403, 404)
+    # who teaches: the teacher's token reads the instructors group (a co-teacher is no participant)
+    token = psutil.Process(room.hub.server_pid("teacher")).environ()["JUPYTERHUB_API_TOKEN"]
+    code, group = _hub_api(room.hub.url, "/groups/cibench-instructors", token)
+    assert code == 200 and group["users"] == INSTRUCTORS, (code, group)
 
 
 def test_the_database_gives_the_teacher_the_class_and_a_student_their_own(room, played):
