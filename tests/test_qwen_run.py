@@ -172,6 +172,7 @@ def test_qwen_tasks_play_as_the_original_and_report_its_table(played, capsys, mo
     assert (hard["n"], hard["value"], hard["ci_lo"], hard["note"]) == ("1", "", "", "not graded")
 
 
-def qwen_rows(table: str) -> list[list[str]]:
-    rows = [line for line in table.splitlines() if line.replace(" ", "").startswith("|q|")]
+def qwen_rows(table: str, run: str = "q") -> list[list[str]]:
+    head = "|" + run.replace(" ", "") + "|"
+    rows = [line for line in table.splitlines() if line.replace(" ", "").startswith(head)]
     return [[c.strip() for c in row.strip("|").split("|")] for row in rows]
