@@ -7,6 +7,8 @@ prior turn as an already-made call — and the Qwen table, marked as not the ori
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 
 import pytest
@@ -138,11 +140,12 @@ def played(tmp_path_factory):
         try:
             args = ["--task-dir", str(tasks), "--db", db, "run", "--player", "openai:scripted"]
             args += ["--protocol", "tools", "--base-url", server.base_url, "--tasks", *TASKS]
-            assert main([*args, "--run", "t", "--no-progress", "--jobs", "2"]) == 0
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                assert main([*args, "--run", "t", "--no-progress", "--jobs", "2"]) == 0
         finally:
             server.stop()
     server.check()
-    return {"tasks": tasks, "db": db, "server": server}
+    return {"tasks": tasks, "db": db, "server": server, "summary": out.getvalue()}
 
 
 def test_qwen_tasks_play_with_tool_calls(played):
@@ -202,6 +205,9 @@ def test_report_scores_a_tools_run_and_marks_it(played, capsys, monkeypatch):
         ["t (qwen-tools)", "1/1, 0 missing", "2/2, 0 missing", "1/1, 0 missing", "1/1", "1/1", "1/1"],
     ]
     assert "(qwen-tools): played with native tool calling, cibench-lab's mode, not the original's" in table
+    # the run's closing summary: the same table (no judge in the run: Visualization not graded)
+    assert qwen_rows(played["summary"], "t (qwen-tools)")[0][-2:] == ["not graded", "not graded"]
+    assert "(qwen-tools): played with native tool calling" in played["summary"]
 
     args = ["--task-dir", str(played["tasks"]), "--db", played["db"], "report", "t", "--format", "json"]
     assert main(args) == 0

@@ -43,25 +43,29 @@ HEADER = [
 ]
 
 
-def _replies() -> Any:
+def _replies(judge_options: dict | None = None) -> Any:
     from ..models.judge import VisionJudge
     from .qwen import QWEN_JUDGE_TOKENS, AskedReplies, _no_judge
 
-    judge = VisionJudge.from_env()
+    judge = VisionJudge.from_env(**(judge_options or {}))
     if judge is None:
         return _no_judge
     judge.max_tokens = QWEN_JUDGE_TOKENS
     return AskedReplies(judge)
 
 
-def score_run(one: RunOutputs, profile: str, sandbox: bool = True) -> ModelScore:
-    """One run's score under ``profile`` (``qwen``: as the original; ``fair``)."""
+def score_run(
+    one: RunOutputs, profile: str, sandbox: bool = True, judge_options: dict | None = None
+) -> ModelScore:
+    """One run's score under ``profile`` (``qwen``: as the original; ``fair``); the judge is the one
+    the ``CIBENCH_LAB_JUDGE_*`` variables describe, ``judge_options`` (``model``, ``base_url``,
+    ``api_key_env``; None values ignored) winning."""
     run = QwenExecutor(one.upload, sandbox=sandbox)
     with tempfile.TemporaryDirectory(prefix="cibench-qwen-report-") as tmp:
         folder = Path(tmp)
         for name, png in one.images.items():
             (folder / name).write_bytes(base64.b64decode(png))
-        (score,) = score_outputs(one.outs, folder, profile, run, _replies())
+        (score,) = score_outputs(one.outs, folder, profile, run, _replies(judge_options))
     return score
 
 
@@ -70,12 +74,19 @@ def comparable(one: RunOutputs, sandbox: bool) -> bool:
     return not one.network_off and not sandbox
 
 
-def qwen_report(store: Store, lib: TaskLibrary, selectors: list[str] | None, profile: str) -> dict:
-    """``{"profile", "runs": [...], "task_ids"}``: each run with Qwen attempts scored."""
+def qwen_report(
+    store: Store,
+    lib: TaskLibrary,
+    selectors: list[str] | None,
+    profile: str,
+    judge_options: dict | None = None,
+) -> dict:
+    """``{"profile", "runs": [...], "task_ids"}``: each run with Qwen attempts scored (the judge:
+    :func:`score_run`)."""
     qprofile = profile if profile == "fair" else "qwen"
     runs, task_ids = [], set()
     for one in run_outputs(store, lib, selectors):
-        score = score_run(one, qprofile)
+        score = score_run(one, qprofile, judge_options=judge_options)
         general = comparable(one, sandbox=True)
         runs.append(entry(score, qprofile, one.run, one.player, one.network_off, general, one.protocol))
         task_ids |= one.task_ids
