@@ -111,18 +111,25 @@ async def test_math_accuracy_and_general_executable_in_the_lab(start_attempt):
 
 
 async def test_a_persons_runs_are_held_to_the_items_call_limit(start_attempt):
+    # the step view's run_limit (what the badge's "N runs left" counts down from) is the limit held
     general = await start_attempt(GENERAL)  # 1 call
+    assert general.attempt["steps"][0]["run_limit"] == 1 and general.attempt["settings"]["turn_cap"] == 0
     code, one = await general.turn(0, "print(1)")
     assert code == 200 and one["settled"]["outcome"] == "turn_cap" and one["attempt"]["status"] == "done"
+    assert one["attempt"]["steps"][0]["run_limit"] == 1
     easy = await start_attempt(EASY, turn_cap=5)  # 4 calls, the prior turn's one already made
+    assert easy.attempt["steps"][0]["run_limit"] == 3
     for n in range(3):
         code, ran = await easy.turn(0, f"print({n})")
         assert code == 200 and bool(ran["settled"]) is (n == 2), ran
     assert ran["settled"]["outcome"] == "turn_cap" and ran["attempt"]["status"] == "done"
     gsm = await start_attempt(GSM8K, turn_cap=2)  # 3 calls, a lower turn cap holds
+    assert gsm.attempt["steps"][0]["run_limit"] == 2
     await gsm.turn(0, "print(1)")
     code, ran = await gsm.turn(0, "print(2)")
     assert ran["settled"]["outcome"] == "turn_cap"
+    code, view = await gsm.api("GET", f"attempts/{gsm.attempt['id']}")
+    assert code == 200 and view["steps"][0]["run_limit"] == 2
 
 
 @pytest.mark.fast
