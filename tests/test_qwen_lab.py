@@ -94,6 +94,38 @@ async def test_an_easy_item_in_the_lab_its_folder_prior_cell_font_grade_and_rest
     assert await _probe(b) == probe
 
 
+#: Chinese drawn after each of the calls that reset matplotlib's font settings; the glyph warnings
+#: matplotlib gives for a font without the characters, and the fonts the family resolves to.
+RESETS = """\
+import warnings
+import matplotlib.font_manager as fm
+def missing():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        fig, ax = plt.subplots()
+        ax.set_title('每日气温 temperature')
+        fig.canvas.draw()
+        plt.close(fig)
+    return [str(w.message) for w in caught if 'missing from' in str(w.message)]
+found = []
+for reset in (sns.set_theme, sns.set, plt.rcdefaults, lambda: plt.style.use('ggplot')):
+    reset()
+    found.append(missing())
+used = fm.fontManager._find_fonts_by_props(fm.FontProperties(family=plt.rcParams['font.family']))
+print(found, [os.path.basename(p) for p in used])
+"""
+
+
+async def test_chinese_still_draws_after_seaborn_resets_the_fonts(start_attempt):
+    b = await start_attempt(GENERAL)  # a person's kernel: their code runs as typed, no SimHei lines added
+    kernel = b.app.kernel_manager.get_kernel(b.kernel_id)
+    await b.kc.wait_for_ready(timeout=30)
+    ex = await execute(b.kc, kernel, RESETS, 60)
+    assert not ex.error, ex.outputs
+    # no missing glyph after any reset; Latin text keeps its font, Chinese falls back to Noto CJK
+    assert _stdout(ex.outputs) == "[[], [], [], []] ['DejaVuSans.ttf', 'NotoSansCJK-Regular.ttc']\n"
+
+
 async def test_math_accuracy_and_general_executable_in_the_lab(start_attempt):
     gsm = await start_attempt(GSM8K)
     code, wrong = await gsm.turn(0, "print('The answer is', 7)")
