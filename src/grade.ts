@@ -57,7 +57,7 @@ export function passWord(grade: IGrade): 'passed' | 'missed' | 'not graded' {
 
 /**
  * A step its last allowed run settled: "settled at the 3-run limit" (`cap`:
- * the attempt's turn cap; unknown: "settled at the run limit").
+ * the step's run limit, `run_limit`; unknown: "settled at the run limit").
  */
 export function capText(cap: number | null | undefined): string {
   return cap ? `settled at the ${cap}-run limit` : 'settled at the run limit';
@@ -75,12 +75,15 @@ export function ruleText(rule: GradeRule | null | undefined): string {
   return rule === 'settling' ? 'graded when you settle' : 'best run kept';
 }
 
-/** Runs a turn cap leaves the open step (null: no cap, or settled). */
+/**
+ * Runs the person's run limit leaves the open step (null: no limit, or
+ * settled). The limit is the server's (`run_limit`): the attempt's turn cap
+ * and, on a Qwen task, the item's calls left after setup.
+ */
 export function runsLeft(
-  step: Pick<IStepView, 'turns' | 'settled'>,
-  settings: Partial<IPlaySettings> | null | undefined
+  step: Pick<IStepView, 'turns' | 'settled' | 'run_limit'>
 ): number | null {
-  const cap = settings?.turn_cap ?? 0;
+  const cap = step.run_limit ?? 0;
   if (!cap || step.settled) {
     return null;
   }
@@ -100,7 +103,7 @@ export function turnsText(n: number): string {
 /**
  * A step's outcome in words: how it settled, never whether it passed (a
  * person's Next and a player's first error-free turn both "settled"; the kept
- * grade says pass or miss). `cap`: the attempt's turn cap, which a
+ * grade says pass or miss). `cap`: the step's run limit, which a
  * `turn_cap` settle names ("settled at the 3-run limit").
  */
 export function outcomeText(
@@ -147,7 +150,7 @@ export function gaveUpUnrun(step: StepRun): boolean {
 
 /**
  * How a step settled, with its turns: "settled · 2 turns", "settled at the
- * 3-run limit · 3 turns" (`cap`: the turn cap), and for a step that ran
+ * 3-run limit · 3 turns" (`cap`: the run limit), and for a step that ran
  * nothing, that it did: "gave up · no run", "out of turns · 3 turns, no code
  * run".
  */
@@ -189,12 +192,12 @@ export function ruleLine(
   if (rule === 'best' && other && step?.grade) {
     text += `: run ${kept + 1} (${passWord(step.grade)})`;
   }
-  const left = step ? runsLeft(step, settings) : null;
+  const left = step ? runsLeft(step) : null;
   if (left !== null && left > 0) {
     text += ` · ${runsLeftText(left)}`;
   }
   if (step?.settled && step.outcome === 'turn_cap') {
-    text += ` · ${capText(settings?.turn_cap)}`;
+    text += ` · ${capText(step.run_limit)}`;
   }
   return text;
 }

@@ -1532,6 +1532,8 @@ export type components = {
       } | null;
       /** @description 0-based turn whose grade is `grade` under the grade rule (open step: so far); null without turns or while grades are hidden */
       kept_turn: number | null;
+      /** @description a person's run limit on the step, where the step settles (turn_cap): the attempt's turn cap and, on a Qwen task, the item's calls left after setup, whichever is lower; null: none, or a player's attempt */
+      run_limit: number | null;
       /** @description how the shown profile decides pass for this kind, in words */
       criterion: string;
       /** @description only for settled steps the reveal policy (or oracle mode) shows */

@@ -94,6 +94,38 @@ async def test_an_easy_item_in_the_lab_its_folder_prior_cell_font_grade_and_rest
     assert await _probe(b) == probe
 
 
+#: Chinese drawn after each of the calls that reset matplotlib's font settings; the glyph warnings
+#: matplotlib gives for a font without the characters, and the fonts the family resolves to.
+RESETS = """\
+import warnings
+import matplotlib.font_manager as fm
+def missing():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        fig, ax = plt.subplots()
+        ax.set_title('每日气温 temperature')
+        fig.canvas.draw()
+        plt.close(fig)
+    return [str(w.message) for w in caught if 'missing from' in str(w.message)]
+found = []
+for reset in (sns.set_theme, sns.set, plt.rcdefaults, lambda: plt.style.use('ggplot')):
+    reset()
+    found.append(missing())
+used = fm.fontManager._find_fonts_by_props(fm.FontProperties(family=plt.rcParams['font.family']))
+print(found, [os.path.basename(p) for p in used])
+"""
+
+
+async def test_chinese_still_draws_after_seaborn_resets_the_fonts(start_attempt):
+    b = await start_attempt(GENERAL)  # a person's kernel: their code runs as typed, no SimHei lines added
+    kernel = b.app.kernel_manager.get_kernel(b.kernel_id)
+    await b.kc.wait_for_ready(timeout=30)
+    ex = await execute(b.kc, kernel, RESETS, 60)
+    assert not ex.error, ex.outputs
+    # no missing glyph after any reset; Latin text keeps its font, Chinese falls back to Noto CJK
+    assert _stdout(ex.outputs) == "[[], [], [], []] ['DejaVuSans.ttf', 'NotoSansCJK-Regular.ttc']\n"
+
+
 async def test_math_accuracy_and_general_executable_in_the_lab(start_attempt):
     gsm = await start_attempt(GSM8K)
     code, wrong = await gsm.turn(0, "print('The answer is', 7)")
@@ -111,18 +143,25 @@ async def test_math_accuracy_and_general_executable_in_the_lab(start_attempt):
 
 
 async def test_a_persons_runs_are_held_to_the_items_call_limit(start_attempt):
+    # the step view's run_limit (what the badge's "N runs left" counts down from) is the limit held
     general = await start_attempt(GENERAL)  # 1 call
+    assert general.attempt["steps"][0]["run_limit"] == 1 and general.attempt["settings"]["turn_cap"] == 0
     code, one = await general.turn(0, "print(1)")
     assert code == 200 and one["settled"]["outcome"] == "turn_cap" and one["attempt"]["status"] == "done"
+    assert one["attempt"]["steps"][0]["run_limit"] == 1
     easy = await start_attempt(EASY, turn_cap=5)  # 4 calls, the prior turn's one already made
+    assert easy.attempt["steps"][0]["run_limit"] == 3
     for n in range(3):
         code, ran = await easy.turn(0, f"print({n})")
         assert code == 200 and bool(ran["settled"]) is (n == 2), ran
     assert ran["settled"]["outcome"] == "turn_cap" and ran["attempt"]["status"] == "done"
     gsm = await start_attempt(GSM8K, turn_cap=2)  # 3 calls, a lower turn cap holds
+    assert gsm.attempt["steps"][0]["run_limit"] == 2
     await gsm.turn(0, "print(1)")
     code, ran = await gsm.turn(0, "print(2)")
     assert ran["settled"]["outcome"] == "turn_cap"
+    code, view = await gsm.api("GET", f"attempts/{gsm.attempt['id']}")
+    assert code == 200 and view["steps"][0]["run_limit"] == 2
 
 
 @pytest.mark.fast

@@ -70,7 +70,7 @@ def exchanges(lib: TaskLibrary) -> list[dict]:
 
 
 @pytest.fixture
-def played(tmp_path, monkeypatch):
+def played(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     for var in ("OPENAI_BASE_URL", "CIBENCH_LAB_JUDGE_MODEL", "CIBENCH_LAB_JUDGE_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
@@ -84,7 +84,7 @@ def played(tmp_path, monkeypatch):
     finally:
         server.stop()
     server.check()
-    return {"tasks": tasks, "db": db, "server": server}
+    return {"tasks": tasks, "db": db, "server": server, "summary": capsys.readouterr().out}
 
 
 def _turns(db: str) -> dict[str, tuple[str, list[Turn]]]:
@@ -134,6 +134,21 @@ def test_qwen_tasks_play_as_the_original_and_report_its_table(played, capsys, mo
     hard_fail = runs[TASKS[3]][1][1].meta["observation"]
     assert "KeyError" in hard_fail
 
+    # the run's closing summary is the Qwen table (no judge in the run: Visualization not graded)
+    summary = played["summary"]
+    assert "run q · openai:scripted · e2e · profile cibench" in summary
+    assert "exec Visualization" in summary and "acc Visualization-Easy" in summary
+    assert not any(line.split()[:2] == ["task", "tool"] for line in summary.splitlines())  # CIBench's
+    assert qwen_rows(summary)[0] == [
+        "q",
+        "100.0 [100.0–100.0]",
+        "50.0 [0.0–100.0]",
+        "100.0 [100.0–100.0] (not comparable)",
+        "100.0 [100.0–100.0]",
+        "not graded",
+        "not graded",
+    ]
+
     # the report, with a judge: both items' images came before any error, so both are judged; the
     # original counts a reply containing "right" (so "not right" too)
     capsys.readouterr()
@@ -172,6 +187,7 @@ def test_qwen_tasks_play_as_the_original_and_report_its_table(played, capsys, mo
     assert (hard["n"], hard["value"], hard["ci_lo"], hard["note"]) == ("1", "", "", "not graded")
 
 
-def qwen_rows(table: str) -> list[list[str]]:
-    rows = [line for line in table.splitlines() if line.replace(" ", "").startswith("|q|")]
+def qwen_rows(table: str, run: str = "q") -> list[list[str]]:
+    head = "|" + run.replace(" ", "") + "|"
+    rows = [line for line in table.splitlines() if line.replace(" ", "").startswith(head)]
     return [[c.strip() for c in row.strip("|").split("|")] for row in rows]

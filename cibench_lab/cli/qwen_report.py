@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.qwen_exec import QwenExecutor
-from ..engine.qwen_results import RunOutputs, run_outputs
+from ..engine.qwen_results import REACT, TOOLS, RunOutputs, run_outputs
 from ..grading.bounds import bounded
 from ..grading.leaderboard import B
 from ..grading.qwen.intervals import SECTIONS, cell_cis
@@ -28,6 +28,10 @@ from ..tasks.library import TaskLibrary
 
 NOT_COMPARABLE = "not comparable"
 NOT_GRADED = "not graded: no judge configured (CIBENCH_LAB_JUDGE_MODEL), or a judged item had no reply"
+TOOLS_NOTE = (
+    f"({TOOLS}): played with native tool calling, cibench-lab's mode, not the original's ReAct prompt: "
+    "not the original's numbers"
+)
 HEADER = [
     "run",
     "exec Math",
@@ -39,25 +43,29 @@ HEADER = [
 ]
 
 
-def _replies() -> Any:
+def _replies(judge_options: dict | None = None) -> Any:
     from ..models.judge import VisionJudge
     from .qwen import QWEN_JUDGE_TOKENS, AskedReplies, _no_judge
 
-    judge = VisionJudge.from_env()
+    judge = VisionJudge.from_env(**(judge_options or {}))
     if judge is None:
         return _no_judge
     judge.max_tokens = QWEN_JUDGE_TOKENS
     return AskedReplies(judge)
 
 
-def score_run(one: RunOutputs, profile: str, sandbox: bool = True) -> ModelScore:
-    """One run's score under ``profile`` (``qwen``: as the original; ``fair``)."""
+def score_run(
+    one: RunOutputs, profile: str, sandbox: bool = True, judge_options: dict | None = None
+) -> ModelScore:
+    """One run's score under ``profile`` (``qwen``: as the original; ``fair``); the judge is the one
+    the ``CIBENCH_LAB_JUDGE_*`` variables describe, ``judge_options`` (``model``, ``base_url``,
+    ``api_key_env``; None values ignored) winning."""
     run = QwenExecutor(one.upload, sandbox=sandbox)
     with tempfile.TemporaryDirectory(prefix="cibench-qwen-report-") as tmp:
         folder = Path(tmp)
         for name, png in one.images.items():
             (folder / name).write_bytes(base64.b64decode(png))
-        (score,) = score_outputs(one.outs, folder, profile, run, _replies())
+        (score,) = score_outputs(one.outs, folder, profile, run, _replies(judge_options))
     return score
 
 
@@ -66,22 +74,39 @@ def comparable(one: RunOutputs, sandbox: bool) -> bool:
     return not one.network_off and not sandbox
 
 
-def qwen_report(store: Store, lib: TaskLibrary, selectors: list[str] | None, profile: str) -> dict:
-    """``{"profile", "runs": [...], "task_ids"}``: each run with Qwen attempts scored."""
+def qwen_report(
+    store: Store,
+    lib: TaskLibrary,
+    selectors: list[str] | None,
+    profile: str,
+    judge_options: dict | None = None,
+) -> dict:
+    """``{"profile", "runs": [...], "task_ids"}``: each run with Qwen attempts scored (the judge:
+    :func:`score_run`)."""
     qprofile = profile if profile == "fair" else "qwen"
     runs, task_ids = [], set()
     for one in run_outputs(store, lib, selectors):
-        score = score_run(one, qprofile)
+        score = score_run(one, qprofile, judge_options=judge_options)
         general = comparable(one, sandbox=True)
-        runs.append(entry(score, qprofile, one.run, one.player, one.network_off, general))
+        runs.append(entry(score, qprofile, one.run, one.player, one.network_off, general, one.protocol))
         task_ids |= one.task_ids
     return {"profile": qprofile, "runs": runs, "task_ids": task_ids}
 
 
-def entry(score: ModelScore, profile: str, run: str, player: str, network_off: int, general_comparable: bool):
-    """A run's part of the report: ``{"score", "json"}``, the JSON with each cell's CI (``cells``)."""
+def entry(
+    score: ModelScore,
+    profile: str,
+    run: str,
+    player: str,
+    network_off: int,
+    general_comparable: bool,
+    protocol: str = REACT,
+):
+    """A run's part of the report: ``{"score", "json"}``, the JSON with each cell's CI (``cells``)
+    and how its model was asked (``protocol``: ``qwen-react``, the original's; ``qwen-tools``)."""
     body = as_dict([score], profile)["models"][0]
     body.update(run=run, player=player, network_off=network_off, general_comparable=general_comparable)
+    body.update(protocol=protocol, original_protocol=protocol == REACT)
     body["cells"] = cell_cis(score)
     return {"score": score, "json": body}
 
@@ -90,7 +115,19 @@ def json_part(report: dict) -> dict:
     return {"profile": report["profile"], "runs": [r["json"] for r in report["runs"]]}
 
 
-CSV_HEADER = ["profile", "run", "player", "section", "column", "n", "value", "ci_lo", "ci_hi", "note"]
+CSV_HEADER = [
+    "profile",
+    "run",
+    "player",
+    "protocol",
+    "section",
+    "column",
+    "n",
+    "value",
+    "ci_lo",
+    "ci_hi",
+    "note",
+]
 
 
 def _note(body: dict, section: str, column: str, score: ModelScore) -> str:
@@ -110,7 +147,7 @@ def csv_rows(report: dict):
         for section in SECTIONS:
             for column, c in body["cells"][section].items():
                 note = _note(body, section, column, r["score"])
-                head = [report["profile"], body["run"], body["player"], section, column]
+                head = [report["profile"], body["run"], body["player"], body["protocol"], section, column]
                 yield [*head, c["n"], c["value"], c["ci_lo"], c["ci_hi"], note]
 
 
@@ -130,8 +167,9 @@ def render(report: dict) -> str:
     for r in report["runs"]:
         score, body = r["score"], r["json"]
         cells = [_shown(body, s, c, score) for s in SECTIONS for c in body["cells"][s]]
-        rows.append([body["run"], *cells])
-        count_rows.append([body["run"], *counts(score)])
+        label = body["run"] if body["original_protocol"] else f"{body['run']} ({body['protocol']})"
+        rows.append([label, *cells])
+        count_rows.append([label, *counts(score)])
     notes = [
         f"Qwen's Code Interpreter Benchmark (20231206) · profile {report['profile']}",
         grid(HEADER, rows),
@@ -141,6 +179,8 @@ def render(report: dict) -> str:
         f"{NOT_COMPARABLE}: the code ran without network (the run's kernels or the re-run's sandbox); "
         "the original measured General online",
     ]
+    if any(not r["json"]["original_protocol"] for r in report["runs"]):
+        notes.append(TOOLS_NOTE)
     if any(c == "not graded" for row in rows for c in row):
         notes.append(NOT_GRADED)
     return "\n".join(notes)

@@ -25,15 +25,11 @@ import threading
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
-
 from ..engine.attempt import PROFILE, Attempts
 from ..engine.errors import BadInput
 from ..grading.pool import WORKERS
-from ..grading.summary import METRICS, format_row, summarize
 from ..models.redact import redact
 from ..store import Store
-from ..store.tables import Attempt, StepRow
 from ..tasks.model import Task
 from .cluster import add_cluster_options
 from .common import add_sandbox_options, library, start_sandbox
@@ -81,7 +77,7 @@ def cmd_run(args) -> int:
     except (BadInput, RunBusy) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    _finished(store, ids, player, args, run_name)
+    _finished(store, lib, ids, player, args, run_name)
     return observer.report(run_name)
 
 
@@ -103,9 +99,17 @@ def _as_interrupt(signum: int, frame: Any) -> None:
     os.kill(os.getpid(), signal.SIGINT)
 
 
-def _finished(store: Store, ids, player, args, run_name: str) -> None:
+def _finished(store: Store, lib, ids, player, args, run_name: str) -> None:
     """The run's table, its transcript when asked, and where its leaderboard is."""
-    print_table(store, ids, f"run {run_name} · {player.name} · {args.mode} · profile {PROFILE}")
+    from .run_summary import print_summary
+
+    judge = {
+        "model": args.judge_model,
+        "base_url": args.judge_base_url,
+        "api_key_env": args.judge_api_key_env,
+    }
+    title = f"run {run_name} · {player.name} · {args.mode} · profile {PROFILE}"
+    print_summary(store, lib, ids, title, run_name, judge)
     if args.export_transcript:
         from ..players.transcript import export_transcript
 
@@ -242,24 +246,6 @@ def default_run_name(player, mode: str) -> str:
         merged = "-merged" if model.get("merge_roles") else ""
         return f"{player.name}-{model['protocol']}{merged}-{mode}"
     return f"{player.name}-{mode}"
-
-
-def print_table(store: Store, attempt_ids: list[str], title: str) -> None:
-    with store.session() as s:
-        rows = s.execute(
-            select(Attempt.task_id, StepRow.grade)
-            .join(StepRow, StepRow.attempt_id == Attempt.id)
-            .where(Attempt.id.in_(attempt_ids))
-        ).all()
-    by_task: dict[str, list] = {}
-    for task_id, grade in rows:
-        by_task.setdefault(task_id, []).append(grade[PROFILE])
-    print(title)
-    print(f"{'task':<48}" + "".join(f"{m:>8}" for m in METRICS))
-    for task_id in sorted(by_task):
-        print(f"{task_id:<48}" + "".join(f"{v:>8}" for v in format_row(summarize(by_task[task_id]))))
-    every = [g for gs in by_task.values() for g in gs]
-    print(f"{'all':<48}" + "".join(f"{v:>8}" for v in format_row(summarize(every))))
 
 
 class ProgressObserver:  # a RunObserver (engine.run)

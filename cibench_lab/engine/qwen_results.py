@@ -7,8 +7,10 @@ benchmark row with ``gen`` (the text the ReAct loop built: every turn's ``qwen_t
 to the file of the original's task they belong to — ``gsm8k``, ``visualization`` (the tag),
 ``general`` (the whole tag) — and a benchmark row tagged ``math`` only (which the original's
 ``--task`` choices never select) to a ``math`` file of its own; the images the observations
-link to are kept by name.  The run's kernels' network setting (each attempt's recorded
-sandbox) comes along: the General executable rate is not comparable without it.
+link to are kept by name.  The run's kernels' network setting (each attempt's recorded sandbox)
+comes along: the General executable rate is not comparable without it; so does its protocol: a run
+whose model played with native tool calling (``qwen-tools``, cibench-lab's mode) is not the
+original's, and its numbers are not the original's table.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from ..tasks.library import TaskLibrary
 from ..tasks.qwen import qwen_item
 from .comparison import find_runs
 
+REACT, TOOLS = "qwen-react", "qwen-tools"
 #: The order the files are scored in (a later file's rate of a tag replaces an earlier one's).
 FILE_ORDER = ("gsm8k", "math", "visualization", "general")
 
@@ -43,6 +46,12 @@ class RunOutputs:
     network_off: int = 0  # attempts whose kernel had no network
     upload: Path | None = None  # the tasks' upload_file/ (the data the code reads)
     task_ids: set[str] = field(default_factory=set)
+    protocol: str = REACT  # how the run's model was asked: the original's ReAct text, or TOOLS
+
+    @property
+    def original_protocol(self) -> bool:
+        """Was the run played as the original plays (its numbers comparable to its table)?"""
+        return self.protocol == REACT
 
     @property
     def attempts(self) -> int:
@@ -76,7 +85,7 @@ def run_outputs(store: Store, lib: TaskLibrary, selectors: list[str] | None) -> 
         found = []
         for run in runs:
             q = select(Attempt).where(Attempt.run_id == run.id, Attempt.status == "done")
-            one = RunOutputs(run.name, run.player)
+            one = RunOutputs(run.name, run.player, protocol=run_protocol(run.config or {}))
             files: dict[str, OutputFile] = {}
             for attempt in s.scalars(q.order_by(Attempt.task_id, Attempt.created_at)):
                 _add(s, lib, one, files, attempt)
@@ -84,6 +93,11 @@ def run_outputs(store: Store, lib: TaskLibrary, selectors: list[str] | None) -> 
             if one.outs:
                 found.append(one)
     return found
+
+
+def run_protocol(config: dict) -> str:
+    """The Qwen protocol of a run by its recorded model config (``tools``: native tool calling)."""
+    return TOOLS if (config.get("model") or {}).get("protocol") == "tools" else REACT
 
 
 def _add(s, lib: TaskLibrary, one: RunOutputs, files: dict[str, OutputFile], attempt: Attempt) -> None:

@@ -11,9 +11,11 @@ the answer cell of the attempt's notebook (not a turn, not graded).
 
 Differences from the original, for a person: SimHei is not to be had offline, so the kernel's
 matplotlib gets Noto Sans CJK under that name (:mod:`.fonts`, recorded in the attempt's
-``environment.fonts.cjk``); the instruction lists the files with their paths inside
-``upload_file/``, since a person's code is run as typed (a model's has each basename rewritten to
-its path, as the original does); no per-run alarm (the lab's ``turn_timeout`` stops a run).
+``environment.fonts.cjk``), kept as ``font.family``'s last fallback after any reset of matplotlib's
+settings (the original loses it at a person's ``sns.set_theme()``); the instruction lists the files
+with their paths inside ``upload_file/``, since a person's code is run as typed (a model's has each
+basename rewritten to its path, as the original does); no per-run alarm (the lab's ``turn_timeout``
+stops a run).
 """
 
 from __future__ import annotations
@@ -38,7 +40,10 @@ from .kernel import start_code
 from .workspace import CELL_KEY, write_notebook
 
 #: The original's kernel start code (its ``code_interpreter.py``), less the per-run alarm; SimHei
-#: is Noto Sans CJK here (a font entry of that name added to matplotlib's list, when it lacks one).
+#: is Noto Sans CJK here (a font entry of that name added to matplotlib's list, when it lacks one),
+#: and it stays the sans-serif list's last fallback whatever sets the list later — ``sns.set_theme()``
+#: or ``sns.set()`` (seaborn's own list), ``plt.rcdefaults()``, a style — so Chinese text still draws:
+#: the list's validator appends it (the fonts before it draw Latin text as they would).
 QWEN_START = f"""\
 import os
 if '{WORKDIR}' not in os.getcwd():
@@ -47,11 +52,19 @@ if '{WORKDIR}' not in os.getcwd():
 def _cibench_cjk():
     import dataclasses
     import matplotlib.font_manager as fm
-    if any(f.name == {STANDS_FOR!r} for f in fm.fontManager.ttflist):
+    import matplotlib.rcsetup as rcsetup
+    fonts = fm.fontManager.ttflist
+    if not any(f.name == {STANDS_FOR!r} for f in fonts):
+        fonts.extend([dataclasses.replace(f, name={STANDS_FOR!r}) for f in fonts if f.name == {CJK_FAMILY!r}])
+        fm.fontManager._findfont_cached.cache_clear()
+    check = rcsetup._validators["font.family"]
+    if getattr(check, "cibench_cjk", False) or not any(f.name == {STANDS_FOR!r} for f in fonts):
         return
-    cjk = [f for f in fm.fontManager.ttflist if f.name == {CJK_FAMILY!r}]
-    fm.fontManager.ttflist.extend(dataclasses.replace(f, name={STANDS_FOR!r}) for f in cjk)
-    fm.fontManager._findfont_cached.cache_clear()
+    def with_cjk(value):
+        names = check(value)
+        return names if {STANDS_FOR!r} in names else [*names, {STANDS_FOR!r}]
+    with_cjk.cibench_cjk = True
+    rcsetup._validators["font.family"] = with_cjk
 _cibench_cjk()
 del _cibench_cjk
 

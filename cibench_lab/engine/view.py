@@ -26,7 +26,7 @@ from ..tasks.model import Step, Task
 from .attempt import Attempts
 from .cull import kernel_state
 from .settings import PlaySettings
-from .step import next_action
+from .step import HUMAN, next_action, person_cap
 from .worktime import Clock, Interval, read_clock, turn_intervals
 
 
@@ -104,6 +104,7 @@ def _step_view(
         "grade": None,
         "seconds": None,
         "kept_turn": None,
+        "run_limit": person_cap(settings, task) if row.player == HUMAN else None,
         "criterion": criterion(profile, step.kind, task.language)
         if step.qwen is None
         else qwen_criterion(step),

@@ -37,7 +37,7 @@ IM_START, IM_END = "<|im_start|>", "<|im_end|>"
 SYSTEM = f"{IM_START}system\nYou are a helpful assistant.{IM_END}"
 STOP_WORDS = ("Observation:", "Observation:\n")
 
-_TOOL = {
+_TOOL: dict[str, Any] = {
     "name_for_human": "代码解释器",
     "name_for_model": "code_interpreter",
     "description_for_model": "代码解释器，可用于执行Python代码。",
@@ -70,6 +70,9 @@ Final Answer: the final answer to the original input question
 Begin!
 
 Question: """
+
+#: The original's tool and its ReAct instruction (``qwen-tools`` reuses the one, leaves out the other).
+TOOL, INSTRUCTION = _TOOL, _INSTRUCTION
 
 _UPLOAD = {"zh": "[上传文件{names}]", "en": "[Upload file {names}]"}
 

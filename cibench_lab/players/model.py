@@ -24,7 +24,8 @@ from ..models.tools import ToolsProtocol
 from ..tasks.model import Step, Task
 from ..tasks.qwen import is_qwen
 from .base import PlayerError, Proposal
-from .qwen import QwenSession, qwen_session
+from .qwen import QwenSession
+from .qwen_tools import QwenToolsSession
 
 
 def make_protocol(config: ModelConfig) -> ReactProtocol | ToolsProtocol:
@@ -112,9 +113,11 @@ class OpenAIPlayer:
         self.protocol = make_protocol(config)
         self.client = ChatClient(config)
 
-    def session(self, task: Task, mode: str) -> ModelSession | QwenSession:
-        if is_qwen(task):  # Qwen's benchmark: its own ReAct loop (players/qwen.py)
-            return qwen_session(self, task)
+    def session(self, task: Task, mode: str) -> ModelSession | QwenSession | QwenToolsSession:
+        if is_qwen(task):  # Qwen's benchmark: its ReAct loop (players/qwen.py), or native tool calls
+            return (
+                QwenToolsSession(self, task) if self.config.protocol == "tools" else QwenSession(self, task)
+            )
         return ModelSession(self, mode)  # the driver settles steps at max_turn
 
     def describe(self) -> dict[str, Any]:

@@ -46,8 +46,14 @@ _SNS_FIX = ('plt.rcParams["font.sans-serif"] = ["SimHei"]', 'plt.rcParams["axes.
 
 def interpreter_code(action_input: str) -> str:
     """The code the original's ``code_interpreter`` runs for one action input."""
+    return tool_code(extract_code(action_input))
+
+
+def tool_code(code: str) -> str:
+    """What the original's interpreter makes of the code it is given: SimHei's lines after a line
+    starting ``sns.set_theme(``, ``solution()`` after ``def solution()``."""
     lines = []
-    for line in (extract_code(action_input) + "\n").split("\n"):
+    for line in (code + "\n").split("\n"):
         lines.append(line)
         if line.startswith("sns.set_theme("):
             lines.extend(_SNS_FIX)
@@ -111,13 +117,3 @@ class QwenSession:
 
     def observe_reference(self, step: Step, result: TurnOutput) -> None:
         pass
-
-
-def qwen_session(player: Any, task: Task) -> QwenSession:
-    """The session of ``player`` (an ``openai:NAME`` player) on a Qwen task."""
-    if player.config.protocol != "cibench-react":
-        raise PlayerError(
-            f"{task.id}: Qwen's benchmark is played with its ReAct prompt (qwen-react); "
-            f"protocol {player.config.protocol!r} is not available for its tasks yet"
-        )
-    return QwenSession(player, task)

@@ -70,7 +70,7 @@ describe('restored badges', () => {
     const skipped = { ...gaveUp, outcome: 'next' }; // Next without a run: no note
     expect(restoredBadge(attemptView(), skipped, [], '')).toBeNull();
     const view = attemptView();
-    view.settings.turn_cap = 1;
+    view.steps[1].run_limit = 1;
     expect(restoredBadge(view, view.steps[1], [], '')).toMatchObject({
       kind: 'note',
       message: '1 run left'
@@ -79,8 +79,12 @@ describe('restored badges', () => {
 
   it("says on a reopened cell that the cap's last run settled its step", () => {
     const view = attemptView();
-    view.settings.turn_cap = 2;
-    const capped = { ...settled, outcome: 'turn_cap', kept_turn: 1 };
+    const capped = {
+      ...settled,
+      outcome: 'turn_cap',
+      kept_turn: 1,
+      run_limit: 2
+    };
     expect(restoredBadge(view, capped, TURNS, 'df = 1/0')).toMatchObject({
       kind: 'grade',
       rule: 'best run kept · settled at the 2-run limit'

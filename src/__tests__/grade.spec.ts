@@ -118,22 +118,39 @@ describe('grade rule', () => {
 describe('turn cap', () => {
   const open = attemptView().steps[1];
 
-  it('counts the runs a cap leaves an open step', () => {
-    expect(runsLeft({ ...open, turns: 2 }, { turn_cap: 3 })).toBe(1);
-    expect(runsLeft({ ...open, turns: 0 }, { turn_cap: 3 })).toBe(3);
-    expect(runsLeft({ ...open, turns: 5 }, { turn_cap: 3 })).toBe(0);
-    expect(runsLeft(open, { turn_cap: 0 })).toBeNull();
-    expect(runsLeft({ ...open, settled: true }, { turn_cap: 3 })).toBeNull();
+  it('counts the runs the run limit leaves an open step', () => {
+    expect(runsLeft({ ...open, turns: 2, run_limit: 3 })).toBe(1);
+    expect(runsLeft({ ...open, turns: 0, run_limit: 3 })).toBe(3);
+    expect(runsLeft({ ...open, turns: 5, run_limit: 3 })).toBe(0);
+    expect(runsLeft({ ...open, run_limit: null })).toBeNull();
+    expect(runsLeft({ ...open, settled: true, run_limit: 3 })).toBeNull();
+  });
+
+  it("follows the server's limit, not the turn cap (a Qwen item's calls)", () => {
+    // a general item allows 1 call: the limit is 1 with no turn cap, or a cap of 3
+    const qwen = { ...open, turns: 0, run_limit: 1 };
+    expect(ruleLine({ turn_cap: 0 }, { ...qwen, grade: grade() })).toBe(
+      'best run kept · 1 run left'
+    );
+    expect(ruleLine({ turn_cap: 3 }, { ...qwen, grade: grade() })).toBe(
+      'best run kept · 1 run left'
+    );
+    const settled = { ...qwen, turns: 1, settled: true, outcome: 'turn_cap' };
+    expect(ruleLine({ turn_cap: 0 }, settled)).toBe(
+      'best run kept · settled at the 1-run limit'
+    );
   });
 
   it('says "1 run left" before the last run', () => {
     expect(runsLeftText(1)).toBe('1 run left');
     expect(runsLeftText(2)).toBe('2 runs left');
     const step = { ...open, turns: 2, kept_turn: 1, grade: grade() };
-    expect(ruleLine({ turn_cap: 3 }, step, 1)).toBe(
+    expect(ruleLine({ turn_cap: 3 }, { ...step, run_limit: 3 }, 1)).toBe(
       'best run kept · 1 run left'
     );
-    expect(ruleLine({ turn_cap: 2 }, step, 1)).toBe('best run kept');
+    expect(ruleLine({ turn_cap: 2 }, { ...step, run_limit: 2 }, 1)).toBe(
+      'best run kept'
+    );
   });
 
   it("says a step the cap's last run settled was settled at the limit", () => {
@@ -146,15 +163,16 @@ describe('turn cap', () => {
       settled: true,
       outcome: 'turn_cap',
       kept_turn: null,
-      grade: null
+      grade: null,
+      run_limit: 3
     };
     const parity = { turn_cap: 3, grade_rule: 'settling' as const };
     expect(ruleLine(parity, step, 2)).toBe(
       'graded when you settle · settled at the 3-run limit'
     );
-    expect(ruleLine({ turn_cap: 2 }, { ...step, turns: 2 }, 1)).toBe(
-      'best run kept · settled at the 2-run limit'
-    );
+    expect(
+      ruleLine({ turn_cap: 2 }, { ...step, turns: 2, run_limit: 2 }, 1)
+    ).toBe('best run kept · settled at the 2-run limit');
     expect(outcomeText('turn_cap', true, 3)).toBe('settled at the 3-run limit');
     expect(stepOutcomeText(step, 3)).toBe(
       'settled at the 3-run limit · 3 turns'

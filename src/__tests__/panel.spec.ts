@@ -603,12 +603,12 @@ describe('the attempt view', () => {
   it("says in the step list and the summary that a step settled at the cap's limit", () => {
     const { model, q, all } = setup();
     const view = attemptView();
-    view.settings.turn_cap = 3;
     view.steps[1] = {
       ...view.steps[1],
       turns: 3,
       settled: true,
-      outcome: 'turn_cap'
+      outcome: 'turn_cap',
+      run_limit: 3
     };
     model.showAttempt(view);
     expect(

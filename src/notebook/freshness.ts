@@ -48,7 +48,7 @@ export function unrunNote(view: IAttemptView, step: IStepView): string | null {
   if (gaveUpUnrun(step)) {
     return stepGradeText(step);
   }
-  const left = step.turns === 0 ? runsLeft(step, view.settings) : null;
+  const left = step.turns === 0 ? runsLeft(step) : null;
   return left !== null ? runsLeftText(left) : null;
 }
 

@@ -41,9 +41,7 @@ export function stepList(
     h(
       'ol',
       { className: 'jp-CIBench-steps', attrs: { 'aria-label': 'Steps' } },
-      ...view.steps.map(step =>
-        stepRow(step, state, onTurns, view.settings.turn_cap)
-      )
+      ...view.steps.map(step => stepRow(step, state, onTurns, step.run_limit))
     )
   );
   details.open = state.open;
@@ -98,12 +96,12 @@ export function gradeLine(step: IStepView): HTMLElement | null {
   );
 }
 
-/** One step's row; `cap`: the attempt's turn cap (a step it settled says so). */
+/** One step's row; `cap`: the person's run limit (a step it settled says so). */
 function stepRow(
   step: IStepView,
   state: IStepListState,
   onTurns: (step: number) => void,
-  cap: number
+  cap: number | null
 ): HTMLLIElement {
   const current = !step.settled;
   return h(

@@ -227,7 +227,7 @@ export function stepRows(
     String(step.index + 1),
     quit && !step.settled
       ? 'quit'
-      : outcomeText(step.outcome, step.settled, view.settings.turn_cap),
+      : outcomeText(step.outcome, step.settled, step.run_limit),
     quit && !step.settled
       ? 'not graded (quit)'
       : keptGradeText(gradeOf(view, step, profile)),

@@ -79,6 +79,11 @@ class StepView(Closed):
         description="0-based turn whose grade is `grade` under the grade rule (open step: so far); "
         "null without turns or while grades are hidden"
     )
+    run_limit: int | None = Field(
+        description="a person's run limit on the step, where the step settles (turn_cap): the attempt's "
+        "turn cap and, on a Qwen task, the item's calls left after setup, whichever is lower; null: "
+        "none, or a player's attempt"
+    )
     criterion: str = Field(description="how the shown profile decides pass for this kind, in words")
     reference: Reference = absent("only for settled steps the reveal policy (or oracle mode) shows")
     opened_at: str
