@@ -186,6 +186,12 @@ def test_qwen_tasks_play_as_the_original_and_report_its_table(played, capsys, mo
     assert (general["n"], general["value"], general["note"]) == ("1", "100.0", "not comparable")
     assert (hard["n"], hard["value"], hard["ci_lo"], hard["note"]) == ("1", "", "", "not graded")
 
+    # --plot: the table's cells as bars (Visualization-Hard not graded: no bar, labelled so)
+    png = played["tasks"].parent / "qwen.png"
+    args = ["--task-dir", str(played["tasks"]), "--db", played["db"], "report", "q", "--plot", str(png)]
+    assert main(args) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
 
 def qwen_rows(table: str, run: str = "q") -> list[list[str]]:
     head = "|" + run.replace(" ", "") + "|"

@@ -242,9 +242,25 @@ def cmd_report(args) -> int:
         return rc
     elif args.format == "table":
         _print_tables(report, qwen)
-    if args.plot and report is not None:
-        plot(report, args.plot)
+    if args.plot:
+        _plots(report, qwen, args.plot)
     return 0
+
+
+def _plots(report: dict | None, qwen: dict | None, path: str) -> None:
+    """CIBench's per-library chart at ``path``; Qwen's table as bars there too, or beside it
+    (``NAME.qwen.png``) when the runs hold both benchmarks."""
+    if report is not None:
+        plot(report, path)
+    if qwen and qwen["runs"]:
+        from pathlib import Path
+
+        from .qwen_plot import plot_qwen
+
+        target = Path(path).with_suffix(".qwen.png") if report is not None else Path(path)
+        plot_qwen(qwen, str(target))
+        if report is not None:
+            print(f"Qwen's benchmark chart: {target}", file=sys.stderr)
 
 
 def qwen_part(args, store: Store) -> dict | None:
@@ -289,7 +305,11 @@ def register(sub) -> None:
     r.add_argument("runs", nargs="*", metavar="RUN", help="run names or ids (default: all runs)")
     r.add_argument("--profile", choices=PROFILES, default="cibench", help="grading profile (default cibench)")
     r.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
-    r.add_argument("--plot", metavar="FILE.png", help="also write a per-library bar chart")
+    r.add_argument(
+        "--plot",
+        metavar="FILE.png",
+        help="also write a bar chart: per library (CIBench), or the Qwen table's cells (Qwen's benchmark)",
+    )
     c = r.add_argument_group("people beside models (docs/compare.md)")
     c.add_argument(
         "--compare", metavar="humans:STUDY", help="compare the study's people with the RUNs, step by step"
