@@ -223,7 +223,7 @@ class Attempts:
 
     def task_of(self, row: Attempt) -> Task:
         try:
-            return self.library.get(row.task_id)
+            return self.library.version(row.task_id, row.task_hash)
         except KeyError:
             raise NotFound(f"task {row.task_id!r} of attempt {row.id} is no longer available") from None
 
