@@ -29,7 +29,7 @@ _GRADERS: dict[str, Grader] = {
 PROFILES = tuple(_GRADERS)
 #: Each profile's rules version, recorded with every attempt (``environment.profiles``): raise it with any
 #: change that can change a stored grade, so reports refuse to compare grades made under other rules.
-VERSIONS = {"cibench": 1, "fair": 1}
+VERSIONS = {"cibench": 2, "fair": 2}  # 2: Qwen tasks' grades (gold by profile, raised runs, no figure)
 
 __all__ = ["METRIC_OF_KIND", "PASS_SCORE", "PROFILES", "VERSIONS", "grade", "grade_all"]
 
