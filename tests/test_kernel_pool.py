@@ -10,14 +10,17 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import nbformat
 import pytest
 from conftest import PROBE_ID, server_config
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from cibench_lab.engine import priority
 from cibench_lab.engine.attempt import Attempts
 from cibench_lab.engine.executor import KernelExecutor
 from cibench_lab.engine.memory import tree_rss
-from cibench_lab.engine.pool import KernelPool, PoolSettings, pool_key, preimport_code
+from cibench_lab.engine.pool import KernelPool, PoolSettings, pool_key
+from cibench_lab.engine.preimport import modules, preimport_code, task_imports
 from cibench_lab.engine.priority import can_restore
 from cibench_lab.engine.run import run_tasks
 from cibench_lab.engine.workspace import copy_data
@@ -80,6 +83,17 @@ def test_preimport_binds_nothing_and_keys_name_environment_and_libraries(library
     task = library.get(PANDAS)
     assert pool_key(task, "/env/python") == ("/env/python", tuple(sorted(set(task.libraries))))
     assert not PoolSettings().enabled and PoolSettings(size=1).enabled
+
+
+@pytest.mark.fast
+def test_a_kernel_preimports_its_tasks_modules_inside_their_libraries_only(library):
+    task = library.get("cibench_template/sklearn/breast_cancer_classifiers")
+    named = task_imports(task)
+    assert {"sklearn.ensemble", "sklearn.datasets", "matplotlib.pyplot"} <= set(named)
+    assert all(m.split(".")[0] in {"sklearn", "matplotlib", "numpy", "pandas"} for m in named)
+    torch = library.get("cibench_template/pytorch/auto_mpg_regression")
+    # an optimizer imports torch._dynamo on first use: loaded ahead with torch
+    assert modules(("pytorch",), task_imports(torch))[:2] == ["torch", "torch._dynamo"]
 
 
 @pytest.mark.fast
@@ -212,6 +226,46 @@ def test_reference_replay_gives_identical_turns_warm_and_fresh(library, tmp_path
     if differ:
         again = replay("fresh-again", [t for t in tasks if t.id in {k[0] for k in differ}])
         assert [k for k in differ if again[k][1] == fresh[k][1]] == []
+
+
+LOADED = "import sys\nprint([m for m in ('pandas', 'pandas.plotting', 'this') if m in sys.modules])"
+
+
+def _modules_task(root: Path, stem: str) -> None:
+    """A pandas task whose first step prints which of its modules the kernel holds already."""
+    steps = [LOADED, "import pandas.plotting", "import this"]
+    cells = [
+        c for i, code in enumerate(steps) for c in (new_markdown_cell(f"Step {i}."), new_code_cell(code))
+    ]
+    nb = new_notebook(cells=cells)
+    nb.metadata["step_types"] = ["text"] * len(steps)
+    nb.metadata["cibench_lab"] = {"schema_version": 1, "title": stem, "language": "en"}
+    path = root / "cibench_template" / "pandas" / f"{stem}.ipynb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(path))
+
+
+def test_a_run_warms_the_next_tasks_kernel_with_its_imports_once_the_current_holds_its_own(tmp_path):
+    for stem in ("modules_a", "modules_b"):  # one pool key
+        _modules_task(tmp_path / "tasks", stem)
+    (tmp_path / "tasks" / "datasources").mkdir()
+    library = TaskLibrary.load([tmp_path / "tasks"])
+    store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    tasks = [library.get(f"cibench_template/pandas/modules_{x}") for x in "ab"]
+    done = asyncio.run(
+        run_tasks(
+            Attempts(store, library), tasks, ReferencePlayer(), "e2e", "r", 120, kernel_pool=PoolSettings(1)
+        )
+    )
+    assert len(done) == 2
+    turns = _turns(store, "r")
+    printed = [turns[(t.id, 0, 0)][1][0]["text"] for t in tasks]
+    # the first played on a fresh kernel (it did not take the one started for the second); the
+    # second on the warm one, its task's own import loaded too; `this` (no library's) was not
+    assert printed == ["[]\n", "['pandas', 'pandas.plotting']\n"]
+    zen = [turns[(t.id, 2, 0)][1] for t in tasks]
+    assert zen[0] == zen[1] and "Beautiful is better than ugly" in zen[0][0]["text"]
+    store.dispose()
 
 
 @pytest.fixture

@@ -26,7 +26,8 @@ from typing import Any
 from ..tasks.model import Task
 from .executor import KernelExecutor
 from .kernel import KERNEL_NAME
-from .pool import KernelPool, PoolSettings, pool_key, pooled
+from .pool import KernelPool, PoolKey, PoolSettings, pool_key, pooled
+from .preimport import task_imports
 from .workspace import copy_data
 
 CLAIMS = "_cibench_claims"  # the manager's attribute: {attempt folder: its claimed kernel manager}
@@ -102,22 +103,27 @@ class LabKernels:
     def prefill(self, tasks: Iterable[Task]) -> None:
         """At the server's start: warm kernels of the library's keys, the ones most tasks share
         first, ``size`` of each, started one at a time in the background within the memory
-        budget (so a first Start finds one too)."""
+        budget (so a first Start finds one too); each pre-imports what the key's tasks import."""
         if self.pool is None:
             return
         from .interpreter import kernel_python
 
         environment = kernel_python()
-        counts = Counter(pool_key(task, environment) for task in tasks if pooled(task))
+        counts: Counter[PoolKey] = Counter()
+        imports: dict[PoolKey, set[str]] = {}
+        for task in filter(pooled, tasks):
+            key = pool_key(task, environment)
+            counts[key] += 1
+            imports.setdefault(key, set()).update(task_imports(task))
         for key in sorted(counts, key=lambda k: (-counts[k], k)):
             for _ in range(self.settings.size):
-                self.pool.expect(key)
+                self.pool.expect(key, imports=imports[key])
 
     def refill(self, task: Task) -> None:
         """After a Start ran its kernel's start code: another kernel of its key for the next Start
         (started only now, so it does not compete with this Start)."""
         if self.pool is not None and pooled(task):
-            self.pool.expect(pool_key(task), soon=True)
+            self.pool.expect(pool_key(task), soon=True, imports=task_imports(task))
 
     async def unclaimed(self, folder: Path) -> None:
         """After the session started: a claim the manager did not take is shut down."""

@@ -5,10 +5,10 @@ libraries (seconds for TensorFlow).  The pool starts kernels ahead, keyed by
 :func:`pool_key` (the kernel environment and the task's library set), each sandboxed
 like any task kernel, in an empty *slot* folder inside the folder attempts are made
 in; the sandbox binds that slot at the fixed attempt path, so the kernel's working
-directory is the one a fresh kernel gets.  While it waits it only loads the task's
-libraries into ``sys.modules`` (:func:`preimport_code`: run silently, in a namespace
-of its own, so nothing is bound in the user namespace, nothing enters the history and
-the execution count stays 0), at ``priority.WAIT_NICE`` (:mod:`.priority`; 0, normal, by
+directory is the one a fresh kernel gets.  While it waits it only loads into
+``sys.modules`` its libraries' modules and the ones its tasks import (:mod:`.preimport`:
+run silently, in a namespace of its own, so nothing is bound in the user namespace,
+nothing enters the history and the execution count stays 0), at ``priority.WAIT_NICE`` (:mod:`.priority`; 0, normal, by
 default); a taken kernel, or one waited for half started, is set back to normal priority.
 
 :meth:`KernelPool.take` hands a ready kernel to one attempt: the slot is renamed to the
@@ -29,7 +29,7 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,19 +40,12 @@ from . import priority
 from .executor import KernelExecutor
 from .kernel import KERNEL_NAME, start_code
 from .memory import tree_rss
+from .preimport import preimport_code
 
 log = logging.getLogger(__name__)
 
 PoolKey = tuple[str, tuple[str, ...]]  # (kernel environment, library set)
 SLOT_PREFIX = ".cibench-slot-"
-#: A task library's modules, as a kernel imports them (the ones a step's code usually names).
-IMPORTS: dict[str, tuple[str, ...]] = {
-    "pytorch": ("torch",),
-    "opencv": ("cv2",),
-    "sklearn": ("sklearn", "sklearn.model_selection", "sklearn.metrics", "sklearn.preprocessing"),
-    "scipy": ("scipy", "scipy.stats"),
-    "matplotlib": ("matplotlib.pyplot",),
-}
 DEFAULT_KERNEL_MB = 300  # the guess for a key whose kernels were never measured
 
 
@@ -86,21 +79,6 @@ def pool_key(task: Task, environment: str | None = None) -> PoolKey:
     return environment, tuple(sorted(set(task.libraries or (task.lib,))))
 
 
-def preimport_code(libraries: tuple[str, ...]) -> str:
-    """Python that loads ``libraries``' modules into ``sys.modules`` and binds nothing in the
-    user namespace (it runs in a dictionary of its own; a module that fails is left out)."""
-    modules = [m for lib in libraries for m in IMPORTS.get(lib, (lib,))]
-    body = (
-        "import importlib\n"
-        f"for name in {modules!r}:\n"
-        "    try:\n"
-        "        importlib.import_module(name)\n"
-        "    except Exception:\n"
-        "        pass\n"
-    )
-    return f"exec({body!r}, {{}})"
-
-
 @dataclass
 class _Warm:
     executor: KernelExecutor
@@ -121,6 +99,7 @@ class KernelPool:
         self.factory = factory or functools.partial(KernelExecutor, kernel_name=KERNEL_NAME)
         self.ready: dict[PoolKey, list[_Warm]] = {}
         self.wanted: list[PoolKey] = []  # a kernel of each is to be started, in this order
+        self.imports: dict[PoolKey, set[str]] = {}  # what the tasks of a key import (engine/preimport.py)
         self.handed: set[str] = set()  # connection files of kernels handed out: never again
         self.sizes: dict[PoolKey, int] = {}  # last measured resident bytes of a key's kernel
         self._filler: asyncio.Task | None = None
@@ -130,12 +109,14 @@ class KernelPool:
         self._closed = False
 
     # ---- filling -----------------------------------------------------------------
-    def expect(self, key: PoolKey, soon: bool = False) -> None:
+    def expect(self, key: PoolKey, soon: bool = False, imports: Iterable[str] = ()) -> None:
         """A kernel of ``key`` will be asked for: start one in the background, unless ``size``
         of them are ready already or the memory budget is spent (``soon``: before the others
-        wanted)."""
+        wanted).  ``imports``: modules the task it is for imports (:func:`.preimport.task_imports`),
+        pre-imported by the kernels of ``key`` started from now on."""
         if not self.settings.enabled or self._closed:
             return
+        self.imports.setdefault(key, set()).update(imports)
         self.wanted.insert(0 if soon else len(self.wanted), key)
         if self._filler is None or self._filler.done():
             self._filler = asyncio.ensure_future(self._fill())
@@ -176,7 +157,7 @@ class KernelPool:
         self._starting = executor
         try:
             await executor.launch(priority.waiting_env())  # at WAIT_NICE while it waits
-            await executor.run_silent(preimport_code(key[1]))
+            await executor.run_silent(preimport_code(key[1], self.imports.get(key, ())))
         except BaseException:
             await executor.shutdown()
             shutil.rmtree(slot, ignore_errors=True)
