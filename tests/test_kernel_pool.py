@@ -105,6 +105,27 @@ def test_no_kernel_is_started_beyond_the_memory_budget(tmp_path):
     assert pool._room_for(key)
 
 
+async def test_a_refill_after_a_take_shuts_down_the_longest_waiting_other_kernel_for_room(library, tmp_path):
+    task = library.get(PANDAS)
+    used = pool_key(task)
+    other = (used[0], ("json",))
+    # 400 MB: room for one waiting kernel (the first of a key is guessed at 300 MB, one holds ~190)
+    pool = KernelPool(tmp_path, PoolSettings(size=1, memory_mb=400))
+    try:
+        pool.expect(other)  # the server's prefill: a guess
+        await _until(lambda: pool.waiting() == 1)
+        pool.expect(used)  # another guess: no room, so none is started
+        await _until(lambda: not pool.wanted and pool.starting is None)
+        assert list(pool.ready) == [other] and pool.waiting() == 1
+        waiting = _tree(pool.ready[other][0].executor.pid())
+        pool.expect(used, soon=True)  # one of `used` was just taken: it gets the room
+        await _until(lambda: bool(pool.ready.get(used)))
+        assert pool.waiting() == 1 and not pool.ready[other]
+        await _until(lambda: not any(_alive(p) for p in waiting), 30)
+    finally:
+        await pool.close()
+
+
 async def _fresh_look(task, folder: Path) -> str:
     copy_data(task, folder)
     fresh = KernelExecutor(folder, rendering=task.rendering.rendering)

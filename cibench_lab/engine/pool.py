@@ -8,15 +8,18 @@ in; the sandbox binds that slot at the fixed attempt path, so the kernel's worki
 directory is the one a fresh kernel gets.  While it waits it only loads into
 ``sys.modules`` its libraries' modules and the ones its tasks import (:mod:`.preimport`:
 run silently, in a namespace of its own, so nothing is bound in the user namespace,
-nothing enters the history and the execution count stays 0), at ``priority.WAIT_NICE`` (:mod:`.priority`; 0, normal, by
-default); a taken kernel, or one waited for half started, is set back to normal priority.
+nothing enters the history and the execution count stays 0), at ``priority.WAIT_NICE``
+(:mod:`.priority`; 0, normal, by default); a taken kernel, or one waited for half started, is
+set back to normal priority.
 
 :meth:`KernelPool.take` hands a ready kernel to one attempt: the slot is renamed to the
 attempt's folder (the sandbox's bind follows it), the task's data is copied in, and the
 start code with the task's rendering runs as it does on a fresh kernel — so a warm and
 a fresh kernel give the same outputs, grades and execution counts.  A kernel is handed
 out once and never comes back; the pool refills in the background, one kernel at a
-time, within :class:`PoolSettings` (kernels per key, total memory, idle shutdown).  A
+time, within :class:`PoolSettings` (kernels per key, total memory, idle shutdown); the
+refill of a key just taken shuts down the longest-waiting kernels of other keys when the
+memory budget is spent (:meth:`KernelPool.expect`, ``soon``).  A
 restart, or a resumed attempt, takes a fresh kernel (the executor's own ``restart``).
 """
 
@@ -99,6 +102,7 @@ class KernelPool:
         self.factory = factory or functools.partial(KernelExecutor, kernel_name=KERNEL_NAME)
         self.ready: dict[PoolKey, list[_Warm]] = {}
         self.wanted: list[PoolKey] = []  # a kernel of each is to be started, in this order
+        self.urgent: set[PoolKey] = set()  # wanted ones that may shut others down for room
         self.imports: dict[PoolKey, set[str]] = {}  # what the tasks of a key import (engine/preimport.py)
         self.handed: set[str] = set()  # connection files of kernels handed out: never again
         self.sizes: dict[PoolKey, int] = {}  # last measured resident bytes of a key's kernel
@@ -111,13 +115,19 @@ class KernelPool:
     # ---- filling -----------------------------------------------------------------
     def expect(self, key: PoolKey, soon: bool = False, imports: Iterable[str] = ()) -> None:
         """A kernel of ``key`` will be asked for: start one in the background, unless ``size``
-        of them are ready already or the memory budget is spent (``soon``: before the others
-        wanted).  ``imports``: modules the task it is for imports (:func:`.preimport.task_imports`),
-        pre-imported by the kernels of ``key`` started from now on."""
+        of them are ready already or the memory budget is spent.  ``soon`` (one of ``key`` was
+        just taken): before the others wanted, and room is made for it by shutting down the
+        longest-waiting kernels of other keys (a guess of the server's prefill gives way to a
+        library set in use).  ``imports``: modules the task it is for imports
+        (:func:`.preimport.task_imports`), pre-imported by the kernels of ``key`` started from now on."""
         if not self.settings.enabled or self._closed:
             return
         self.imports.setdefault(key, set()).update(imports)
-        self.wanted.insert(0 if soon else len(self.wanted), key)
+        if soon:
+            self.wanted.insert(0, key)
+            self.urgent.add(key)
+        else:
+            self.wanted.append(key)
         if self._filler is None or self._filler.done():
             self._filler = asyncio.ensure_future(self._fill())
 
@@ -126,7 +136,11 @@ class KernelPool:
         while self.wanted and not self._closed:
             self._shut_idle()
             key = self.wanted.pop(0)
-            if len(self.ready.get(key, [])) >= self.settings.size or not self._room_for(key):
+            urgent = key in self.urgent
+            self.urgent.discard(key)
+            if len(self.ready.get(key, [])) >= self.settings.size:
+                continue
+            if not self._room_for(key) and not (urgent and self._make_room(key)):
                 continue
             self.starting = key
             try:
@@ -149,6 +163,20 @@ class KernelPool:
         held = sum(w.rss for ws in self.ready.values() for w in ws)
         guess = self.sizes.get(key, DEFAULT_KERNEL_MB * 2**20)
         return held + guess <= self.settings.memory_mb * 2**20
+
+    def _make_room(self, key: PoolKey) -> bool:
+        """Shut down waiting kernels of other keys, the longest-waiting first, until ``key``'s
+        fits the budget; False (and none shut down) when it would not fit even then."""
+        others = sorted((w.ready_at, k) for k, ws in self.ready.items() if k != key for w in ws)
+        held = sum(w.rss for ws in self.ready.values() for w in ws)
+        freed = sum(w.rss for k, ws in self.ready.items() if k != key for w in ws)
+        if held - freed + self.sizes.get(key, DEFAULT_KERNEL_MB * 2**20) > self.settings.memory_mb * 2**20:
+            return False
+        while not self._room_for(key):
+            _, other = others.pop(0)
+            warm = self.ready[other].pop(0)
+            asyncio.ensure_future(_discard(warm))
+        return True
 
     async def _start(self, key: PoolKey) -> _Warm:
         slot = self.root / f"{SLOT_PREFIX}{uuid.uuid4().hex[:12]}"
