@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..tasks.model import Task
-from .executor import KernelExecutor
+from .executor import KernelExecutor, ready
 from .kernel import KERNEL_NAME
 from .pool import KernelPool, PoolKey, PoolSettings, pool_key, pooled
 from .preimport import task_imports
@@ -56,7 +56,7 @@ class ServerKernel(KernelExecutor):
         )
         self.kc = self.km.client()
         self.kc.start_channels()
-        await self.kc.wait_for_ready(timeout=60)
+        await ready(self.kc, self.km)
 
     def release(self) -> Any:
         """Hand the kernel manager over (to the server's manager): this client stops."""
