@@ -15,13 +15,11 @@ import pytest
 from conftest import PROBE_ID, server_config
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from cibench_lab.engine import priority
 from cibench_lab.engine.attempt import Attempts
 from cibench_lab.engine.executor import KernelExecutor
 from cibench_lab.engine.memory import tree_rss
 from cibench_lab.engine.pool import KernelPool, PoolSettings, pool_key
 from cibench_lab.engine.preimport import modules, preimport_code, task_imports
-from cibench_lab.engine.priority import can_restore
 from cibench_lab.engine.run import run_tasks
 from cibench_lab.engine.workspace import copy_data
 from cibench_lab.players import ReferencePlayer
@@ -55,13 +53,6 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return not Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
-
-
-def _nice(pids: set[int]) -> set[int]:
-    """The nice values of every thread of ``pids``."""
-    return {
-        os.getpriority(os.PRIO_PROCESS, int(t.name)) for p in pids for t in Path(f"/proc/{p}/task").glob("*")
-    }
 
 
 def _tree(pid: int | None) -> set[int]:
@@ -136,10 +127,7 @@ async def _fresh_look(task, folder: Path) -> str:
         await fresh.shutdown()
 
 
-async def test_two_attempts_never_share_a_kernel_and_a_used_one_is_never_handed_out(
-    library, tmp_path, monkeypatch
-):
-    monkeypatch.setattr(priority, "WAIT_NICE", 10)  # started lower (off by default), set back at take
+async def test_two_attempts_never_share_a_kernel_and_a_used_one_is_never_handed_out(library, tmp_path):
     task = library.get(PANDAS)
     key, copy = pool_key(task), functools.partial(copy_data, task)
     pool = KernelPool(tmp_path, PoolSettings(size=2))
@@ -161,7 +149,6 @@ async def test_two_attempts_never_share_a_kernel_and_a_used_one_is_never_handed_
         assert third is not None
         taken.append(third)
         pids = [ex.pid() for ex in taken]
-        assert _nice({p for ex in taken for p in _tree(ex.pid())}) == {0}  # a fresh kernel's priority
         files = [ex.km.connection_file for ex in taken if ex.km is not None]
         assert len(set(pids)) == 3 and len(set(files)) == 3
         # each sees its own attempt folder at the fixed path, pandas loaded but not bound, and the
@@ -181,8 +168,7 @@ async def test_two_attempts_never_share_a_kernel_and_a_used_one_is_never_handed_
     assert not any(_alive(p) for p in pids if p)
 
 
-async def test_close_shuts_every_waiting_kernel_down(library, tmp_path, monkeypatch):
-    monkeypatch.setattr(priority, "WAIT_NICE", 10)
+async def test_close_shuts_every_waiting_kernel_down(library, tmp_path):
     task = library.get(PANDAS)
     pool = KernelPool(tmp_path, PoolSettings(size=1, idle_seconds=600))
     pool.expect(pool_key(task))
@@ -190,7 +176,6 @@ async def test_close_shuts_every_waiting_kernel_down(library, tmp_path, monkeypa
     warm = pool.ready[pool_key(task)][0]
     pids = _tree(warm.executor.pid())
     assert len(pids) >= 2 and tree_rss(warm.executor.pid()) > 0  # the launcher and the sandbox
-    assert _nice(pids) == ({10} if can_restore() else {0})  # waits at the lower priority asked for
     await pool.close()
     await _until(lambda: not any(_alive(p) for p in pids), 30)
     assert not list(tmp_path.iterdir())  # its slot folder is gone

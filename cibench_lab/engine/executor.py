@@ -155,13 +155,12 @@ class KernelExecutor:
         if self.prelude:
             await self.run(self.prelude)
 
-    async def launch(self, env: dict[str, str] | None = None) -> None:
+    async def launch(self) -> None:
         """A kernel in ``cwd``, its client ready, nothing run on it yet (:mod:`.pool` runs the
-        start code when it hands the kernel out, as :meth:`start` does on a fresh one);
-        ``env``: its launcher's environment (default: this process's)."""
+        start code when it hands the kernel out, as :meth:`start` does on a fresh one)."""
         ensure_kernelspec()
         self.km = AsyncKernelManager(kernel_name=self.kernel_name)
-        await self.km.start_kernel(cwd=str(self.cwd), **({} if env is None else {"env": env}))
+        await self.km.start_kernel(cwd=str(self.cwd))
         self.kc = self.km.client()
         self.kc.start_channels()
         await ready(self.kc, self.km)

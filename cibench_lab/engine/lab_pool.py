@@ -40,7 +40,7 @@ class ServerKernel(KernelExecutor):
         super().__init__(cwd)
         self.manager = manager
 
-    async def launch(self, env: dict[str, str] | None = None) -> None:
+    async def launch(self) -> None:
         mkm = self.manager
         kernel_id = str(uuid.uuid4())
         extra = {"kernel_spec_manager": mkm.kernel_spec_manager} if mkm.kernel_spec_manager else {}
@@ -51,9 +51,7 @@ class ServerKernel(KernelExecutor):
             kernel_name=KERNEL_NAME,
             **extra,
         )
-        await self.km.start_kernel(
-            cwd=str(self.cwd), kernel_id=kernel_id, **({} if env is None else {"env": env})
-        )
+        await self.km.start_kernel(cwd=str(self.cwd), kernel_id=kernel_id)
         self.kc = self.km.client()
         self.kc.start_channels()
         await ready(self.kc, self.km)

@@ -8,9 +8,8 @@ in; the sandbox binds that slot at the fixed attempt path, so the kernel's worki
 directory is the one a fresh kernel gets.  While it waits it only loads into
 ``sys.modules`` its libraries' modules and the ones its tasks import (:mod:`.preimport`:
 run silently, in a namespace of its own, so nothing is bound in the user namespace,
-nothing enters the history and the execution count stays 0), at ``priority.WAIT_NICE``
-(:mod:`.priority`; 0, normal, by default); a taken kernel, or one waited for half started, is
-set back to normal priority.
+nothing enters the history and the execution count stays 0), at the priority a fresh
+kernel has (a lower one, tried, measured no gain: README, *Warm kernel pool*).
 
 :meth:`KernelPool.take` hands a ready kernel to one attempt: the slot is renamed to the
 attempt's folder (the sandbox's bind follows it), the task's data is copied in, and the
@@ -39,7 +38,6 @@ from pathlib import Path
 from ..tasks.model import Task
 from ..tasks.qwen import is_qwen
 from ..tasks.rendering import Rendering
-from . import priority
 from .executor import KernelExecutor
 from .kernel import KERNEL_NAME, start_code
 from .memory import tree_rss
@@ -184,7 +182,7 @@ class KernelPool:
         executor = self.factory(slot)
         self._starting = executor
         try:
-            await executor.launch(priority.waiting_env())  # at WAIT_NICE while it waits
+            await executor.launch()
             await executor.run_silent(preimport_code(key[1], self.imports.get(key, ())))
         except BaseException:
             await executor.shutdown()
@@ -239,8 +237,6 @@ class KernelPool:
         done in it, its start code not run yet (the lab runs it when it binds the kernel)."""
         self._shut_idle()
         if not self.ready.get(key) and self.starting == key:  # half started beats a fresh start
-            if self._starting is not None:  # it is wanted now: at normal priority
-                priority.restore(self._starting.pid())
             await self._started.wait()
         warm = await self._pop_alive(key)
         if refill:
@@ -249,8 +245,6 @@ class KernelPool:
             return None
         executor = warm.executor
         try:
-            priority.restore(executor.pid())  # it plays now: the priority a fresh kernel has
-            _launched_plainly(executor)
             os.rename(warm.slot, folder)  # the sandbox's bind of the slot follows the folder
             executor.cwd = folder
             await asyncio.to_thread(copy, folder)
@@ -288,13 +282,6 @@ class KernelPool:
         warms = [w for ws in self.ready.values() for w in ws]
         self.ready.clear()
         await asyncio.gather(*(_discard(w) for w in warms))
-
-
-def _launched_plainly(executor: KernelExecutor) -> None:
-    """A restart of a taken kernel starts it as a fresh one: without the lower priority."""
-    env = (executor.km._launch_args or {}).get("env") if executor.km is not None else None
-    if isinstance(env, dict):
-        env.pop(priority.NICE_VAR, None)
 
 
 async def _discard(warm: _Warm) -> None:
