@@ -100,35 +100,51 @@ def bench_task(task_id: str) -> tuple[Task, dict[str, int]]:
 
 
 # ---- the two measurements --------------------------------------------------------------
-def measure_starts(lab: Lab, api: Api, task_id: str, n: int, deadline: Deadline, gap: float = 0.0) -> dict:
-    """``n`` Starts of ``task_id``, ``gap`` seconds apart (bench/scale.py: the pool refills)."""
-    ready, created, shown, bound, idle, how, records = [], [], [], [], [], Counter(), []
-    for i in range(n):
-        deadline.check(f"start {i + 1} of {n}")
-        if i and gap:
-            time.sleep(gap)
+class Starts:
+    """The samples of one server's Starts: Start pressed -> ready, and the moments in between."""
+
+    def __init__(self) -> None:
+        self.ready: list[float] = []
+        self.parts: dict[str, list[float]] = {k: [] for k in ("created", "shown", "bound", "idle")}
+        self.how: Counter = Counter()
+        self.records: list[dict] = []
+
+    def start(self, lab: Lab, api: Api, task_id: str) -> float:
+        """One Start of ``task_id``, measured; its attempt's notebook closed (its kernel shut down)."""
         rec, attempt_id = lab.start(api, task_id)
         api.sandboxed_view(attempt_id)
         lab.close_started()
-        ready.append(rec["ready"] - rec["t0"])
-        created.append((rec["created"] or float("nan")) - rec["t0"])
-        shown.append(rec["present"] - rec["t0"])
-        bound.append(rec["bound"] - rec["t0"])
-        idle.append((rec["lastNotIdle"] or rec["present"]) - rec["t0"])
-        how[rec["how"]] += 1
-        records.append(rec)
-        print(f"  start {i + 1}/{n}: {ready[-1]:.0f} ms ({rec['how']})", file=sys.stderr)
-    return {
-        "ready_ms": stats(ready),
-        "attempt_created_ms": stats(created),
-        "answer_shown_ms": stats(shown),
-        "kernel_bound_ms": stats(bound),
-        "kernel_last_busy_ms": stats(idle),
-        "answer_cell": dict(how),
-        "fresh_pages": len(lab.tries),
-        "samples_ms": ready,
-        "records": records,  # the probe's page times (performance.now() ms), per start
-    }
+        self.ready.append(rec["ready"] - rec["t0"])
+        self.parts["created"].append((rec["created"] or float("nan")) - rec["t0"])
+        self.parts["shown"].append(rec["present"] - rec["t0"])
+        self.parts["bound"].append(rec["bound"] - rec["t0"])
+        self.parts["idle"].append((rec["lastNotIdle"] or rec["present"]) - rec["t0"])
+        self.how[rec["how"]] += 1
+        self.records.append(rec)
+        return self.ready[-1]
+
+    def summary(self, lab: Lab) -> dict:
+        return {
+            "ready_ms": stats(self.ready),
+            "attempt_created_ms": stats(self.parts["created"]),
+            "answer_shown_ms": stats(self.parts["shown"]),
+            "kernel_bound_ms": stats(self.parts["bound"]),
+            "kernel_last_busy_ms": stats(self.parts["idle"]),
+            "answer_cell": dict(self.how),
+            "fresh_pages": len(lab.tries),
+            "samples_ms": self.ready,
+            "records": self.records,  # the probe's page times (performance.now() ms), per start
+        }
+
+
+def measure_starts(lab: Lab, api: Api, task_id: str, n: int, deadline: Deadline) -> dict:
+    """``n`` Starts of ``task_id``, one after another."""
+    starts = Starts()
+    for i in range(n):
+        deadline.check(f"start {i + 1} of {n}")
+        ms = starts.start(lab, api, task_id)
+        print(f"  start {i + 1}/{n}: {ms:.0f} ms ({starts.records[-1]['how']})", file=sys.stderr)
+    return starts.summary(lab)
 
 
 def measure_kinds(lab: Lab, api: Api, task: Task, first: dict[str, int], runs: int, deadline: Deadline):

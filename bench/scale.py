@@ -1,23 +1,27 @@
-"""Benchmark: what scales a run — the warm kernel pool, and (its other half) Dask workers.
+"""Benchmark: what scales a run — the warm kernel pool, and Dask workers.
 
 pool    the reference replay of a fixed 20-task subset (the first two template tasks of each
-        library, by id; ``--all``: every task) with ``--jobs 1``, once on fresh kernels and once
-        taking warm kernels from the pool (``kernel_pool`` size 1: the next task's kernel starts
-        while a task plays), the two runs alternating ``--repeat`` times; prints the time per
-        task (the best of the repeats), the ratio fresh/warm (target >= 1.5) and the peak
-        resident memory per kernel in each.
-start   bench/lab.py's Start measurement (Start pressed -> answer cell focused, kernel idle;
-        p50/p95 over ``--starts`` starts) on a server with the pool off (cold) and one with
-        ``--CIBenchLabApp.kernel_pool_size=1`` (warm), ``--gap`` seconds between starts in both
+        library, by id; ``--all``: every task) with ``--jobs 1``, on fresh kernels (the default
+        path) and on warm kernels from the pool (``kernel_pool`` size 1: the next task's kernel
+        starts while a task plays), interleaved: ``--rounds`` rounds, fresh then warm, the next
+        round warm then fresh (ABBA), so the machine's drift falls on both arms alike. Prints
+        per task each arm's median over the rounds, per arm the median of its round totals, the
+        ratio of those medians (target >= 1.5) and each round's own ratio, and the peak resident
+        memory per kernel in each arm.
+start   Start pressed -> answer cell focused, kernel idle, on a lab server with the pool off
+        (cold) and one with ``--CIBenchLabApp.kernel_pool_size=1`` (warm), both up at once, the
+        Starts alternating between them (bench/scale_start.py); ``--gap`` seconds before each
         (a person reads the task list; the pool refills meanwhile). Targets: warm p95 <= 0.5 x
         cold p95 and <= 1.0 s.
-dask    reserved for the Dask half (``--jobs 2`` vs a local cluster of 2 workers): see
-        :func:`dask_half`.
+dask    ``run --jobs 1``, ``--jobs 2`` and a local Dask cluster of 2 worker processes on the same
+        tasks, ``--dask-rounds`` rounds ABC CBA (bench/scale_dask.py). Target: the Dask speed-up
+        >= 0.9 x the ``--jobs 2`` speed-up.
 
 The machine's load average is printed with each part (other work on it moves the numbers).
+Ratios measured side by side, not timed tests.
 
-    python bench/scale.py [--all] [--repeat 1] [--starts 20] [--gap 4] [--no-start] [--no-pool]
-        [--pool-nice N]
+    python bench/scale.py [--all] [--rounds 3] [--starts 20] [--gap 4] [--dask-rounds 2]
+        [--no-pool] [--no-start] [--no-dask]
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import platform
+import statistics
 import sys
 import tempfile
 import time
@@ -32,8 +38,9 @@ from pathlib import Path
 
 import psutil
 from replay import KernelMemory
+from scale_dask import dask_half, dask_report
+from scale_start import start_half, start_report
 
-from cibench_lab.engine import priority
 from cibench_lab.engine.attempt import Attempts
 from cibench_lab.engine.kernel import LAUNCHER, ensure_kernelspec
 from cibench_lab.engine.pool import PoolSettings
@@ -45,7 +52,17 @@ from cibench_lab.tasks.model import Task
 
 PER_LIBRARY = 2
 TARGET_REPLAY = 1.5  # warm-pool replay at least this much faster than fresh kernels
-TARGET_START_RATIO, TARGET_START_P95_MS = 0.5, 1000.0
+ARMS: dict[str, PoolSettings | None] = {"fresh": None, "warm": PoolSettings(size=1)}
+
+
+def machine() -> str:
+    """The CPU model, cores and memory of this machine."""
+    info = Path("/proc/cpuinfo").read_text().splitlines()
+    model = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), "")
+    memory = psutil.virtual_memory().total / 2**30
+    return (
+        f"{model or platform.processor()}, {psutil.cpu_count()} CPUs, {memory:.0f} GiB, {platform.platform()}"
+    )
 
 
 def load() -> str:
@@ -112,40 +129,48 @@ def replay(attempts: Attempts, tasks: list[Task], name: str, pool: PoolSettings 
     return clock
 
 
-def pool_half(lib: TaskLibrary, tasks: list[Task], repeat: int) -> dict:
-    """Fresh kernels vs the warm pool, ``--jobs 1``, alternating; the best time per task."""
-    fresh: dict[str, list[float]] = {t.id: [] for t in tasks}
-    warm: dict[str, list[float]] = {t.id: [] for t in tasks}
-    memory: dict[str, list[int]] = {"fresh": [], "warm": []}
-    nice = priority.WAIT_NICE if priority.can_restore() else 0
-    print(f"pool: {len(tasks)} tasks, --jobs 1, waiting kernels at nice {nice}; {load()}", file=sys.stderr)
+def pool_half(lib: TaskLibrary, tasks: list[Task], rounds: int) -> dict:
+    """Fresh kernels vs the warm pool, ``--jobs 1``, ``rounds`` rounds ABBA."""
+    seconds: dict[str, dict[str, list[float]]] = {side: {t.id: [] for t in tasks} for side in ARMS}
+    totals: dict[str, list[float]] = {side: [] for side in ARMS}
+    memory: dict[str, list[int]] = {side: [] for side in ARMS}
+    loads: list[float] = []
+    print(f"pool: {len(tasks)} tasks, --jobs 1, {rounds} rounds; {load()}", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="cibench-bench-scale-") as tmp:
         store = Store(f"sqlite:///{Path(tmp) / 'scale.sqlite'}")
         attempts = Attempts(store, lib)
-        for r in range(repeat):
-            for side, pool in (("fresh", None), ("warm", PoolSettings(size=1))):
+        for r in range(rounds):
+            for side in list(ARMS) if r % 2 == 0 else list(ARMS)[::-1]:
+                loads.append(os.getloadavg()[0])
                 with KernelRss() as sampled:
-                    clock = replay(attempts, tasks, f"{side}-{r}", pool)
+                    clock = replay(attempts, tasks, f"{side}-{r}", ARMS[side])
+                loads.append(os.getloadavg()[0])
                 memory[side] += list(sampled.peaks.values())
-                for task_id, seconds in clock.seconds.items():
-                    (fresh if side == "fresh" else warm)[task_id].append(seconds)
-                print(
-                    f"  {side} {r + 1}/{repeat}: {sum(clock.seconds.values()):.1f} s; {load()}",
-                    file=sys.stderr,
-                )
+                for task_id, took in clock.seconds.items():
+                    seconds[side][task_id].append(took)
+                totals[side].append(sum(clock.seconds.values()))
+                print(f"  {side} {r + 1}/{rounds}: {totals[side][-1]:.1f} s; {load()}", file=sys.stderr)
         store.dispose()
-    return {"fresh": fresh, "warm": warm, "memory": memory}
+    return {"seconds": seconds, "totals": totals, "memory": memory, "loads": loads}
 
 
 def pool_report(result: dict, tasks: list[Task]) -> list[str]:
-    lines = [f"\n{'task':<56}{'steps':>6}{'fresh s':>9}{'warm s':>8}{'ratio':>7}"]
-    total_fresh = total_warm = 0.0
+    med = {side: {t: statistics.median(v) for t, v in result["seconds"][side].items()} for side in ARMS}
+    totals = result["totals"]
+    lines = [
+        f"\n--jobs 1 replay, fresh kernels vs the warm pool: {len(totals['fresh'])} rounds ABBA, medians"
+    ]
+    lines.append(f"{'task':<56}{'steps':>6}{'fresh s':>9}{'warm s':>8}{'ratio':>7}")
     for task in tasks:
-        f, w = min(result["fresh"][task.id]), min(result["warm"][task.id])
-        total_fresh, total_warm = total_fresh + f, total_warm + w
+        f, w = med["fresh"][task.id], med["warm"][task.id]
         lines.append(f"{task.id:<56}{len(task.steps):>6}{f:>9.2f}{w:>8.2f}{f / w:>7.2f}")
-    ratio = total_fresh / total_warm
-    lines.append(f"{'all':<56}{'':>6}{total_fresh:>9.2f}{total_warm:>8.2f}{ratio:>7.2f}")
+    total = {side: statistics.median(totals[side]) for side in ARMS}
+    ratio = total["fresh"] / total["warm"]
+    label = "all (median of the round totals)"
+    lines.append(f"{label:<56}{'':>6}{total['fresh']:>9.2f}{total['warm']:>8.2f}{ratio:>7.2f}")
+    paired = ", ".join(f"{f / w:.2f}" for f, w in zip(totals["fresh"], totals["warm"], strict=True))
+    loads = result["loads"]
+    lines.append(f"each round's fresh/warm: {paired}; load average (1 min) {min(loads):.2f}-{max(loads):.2f}")
     verdict = "meets" if ratio >= TARGET_REPLAY else "MISSES"
     lines.append(
         f"warm-pool replay {ratio:.2f}x faster than fresh kernels ({verdict} the {TARGET_REPLAY}x target)"
@@ -160,93 +185,29 @@ def pool_report(result: dict, tasks: list[Task]) -> list[str]:
     return lines
 
 
-def start_half(task_id: str, starts: int, gap: float) -> dict:
-    """bench/lab.py's Start measurement on a cold (pool off) and a warm (pool on) server."""
-    from lab import SERVER_ARGS, measure_starts
-    from lab_page import Api, Deadline, new_lab
-    from playwright.sync_api import sync_playwright
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from ui.lab import TOKEN, LabServer, launch_chromium, stop_processes
-
-    found = {}
-    for side, extra in (("cold", []), ("warm", ["--CIBenchLabApp.kernel_pool_size=1"])):
-        print(f"start, {side}: {starts} starts of {task_id}, {gap:.0f} s apart; {load()}", file=sys.stderr)
-        with tempfile.TemporaryDirectory(prefix="cibench-bench-start-") as tmp:
-            root = Path(tmp) / "workspace"
-            root.mkdir()
-            server = LabServer(root, Path(tmp) / "results.sqlite", args=[*SERVER_ARGS, *extra])
-            try:
-                server.start()
-                with sync_playwright() as pw:
-                    browser = launch_chromium(pw)
-                    try:
-                        lab = new_lab(browser, server.url, TOKEN)
-                        api = Api(server.url, TOKEN)
-                        found[side] = measure_starts(lab, api, task_id, starts, Deadline(1800), gap=gap)
-                    finally:
-                        browser.close()
-            finally:
-                server.kill()
-                stop_processes(psutil.Process().children(recursive=True))
-        found[side]["load"] = load()
-    return found
-
-
-def start_report(found: dict) -> list[str]:
-    lines = ["\nStart pressed -> answer cell focused, kernel idle"]
-    lines.append(f"  {'':<8}{'p50 ms':>8}{'p95 ms':>8}{'max ms':>8}{'first ms':>10}  load")
-    for side, got in found.items():
-        s = got["ready_ms"]
-        lines.append(
-            f"  {side:<8}{s['p50']:>8.0f}{s['p95']:>8.0f}{s['max']:>8.0f}{s['first']:>10.0f}  {got['load']}"
-        )
-    cold, warm = found["cold"]["ready_ms"]["p95"], found["warm"]["ready_ms"]["p95"]
-    ok = warm <= TARGET_START_RATIO * cold and warm <= TARGET_START_P95_MS
-    lines.append(
-        f"warm p95 / cold p95 = {warm / cold:.2f} (target <= {TARGET_START_RATIO}), warm p95 {warm:.0f} ms "
-        f"(target <= {TARGET_START_P95_MS:.0f}): {'meets' if ok else 'MISSES'} the targets"
-    )
-    return lines
-
-
-# ==== the Dask half =====================================================================
-# `--jobs 2` vs a local Dask cluster of 2 worker processes over the same tasks, time per task
-# and the throughput ratio (target: Dask >= 0.9 x the --jobs 2 speed-up measured in this run).
-# It belongs to the distributed runs' change; until it lands this prints that it was not run.
-def dask_half(lib: TaskLibrary, tasks: list[Task]) -> list[str]:
-    return ["\ndask: not measured by this version of bench/scale.py (the distributed runs add it here)"]
-
-
-# ========================================================================================
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--all", action="store_true", help="every task (default: two per library)")
-    ap.add_argument("--repeat", type=int, default=1, help="fresh/warm replays, alternating; the best counts")
+    ap.add_argument("--rounds", type=int, default=3, help="fresh/warm rounds, ABBA (default 3)")
     ap.add_argument("--starts", type=int, default=20, help="Starts per side of the Start measurement")
-    ap.add_argument("--gap", type=float, default=4.0, help="seconds between Starts (both sides)")
+    ap.add_argument("--gap", type=float, default=4.0, help="seconds before each Start (both sides)")
     ap.add_argument("--task", default="cibench_template/pandas/penguins_raw_tidy", help="the Start task")
-    ap.add_argument("--no-start", action="store_true", help="skip the Start measurement (no browser)")
+    ap.add_argument("--dask-rounds", type=int, default=2, help="rounds of jobs1/jobs2/dask2 (default 2)")
     ap.add_argument("--no-pool", action="store_true", help="skip the replay measurement")
-    ap.add_argument(
-        "--pool-nice",
-        type=int,
-        default=priority.WAIT_NICE,
-        help=f"nice value of a waiting pooled kernel (default {priority.WAIT_NICE}; 0: normal priority)",
-    )
+    ap.add_argument("--no-start", action="store_true", help="skip the Start measurement (no browser)")
+    ap.add_argument("--no-dask", action="store_true", help="skip the Dask measurement")
     args = ap.parse_args()
-    priority.WAIT_NICE = args.pool_nice
     lib = TaskLibrary.load([builtin_dir()])
     tasks = subset(lib, args.all)
     ensure_kernelspec()
-    lines: list[str] = []
+    lines: list[str] = [f"bench/scale.py on {machine()}"]
     if not args.no_pool:
-        lines += pool_report(pool_half(lib, tasks, args.repeat), tasks)
+        lines += pool_report(pool_half(lib, tasks, args.rounds), tasks)
     if not args.no_start:
-        lines += start_report(start_half(args.task, args.starts, args.gap))
-    lines += dask_half(lib, tasks)
+        lines += start_report(start_half(args.task, args.starts, args.gap, load))
+    if not args.no_dask:
+        ids = [t.id for t in tasks]
+        lines += dask_report(ids, dask_half(ids, args.dask_rounds))
     print("\n".join(lines))
     return 0
 

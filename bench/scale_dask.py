@@ -1,13 +1,16 @@
-"""Distributed runs against local ones: `run --jobs 1`, `--jobs 2` and a local Dask cluster of
-2 worker processes, side by side on the same tasks (the Dask half of bench/scale.py).
+"""The Dask half of bench/scale.py: `run --jobs 1`, `--jobs 2` and a local Dask cluster of 2 worker
+processes on the same tasks, measured interleaved.
 
-    python bench/scale_dask.py [--all | --per-lib N | --tasks ID ...] [--json PATH]
+    python bench/scale_dask.py [--all] [--rounds 2] [--json PATH]   # alone: bench/scale.py's 20 tasks
 
-Each configuration plays the tasks with the reference player into a fresh results database
-(a `cibench-lab run` process; the cluster's scheduler and workers are started before its clock
-starts, and stopped by PID after).  It prints the seconds, the seconds per task, each speed-up
-over `--jobs 1`, and the target: the Dask speed-up at least 0.9 × the `--jobs 2` speed-up; with
-the load average (1 min) before and after each, since the machine is shared.
+Each configuration plays the tasks with the reference player into a fresh results database (a
+`cibench-lab run` process, fresh kernels). The cluster (scheduler and 2 single-thread nanny
+workers, tests/dask_cluster.py) is started once, before the first clock starts, and stopped by
+PID after the last. Round r plays jobs1, jobs2, dask2, the next round the reverse (ABC CBA), so
+drift cancels; the report takes each configuration's median over the rounds. Target: the Dask
+speed-up over `--jobs 1` at least 0.9 x the `--jobs 2` speed-up — their ratio is the `--jobs 2`
+time over the Dask time, so `--jobs 1` only labels the speed-ups. The load average (1 min) is
+printed before and after each run, since the machine is shared.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -24,18 +28,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from dask_cluster import LocalCluster  # noqa: E402
 
-from cibench_lab.tasks.library import TaskLibrary, builtin_dir  # noqa: E402
-
 TARGET = 0.9
-
-
-def subset(per_lib: int | None) -> list[str]:
-    """``per_lib`` tasks of each library of the built-in set (sorted ids), or all of them."""
-    lib = TaskLibrary.load([builtin_dir()])
-    by_lib: dict[str, list[str]] = {}
-    for task_id in sorted(lib.tasks):
-        by_lib.setdefault(lib.tasks[task_id].lib, []).append(task_id)
-    return [t for ids in by_lib.values() for t in (ids if per_lib is None else ids[:per_lib])]
+CONFIGS = ("jobs1", "jobs2", "dask2")
 
 
 def play(tasks: list[str], folder: Path, name: str, extra: list[str]) -> dict:
@@ -49,54 +43,71 @@ def play(tasks: list[str], folder: Path, name: str, extra: list[str]) -> dict:
     seconds = time.perf_counter() - began
     if done.returncode != 0:
         raise SystemExit(f"{name}: run exited {done.returncode}:\n{done.stderr[-2000:]}")
-    return {"seconds": seconds, "per_task": seconds / len(tasks), "load_before": load,
-            "load_after": os.getloadavg()[0]}  # fmt: skip
+    return {"seconds": seconds, "load_before": load, "load_after": os.getloadavg()[0]}
 
 
-def measure(tasks: list[str], folder: Path) -> dict[str, dict]:
-    """``--jobs 1``, ``--jobs 2`` and a 2-worker local Dask cluster on ``tasks``."""
-    results = {
-        "jobs1": play(tasks, folder, "jobs1", ["--jobs", "1"]),
-        "jobs2": play(tasks, folder, "jobs2", ["--jobs", "2"]),
-    }
-    cluster = LocalCluster(folder / "cluster").start()
-    try:
-        results["dask2"] = play(tasks, folder, "dask2", ["--scheduler-file", str(cluster.scheduler_file)])
-    finally:
-        cluster.stop()
-    base = results["jobs1"]["seconds"]
-    for r in results.values():
-        r["speedup"] = base / r["seconds"]
-    return results
+def dask_half(tasks: list[str], rounds: int) -> dict[str, list[dict]]:
+    """Every configuration ``rounds`` times, ABC CBA; {config: [one dict per round]}."""
+    found: dict[str, list[dict]] = {c: [] for c in CONFIGS}
+    print(f"dask: {len(tasks)} tasks, {rounds} rounds of {', '.join(CONFIGS)}; load {os.getloadavg()[0]:.2f}",
+          file=sys.stderr)  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="cibench-scale-") as tmp:
+        cluster = LocalCluster(Path(tmp) / "cluster").start()
+        try:
+            for r in range(rounds):
+                for config in CONFIGS if r % 2 == 0 else CONFIGS[::-1]:
+                    extra = {"jobs1": ["--jobs", "1"], "jobs2": ["--jobs", "2"]}.get(
+                        config, ["--scheduler-file", str(cluster.scheduler_file)]
+                    )
+                    got = play(tasks, Path(tmp), f"{config}-{r}", extra)
+                    found[config].append(got)
+                    loads = f"load {got['load_before']:.2f} -> {got['load_after']:.2f}"
+                    print(f"  {config} {r + 1}/{rounds}: {got['seconds']:.1f} s; {loads}", file=sys.stderr)
+        finally:
+            cluster.stop()
+    return found
 
 
-def report(tasks: list[str], results: dict[str, dict]) -> bool:
-    print(f"{len(tasks)} tasks, reference player, {os.cpu_count()} cores")
-    print(f"{'':<10}{'seconds':>10}{'s/task':>9}{'speed-up':>10}{'load before/after':>20}")
-    for name, r in results.items():
-        loads = f"{r['load_before']:.1f}/{r['load_after']:.1f}"
-        print(f"{name:<10}{r['seconds']:>10.1f}{r['per_task']:>9.2f}{r['speedup']:>9.2f}x{loads:>20}")
-    ratio = results["dask2"]["speedup"] / results["jobs2"]["speedup"]
+def dask_report(tasks: list[str], found: dict[str, list[dict]]) -> list[str]:
+    median = {c: statistics.median(r["seconds"] for r in runs) for c, runs in found.items()}
+    n = len(found["jobs1"])
+    lines = [f"\n--jobs 1, --jobs 2 and a local Dask cluster of 2 workers: {len(tasks)} tasks, "
+             f"{os.cpu_count()} cores, {n} rounds (ABC CBA), medians"]  # fmt: skip
+    lines.append(f"  {'':<8}{'median s':>10}{'s/task':>8}{'speed-up':>10}  rounds s (load before/after)")
+    for config, runs in found.items():
+        each = ", ".join(f"{r['seconds']:.1f} ({r['load_before']:.1f}/{r['load_after']:.1f})" for r in runs)
+        speed = median["jobs1"] / median[config]
+        lines.append(
+            f"  {config:<8}{median[config]:>10.1f}{median[config] / len(tasks):>8.2f}{speed:>9.2f}x  {each}"
+        )
+    ratio = median["jobs2"] / median["dask2"]
+    paired = ", ".join(
+        f"{a['seconds'] / b['seconds']:.2f}" for a, b in zip(found["jobs2"], found["dask2"], strict=True)
+    )
     ok = ratio >= TARGET
-    print(f"Dask speed-up / --jobs 2 speed-up: {ratio:.2f} (target >= {TARGET}): {'OK' if ok else 'MISS'}")
-    return ok
+    lines.append(
+        f"Dask speed-up / --jobs 2 speed-up = {ratio:.2f} (per round {paired}; target >= {TARGET}): "
+        f"{'meets' if ok else 'MISSES'} the target"
+    )
+    return lines
 
 
 def main() -> int:
+    from scale import subset
+
+    from cibench_lab.tasks.library import TaskLibrary, builtin_dir
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    pick = ap.add_mutually_exclusive_group()
-    pick.add_argument("--all", action="store_true", help="every built-in task")
-    pick.add_argument("--per-lib", type=int, default=2, help="tasks per library (default 2: 20 tasks)")
-    pick.add_argument("--tasks", nargs="+", metavar="ID")
+    ap.add_argument("--all", action="store_true", help="every built-in task (default: bench/scale.py's 20)")
+    ap.add_argument("--rounds", type=int, default=2, help="rounds of the three configurations (default 2)")
     ap.add_argument("--json", type=Path, help="write the numbers here too")
     args = ap.parse_args()
-    tasks = args.tasks or subset(None if args.all else args.per_lib)
-    with tempfile.TemporaryDirectory(prefix="cibench-scale-") as tmp:
-        results = measure(tasks, Path(tmp))
-    ok = report(tasks, results)
+    tasks = [t.id for t in subset(TaskLibrary.load([builtin_dir()]), args.all)]
+    found = dask_half(tasks, args.rounds)
+    print("\n".join(dask_report(tasks, found)))
     if args.json:
-        args.json.write_text(json.dumps({"tasks": tasks, "results": results}, indent=2))
-    return 0 if ok else 1
+        args.json.write_text(json.dumps({"tasks": tasks, "results": found}, indent=2))
+    return 0
 
 
 if __name__ == "__main__":

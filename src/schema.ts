@@ -729,6 +729,11 @@ export type components = {
       created_at: string;
       /** @description done: steps whose kept grade passed (shown profile); open: null */
       passed: number | null;
+      /**
+       * @description done: steps whose kept grade is not graded (shown profile; a Qwen visualization step without a judge's verdict), neither passed nor missed; open: null
+       * @default null
+       */
+      not_graded?: number | null;
       /** @description the task's language (en | zh; empty when the task is gone) */
       language: string;
       /** @description the task's split */
@@ -832,8 +837,10 @@ export type components = {
       step_seconds: number | null;
       /** @description settled steps whose kept grade passed */
       passed: number;
-      /** @description the kept score: passed steps of all, x100 */
-      score: number;
+      /** @description settled steps whose kept grade is not graded (a Qwen visualization step without a judge's verdict): neither passed nor missed */
+      not_graded: number;
+      /** @description the kept score: passed steps of all graded ones (not counting those not graded), x100; null when no step is graded */
+      score: number | null;
       created_at: string;
     };
     /** @description An attempt of a participant of a class the caller teaches (never a headless run's). */
@@ -850,6 +857,11 @@ export type components = {
       created_at: string;
       /** @description done: steps whose kept grade passed (shown profile); open: null */
       passed: number | null;
+      /**
+       * @description done: steps whose kept grade is not graded (shown profile; a Qwen visualization step without a judge's verdict), neither passed nor missed; open: null
+       * @default null
+       */
+      not_graded?: number | null;
       /** @description the task's language (en | zh; empty when the task is gone) */
       language: string;
       /** @description the task's split */
@@ -1328,6 +1340,20 @@ export type components = {
       /** @description the runs a person gets: the calls, less an easy item's prior turn */
       runs: number;
     };
+    /** @description A Qwen benchmark attempt's measures x100 (grading/qwen/lab.py ``qwen_measures``). */
+    QwenMeasures: {
+      /** @description steps whose kept run ran without an error */
+      executable: number;
+      /** @description of the graded steps of a family that has an accuracy; null: none graded, or none has one */
+      accuracy: number | null;
+      /** @description math | visualization: the family measured; null: none */
+      accuracy_of: string | null;
+      steps: number;
+      /** @description steps not graded (a visualization step without a judge's verdict) */
+      not_graded: number;
+    } & {
+      [key: string]: unknown;
+    };
     /** @description A recorded run (`cibench-lab run --run NAME`) a comparison can name. */
     RecordedRun: {
       run: string;
@@ -1389,6 +1415,11 @@ export type components = {
       created_at: string;
       /** @description done: steps whose kept grade passed (shown profile); open: null */
       passed: number | null;
+      /**
+       * @description done: steps whose kept grade is not graded (shown profile; a Qwen visualization step without a judge's verdict), neither passed nor missed; open: null
+       * @default null
+       */
+      not_graded?: number | null;
       /** @description the task's language (en | zh; empty when the task is gone) */
       language: string;
       /** @description the task's split */
@@ -1497,6 +1528,8 @@ export type components = {
       reached: number;
       /** @description of those, attempts whose kept grade passed it */
       passed: number;
+      /** @description of those, attempts whose kept grade is not graded (neither passed nor missed) */
+      not_graded: number;
     };
     StepRequest: {
       /** @description 0-based step index */
@@ -1644,6 +1677,8 @@ export type components = {
       ungradable?: number;
       judge?: number | null;
       judge_failed?: number;
+      /** @description a Qwen benchmark task's attempt: its family's measures (shown instead) */
+      qwen?: components['schemas']['QwenMeasures'];
     } & {
       [key: string]: unknown;
     };

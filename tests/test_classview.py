@@ -76,9 +76,9 @@ def test_progress_holds_the_members_attempts_and_where_the_class_is_stuck(attemp
     assert (rows["bob"]["passed"], rows["bob"]["score"]) == (1, 25.0)
     assert rows["ada"]["step_seconds"] is not None and rows["ada"]["step_seconds"] >= 0
     assert view["pass_rates"] == [
-        {"task_id": PROBE_ID, "step": 0, "reached": 2, "passed": 2},
-        {"task_id": PROBE_ID, "step": 1, "reached": 2, "passed": 1},
-        {"task_id": PROBE_ID, "step": 2, "reached": 2, "passed": 0},
+        {"task_id": PROBE_ID, "step": 0, "reached": 2, "passed": 2, "not_graded": 0},
+        {"task_id": PROBE_ID, "step": 1, "reached": 2, "passed": 1, "not_graded": 0},
+        {"task_id": PROBE_ID, "step": 2, "reached": 2, "passed": 0, "not_graded": 0},
     ]
 
 

@@ -10,15 +10,16 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import nbformat
 import pytest
 from conftest import PROBE_ID, server_config
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from cibench_lab.engine import priority
 from cibench_lab.engine.attempt import Attempts
 from cibench_lab.engine.executor import KernelExecutor
 from cibench_lab.engine.memory import tree_rss
-from cibench_lab.engine.pool import KernelPool, PoolSettings, pool_key, preimport_code
-from cibench_lab.engine.priority import can_restore
+from cibench_lab.engine.pool import KernelPool, PoolSettings, pool_key
+from cibench_lab.engine.preimport import modules, preimport_code, task_imports
 from cibench_lab.engine.run import run_tasks
 from cibench_lab.engine.workspace import copy_data
 from cibench_lab.players import ReferencePlayer
@@ -54,13 +55,6 @@ def _alive(pid: int) -> bool:
     return not Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
 
 
-def _nice(pids: set[int]) -> set[int]:
-    """The nice values of every thread of ``pids``."""
-    return {
-        os.getpriority(os.PRIO_PROCESS, int(t.name)) for p in pids for t in Path(f"/proc/{p}/task").glob("*")
-    }
-
-
 def _tree(pid: int | None) -> set[int]:
     from cibench_lab.engine.memory import children
 
@@ -83,12 +77,44 @@ def test_preimport_binds_nothing_and_keys_name_environment_and_libraries(library
 
 
 @pytest.mark.fast
+def test_a_kernel_preimports_its_tasks_modules_inside_their_libraries_only(library):
+    task = library.get("cibench_template/sklearn/breast_cancer_classifiers")
+    named = task_imports(task)
+    assert {"sklearn.ensemble", "sklearn.datasets", "matplotlib.pyplot"} <= set(named)
+    assert all(m.split(".")[0] in {"sklearn", "matplotlib", "numpy", "pandas"} for m in named)
+    torch = library.get("cibench_template/pytorch/auto_mpg_regression")
+    # an optimizer imports torch._dynamo on first use: loaded ahead with torch
+    assert modules(("pytorch",), task_imports(torch))[:2] == ["torch", "torch._dynamo"]
+
+
+@pytest.mark.fast
 def test_no_kernel_is_started_beyond_the_memory_budget(tmp_path):
     pool = KernelPool(tmp_path, PoolSettings(size=4, memory_mb=100))
     key = ("/env/python", ("pandas",))
     assert not pool._room_for(key)  # the first guess for a key is 300 MB
     pool.sizes[key] = 50 * 2**20
     assert pool._room_for(key)
+
+
+async def test_a_refill_after_a_take_shuts_down_the_longest_waiting_other_kernel_for_room(library, tmp_path):
+    task = library.get(PANDAS)
+    used = pool_key(task)
+    other = (used[0], ("json",))
+    # 400 MB: room for one waiting kernel (the first of a key is guessed at 300 MB, one holds ~190)
+    pool = KernelPool(tmp_path, PoolSettings(size=1, memory_mb=400))
+    try:
+        pool.expect(other)  # the server's prefill: a guess
+        await _until(lambda: pool.waiting() == 1)
+        pool.expect(used)  # another guess: no room, so none is started
+        await _until(lambda: not pool.wanted and pool.starting is None)
+        assert list(pool.ready) == [other] and pool.waiting() == 1
+        waiting = _tree(pool.ready[other][0].executor.pid())
+        pool.expect(used, soon=True)  # one of `used` was just taken: it gets the room
+        await _until(lambda: bool(pool.ready.get(used)))
+        assert pool.waiting() == 1 and not pool.ready[other]
+        await _until(lambda: not any(_alive(p) for p in waiting), 30)
+    finally:
+        await pool.close()
 
 
 async def _fresh_look(task, folder: Path) -> str:
@@ -101,10 +127,7 @@ async def _fresh_look(task, folder: Path) -> str:
         await fresh.shutdown()
 
 
-async def test_two_attempts_never_share_a_kernel_and_a_used_one_is_never_handed_out(
-    library, tmp_path, monkeypatch
-):
-    monkeypatch.setattr(priority, "WAIT_NICE", 10)  # started lower (off by default), set back at take
+async def test_two_attempts_never_share_a_kernel_and_a_used_one_is_never_handed_out(library, tmp_path):
     task = library.get(PANDAS)
     key, copy = pool_key(task), functools.partial(copy_data, task)
     pool = KernelPool(tmp_path, PoolSettings(size=2))
@@ -126,7 +149,6 @@ async def test_two_attempts_never_share_a_kernel_and_a_used_one_is_never_handed_
         assert third is not None
         taken.append(third)
         pids = [ex.pid() for ex in taken]
-        assert _nice({p for ex in taken for p in _tree(ex.pid())}) == {0}  # a fresh kernel's priority
         files = [ex.km.connection_file for ex in taken if ex.km is not None]
         assert len(set(pids)) == 3 and len(set(files)) == 3
         # each sees its own attempt folder at the fixed path, pandas loaded but not bound, and the
@@ -146,8 +168,7 @@ async def test_two_attempts_never_share_a_kernel_and_a_used_one_is_never_handed_
     assert not any(_alive(p) for p in pids if p)
 
 
-async def test_close_shuts_every_waiting_kernel_down(library, tmp_path, monkeypatch):
-    monkeypatch.setattr(priority, "WAIT_NICE", 10)
+async def test_close_shuts_every_waiting_kernel_down(library, tmp_path):
     task = library.get(PANDAS)
     pool = KernelPool(tmp_path, PoolSettings(size=1, idle_seconds=600))
     pool.expect(pool_key(task))
@@ -155,7 +176,6 @@ async def test_close_shuts_every_waiting_kernel_down(library, tmp_path, monkeypa
     warm = pool.ready[pool_key(task)][0]
     pids = _tree(warm.executor.pid())
     assert len(pids) >= 2 and tree_rss(warm.executor.pid()) > 0  # the launcher and the sandbox
-    assert _nice(pids) == ({10} if can_restore() else {0})  # waits at the lower priority asked for
     await pool.close()
     await _until(lambda: not any(_alive(p) for p in pids), 30)
     assert not list(tmp_path.iterdir())  # its slot folder is gone
@@ -212,6 +232,46 @@ def test_reference_replay_gives_identical_turns_warm_and_fresh(library, tmp_path
     if differ:
         again = replay("fresh-again", [t for t in tasks if t.id in {k[0] for k in differ}])
         assert [k for k in differ if again[k][1] == fresh[k][1]] == []
+
+
+LOADED = "import sys\nprint([m for m in ('pandas', 'pandas.plotting', 'this') if m in sys.modules])"
+
+
+def _modules_task(root: Path, stem: str) -> None:
+    """A pandas task whose first step prints which of its modules the kernel holds already."""
+    steps = [LOADED, "import pandas.plotting", "import this"]
+    cells = [
+        c for i, code in enumerate(steps) for c in (new_markdown_cell(f"Step {i}."), new_code_cell(code))
+    ]
+    nb = new_notebook(cells=cells)
+    nb.metadata["step_types"] = ["text"] * len(steps)
+    nb.metadata["cibench_lab"] = {"schema_version": 1, "title": stem, "language": "en"}
+    path = root / "cibench_template" / "pandas" / f"{stem}.ipynb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(path))
+
+
+def test_a_run_warms_the_next_tasks_kernel_with_its_imports_once_the_current_holds_its_own(tmp_path):
+    for stem in ("modules_a", "modules_b"):  # one pool key
+        _modules_task(tmp_path / "tasks", stem)
+    (tmp_path / "tasks" / "datasources").mkdir()
+    library = TaskLibrary.load([tmp_path / "tasks"])
+    store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    tasks = [library.get(f"cibench_template/pandas/modules_{x}") for x in "ab"]
+    done = asyncio.run(
+        run_tasks(
+            Attempts(store, library), tasks, ReferencePlayer(), "e2e", "r", 120, kernel_pool=PoolSettings(1)
+        )
+    )
+    assert len(done) == 2
+    turns = _turns(store, "r")
+    printed = [turns[(t.id, 0, 0)][1][0]["text"] for t in tasks]
+    # the first played on a fresh kernel (it did not take the one started for the second); the
+    # second on the warm one, its task's own import loaded too; `this` (no library's) was not
+    assert printed == ["[]\n", "['pandas', 'pandas.plotting']\n"]
+    zen = [turns[(t.id, 2, 0)][1] for t in tasks]
+    assert zen[0] == zen[1] and "Beautiful is better than ugly" in zen[0][0]["text"]
+    store.dispose()
 
 
 @pytest.fixture

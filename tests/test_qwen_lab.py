@@ -140,7 +140,7 @@ async def test_math_accuracy_and_general_executable_in_the_lab(start_attempt):
     assert right["grade"]["passed"] is True and right["grade"]["metric"] == "qwen_accuracy"
     general = await start_attempt(GENERAL)
     code, bad = await general.turn(0, "pd.read_csv('orders.csv')")  # cwd upload_file/: shop/orders.csv
-    assert bad["grade"]["detail"].startswith("not executable")
+    assert bad["grade"]["detail"] == "raised FileNotFoundError · not executable"  # the error first
     general = await start_attempt(GENERAL)  # one call per general item: a new attempt
     code, good = await general.turn(0, "print(pd.read_csv('shop/orders.csv').shape)")
     assert good["grade"] == {**good["grade"], "detail": "executable", "passed": True, "score": None}

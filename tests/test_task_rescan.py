@@ -66,6 +66,12 @@ def test_a_new_notebook_appears_and_a_changed_one_reloads(tmp_path):
     write(root, "classroom/pandas/first", task("First, revised", answer="2"))
     assert lib.rescan() == ["classroom/pandas/first"]
     assert lib.get("classroom/pandas/first").title == "First, revised"
+    # an attempt begun on the first version keeps playing it; a new one gets the revision
+    assert lib.version("classroom/pandas/first", first.content_hash) is first
+    revised = lib.get("classroom/pandas/first")
+    assert revised.content_hash != first.content_hash
+    assert lib.version("classroom/pandas/first", revised.content_hash) is revised
+    assert lib.version("classroom/pandas/first", "0" * 64) is revised  # not kept: the loaded one
 
 
 def test_a_broken_notebook_is_reported_once_and_the_others_keep_loading(tmp_path, caplog):

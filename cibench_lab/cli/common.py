@@ -8,6 +8,11 @@ from ..store import configured_url
 from ..tasks.library import TaskLibrary, default_task_dirs
 
 
+def steps_text(n: int) -> str:
+    """``1 step``, ``3 steps``."""
+    return f"{n} step{'' if n == 1 else 's'}"
+
+
 def database_url(args) -> str | None:
     """The results database of every command, picked as the server picks it: the command's own
     ``--database-url``, else the global ``--db``, else ``CIBENCH_LAB_DATABASE_URL``, else None

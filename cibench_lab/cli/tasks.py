@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..tasks.errors import TaskError
 from ..tasks.model import Task
-from .common import add_sandbox_options, library, start_sandbox
+from .common import add_sandbox_options, library, start_sandbox, steps_text
 from .lint import register as register_lint
 from .newtask import register as register_new
 
@@ -36,7 +36,7 @@ def cmd_list(args) -> int:
         return 0
     for r in rows:
         lint = f"  [lint: {r['lint_flags']} flags]" if r.get("lint_flags") else ""
-        print(f"{r['id']:<50} {r['language']:<3} {r['steps']:>3} steps  {r['title']}{lint}")
+        print(f"{r['id']:<50} {r['language']:<3} {steps_text(r['steps']):>9}  {r['title']}{lint}")
     print(f"{len(rows)} tasks", file=sys.stderr)
     return 0
 
@@ -99,15 +99,15 @@ def cmd_show(args) -> int:
         view["lint"] = [dataclasses.asdict(f) for f in flags]
         print(json.dumps(view, indent=2, ensure_ascii=False))
         return 0
-    print(f"{task.id} — {task.title} ({len(task.steps)} steps)\n{task.intro}\n")
+    print(f"{task.id} — {task.title} ({steps_text(len(task.steps))})\n{task.intro}\n")
     print(f"rendering: {task.rendering.describe()}\n")
     if "qwen" in view:
         print(qwen_line(view["qwen"]))
     for s in view["steps"]:
-        print(
-            f"--- step {s['index'] + 1} [{s['kind']}]\n{s['prompt']}reference:\n{s['code']}\n"
-            f"output: {s['reference_output']}\n"
-        )
+        reference = f"reference:\n{s['code']}\noutput: {s['reference_output']}\n"
+        if "qwen" in view:  # the prompt ends in its open turn (no newline); the item has no reference
+            reference = "\nreference: none (a Qwen benchmark item has no reference code)\n"
+        print(f"--- step {s['index'] + 1} [{s['kind']}]\n{s['prompt']}{reference}")
     print(f"lint: {len(flags)} flags" + "".join(f"\n  {f.line()}" for f in flags))
     return 0
 
@@ -169,7 +169,7 @@ def print_lint_warnings(lint: dict, into: Path) -> None:
 def verdict_lines(v) -> list[str]:
     mem = f", kernel {v.peak_rss / 2**20:.0f} MiB" if v.peak_rss else ""
     state = "ok" if v.ok else "ERROR" if v.error else "DRIFT"
-    lines = [f"{state:5} {v.task_id}  {v.steps} steps, {v.seconds:.1f} s{mem}"]
+    lines = [f"{state:5} {v.task_id}  {steps_text(v.steps)}, {v.seconds:.1f} s{mem}"]
     if v.error:
         lines.append(f"      could not run: {v.error}")
     lines += [f"      step {d.step + 1} [{d.kind}]: {d.detail}" for d in v.drifts]

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from ..grading import TurnOutput, grade_all, summarize
 from ..grading.kept import kept_grades
 from ..grading.profile import PROFILES
+from ..grading.qwen.lab import not_graded
 from ..store import Store
 from ..store.tables import Attempt, Base, Event, Participant, Run, StepRow, Turn, utcnow
 from ..tasks.library import TaskLibrary
@@ -177,7 +178,8 @@ class Attempts:
                     "n_steps": a.n_steps,
                     "notebook_path": a.notebook_path,
                     "created_at": a.created_at.isoformat() + "Z",
-                    "passed": passed.get(a.id, 0) if a.status == "done" else None,
+                    "passed": passed.get(a.id, (0, 0))[0] if a.status == "done" else None,
+                    "not_graded": passed.get(a.id, (0, 0))[1] if a.status == "done" else None,
                     "study_id": a.study_id,
                     "run": run,
                     **self._origin(a.task_id),
@@ -185,15 +187,17 @@ class Attempts:
                 for a, name, run in rows
             ]
 
-    def _passed(self, s: Session, attempt_ids: list[str]) -> dict[str, int]:
-        """Per attempt: its steps whose kept grade passed under the shown profile."""
-        counts: dict[str, int] = {}
+    def _passed(self, s: Session, attempt_ids: list[str]) -> dict[str, tuple[int, int]]:
+        """Per attempt: its steps whose kept grade passed under the shown profile, and those whose
+        kept grade is not graded (neither passed nor missed: ``grading.qwen.lab.not_graded``)."""
+        counts: dict[str, tuple[int, int]] = {}
         if not attempt_ids:
             return counts
         q = select(StepRow.attempt_id, StepRow.grade).where(StepRow.attempt_id.in_(attempt_ids))
         for attempt_id, grade in s.execute(q):
-            if ((grade or {}).get(self.profile) or {}).get("passed"):
-                counts[attempt_id] = counts.get(attempt_id, 0) + 1
+            kept = (grade or {}).get(self.profile)
+            passed, none = counts.get(attempt_id, (0, 0))
+            counts[attempt_id] = (passed + bool((kept or {}).get("passed")), none + not_graded(kept))
         return counts
 
     def _origin(self, task_id: str) -> dict[str, str]:
@@ -223,7 +227,7 @@ class Attempts:
 
     def task_of(self, row: Attempt) -> Task:
         try:
-            return self.library.get(row.task_id)
+            return self.library.version(row.task_id, row.task_hash)
         except KeyError:
             raise NotFound(f"task {row.task_id!r} of attempt {row.id} is no longer available") from None
 

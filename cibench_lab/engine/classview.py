@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..grading.fair import first_image
+from ..grading.qwen.lab import not_graded
 from ..store.tables import Attempt, Participant, StepRow, Turn
 from .attempt import Attempts
 from .enrolment import iso
@@ -35,6 +36,7 @@ CSV_COLUMNS = (
     "step",
     "step_seconds",
     "passed",
+    "not_graded",
     "score",
     "created_at",
 )
@@ -44,6 +46,11 @@ OUTPUT_TEXT_MAX = 20_000  # characters of a turn's outputs the drill-down keeps
 def passed_under(grade: dict[str, Any] | None, profile: str) -> bool:
     """A settled step's kept grade under ``profile`` passed."""
     return bool(((grade or {}).get(profile) or {}).get("passed"))
+
+
+def not_graded_under(srow: StepRow, profile: str) -> bool:
+    """A settled step's kept grade under ``profile`` is not graded: neither passed nor missed."""
+    return srow.settled_at is not None and not_graded((srow.grade or {}).get(profile))
 
 
 def _steps_by_attempt(s: Session, attempt_ids: list[str]) -> dict[str, list[StepRow]]:
@@ -59,9 +66,10 @@ def attempt_row(
     row: Attempt, name: str, title: str, steps: list[StepRow], clock: Clock, profile: str
 ) -> dict:
     """One attempt's cell of the class table: status, step n of m, the current step's working time
-    (from the attempt's ``clock``), the steps passed so far and the kept score (passed steps of
-    all, x100)."""
+    (from the attempt's ``clock``), the steps passed so far, those not graded, and the kept score
+    (passed steps of all graded ones, x100; None when none is graded)."""
     passed = sum(1 for r in steps if r.settled_at is not None and passed_under(r.grade, profile))
+    none = sum(not_graded_under(r, profile) for r in steps)
     current = next((r for r in steps if r.index == row.current_step), None)
     seconds = None
     if current is not None:
@@ -78,23 +86,26 @@ def attempt_row(
         "n_steps": row.n_steps,
         "step_seconds": seconds,
         "passed": passed,
-        "score": round(100 * passed / row.n_steps, 1) if row.n_steps else 0.0,
+        "not_graded": none,
+        "score": round(100 * passed / (row.n_steps - none), 1) if row.n_steps > none else None,
         "created_at": iso(row.created_at),
     }
 
 
 def pass_rates(attempts: Iterable[tuple[str, Sequence[StepRow]]], profile: str) -> list[dict[str, Any]]:
-    """Per task and step: the attempts that reached it (opened it) and those whose kept grade passed
-    it, sorted by task then step. ``attempts``: (task id, the attempt's step rows) pairs."""
+    """Per task and step: the attempts that reached it (opened it), those whose kept grade passed
+    it and those whose kept grade is not graded, sorted by task then step. ``attempts``: (task id,
+    the attempt's step rows) pairs."""
     counts: dict[tuple[str, int], list[int]] = {}
     for task_id, steps in attempts:
         for srow in steps:
-            tally = counts.setdefault((task_id, srow.index), [0, 0])
+            tally = counts.setdefault((task_id, srow.index), [0, 0, 0])
             tally[0] += 1
             tally[1] += srow.settled_at is not None and passed_under(srow.grade, profile)
+            tally[2] += not_graded_under(srow, profile)
     return [
-        {"task_id": task, "step": index, "reached": reached, "passed": passed}
-        for (task, index), (reached, passed) in sorted(counts.items())
+        {"task_id": task, "step": index, "reached": reached, "passed": passed, "not_graded": none}
+        for (task, index), (reached, passed, none) in sorted(counts.items())
     ]
 
 

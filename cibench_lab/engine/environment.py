@@ -14,8 +14,9 @@ import sys
 from functools import lru_cache
 from importlib import metadata
 
-from ..grading.profile import VERSIONS
+from ..grading.profile import VERSIONS, profile_versions
 from ..tasks.model import Task
+from ..tasks.qwen import is_qwen
 from .fonts import fonts_record
 from .interpreter import describe, kernel_python
 from .kernel import KERNEL_ENV
@@ -84,4 +85,5 @@ def _machine() -> dict:
 def attempt_environment(task: Task) -> dict:
     """:func:`environment` plus how ``task``'s plots are rendered in its kernels (tasks/rendering.py)."""
     r = task.rendering
-    return {**environment(), "rendering": {**r.rendering.record(), "basis": r.basis, "verified": r.verified}}
+    rendering = {**r.rendering.record(), "basis": r.basis, "verified": r.verified}
+    return {**environment(), "rendering": rendering, "profiles": profile_versions(is_qwen(task))}

@@ -67,6 +67,40 @@ async def execute(
     return ex
 
 
+async def ready(kc, km, timeout: float = 60.0) -> dict:
+    """Wait until client ``kc`` talks to the kernel: a ``kernel_info`` request answered on shell
+    and its status seen on IOPub (a subscription made before the kernel published is the only
+    proof that nothing :func:`execute` waits for is dropped); the reply's content.  As
+    jupyter_client's ``wait_for_ready`` (a request again after each second unanswered), but with
+    no 0.2 s of IOPub silence waited for after: :func:`execute` picks its messages by msg_id."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        msg_id = kc.kernel_info()
+        reply = await _answer(kc.get_shell_msg, msg_id, 1.0)
+        if reply is not None and await _answer(kc.get_iopub_msg, msg_id, 0.2) is not None:
+            kc._handle_kernel_info_reply(reply)  # as wait_for_ready: the protocol version's adaptation
+            return reply["content"]
+        if not await km.is_alive():
+            raise RuntimeError("the kernel died before it answered kernel_info")
+        if loop.time() > deadline:
+            raise RuntimeError(f"the kernel did not answer kernel_info in {timeout:.0f} s")
+
+
+async def _answer(get, msg_id: str, seconds: float) -> dict | None:
+    """The first message ``get`` yields in reply to ``msg_id`` within ``seconds`` (others dropped)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + seconds
+    while (left := end - loop.time()) > 0:
+        try:
+            msg = await get(timeout=left)
+        except (queue.Empty, asyncio.TimeoutError):
+            return None
+        if msg.get("parent_header", {}).get("msg_id") == msg_id:
+            return msg
+    return None
+
+
 async def _interrupt(kc, km, ex: Execution, timeout: float, grace: float) -> None:
     log.info("cibench-lab: turn timed out after %ss; interrupting the kernel", timeout)
     await km.interrupt_kernel()
@@ -121,16 +155,15 @@ class KernelExecutor:
         if self.prelude:
             await self.run(self.prelude)
 
-    async def launch(self, env: dict[str, str] | None = None) -> None:
+    async def launch(self) -> None:
         """A kernel in ``cwd``, its client ready, nothing run on it yet (:mod:`.pool` runs the
-        start code when it hands the kernel out, as :meth:`start` does on a fresh one);
-        ``env``: its launcher's environment (default: this process's)."""
+        start code when it hands the kernel out, as :meth:`start` does on a fresh one)."""
         ensure_kernelspec()
         self.km = AsyncKernelManager(kernel_name=self.kernel_name)
-        await self.km.start_kernel(cwd=str(self.cwd), **({} if env is None else {"env": env}))
+        await self.km.start_kernel(cwd=str(self.cwd))
         self.kc = self.km.client()
         self.kc.start_channels()
-        await self.kc.wait_for_ready(timeout=60)
+        await ready(self.kc, self.km)
 
     async def run_silent(self, code: str) -> Execution:
         """Run ``code`` hidden: not in the kernel's history, no execution count."""

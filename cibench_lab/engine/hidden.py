@@ -14,7 +14,7 @@ import uuid
 from typing import Any
 
 from ..grading import TurnOutput
-from .executor import execute
+from .executor import execute, ready
 
 log = logging.getLogger(__name__)
 #: How the session ids of the server's own clients begin: their runs are not the person's.
@@ -37,7 +37,7 @@ async def run_hidden(
     kc.start_channels()
     ran = []
     try:
-        await kc.wait_for_ready(timeout=60)
+        await ready(kc, kernel)
         for i, code in enumerate(codes):
             ex = await execute(kc, kernel, code, timeout, store_history=counted or i in counted_at)
             if ex.error:
@@ -56,11 +56,10 @@ async def language_info(kernel_manager: Any, kernel_id: str) -> dict[str, Any]:
     kc = kernel.client(session=own_session(kernel.session))
     kc.start_channels()
     try:
-        await kc.wait_for_ready(timeout=60)
-        reply = await kc.kernel_info(reply=True, timeout=30)
+        content = await ready(kc, kernel)  # its answer is the kernel_info reply
     finally:
         kc.stop_channels()
-    return reply["content"].get("language_info") or {"name": "python"}
+    return content.get("language_info") or {"name": "python"}
 
 
 def own_session(session: Any) -> Any:

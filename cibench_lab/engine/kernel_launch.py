@@ -35,12 +35,10 @@ import os
 import select
 import signal
 import sys
-from collections.abc import MutableMapping
 from pathlib import Path
 from typing import NoReturn
 
 from ..models.redact import HIDE_VAR, hidden_names, is_secret_name
-from .priority import NICE_VAR
 
 SANDBOX_FLAG = "--sandbox"
 NETWORK_FLAG = "--network"
@@ -218,16 +216,7 @@ def _exit_as(status: int) -> NoReturn:
     os._exit(128 + sig)  # a signal whose default is not to end a process
 
 
-def lower_priority(environ: MutableMapping[str, str]) -> None:
-    """A pooled kernel (``NICE_VAR`` set: :mod:`.priority`) waits at a lower CPU priority: set on
-    this launcher before it starts anything, so bubblewrap and the kernel inherit it."""
-    value = environ.pop(NICE_VAR, "")
-    if value.isdigit():
-        os.nice(int(value))
-
-
 def main() -> None:
-    lower_priority(os.environ)
     python, args = _take(sys.argv[1:], PYTHON_FLAG)
     python = python or sys.executable
     if SANDBOX_FLAG in args:

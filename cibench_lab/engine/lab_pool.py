@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from ..tasks.model import Task
-from .executor import KernelExecutor
+from .executor import KernelExecutor, ready
 from .kernel import KERNEL_NAME
-from .pool import KernelPool, PoolSettings, pool_key, pooled
+from .pool import KernelPool, PoolKey, PoolSettings, pool_key, pooled
+from .preimport import task_imports
 from .workspace import copy_data
 
 CLAIMS = "_cibench_claims"  # the manager's attribute: {attempt folder: its claimed kernel manager}
@@ -39,7 +40,7 @@ class ServerKernel(KernelExecutor):
         super().__init__(cwd)
         self.manager = manager
 
-    async def launch(self, env: dict[str, str] | None = None) -> None:
+    async def launch(self) -> None:
         mkm = self.manager
         kernel_id = str(uuid.uuid4())
         extra = {"kernel_spec_manager": mkm.kernel_spec_manager} if mkm.kernel_spec_manager else {}
@@ -50,12 +51,10 @@ class ServerKernel(KernelExecutor):
             kernel_name=KERNEL_NAME,
             **extra,
         )
-        await self.km.start_kernel(
-            cwd=str(self.cwd), kernel_id=kernel_id, **({} if env is None else {"env": env})
-        )
+        await self.km.start_kernel(cwd=str(self.cwd), kernel_id=kernel_id)
         self.kc = self.km.client()
         self.kc.start_channels()
-        await self.kc.wait_for_ready(timeout=60)
+        await ready(self.kc, self.km)
 
     def release(self) -> Any:
         """Hand the kernel manager over (to the server's manager): this client stops."""
@@ -102,22 +101,27 @@ class LabKernels:
     def prefill(self, tasks: Iterable[Task]) -> None:
         """At the server's start: warm kernels of the library's keys, the ones most tasks share
         first, ``size`` of each, started one at a time in the background within the memory
-        budget (so a first Start finds one too)."""
+        budget (so a first Start finds one too); each pre-imports what the key's tasks import."""
         if self.pool is None:
             return
         from .interpreter import kernel_python
 
         environment = kernel_python()
-        counts = Counter(pool_key(task, environment) for task in tasks if pooled(task))
+        counts: Counter[PoolKey] = Counter()
+        imports: dict[PoolKey, set[str]] = {}
+        for task in filter(pooled, tasks):
+            key = pool_key(task, environment)
+            counts[key] += 1
+            imports.setdefault(key, set()).update(task_imports(task))
         for key in sorted(counts, key=lambda k: (-counts[k], k)):
             for _ in range(self.settings.size):
-                self.pool.expect(key)
+                self.pool.expect(key, imports=imports[key])
 
     def refill(self, task: Task) -> None:
         """After a Start ran its kernel's start code: another kernel of its key for the next Start
         (started only now, so it does not compete with this Start)."""
         if self.pool is not None and pooled(task):
-            self.pool.expect(pool_key(task), soon=True)
+            self.pool.expect(pool_key(task), soon=True, imports=task_imports(task))
 
     async def unclaimed(self, folder: Path) -> None:
         """After the session started: a claim the manager did not take is shut down."""

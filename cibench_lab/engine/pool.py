@@ -5,18 +5,20 @@ libraries (seconds for TensorFlow).  The pool starts kernels ahead, keyed by
 :func:`pool_key` (the kernel environment and the task's library set), each sandboxed
 like any task kernel, in an empty *slot* folder inside the folder attempts are made
 in; the sandbox binds that slot at the fixed attempt path, so the kernel's working
-directory is the one a fresh kernel gets.  While it waits it only loads the task's
-libraries into ``sys.modules`` (:func:`preimport_code`: run silently, in a namespace
-of its own, so nothing is bound in the user namespace, nothing enters the history and
-the execution count stays 0), at ``priority.WAIT_NICE`` (:mod:`.priority`; 0, normal, by
-default); a taken kernel, or one waited for half started, is set back to normal priority.
+directory is the one a fresh kernel gets.  While it waits it only loads into
+``sys.modules`` its libraries' modules and the ones its tasks import (:mod:`.preimport`:
+run silently, in a namespace of its own, so nothing is bound in the user namespace,
+nothing enters the history and the execution count stays 0), at the priority a fresh
+kernel has (a lower one, tried, measured no gain: README, *Warm kernel pool*).
 
 :meth:`KernelPool.take` hands a ready kernel to one attempt: the slot is renamed to the
 attempt's folder (the sandbox's bind follows it), the task's data is copied in, and the
 start code with the task's rendering runs as it does on a fresh kernel — so a warm and
 a fresh kernel give the same outputs, grades and execution counts.  A kernel is handed
 out once and never comes back; the pool refills in the background, one kernel at a
-time, within :class:`PoolSettings` (kernels per key, total memory, idle shutdown).  A
+time, within :class:`PoolSettings` (kernels per key, total memory, idle shutdown); the
+refill of a key just taken shuts down the longest-waiting kernels of other keys when the
+memory budget is spent (:meth:`KernelPool.expect`, ``soon``).  A
 restart, or a resumed attempt, takes a fresh kernel (the executor's own ``restart``).
 """
 
@@ -29,30 +31,22 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..tasks.model import Task
 from ..tasks.qwen import is_qwen
 from ..tasks.rendering import Rendering
-from . import priority
 from .executor import KernelExecutor
 from .kernel import KERNEL_NAME, start_code
 from .memory import tree_rss
+from .preimport import preimport_code
 
 log = logging.getLogger(__name__)
 
 PoolKey = tuple[str, tuple[str, ...]]  # (kernel environment, library set)
 SLOT_PREFIX = ".cibench-slot-"
-#: A task library's modules, as a kernel imports them (the ones a step's code usually names).
-IMPORTS: dict[str, tuple[str, ...]] = {
-    "pytorch": ("torch",),
-    "opencv": ("cv2",),
-    "sklearn": ("sklearn", "sklearn.model_selection", "sklearn.metrics", "sklearn.preprocessing"),
-    "scipy": ("scipy", "scipy.stats"),
-    "matplotlib": ("matplotlib.pyplot",),
-}
 DEFAULT_KERNEL_MB = 300  # the guess for a key whose kernels were never measured
 
 
@@ -86,21 +80,6 @@ def pool_key(task: Task, environment: str | None = None) -> PoolKey:
     return environment, tuple(sorted(set(task.libraries or (task.lib,))))
 
 
-def preimport_code(libraries: tuple[str, ...]) -> str:
-    """Python that loads ``libraries``' modules into ``sys.modules`` and binds nothing in the
-    user namespace (it runs in a dictionary of its own; a module that fails is left out)."""
-    modules = [m for lib in libraries for m in IMPORTS.get(lib, (lib,))]
-    body = (
-        "import importlib\n"
-        f"for name in {modules!r}:\n"
-        "    try:\n"
-        "        importlib.import_module(name)\n"
-        "    except Exception:\n"
-        "        pass\n"
-    )
-    return f"exec({body!r}, {{}})"
-
-
 @dataclass
 class _Warm:
     executor: KernelExecutor
@@ -121,6 +100,8 @@ class KernelPool:
         self.factory = factory or functools.partial(KernelExecutor, kernel_name=KERNEL_NAME)
         self.ready: dict[PoolKey, list[_Warm]] = {}
         self.wanted: list[PoolKey] = []  # a kernel of each is to be started, in this order
+        self.urgent: set[PoolKey] = set()  # wanted ones that may shut others down for room
+        self.imports: dict[PoolKey, set[str]] = {}  # what the tasks of a key import (engine/preimport.py)
         self.handed: set[str] = set()  # connection files of kernels handed out: never again
         self.sizes: dict[PoolKey, int] = {}  # last measured resident bytes of a key's kernel
         self._filler: asyncio.Task | None = None
@@ -130,13 +111,21 @@ class KernelPool:
         self._closed = False
 
     # ---- filling -----------------------------------------------------------------
-    def expect(self, key: PoolKey, soon: bool = False) -> None:
+    def expect(self, key: PoolKey, soon: bool = False, imports: Iterable[str] = ()) -> None:
         """A kernel of ``key`` will be asked for: start one in the background, unless ``size``
-        of them are ready already or the memory budget is spent (``soon``: before the others
-        wanted)."""
+        of them are ready already or the memory budget is spent.  ``soon`` (one of ``key`` was
+        just taken): before the others wanted, and room is made for it by shutting down the
+        longest-waiting kernels of other keys (a guess of the server's prefill gives way to a
+        library set in use).  ``imports``: modules the task it is for imports
+        (:func:`.preimport.task_imports`), pre-imported by the kernels of ``key`` started from now on."""
         if not self.settings.enabled or self._closed:
             return
-        self.wanted.insert(0 if soon else len(self.wanted), key)
+        self.imports.setdefault(key, set()).update(imports)
+        if soon:
+            self.wanted.insert(0, key)
+            self.urgent.add(key)
+        else:
+            self.wanted.append(key)
         if self._filler is None or self._filler.done():
             self._filler = asyncio.ensure_future(self._fill())
 
@@ -145,7 +134,11 @@ class KernelPool:
         while self.wanted and not self._closed:
             self._shut_idle()
             key = self.wanted.pop(0)
-            if len(self.ready.get(key, [])) >= self.settings.size or not self._room_for(key):
+            urgent = key in self.urgent
+            self.urgent.discard(key)
+            if len(self.ready.get(key, [])) >= self.settings.size:
+                continue
+            if not self._room_for(key) and not (urgent and self._make_room(key)):
                 continue
             self.starting = key
             try:
@@ -169,14 +162,28 @@ class KernelPool:
         guess = self.sizes.get(key, DEFAULT_KERNEL_MB * 2**20)
         return held + guess <= self.settings.memory_mb * 2**20
 
+    def _make_room(self, key: PoolKey) -> bool:
+        """Shut down waiting kernels of other keys, the longest-waiting first, until ``key``'s
+        fits the budget; False (and none shut down) when it would not fit even then."""
+        others = sorted((w.ready_at, k) for k, ws in self.ready.items() if k != key for w in ws)
+        held = sum(w.rss for ws in self.ready.values() for w in ws)
+        freed = sum(w.rss for k, ws in self.ready.items() if k != key for w in ws)
+        if held - freed + self.sizes.get(key, DEFAULT_KERNEL_MB * 2**20) > self.settings.memory_mb * 2**20:
+            return False
+        while not self._room_for(key):
+            _, other = others.pop(0)
+            warm = self.ready[other].pop(0)
+            asyncio.ensure_future(_discard(warm))
+        return True
+
     async def _start(self, key: PoolKey) -> _Warm:
         slot = self.root / f"{SLOT_PREFIX}{uuid.uuid4().hex[:12]}"
         slot.mkdir(parents=True)
         executor = self.factory(slot)
         self._starting = executor
         try:
-            await executor.launch(priority.waiting_env())  # at WAIT_NICE while it waits
-            await executor.run_silent(preimport_code(key[1]))
+            await executor.launch()
+            await executor.run_silent(preimport_code(key[1], self.imports.get(key, ())))
         except BaseException:
             await executor.shutdown()
             shutil.rmtree(slot, ignore_errors=True)
@@ -230,8 +237,6 @@ class KernelPool:
         done in it, its start code not run yet (the lab runs it when it binds the kernel)."""
         self._shut_idle()
         if not self.ready.get(key) and self.starting == key:  # half started beats a fresh start
-            if self._starting is not None:  # it is wanted now: at normal priority
-                priority.restore(self._starting.pid())
             await self._started.wait()
         warm = await self._pop_alive(key)
         if refill:
@@ -240,8 +245,6 @@ class KernelPool:
             return None
         executor = warm.executor
         try:
-            priority.restore(executor.pid())  # it plays now: the priority a fresh kernel has
-            _launched_plainly(executor)
             os.rename(warm.slot, folder)  # the sandbox's bind of the slot follows the folder
             executor.cwd = folder
             await asyncio.to_thread(copy, folder)
@@ -279,13 +282,6 @@ class KernelPool:
         warms = [w for ws in self.ready.values() for w in ws]
         self.ready.clear()
         await asyncio.gather(*(_discard(w) for w in warms))
-
-
-def _launched_plainly(executor: KernelExecutor) -> None:
-    """A restart of a taken kernel starts it as a fresh one: without the lower priority."""
-    env = (executor.km._launch_args or {}).get("env") if executor.km is not None else None
-    if isinstance(env, dict):
-        env.pop(priority.NICE_VAR, None)
 
 
 async def _discard(warm: _Warm) -> None:

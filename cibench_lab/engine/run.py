@@ -42,6 +42,7 @@ from .execution import Execution
 from .executor import COMPAT_SILENCE, KernelExecutor
 from .lease import Lease, RunBusy
 from .pool import KernelPool, PoolSettings, pool_key, pooled
+from .preimport import task_imports
 from .qwen_setup import QWEN_START
 from .settings import PlaySettings
 from .workspace import copy_data
@@ -74,6 +75,7 @@ class PlayContext:
     pool: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, "cibench-db"))
     grader: Grader = field(default_factory=Grader)  # grades turns off the database thread
     kernels: KernelPool | None = None  # warm kernels for new attempts (engine/pool.py)
+    queue: list[tuple[Task, str | None]] = field(default_factory=list)  # the tasks still to play
     driver: StepDriver = field(init=False)
 
     def __post_init__(self) -> None:
@@ -217,16 +219,27 @@ def pending_tasks(
 
 
 async def _work(ctx: PlayContext, tasks: list[Task], state: dict[str, tuple[str, str]], jobs: int) -> None:
-    pending = pending_tasks(ctx, tasks, state)
+    pending = ctx.queue = pending_tasks(ctx, tasks, state)
+    if any(step.kind == "vis" for task, _ in pending for step in task.steps):
+        ctx.grader.warm_processes()  # the first plot's grade then finds its process started
+    ctx.grader.warm()  # and the first text grade its libraries loaded
 
     async def worker() -> None:
         while pending:
             task, attempt_id = pending.pop(0)
-            if ctx.kernels is not None and pending and pending[0][1] is None and pooled(pending[0][0]):
-                ctx.kernels.expect(pool_key(pending[0][0]))  # warm the next task's kernel now
             await _play_one(ctx, task, attempt_id)
 
     await asyncio.gather(*(worker() for _ in range(max(1, min(jobs, len(pending))))))
+
+
+def _warm_next(ctx: PlayContext) -> None:
+    """Start the kernel of the task to be played next, in the background (engine/pool.py) — called
+    once the attempt about to play holds its own kernel, which therefore cannot be that one."""
+    if ctx.kernels is None or not ctx.queue:
+        return
+    task, attempt_id = ctx.queue[0]
+    if attempt_id is None and pooled(task):
+        ctx.kernels.expect(pool_key(task), imports=task_imports(task))
 
 
 async def _play_one(ctx: PlayContext, task: Task, attempt_id: str | None) -> None:
@@ -285,6 +298,7 @@ async def _kernel(ctx: PlayContext, task: Task, folder: Path, resumed: bool) -> 
     Qwen task's kernel runs the original's start code (into ``upload_file/``), each call bounded
     by the original's 30 s."""
     rendering = task.rendering.rendering
+    warm = None
     if ctx.kernels is not None and not resumed and pooled(task):
         copy = functools.partial(copy_data, task)
         warm = await ctx.kernels.take(
@@ -296,8 +310,9 @@ async def _kernel(ctx: PlayContext, task: Task, folder: Path, resumed: bool) -> 
             silence=ctx.silence,
             refill=False,
         )
-        if warm is not None:
-            return warm
+    _warm_next(ctx)
+    if warm is not None:
+        return warm
     await asyncio.to_thread(copy_data, task, folder)
     timeout, prelude = task_kernel(task, ctx.timeout)
     fresh = KernelExecutor(folder, timeout=timeout, silence=ctx.silence, rendering=rendering, prelude=prelude)

@@ -68,9 +68,14 @@ def _kept(
     return (None, None) if k is None else (open_grades[k], k)
 
 
-def reference_view(step: Step) -> dict[str, Any]:
+def reference_view(step: Step) -> dict[str, Any] | None:
     """A settled step's reference as the reveal policy shows it: a vis step's plot as an
-    image (from its outputs, else the graded reference PNG), not a line naming its size."""
+    image (from its outputs, else the graded reference PNG), not a line naming its size.  A Qwen
+    benchmark step has no reference (None), but a GSM8K row's answer: its worked solution and
+    ``#### N`` gold, as the output (docs/qwen.md)."""
+    if step.qwen is not None:
+        answer = step.qwen.answer
+        return None if not answer else {"code": "", "thought": "", "output": answer, "image": None}
     image = None
     if step.kind == "vis":
         image = first_image(list(step.outputs)) or step.reference.value or None
@@ -115,8 +120,9 @@ def _step_view(
     if grade is not None and grades_visible(row.status, settings.show_grades):
         view["grade"], view["kept_turn"] = grade, kept
     view["grades"] = dict(srow.grade or {}) if row.status != "open" and settled else None
-    if _revealed(row, settings, settled):
-        view["reference"] = reference_view(step)
+    reference = reference_view(step) if _revealed(row, settings, settled) else None
+    if reference is not None:
+        view["reference"] = reference
     return view
 
 

@@ -29,9 +29,28 @@ _GRADERS: dict[str, Grader] = {
 PROFILES = tuple(_GRADERS)
 #: Each profile's rules version, recorded with every attempt (``environment.profiles``): raise it with any
 #: change that can change a stored grade, so reports refuse to compare grades made under other rules.
+#: Kept per benchmark, so a change to one benchmark's rules leaves the other's attempts comparable.
 VERSIONS = {"cibench": 1, "fair": 1}
+#: The profiles' versions for Qwen benchmark tasks (graded by ``grading/qwen/``). 2: the gold read by the
+#: profile's own rule, a run that raised reads no answer, a figureless visualization run is a miss.
+QWEN_VERSIONS = {"cibench": 2, "fair": 2}
 
-__all__ = ["METRIC_OF_KIND", "PASS_SCORE", "PROFILES", "VERSIONS", "grade", "grade_all"]
+
+def profile_versions(qwen: bool) -> dict[str, int]:
+    """The versions recorded with an attempt of a Qwen benchmark task (``qwen``) or a CIBench task."""
+    return dict(QWEN_VERSIONS if qwen else VERSIONS)
+
+
+__all__ = [
+    "METRIC_OF_KIND",
+    "PASS_SCORE",
+    "PROFILES",
+    "QWEN_VERSIONS",
+    "VERSIONS",
+    "grade",
+    "grade_all",
+    "profile_versions",
+]
 
 
 def _grader(step: Step, profile: str) -> Grader:

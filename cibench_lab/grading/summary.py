@@ -6,13 +6,16 @@ steps of that kind — a micro-average, exactly OpenCompass's per-dataset metric
 A metric with no step of its kind is None (shown as "-").  Extra fields:
 ``ungradable`` (steps whose grade says so; they count as 0 in the means) and,
 when a VLM judge ran, ``judge`` (mean judge score x100 over judged vis steps)
-with ``judge_failed`` (verdicts that failed; never counted as 0).
+with ``judge_failed`` (verdicts that failed; never counted as 0); for a Qwen benchmark task's
+steps, ``qwen``: the family's own measures (:func:`.qwen.lab.qwen_measures`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
+
+from .qwen.lab import qwen_measures
 
 METRICS = ("tool", "exec", "num", "text", "vis")
 KIND_METRIC = {"num": "num", "general": "num", "text": "text", "vis": "vis"}
@@ -29,6 +32,7 @@ def step_values(g: dict[str, Any]) -> dict[str, float]:
 
 def summarize(grades: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """Summary of step grades (dicts of one profile) -> {metric: x100 or None, counts, ...}."""
+    grades = list(grades)
     sums = {m: 0.0 for m in METRICS}
     counts = {m: 0 for m in METRICS}
     counts["general"] = 0
@@ -51,6 +55,9 @@ def summarize(grades: Iterable[dict[str, Any]]) -> dict[str, Any]:
     if judged or judge_failed:
         out["judge"] = round(100 * judge_sum / judged, 2) if judged else None
         out["judge_failed"] = judge_failed
+    qwen = qwen_measures(grades)
+    if qwen is not None:
+        out["qwen"] = qwen
     return out
 
 

@@ -85,6 +85,8 @@ class TaskLibrary:
     _watched: dict[Path, dict[Path, Stamp]] = field(default_factory=dict, init=False, repr=False)
     _scanned: float = field(default=float("-inf"), init=False, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
+    #: (task id, content hash) -> a version a rescan or refresh replaced (:meth:`version`)
+    _earlier: dict[tuple[str, str], Task] = field(default_factory=dict, init=False, repr=False)
 
     @classmethod
     def load(cls, dirs: list[Path] | list[str]) -> TaskLibrary:
@@ -227,10 +229,25 @@ class TaskLibrary:
         return one.tasks, one.problems
 
     def _apply(self, tasks: dict[str, Task], problems: list[TaskError]) -> None:
-        """Add (or replace) ``tasks`` in a new dict, so a reader iterating the old one is safe."""
+        """Add (or replace) ``tasks`` in a new dict, so a reader iterating the old one is safe; a
+        replaced version is kept for the attempts begun on it (:meth:`version`)."""
+        for task_id, task in tasks.items():
+            old = self.tasks.get(task_id)
+            if old is not None and old.content_hash != task.content_hash:
+                self._earlier[(task_id, old.content_hash)] = old
         if tasks:
             self.tasks = {**self.tasks, **tasks}
         self.problems += problems
+
+    def version(self, task_id: str, content_hash: str) -> Task:
+        """Task ``task_id`` as it was when an attempt began on it (its ``content_hash``): a task
+        changed while the server runs (a teacher's ``tasks new`` again) keeps playing, for the
+        attempts already open, the steps they started with; the loaded version otherwise (a
+        version from before the server started is not kept). KeyError when the id is unknown."""
+        task = self.get(task_id)
+        if task.content_hash == content_hash:
+            return task
+        return self._earlier.get((task_id, content_hash), task)
 
     def refresh(self, root: Path, task_id: str) -> Task | None:
         """(Re)load task ``task_id`` of task directory ``root``, written since the library loaded

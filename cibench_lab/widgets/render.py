@@ -6,6 +6,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from ..grading.outcomes import outcome_words
+
 PRE = "white-space:pre-wrap;margin:2px 0;padding:4px;background:var(--jp-layout-color2,#f5f5f5)"
 
 
@@ -34,7 +36,7 @@ def grade_text(grade: dict[str, Any] | None) -> str:
 
 def _step(step: dict[str, Any], turns: list[dict[str, Any]]) -> str:
     settled = step["settled"] if "settled" in step else step.get("settled_at") is not None
-    outcome = step.get("outcome") or ("settled" if settled else "open")
+    outcome = outcome_words(step.get("outcome"), settled)
     parts = [
         f"<h5>Step {step['index'] + 1} ({escape(step['kind'])}): {escape(outcome)} — "
         f"{grade_text(step.get('grade'))}</h5>",

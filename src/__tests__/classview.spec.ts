@@ -26,6 +26,7 @@ function attempt(over: Partial<IClassAttempt> = {}): IClassAttempt {
     n_steps: 4,
     step_seconds: 65,
     passed: 2,
+    not_graded: 0,
     score: 50,
     created_at: '2026-01-01T10:00:00Z',
     ...over
@@ -40,8 +41,8 @@ function progress(attempts: IClassAttempt[]): IClassProgress {
     tasks: [{ task_id: TASK, title: 'Leak probe' }],
     attempts,
     pass_rates: [
-      { task_id: TASK, step: 0, reached: 2, passed: 2 },
-      { task_id: TASK, step: 1, reached: 2, passed: 1 }
+      { task_id: TASK, step: 0, reached: 2, passed: 2, not_graded: 0 },
+      { task_id: TASK, step: 1, reached: 2, passed: 1, not_graded: 0 }
     ]
   };
 }
@@ -90,7 +91,8 @@ describe('the pass-rate chart', () => {
     expect(chart.querySelector('.jp-CIBench-srOnly')!.textContent).toBe(
       'Leak probe: step 1: 2 of 2 passed (100%); step 2: 1 of 2 passed (50%)'
     );
-    expect(rateText({ task_id: TASK, step: 0, reached: 0, passed: 0 })).toBe(
+    const none = { task_id: TASK, step: 0, reached: 0, passed: 0 };
+    expect(rateText({ ...none, not_graded: 0 })).toBe(
       'step 1: 0 of 0 passed (0%)'
     );
   });

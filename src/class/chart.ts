@@ -27,10 +27,20 @@ function svg<K extends keyof SVGElementTagNameMap>(
   return el;
 }
 
-/** A step's rate in words: "step 2: 1 of 2 passed (50%)". */
+/**
+ * The attempts that reached a step and were graded: a step not graded (a
+ * Qwen visualization step without a judge) is neither passed nor missed.
+ */
+function graded(rate: IStepPassRate): number {
+  return rate.reached - rate.not_graded;
+}
+
+/** A step's rate in words: "step 2: 1 of 2 passed (50%)", "… · 1 not graded". */
 export function rateText(rate: IStepPassRate): string {
-  const pct = rate.reached ? Math.round((100 * rate.passed) / rate.reached) : 0;
-  return `step ${rate.step + 1}: ${rate.passed} of ${rate.reached} passed (${pct}%)`;
+  const of = graded(rate);
+  const pct = of ? Math.round((100 * rate.passed) / of) : 0;
+  const none = rate.not_graded ? ` · ${rate.not_graded} not graded` : '';
+  return `step ${rate.step + 1}: ${rate.passed} of ${of} passed (${pct}%)${none}`;
 }
 
 /** The chart and its text twin, for the task `task` (all when null). */
@@ -98,7 +108,7 @@ function bars(
 }
 
 function bar(rate: IStepPassRate, y: number): SVGElement[] {
-  const share = rate.reached ? rate.passed / rate.reached : 0;
+  const share = graded(rate) ? rate.passed / graded(rate) : 0;
   const back = svg('rect', {
     x: LEFT,
     y: y + 1,
@@ -123,7 +133,7 @@ function bar(rate: IStepPassRate, y: number): SVGElement[] {
   const value = svg(
     'text',
     { x: LEFT + WIDTH + 6, y: y + BAR - 3, class: 'jp-CIBench-chartLabel' },
-    `${rate.passed}/${rate.reached}`
+    `${rate.passed}/${graded(rate)}`
   );
   return [label, back, front, value];
 }

@@ -33,7 +33,11 @@ export function latestCells(
   return cells;
 }
 
-/** A cell in words: "step 3 of 4 · 1m 05s · 50.0", "not started". */
+/**
+ * A cell in words: "step 3 of 4 · 1m 05s · score 50.0", "not started"; the
+ * score of the graded steps, "not graded" when none was (a Qwen
+ * visualization step without a judge is neither passed nor missed).
+ */
 export function cellText(attempt: IClassAttempt | undefined): string {
   if (!attempt) {
     return 'not started';
@@ -41,10 +45,12 @@ export function cellText(attempt: IClassAttempt | undefined): string {
   const where =
     attempt.status === 'open'
       ? `step ${attempt.current_step + 1} of ${attempt.n_steps}`
-      : `${attempt.status} (${attempt.n_steps} steps)`;
+      : `${attempt.status} (${attempt.n_steps} step${attempt.n_steps === 1 ? '' : 's'})`;
   const time =
     attempt.status === 'open' ? formatSeconds(attempt.step_seconds) : DASH;
-  return `${where} · ${time} · score ${attempt.score.toFixed(1)}`;
+  const score =
+    attempt.score === null ? 'not graded' : `score ${attempt.score.toFixed(1)}`;
+  return `${where} · ${time} · ${score}`;
 }
 
 /** The table, `open(attempt)` on a cell's click or Enter. */

@@ -33,6 +33,11 @@ export function plotData(image: string | null | undefined): string | null {
  */
 export function referenceMarkdown(step: number, ref: IReference): string {
   const image = plotData(ref.image);
+  if (!ref.code.trim()) {
+    // no reference code: a GSM8K item's answer (its worked solution and gold)
+    const head = `${referenceLabel(step)}: the task's answer (read-only).`;
+    return [head, fence(ref.output.trim())].join('\n\n');
+  }
   const what = image ? 'code, output and plot' : 'code and output';
   const parts = [
     `${referenceLabel(step)}: the task's ${what} (read-only, never run).`,

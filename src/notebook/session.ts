@@ -21,6 +21,25 @@ import { GradedSources, notGraded } from './freshness';
 import { freshKernel, kernelGone, kernelNote, showKernelNote } from './revive';
 import { untilBound } from './runs';
 
+/**
+ * The empty cells the last run left below the notebook's cells (Shift+Enter
+ * on the last cell adds one): not the attempt's, and a record has no place to
+ * type; removed. Whether any was.
+ */
+function dropTrailingBlanks(notebook: Notebook): boolean {
+  const shared = notebook.model?.sharedModel;
+  let dropped = false;
+  while (shared && notebook.widgets.length > 1) {
+    const last = notebook.widgets[notebook.widgets.length - 1];
+    if (cellTag(last) || last.model.sharedModel.getSource().trim()) {
+      break;
+    }
+    shared.deleteCell(notebook.widgets.length - 1);
+    dropped = true;
+  }
+  return dropped;
+}
+
 /** At most one "is the kernel there?" check per this many ms while the person moves within the notebook. */
 const RECHECK_MS = 5_000;
 
@@ -63,8 +82,12 @@ export class AttemptSession {
     const ended = this._view.status === 'open' && view.status !== 'open';
     this._view = view;
     if (ended && !this.isDisposed) {
+      const dropped = dropTrailingBlanks(this.notebook);
       readOnlyCells(this.notebook);
       showClosedNote(this.panel, view.status);
+      if (dropped) {
+        void this.save(); // the record is on disk as shown, the tab not left dirty
+      }
     }
   }
 

@@ -4,13 +4,13 @@
  * references, when the attempt is done its summary, and the person's note on
  * the open step (record.ts). The actions are in the action bar (actionbar.ts).
  */
-import { IAttemptView } from '../api';
+import { IAttemptView, ITaskSummary } from '../api';
 import { ruleText } from '../grade';
 import { ChangeKind, CIBenchModel, modeLabel, playerLabel } from '../model';
 import { IPanelActions } from './actions';
 import { button, h, keepingFocus, replaceChildren } from './dom';
 import { splitOf, taskTitle } from './facets';
-import { isQwen } from './qwen';
+import { isQwen, qwenFamily } from './qwen';
 import { NoteBox } from './record';
 import { IStepListState, stepList } from './steps';
 import { summaryNode } from './summary';
@@ -75,13 +75,18 @@ export class AttemptView {
       view.status === 'open'
         ? null
         : summaryNode(view, this.profile, p => this.choose(p), this.qwen(view)),
-      stepList(view, this.steps, step => void this.actions.showTurns(step))
+      stepList(
+        view,
+        this.steps,
+        step => void this.actions.showTurns(step),
+        this.qwen(view) ? qwenFamily(this.task(view)) : null
+      )
     );
   }
 
   /** The attempt's title, telling apart same-named tasks of other splits. */
   private title(view: IAttemptView): string {
-    const task = this.model.tasks.find(t => t.id === view.task_id);
+    const task = this.task(view);
     if (task) {
       return taskTitle(task, this.model.tasks);
     }
@@ -90,7 +95,11 @@ export class AttemptView {
 
   /** Whether the attempt plays a Qwen benchmark task (no mode, its own profile words). */
   private qwen(view: IAttemptView): boolean {
-    return isQwen(this.model.tasks.find(t => t.id === view.task_id));
+    return isQwen(this.task(view));
+  }
+
+  private task(view: IAttemptView): ITaskSummary | undefined {
+    return this.model.tasks.find(t => t.id === view.task_id);
   }
 
   /**

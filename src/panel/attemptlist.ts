@@ -7,7 +7,8 @@ import { CIBenchModel, modeLabel } from '../model';
 import { IPanelActions, lockable } from './actions';
 import { button, focusedIn, h, refocus, replaceChildren } from './dom';
 import { splitOf, taskTitle } from './facets';
-import { languageLabel, splitLabel } from './words';
+import { isQwen } from './qwen';
+import { languageLabel, passedCount, splitLabel } from './words';
 
 export class AttemptList {
   constructor(
@@ -60,11 +61,18 @@ export class AttemptList {
         h('span', { className: 'jp-CIBench-task-title', text: title }),
         h('span', {
           className: 'jp-CIBench-task-meta',
-          text: `${modeLabel(a.mode)} · ${whereText(a)}`
+          text: `${this.modeText(a)} · ${whereText(a)}`
         })
       ),
       lockable(btn, this.model)
     );
+  }
+
+  /** Its mode, or for a Qwen task (played end-to-end only) "Qwen benchmark". */
+  private modeText(a: IAttemptSummary): string {
+    const task = this.model.tasks.find(t => t.id === a.task_id);
+    const qwen = task ? isQwen(task) : splitOf(a.task_id) === QWEN_SPLIT;
+    return qwen ? 'Qwen benchmark' : modeLabel(a.mode);
   }
 
   /** An attempt's task title, with its split and language when they tell it apart. */
@@ -79,6 +87,9 @@ export class AttemptList {
   }
 }
 
+/** The split of Qwen benchmark tasks (tasks/qwen.py), for an attempt whose task is gone. */
+const QWEN_SPLIT = 'cibench_qwen';
+
 /** "step 2 of 12", "finished 2024-01-01 · 9/12 passed" or "quit 2024-01-01 at step 3 of 12". */
 function whereText(a: IAttemptSummary): string {
   if (a.status === 'open') {
@@ -87,7 +98,6 @@ function whereText(a: IAttemptSummary): string {
   if (a.status === 'quit') {
     return `quit ${a.created_at.slice(0, 10)} at step ${a.current_step + 1} of ${a.n_steps}`;
   }
-  const passed =
-    typeof a.passed === 'number' ? ` · ${a.passed}/${a.n_steps} passed` : '';
-  return `finished ${a.created_at.slice(0, 10)}${passed}`;
+  const passed = passedCount(a);
+  return `finished ${a.created_at.slice(0, 10)}${passed ? ` · ${passed}` : ''}`;
 }

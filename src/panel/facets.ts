@@ -6,7 +6,7 @@
 import { IAttemptSummary, ITaskSummary } from '../api';
 import { ITaskFacets } from '../model';
 import { qwenMeta } from './qwen';
-import { languageLabel, splitLabel } from './words';
+import { languageLabel, passedCount, splitLabel } from './words';
 
 export type FacetKey = keyof ITaskFacets;
 
@@ -102,11 +102,8 @@ export function attemptMark(
     return `in progress: step ${latest.current_step + 1} of ${latest.n_steps}${more}`;
   }
   const date = latest.created_at.slice(0, 10);
-  const passed =
-    typeof latest.passed === 'number'
-      ? ` · ${latest.passed}/${latest.n_steps} passed`
-      : '';
-  return `attempted ${date}${passed}${more}`;
+  const passed = passedCount(latest);
+  return `attempted ${date}${passed ? ` · ${passed}` : ''}${more}`;
 }
 
 /** The task id's split (its first segment), for rows that do not carry it. */

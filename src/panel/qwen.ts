@@ -30,9 +30,16 @@ const FAMILIES: { [family: string]: string } = {
   'qwen-general': 'general'
 };
 
+/** A Qwen task's family in words ("visualization"; null: not a Qwen task). */
+export function qwenFamily(
+  task: Pick<ITaskSummary, 'libraries'> | null | undefined
+): string | null {
+  return task?.libraries.map(l => FAMILIES[l]).find(Boolean) ?? null;
+}
+
 /** "Qwen Code Interpreter Benchmark · one step · visualization". */
 export function qwenLine(task: Pick<ITaskSummary, 'libraries'>): string {
-  const family = task.libraries.map(l => FAMILIES[l]).find(Boolean);
+  const family = qwenFamily(task);
   const parts = ['Qwen Code Interpreter Benchmark', 'one step'];
   return (family ? [...parts, family] : parts).join(' · ');
 }

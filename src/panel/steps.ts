@@ -4,7 +4,13 @@
  * reveal policy shows — its reference (code, Thought, output, plot).
  */
 import { IAttemptView, IReference, IStepView } from '../api';
-import { badgeText, passWord, ranNothing, stepOutcomeText } from '../grade';
+import {
+  badgeText,
+  notGraded,
+  passWord,
+  ranNothing,
+  stepOutcomeText
+} from '../grade';
 import { stepLabel } from '../model';
 import { button, h } from './dom';
 import { settledNote } from './record';
@@ -25,11 +31,15 @@ export function settledText(view: IAttemptView): string {
   return `${settled} of ${view.n_steps} steps settled`;
 }
 
-/** The collapsible list of opened steps. */
+/**
+ * The collapsible list of opened steps; `kind`: what names each step's kind
+ * (a Qwen task's family, "visualization", instead of CIBench's `exec`).
+ */
 export function stepList(
   view: IAttemptView,
   state: IStepListState,
-  onTurns: (step: number) => void
+  onTurns: (step: number) => void,
+  kind?: string | null
 ): HTMLElement {
   const details = h(
     'details',
@@ -41,7 +51,9 @@ export function stepList(
     h(
       'ol',
       { className: 'jp-CIBench-steps', attrs: { 'aria-label': 'Steps' } },
-      ...view.steps.map(step => stepRow(step, state, onTurns, step.run_limit))
+      ...view.steps.map(step =>
+        stepRow(step, state, onTurns, step.run_limit, kind ?? step.kind)
+      )
     )
   );
   details.open = state.open;
@@ -72,27 +84,28 @@ function scrollToOpenStep(
 
 /**
  * A grade in words, with an icon (never colour alone), and what was measured
- * (nothing, for a settled step that ran nothing: its outcome says so).
+ * (nothing, for a settled step that ran nothing: its outcome says so). A
+ * grade that measured nothing is neither pass nor miss: "– not graded (no
+ * judge configured)", neutral.
  */
 export function gradeLine(step: IStepView): HTMLElement | null {
   const grade = step.grade;
   if (!grade) {
     return null;
   }
-  const word = passWord(grade);
+  const none = notGraded(grade);
   const kept = step.settled ? 'kept' : 'so far';
   const measured = ranNothing(step) ? '' : `: ${badgeText(grade)}`;
+  const mark = none ? 'none' : grade.passed ? 'pass' : 'miss';
   return h(
     'span',
-    {
-      className: `jp-CIBench-step-grade jp-CIBench-grade-${grade.passed ? 'pass' : 'miss'}`
-    },
+    { className: `jp-CIBench-step-grade jp-CIBench-grade-${mark}` },
     h('span', {
       className: 'jp-CIBench-grade-icon',
-      text: grade.passed ? '✓' : '✗',
+      text: none ? '–' : grade.passed ? '✓' : '✗',
       attrs: { 'aria-hidden': 'true' }
     }),
-    ` ${word} (${kept})${measured}`
+    none ? ` ${badgeText(grade)}` : ` ${passWord(grade)} (${kept})${measured}`
   );
 }
 
@@ -101,7 +114,8 @@ function stepRow(
   step: IStepView,
   state: IStepListState,
   onTurns: (step: number) => void,
-  cap: number | null
+  cap: number | null,
+  kind: string
 ): HTMLLIElement {
   const current = !step.settled;
   return h(
@@ -118,7 +132,7 @@ function stepRow(
       className: 'jp-CIBench-step-label',
       text: stepLabel(step.index)
     }),
-    h('code', { className: 'jp-CIBench-step-kind', text: step.kind }),
+    h('code', { className: 'jp-CIBench-step-kind', text: kind }),
     h('span', {
       className: 'jp-CIBench-step-outcome',
       text: stepOutcomeText(step, cap)
@@ -165,7 +179,11 @@ export function referenceNode(
     h('summary', { text: `Reference for ${stepLabel(index)}` }),
     referencePart('Thought', ref.thought, 'jp-CIBench-ref-thought'),
     referencePart('Code', ref.code, 'jp-CIBench-ref-code'),
-    referencePart('Output', ref.output, 'jp-CIBench-ref-output'),
+    referencePart(
+      ref.code.trim() ? 'Output' : 'Answer',
+      ref.output,
+      'jp-CIBench-ref-output'
+    ),
     ref.image
       ? h('img', {
           className: 'jp-CIBench-ref-image',

@@ -1,16 +1,23 @@
 /**
- * A finished attempt's summary: the per-metric means of the shown profile,
+ * A finished attempt's summary: the per-metric means of the shown profile (a
+ * Qwen task's: its family's measures, executable and accuracy),
  * with every other stored profile one click away, and per step its outcome,
  * its kept grade, and its working time beside its wall time. A quit
  * attempt's: the grades its settled steps kept, the step it left "quit" and
  * the ones after it "not played" — no means (the steps it did not settle
  * would count as misses).
  */
-import { IAttemptView, IGrade, ISummary } from '../api';
-import { outcomeText } from '../grade';
+import { IAttemptView, IGrade, IQwenMeasures, ISummary } from '../api';
+import { notGraded, outcomeText } from '../grade';
 import { h } from './dom';
 import { profileName } from './qwen';
-import { DASH, formatSeconds, keptGradeText, summaryRows } from './words';
+import {
+  DASH,
+  formatSeconds,
+  keptGradeText,
+  qwenRows,
+  summaryRows
+} from './words';
 
 /** The profiles a summary can show: the attempt's own first, then the others stored. */
 export function summaryProfiles(view: IAttemptView): string[] {
@@ -55,17 +62,46 @@ export const METRIC_LEGEND: [string, string][] = [
   ]
 ];
 
+/** What a Qwen attempt's summary measures, one line each (the family's own). */
+export const QWEN_LEGEND: [string, string][] = [
+  [
+    'Executable',
+    'every step: 1 when its kept run ran without an error (nor error: or Traceback in its output), else 0'
+  ],
+  [
+    'Accuracy (math)',
+    'GSM8K steps: 1 when the answer read from the output is the gold, else 0'
+  ],
+  [
+    'Accuracy (visualization)',
+    'visualization steps a judge graded: 1 when it said the figure is right, else 0 (not graded without a judge)'
+  ]
+];
+
 /**
- * "9 of 13 steps passed" (kept grades of the shown profile); a quit attempt:
- * "1 of 2 settled steps passed" (the steps it did not settle keep no grade).
+ * "9 of 13 steps passed" (kept grades of `profile`, the shown one unless
+ * told); a quit attempt: "1 of 2 settled steps passed" (the steps it did not
+ * settle keep no grade). A step not graded is neither passed nor missed:
+ * "0 of 1 graded steps passed · 1 not graded", "Not graded: neither passed
+ * nor missed" when no step was.
  */
-export function passedText(view: IAttemptView): string {
-  const passed = view.steps.filter(s => s.settled && s.grade?.passed).length;
-  if (view.status !== 'quit') {
-    return `${passed} of ${view.n_steps} steps passed`;
+export function passedText(
+  view: IAttemptView,
+  profile: string = view.profile
+): string {
+  const quit = view.status === 'quit';
+  const grades = view.steps
+    .filter(s => s.settled)
+    .map(s => gradeOf(view, s, profile));
+  const none = grades.filter(g => notGraded(g)).length;
+  const passed = grades.filter(g => g?.passed && !notGraded(g)).length;
+  const graded = (quit ? grades.length : view.n_steps) - none;
+  if (none && !graded) {
+    return 'Not graded: neither passed nor missed';
   }
-  const settled = view.steps.filter(s => s.settled).length;
-  return `${passed} of ${settled} settled step${settled === 1 ? '' : 's'} passed`;
+  const noun = `${none ? 'graded ' : ''}${quit ? 'settled ' : ''}step`;
+  const text = `${passed} of ${graded} ${noun}${graded === 1 ? '' : 's'} passed`;
+  return none ? `${text} · ${none} not graded` : text;
 }
 
 /** "Quit at step 3 of 4: …" — why a quit attempt's summary has no means (null: not quit). */
@@ -91,20 +127,26 @@ export function summaryNode(
   const profile = profiles.includes(chosen) ? chosen : view.profile;
   const name = (p: string) => profileName(p, qwen);
   const quit = quitText(view);
+  const summary = summaryOf(view, profile);
+  const measures = qwen ? summary?.qwen : undefined;
   const means = quit
     ? [h('p', { className: 'jp-CIBench-quitNote', text: quit })]
     : [
         metricsTable(
-          summaryOf(view, profile),
+          measures ? qwenRows(measures) : summaryRows(summary),
           name(profile),
           profile === view.profile
         ),
-        metricLegend()
+        metricLegend(measures ? qwenLegend(measures) : METRIC_LEGEND)
       ];
+  const other = profile === view.profile ? '' : ` (${name(profile)} profile)`;
   return h(
     'div',
     { className: 'jp-CIBench-done', attrs: { 'data-status': view.status } },
-    h('p', { className: 'jp-CIBench-passed', text: passedText(view) }),
+    h('p', {
+      className: 'jp-CIBench-passed',
+      text: passedText(view, profile) + other
+    }),
     profiles.length > 1 ? profileTabs(profiles, profile, choose, name) : null,
     ...means,
     stepsTable(view, profile)
@@ -138,12 +180,18 @@ function profileTabs(
   );
 }
 
+/** The legend lines of a Qwen attempt's measures (its family's accuracy only). */
+function qwenLegend(measures: IQwenMeasures): [string, string][] {
+  const accuracy = `Accuracy (${measures.accuracy_of})`;
+  return QWEN_LEGEND.filter(([t]) => t === 'Executable' || t === accuracy);
+}
+
 function metricsTable(
-  summary: ISummary | null,
+  values: [string, string][],
   profile: string,
   shown: boolean
 ): HTMLElement {
-  const rows = summaryRows(summary).map(([label, value]) =>
+  const rows = values.map(([label, value]) =>
     h(
       'tr',
       {},
@@ -160,12 +208,12 @@ function metricsTable(
   );
 }
 
-function metricLegend(): HTMLElement {
+function metricLegend(legend: [string, string][]): HTMLElement {
   return h(
     'dl',
     { className: 'jp-CIBench-legend', attrs: { 'aria-label': 'Metrics' } },
     ...([] as HTMLElement[]).concat(
-      ...METRIC_LEGEND.map(([term, what]) => [
+      ...legend.map(([term, what]) => [
         h('dt', { text: term }),
         h('dd', { text: `mean of ${what}` })
       ])

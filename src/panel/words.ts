@@ -3,7 +3,14 @@
  * and the settle warning, as pure functions of the API's values (a grade's
  * and a settle's own words are in ../grade.ts).
  */
-import { IGrade, IMe, IStepView, ISummary } from '../api';
+import {
+  IAttemptSummary,
+  IGrade,
+  IMe,
+  IQwenMeasures,
+  IStepView,
+  ISummary
+} from '../api';
 import { passWord } from '../grade';
 
 export const DASH = '–';
@@ -26,6 +33,43 @@ export function summaryRows(summary: ISummary | null): [string, string][] {
     label,
     formatScore(summary ? (summary[key] as number | null) : null)
   ]);
+}
+
+/**
+ * A Qwen benchmark attempt's summary rows: the executable rate and, for a
+ * family that has one, its accuracy ("not graded" when no step of it was).
+ */
+export function qwenRows(measures: IQwenMeasures): [string, string][] {
+  const rows: [string, string][] = [
+    ['Executable', formatScore(measures.executable)]
+  ];
+  if (measures.accuracy_of) {
+    const none = measures.accuracy === null && measures.not_graded > 0;
+    rows.push([
+      `Accuracy (${measures.accuracy_of})`,
+      none ? 'not graded' : formatScore(measures.accuracy)
+    ]);
+  }
+  return rows;
+}
+
+/**
+ * A finished attempt's passed steps in a few words, as the attempt list and
+ * the task list say them: "9/12 passed"; a step not graded is neither passed
+ * nor missed: "0/1 passed · 1 not graded", and "not graded" when none was.
+ */
+export function passedCount(
+  a: Pick<IAttemptSummary, 'passed' | 'not_graded' | 'n_steps'>
+): string | null {
+  if (typeof a.passed !== 'number') {
+    return null;
+  }
+  const none = a.not_graded ?? 0;
+  if (none >= a.n_steps) {
+    return 'not graded';
+  }
+  const count = `${a.passed}/${a.n_steps - none} passed`;
+  return none ? `${count} · ${none} not graded` : count;
 }
 
 /** Seconds as `1m 05s` / `42.0 s`, or a dash. */

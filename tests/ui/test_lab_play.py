@@ -74,14 +74,14 @@ def answer_cell(page: Page, step: int):
     return page.locator(f'.jp-NotebookPanel:visible .jp-CIBench-answer[data-step="{step}"]')
 
 
-def run_in_cell(page: Page, step: int, code: str) -> None:
+def run_in_cell(page: Page, step: int, code: str, keys: str = "Control+Enter") -> None:
     cell = answer_cell(page, step)
     editor = cell.locator(".cm-content")
     editor.click()
     page.keyboard.press("Control+a")
     page.keyboard.press("Delete")
     page.keyboard.insert_text(code)
-    page.keyboard.press("Control+Enter")
+    page.keyboard.press(keys)
 
 
 def badge(page: Page, step: int):
@@ -100,7 +100,12 @@ def test_person_plays_penguins_to_the_end(page: Page, lab_server):
                 re.compile("expected a printed number; your output had none"), timeout=60_000
             )
             expect(badge(page, index)).to_have_class(re.compile("jp-CIBench-badge-miss"))
-        run_in_cell(page, index, code)
+        last = index + 1 == len(steps)
+        cells = page.locator(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell")
+        before = cells.count()
+        run_in_cell(page, index, code, "Shift+Enter" if last else "Control+Enter")
+        if last:  # Shift+Enter on the last cell adds an empty one below it
+            expect(cells).to_have_count(before + 1)
         expect(badge(page, index)).to_have_text(re.compile(EXPECTED_BADGE[kind]), timeout=60_000)
         expect(badge(page, index)).to_have_class(re.compile("jp-CIBench-badge-pass"))
         press_next(page, wait=index == 0)  # the first waits out its Undo window
@@ -121,6 +126,9 @@ def test_person_plays_penguins_to_the_end(page: Page, lab_server):
         "This attempt is finished — read only"
     )
     expect(answer_cell(page, 0).locator(".cm-content")).to_have_attribute("aria-readonly", "true")
+    # the empty cell the last run left is gone: the last cell is the last step's answer, saved so
+    expect(cells.last).to_have_class(re.compile("jp-CIBench-answer"))
+    expect(page.locator(".jp-mod-current .jp-mod-dirty")).to_have_count(0)
 
 
 def oracle_cell(page: Page, step: int):

@@ -6,6 +6,7 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
+from ...grading.outcomes import OUTCOME_WORDS
 from ...grading.profile import PROFILES
 from ...grading.summary import METRICS
 from ...tasks.model import Task
@@ -14,15 +15,6 @@ from .trace import Recorded
 from .values import iso, shown_outputs
 from .wording import clock, duration, score, table, when
 
-OUTCOMES = {
-    "passed": "settled at a run without error",
-    "next": "settled by Next step",
-    "gave_up": "gave up",
-    "turn_cap": "settled at the turn cap",
-    "out_of_turns": "out of turns",
-    "stopped": "stopped at an observation holding error: or Traceback (Qwen's benchmark)",
-    "answered": "answered without a further call (Qwen's benchmark)",
-}
 NOTE = (
     "*Each code cell is one run as the kernel recorded it, with its outputs (a plot's figure structure, "
     "published for the grader, is left out); cell numbers count the runs in this transcript. Steps and "
@@ -167,7 +159,7 @@ def _grade_cell(
 ) -> Cell:
     i, outcome = step["step"], step["outcome"]
     if outcome:
-        head = f"**Step {i + 1}: {OUTCOMES.get(outcome, outcome)}** (outcome `{outcome}`)"
+        head = f"**Step {i + 1}: {OUTCOME_WORDS.get(outcome, outcome)}** (outcome `{outcome}`)"
     else:
         head = f"**Step {i + 1}: not settled**" + (
             " (the participant quit)" if attempt["status"] == "quit" else ""

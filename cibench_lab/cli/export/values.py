@@ -12,6 +12,7 @@ import hashlib
 from typing import Any
 
 from ...grading.profile import PROFILES
+from ...grading.qwen.lab import not_graded
 from ...grading.summary import METRICS
 from ...tasks.plot import FIGURE_MIME
 
@@ -93,9 +94,16 @@ def shown_outputs(outputs: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
 
 
 def grade_columns(grades: dict[str, Any] | None, fields: tuple[str, ...]) -> dict[str, Any]:
-    """``<profile>_<field>`` for every profile (None where the grade has no such profile)."""
+    """``<profile>_<field>`` for every profile (None where the grade has no such profile); a grade
+    not graded (``grading.qwen.lab.not_graded``) has no ``passed``: neither passed nor missed."""
     grades = grades or {}
-    return {f"{p}_{f}": (grades.get(p) or {}).get(f) for p in PROFILES for f in fields}
+    return {f"{p}_{f}": _field(grades.get(p), f) for p in PROFILES for f in fields}
+
+
+def _field(grade: dict[str, Any] | None, name: str) -> Any:
+    if name == "passed" and not_graded(grade):
+        return None
+    return (grade or {}).get(name)
 
 
 def summary_columns(summary: dict[str, Any] | None) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import datetime as dt
 from typing import Any
 
 from ...grading.profile import PROFILES
+from ...grading.qwen.lab import not_graded
 
 
 def when(at: str | dt.datetime | None) -> str:
@@ -34,9 +35,11 @@ def duration(seconds: float | None) -> str:
 
 
 def score(grade: dict[str, Any] | None) -> str:
-    """``0.85 passed`` / ``missed`` (a step kind without a score: exec)."""
+    """``0.85 passed`` / ``missed`` (a step kind without a score: exec) / ``not graded (…)``."""
     if not grade:
         return "-"
+    if not_graded(grade):
+        return str(grade.get("detail") or "not graded")
     verdict = "passed" if grade.get("passed") else "missed"
     value = grade.get("score")
     return verdict if value is None else f"{value:.2f} {verdict}"

@@ -13,14 +13,16 @@ is reproduced under ``qwen``:
 - every part of the pattern is optional, so an empty match (at a ``.`` or ``,`` after a space)
   can be the last one, and then the answer is invalid.
 
-The gold is read from a GSM8K answer (``… #### N``) by the same function, as the original does.
+The gold is read from a GSM8K answer (``… #### N``) by the same function, as the original does
+(its ``is_correct`` runs ``extract_answer`` on both), so a gold ``#### 2,100`` is 2 under ``qwen``.
 ``fair`` reads a number with thousands commas whole and sees numbers at line ends
-(:func:`fair_answer`).
+(:func:`fair_answer`), on both sides: its gold is :func:`fair_gold` (``#### 2,100`` is 2100).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 INVALID = "[invalid]"
 
@@ -45,9 +47,10 @@ def extract_answer(completion: str) -> int | float | str:
     return _value(found[-1].group()) if found else INVALID
 
 
-def gold_answer(answer: str) -> int | float:
-    """A GSM8K answer's gold (the last number the same pattern finds: its ``#### N``)."""
-    gold = extract_answer(answer)
+def gold_answer(answer: str, read: Callable[[str], int | float | str] = extract_answer) -> int | float:
+    """A GSM8K answer's gold (the last number the same pattern finds: its ``#### N``); ``read``:
+    how the profile reads a number (``fair``: :func:`fair_answer`, see :func:`fair_gold`)."""
+    gold = read(answer)
     if isinstance(gold, str):
         raise ValueError(f"no gold answer found in {answer[-80:]!r}")
     return gold
@@ -64,5 +67,10 @@ def fair_answer(completion: str) -> int | float | str:
     return _value(found[-1]) if found else INVALID
 
 
+def fair_gold(answer: str) -> int | float:
+    """``fair``'s gold: the answer's last number read as :func:`fair_answer` reads one."""
+    return gold_answer(answer, fair_answer)
+
+
 def fair_correct(completion: str, gold: str) -> bool:
-    return fair_answer(completion) == gold_answer(gold)
+    return fair_answer(completion) == fair_gold(gold)

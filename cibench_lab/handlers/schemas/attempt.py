@@ -41,6 +41,11 @@ class AttemptRow(Closed):
     notebook_path: str = Field(description="relative to the server root")
     created_at: str
     passed: int | None = Field(description="done: steps whose kept grade passed (shown profile); open: null")
+    not_graded: int | None = Field(
+        None,
+        description="done: steps whose kept grade is not graded (shown profile; a Qwen visualization step "
+        "without a judge's verdict), neither passed nor missed; open: null",
+    )
     language: str = Field(description="the task's language (en | zh; empty when the task is gone)")
     split: str = Field(description="the task's split")
     study_id: str | None = Field(None, description="the study the attempt was played in (null: none)")

@@ -21,7 +21,14 @@ class ClassAttempt(Closed):
     n_steps: int
     step_seconds: float | None = Field(description="the current step's working time so far")
     passed: int = Field(description="settled steps whose kept grade passed")
-    score: float = Field(description="the kept score: passed steps of all, x100")
+    not_graded: int = Field(
+        description="settled steps whose kept grade is not graded (a Qwen visualization step without a "
+        "judge's verdict): neither passed nor missed"
+    )
+    score: float | None = Field(
+        description="the kept score: passed steps of all graded ones (not counting those not graded), "
+        "x100; null when no step is graded"
+    )
     created_at: str
 
 
@@ -37,6 +44,9 @@ class StepPassRate(Closed):
     step: int = Field(description="0-based")
     reached: int = Field(description="attempts that opened the step")
     passed: int = Field(description="of those, attempts whose kept grade passed it")
+    not_graded: int = Field(
+        description="of those, attempts whose kept grade is not graded (neither passed nor missed)"
+    )
 
 
 class ClassProgress(Closed):

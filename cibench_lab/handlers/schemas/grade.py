@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from .common import Record, StepKind, absent
 
 
@@ -22,6 +24,18 @@ class Grade(Record):
     judge: dict[str, Any] | None = absent("the VLM judge's verdict (fair vis steps, when configured)")
 
 
+class QwenMeasures(Record):
+    """A Qwen benchmark attempt's measures x100 (grading/qwen/lab.py ``qwen_measures``)."""
+
+    executable: float = Field(description="steps whose kept run ran without an error")
+    accuracy: float | None = Field(
+        description="of the graded steps of a family that has an accuracy; null: none graded, or none has one"
+    )
+    accuracy_of: str | None = Field(description="math | visualization: the family measured; null: none")
+    steps: int
+    not_graded: int = Field(description="steps not graded (a visualization step without a judge's verdict)")
+
+
 class Summary(Record):
     """Per-metric means x100 (null when no step has that metric)."""
 
@@ -34,3 +48,4 @@ class Summary(Record):
     ungradable: int = absent()
     judge: float | None = absent()
     judge_failed: int = absent()
+    qwen: QwenMeasures = absent("a Qwen benchmark task's attempt: its family's measures (shown instead)")
