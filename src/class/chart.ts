@@ -1,7 +1,9 @@
 /**
  * The class's pass rate per step (where the class is stuck): plain SVG bars in
- * JupyterLab's colours, one group per task, each bar labelled with its counts;
- * the same figures as a visually hidden list for screen readers.
+ * JupyterLab's colours, one group per task, each bar the share of those who
+ * settled the step that passed it (someone still on a step is no miss),
+ * labelled with its counts and how many are still on it; the same figures as
+ * a visually hidden list for screen readers.
  */
 import { h } from '../panel/dom';
 import type { IClassProgress, IStepPassRate } from './api';
@@ -27,10 +29,26 @@ function svg<K extends keyof SVGElementTagNameMap>(
   return el;
 }
 
-/** A step's rate in words: "step 2: 1 of 2 passed (50%)". */
+/** What the chart counts, said once above it (and to a screen reader). */
+export const RATE_LEGEND =
+  'Of those who settled a step, how many passed it; those still on it are not counted';
+
+/** The attempts still on a step: they reached it and have not settled it. */
+function stillOn(rate: IStepPassRate): number {
+  return rate.reached - rate.settled;
+}
+
+/**
+ * A step's rate in words: "step 2: 1 of 2 who settled it passed (50%) · 1
+ * still on it", "step 3: nobody settled it yet · 2 still on it".
+ */
 export function rateText(rate: IStepPassRate): string {
-  const pct = rate.reached ? Math.round((100 * rate.passed) / rate.reached) : 0;
-  return `step ${rate.step + 1}: ${rate.passed} of ${rate.reached} passed (${pct}%)`;
+  const on = stillOn(rate) ? ` · ${stillOn(rate)} still on it` : '';
+  if (!rate.settled) {
+    return `step ${rate.step + 1}: nobody settled it yet${on}`;
+  }
+  const pct = Math.round((100 * rate.passed) / rate.settled);
+  return `step ${rate.step + 1}: ${rate.passed} of ${rate.settled} who settled it passed (${pct}%)${on}`;
 }
 
 /** The chart and its text twin, for the task `task` (all when null). */
@@ -59,7 +77,12 @@ export function passRateChart(
       className: 'jp-CIBench-passRates',
       attrs: { 'aria-label': 'Pass rate per step' }
     },
-    h('figcaption', { text: 'Pass rate per step' }),
+    h(
+      'figcaption',
+      {},
+      h('span', { text: 'Pass rate per step' }),
+      h('span', { className: 'jp-CIBench-chartLegend', text: RATE_LEGEND })
+    ),
     rates.length
       ? bars(groups, titles)
       : h('p', { text: 'No step reached yet.' }),
@@ -98,7 +121,7 @@ function bars(
 }
 
 function bar(rate: IStepPassRate, y: number): SVGElement[] {
-  const share = rate.reached ? rate.passed / rate.reached : 0;
+  const share = rate.settled ? rate.passed / rate.settled : 0;
   const back = svg('rect', {
     x: LEFT,
     y: y + 1,
@@ -123,7 +146,7 @@ function bar(rate: IStepPassRate, y: number): SVGElement[] {
   const value = svg(
     'text',
     { x: LEFT + WIDTH + 6, y: y + BAR - 3, class: 'jp-CIBench-chartLabel' },
-    `${rate.passed}/${rate.reached}`
+    `${rate.passed}/${rate.settled}${stillOn(rate) ? ` · ${stillOn(rate)} on it` : ''}`
   );
   return [label, back, front, value];
 }

@@ -27,7 +27,7 @@ import type {
 import { memberAttemptView } from './attempt';
 import { passRateChart } from './chart';
 import { InstructionMarkdown } from './markdown';
-import { classTable, IFilters, STATUSES } from './table';
+import { classTable, IFilters, STATUSES, tableNote } from './table';
 
 /**
  * What the view needs: the class routes, the classes taught, the polling
@@ -144,6 +144,7 @@ export class ClassView extends Widget {
       const table = classTable(this.progress, this.filters, a => this.open(a));
       replaceChildren(
         this.body,
+        tableNote(this.progress),
         h('div', { className: 'jp-CIBench-classScroll' }, table),
         passRateChart(this.progress, this.filters.task)
       );
