@@ -23,6 +23,7 @@ import { addNewTaskCommand } from './newtask';
 import { AttemptController } from './notebook/controller';
 import { AttemptRuns } from './notebook/runs';
 import { CIBenchPanel, PANEL_ID } from './panel/panel';
+import { relistTasks } from './panel/relist';
 import { restorePanel } from './panel/restore';
 import { PlaySettingsSource } from './settings';
 import { studiesPlugin } from './study/plugin';
@@ -72,6 +73,7 @@ const plugin: JupyterFrontEndPlugin<ICIBenchLab> = {
     });
     runs.gate = (model, cell) => controller.beforeRun(model, cell);
     const panel = addPanel(app, labShell, restorer, model, controller);
+    relistTasks(panel, model, () => api.tasks(), registry, PLUGIN_ID);
     const openPanel = () => {
       labShell.activateById(PANEL_ID);
       panel.focusInside();

@@ -833,7 +833,7 @@ export type components = {
       /** @description the step open (0-based; the last one once the attempt ended) */
       current_step: number;
       n_steps: number;
-      /** @description the current step's working time so far */
+      /** @description the open step's working time so far; null once the attempt ended (no step is open) */
       step_seconds: number | null;
       /** @description settled steps whose kept grade passed */
       passed: number;
@@ -1519,16 +1519,21 @@ export type components = {
     };
     /** @enum {string} */
     StepKind: 'exec' | 'num' | 'text' | 'vis' | 'general';
-    /** @description Where the class is stuck: of a task's attempts, how many reached a step and how many passed it. */
+    /**
+     * @description Where the class is stuck: of a task's attempts, how many reached a step, how many settled it
+     *     and how many of those passed it (``reached - settled`` are still on it).
+     */
     StepPassRate: {
       task_id: string;
       /** @description 0-based */
       step: number;
       /** @description attempts that opened the step */
       reached: number;
-      /** @description of those, attempts whose kept grade passed it */
+      /** @description of those, attempts that settled it (the rest are still on it) */
+      settled: number;
+      /** @description of the settled ones, attempts whose kept grade passed it */
       passed: number;
-      /** @description of those, attempts whose kept grade is not graded (neither passed nor missed) */
+      /** @description of the settled ones, attempts whose kept grade is not graded (neither passed nor missed) */
       not_graded: number;
     };
     StepRequest: {

@@ -1,5 +1,7 @@
 /**
- * The lab settings (schema/plugin.json) a new attempt is started with.
+ * The lab settings (schema/plugin.json) a new attempt is started with, and
+ * the number settings that pace the lab's own reads (`classViewPoll`,
+ * `taskListPoll`).
  */
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 
@@ -73,4 +75,31 @@ export class PlaySettingsSource {
   }
 
   private _current: Partial<IPlaySettings> = {};
+}
+
+/**
+ * Hand the number setting `key` of `pluginId` to `set` now and at each change:
+ * `fallback` when it is unset or below `min` (nothing without a registry).
+ */
+export function followNumber(
+  registry: ISettingRegistry | null,
+  pluginId: string,
+  key: string,
+  fallback: number,
+  min: number,
+  set: (value: number) => void
+): void {
+  void registry
+    ?.load(pluginId)
+    .then(settings => {
+      const read = () => {
+        const value = settings.composite[key];
+        set(typeof value === 'number' && value >= min ? value : fallback);
+      };
+      read();
+      settings.changed.connect(read);
+    })
+    .catch(err =>
+      console.warn(`cibench-lab: cannot load settings of ${pluginId}`, err)
+    );
 }

@@ -75,10 +75,23 @@ def test_progress_holds_the_members_attempts_and_where_the_class_is_stuck(attemp
     assert (rows["ada"]["passed"], rows["ada"]["score"]) == (2, 50.0)
     assert (rows["bob"]["passed"], rows["bob"]["score"]) == (1, 25.0)
     assert rows["ada"]["step_seconds"] is not None and rows["ada"]["step_seconds"] >= 0
-    assert view["pass_rates"] == [
-        {"task_id": PROBE_ID, "step": 0, "reached": 2, "passed": 2, "not_graded": 0},
-        {"task_id": PROBE_ID, "step": 1, "reached": 2, "passed": 1, "not_graded": 0},
-        {"task_id": PROBE_ID, "step": 2, "reached": 2, "passed": 0, "not_graded": 0},
+    assert view["pass_rates"] == [  # step 3: both are still on it, which is no miss
+        {"task_id": PROBE_ID, "step": 0, "reached": 2, "settled": 2, "passed": 2, "not_graded": 0},
+        {"task_id": PROBE_ID, "step": 1, "reached": 2, "settled": 2, "passed": 1, "not_graded": 0},
+        {"task_id": PROBE_ID, "step": 2, "reached": 2, "settled": 0, "passed": 0, "not_graded": 0},
+    ]
+
+
+def test_a_step_counts_in_its_pass_rate_once_settled_whoever_is_still_on_it(attempts):
+    """Of three attempts at step 2, one passed it, one missed it and one is still on it: 1 of the
+    2 who settled it passed; the one still working is neither a pass nor a miss."""
+    seed(attempts)
+    play(attempts, "carl", [("probe = 'w'", [], True), ("print('not yet')", printed("not yet"), False)])
+    rates = class_progress(attempts, "stats", ["ada", "bob", "carl"])["pass_rates"]
+    assert [(r["step"], r["reached"], r["settled"], r["passed"]) for r in rates] == [
+        (0, 3, 3, 3),
+        (1, 3, 2, 1),
+        (2, 2, 0, 0),
     ]
 
 
@@ -93,9 +106,13 @@ def test_a_finished_attempt_counts_its_last_step_and_its_kept_score(attempts):
             ("print(17)", printed("17"), True),
         ],
     )
-    (row,) = class_progress(attempts, "stats", ["ada"])["attempts"]
+    view = class_progress(attempts, "stats", ["ada"])
+    (row,) = view["attempts"]
     assert (row["attempt_id"], row["status"], row["current_step"], row["n_steps"]) == (aid, "done", 3, 4)
     assert (row["passed"], row["score"]) == (3, 75.0)  # step 2 wanted the probe words
+    assert row["step_seconds"] is None  # no step is open: the table shows a dash, the CSV a blank
+    (line,) = csv.DictReader(io.StringIO(progress_csv(view)))
+    assert (line["status"], line["step"], line["step_seconds"]) == ("done", "4/4", "")
 
 
 def test_the_csv_is_the_table_line_by_line(attempts):

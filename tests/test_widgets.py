@@ -33,7 +33,9 @@ PROBE = """
 import json
 from cibench_lab.widgets import Results
 r = Results()
-out = {"error": r.error, "me": r.me, "mine": [a["id"] for a in r.attempts], "groups": r.groups}
+out = {"error": r.error, "me": r.me, "source": r.source.value, "first": sorted(a["id"] for a in r.attempts)}
+r.list_source("mine")
+out.update({"mine": [a["id"] for a in r.attempts], "groups": r.groups})
 out["sources"] = [key for _, key in r.source.options]
 if ("study:pilot") in [key for _, key in r.groups]:
     r.list_group("study:pilot")
@@ -201,9 +203,11 @@ def test_results_list_what_the_server_lets_each_user_read(classroom, tmp_path):
         client.stop_channels()
     assert seen["error"] is None, seen
     assert seen["me"] == {"name": "teach", "roles": ["participant", "instructor"], "classes": ["demo"]}
+    adas = [["ada", ids[key]] for key in ("ada", "ada-pilot")]  # not her run's: no class work
+    assert seen["source"] == "class"  # an instructor opens on their classes' attempts
+    assert seen["first"] == sorted([ids["ada"], ids["ada-pilot"], ids["bob"]])
     assert seen["mine"] == [] and seen["groups"] == [["All (0)", "all"]] and seen["mine_in_pilot"] == []
     assert seen["sources"] == ["mine", "class"]  # the runs' route needs the researcher role
-    adas = [["ada", ids[key]] for key in ("ada", "ada-pilot")]  # not her run's: no class work
     assert seen["class"] == sorted([*adas, ["bob", ids["bob"]]])  # none of eve's
     assert seen["class_groups"] == [
         ["All (3)", "all"],
@@ -212,6 +216,7 @@ def test_results_list_what_the_server_lets_each_user_read(classroom, tmp_path):
     ]
     assert seen["class_in_pilot"] == [["ada", ids["ada-pilot"]]]  # not eve's attempt in the study
     assert "ada&#x27;s own words" in seen["detail"] and "Print the words." in seen["detail"]
+    assert "<h4>ada: " in seen["detail"] and "played by ada" in seen["detail"]  # not "human"
 
     # ada's kernel with the environment a hub gives a single-user server's kernels
     empty = tmp_path / "no-servers"
@@ -235,7 +240,7 @@ def test_results_list_what_the_server_lets_each_user_read(classroom, tmp_path):
         client.stop_channels()
         manager.shutdown_kernel(now=True)
     assert seen["me"] == {"name": "ada", "roles": ["participant"], "classes": ["demo"]}
-    assert seen["sources"] == ["mine"]
+    assert seen["sources"] == ["mine"] and seen["source"] == "mine"
     assert sorted(seen["mine"]) == sorted(ids[key] for key in ("ada", "ada-pilot", "ada-night"))
     assert [label for label, _ in seen["groups"]] == [
         "All (3)",

@@ -65,17 +65,17 @@ def _steps_by_attempt(s: Session, attempt_ids: list[str]) -> dict[str, list[Step
 def attempt_row(
     row: Attempt, name: str, title: str, steps: list[StepRow], clock: Clock, profile: str
 ) -> dict:
-    """One attempt's cell of the class table: status, step n of m, the current step's working time
-    (from the attempt's ``clock``), the steps passed so far, those not graded, and the kept score
-    (passed steps of all graded ones, x100; None when none is graded)."""
+    """One attempt's cell of the class table: status, step n of m, the open step's working time
+    (from the attempt's ``clock``; None once the attempt ended: no step is open, and the table
+    shows a dash), the steps passed so far, those not graded, and the kept score (passed steps of
+    all graded ones, x100; None when none is graded)."""
     passed = sum(1 for r in steps if r.settled_at is not None and passed_under(r.grade, profile))
     none = sum(not_graded_under(r, profile) for r in steps)
     current = next((r for r in steps if r.index == row.current_step), None)
     seconds = None
-    if current is not None:
+    if current is not None and row.status == "open":
         pause_after = (row.settings or {}).get("pause_after", 300)
-        now = row.finished_at if row.status != "open" else None
-        seconds = round(clock.working([current], pause_after, now)[current.index], 1)
+        seconds = round(clock.working([current], pause_after, None)[current.index], 1)
     return {
         "participant": name,
         "task_id": row.task_id,
@@ -93,19 +93,30 @@ def attempt_row(
 
 
 def pass_rates(attempts: Iterable[tuple[str, Sequence[StepRow]]], profile: str) -> list[dict[str, Any]]:
-    """Per task and step: the attempts that reached it (opened it), those whose kept grade passed
-    it and those whose kept grade is not graded, sorted by task then step. ``attempts``: (task id,
-    the attempt's step rows) pairs."""
+    """Per task and step: the attempts that reached it (opened it), those that settled it, and of
+    those the ones whose kept grade passed it and those whose kept grade is not graded, sorted by
+    task then step. A step still open counts as reached only: the rate is passed of settled and
+    graded, never a miss of someone still on it. ``attempts``: (task id, the attempt's step rows)
+    pairs."""
     counts: dict[tuple[str, int], list[int]] = {}
     for task_id, steps in attempts:
         for srow in steps:
-            tally = counts.setdefault((task_id, srow.index), [0, 0, 0])
+            done = srow.settled_at is not None
+            tally = counts.setdefault((task_id, srow.index), [0, 0, 0, 0])
             tally[0] += 1
-            tally[1] += srow.settled_at is not None and passed_under(srow.grade, profile)
-            tally[2] += not_graded_under(srow, profile)
+            tally[1] += done
+            tally[2] += done and passed_under(srow.grade, profile)
+            tally[3] += not_graded_under(srow, profile)
     return [
-        {"task_id": task, "step": index, "reached": reached, "passed": passed, "not_graded": none}
-        for (task, index), (reached, passed, none) in sorted(counts.items())
+        {
+            "task_id": task,
+            "step": index,
+            "reached": reached,
+            "settled": settled,
+            "passed": passed,
+            "not_graded": none,
+        }
+        for (task, index), (reached, settled, passed, none) in sorted(counts.items())
     ]
 
 

@@ -1,49 +1,74 @@
-"""An attempt as HTML for the widget: each step's instruction, grade and turns — code and the
-outputs the kernel really gave — and the reference where the server's view includes one."""
+"""An attempt as HTML for the widget: its participant, each step's instruction (its markdown
+rendered, raw HTML escaped), grade and turns — code and the outputs the kernel really gave — and
+the reference where the server's view includes one. Grades and outcomes in the lab's words
+(``grading/outcomes.py``: ``passed · 1.00``, ``settled by Next step``)."""
 
 from __future__ import annotations
 
 from html import escape
 from typing import Any
 
-from ..grading.outcomes import outcome_words
+from markdown_it import MarkdownIt
 
-PRE = "white-space:pre-wrap;margin:2px 0;padding:4px;background:var(--jp-layout-color2,#f5f5f5)"
+from ..grading.outcomes import grade_words, outcome_words
+
+PRE = (
+    "white-space:pre-wrap;margin:2px 0;padding:4px;background:var(--jp-layout-color2,#f5f5f5);"
+    "color:var(--jp-content-font-color1,inherit);border:1px solid var(--jp-border-color2,#e0e0e0)"
+)
+# CommonMark with raw HTML off: a tag in an instruction is shown as its text, never run or drawn
+# (the widget's HTML is not sanitized on its way to the page); links to javascript: and the like
+# are refused by markdown-it's own link check
+MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
-def attempt_html(view: dict[str, Any], turns: list[dict[str, Any]]) -> str:
+def attempt_html(view: dict[str, Any], turns: list[dict[str, Any]], participant: str | None = None) -> str:
     """The attempt view (``GET attempts/{id}``) with its turns (``GET …/turns``), or a class
-    member's attempt (``GET classes/attempts/{id}``) with its steps' turns."""
+    member's attempt (``GET classes/attempts/{id}``) with its steps' turns. ``participant``: whose
+    attempt it is (a class member's view names them itself)."""
     by_step: dict[int, list[dict[str, Any]]] = {}
     for turn in turns:
         by_step.setdefault(turn["step"], []).append(turn)
+    who = view.get("participant") or participant
+    title = f"{who}: {view['title']}" if who else view["title"]
     head = (
-        f"<h4>{escape(view['title'])}</h4><p>{escape(view['status'])} · step "
-        f"{view['current_step'] + 1} of {view['n_steps']} · {escape(view['player'])}</p>"
+        f"<h4>{escape(title)}</h4><p>{escape(view['status'])} · step "
+        f"{view['current_step'] + 1} of {view['n_steps']} · {escape(played_by(view['player'], who))}</p>"
     )
     steps = [_step(step, by_step.get(step["index"], [])) for step in view["steps"]]
     return head + "".join(steps)
 
 
-def grade_text(grade: dict[str, Any] | None) -> str:
-    if not grade:
-        return "not graded (or grades hidden)"
-    score = "" if grade.get("score") is None else f", score {grade['score']:.2f}"
-    return (
-        f"{'passed' if grade.get('passed') else 'not passed'}{score} ({escape(str(grade.get('metric', '')))})"
-    )
+def played_by(player: str, participant: str | None) -> str:
+    """Who played, as the class view says it: ``played by ada`` (a person), else the player
+    (``player: model qwen-7b``, ``player: replay of attempt 1a2b3c4d``)."""
+    if player == "human":
+        return f"played by {participant}" if participant else "played by a person"
+    kind, _, name = player.partition(":")
+    if kind == "openai":
+        return f"player: model {name}"
+    if player.startswith("replay:file:"):
+        return f"player: replay of {player.removeprefix('replay:file:')}"
+    if player.startswith("replay:attempt:"):
+        return f"player: replay of attempt {player.removeprefix('replay:attempt:')[:8]}"
+    return f"player: {player}"
+
+
+def instruction_html(markdown: str) -> str:
+    """A step's instruction, its markdown rendered (CommonMark and tables; raw HTML escaped)."""
+    return MARKDOWN.render(markdown or "")
 
 
 def _step(step: dict[str, Any], turns: list[dict[str, Any]]) -> str:
     settled = step["settled"] if "settled" in step else step.get("settled_at") is not None
     outcome = outcome_words(step.get("outcome"), settled)
-    parts = [
+    parts = [  # the grade the server's view holds: none before a step settles, on a class's record
         f"<h5>Step {step['index'] + 1} ({escape(step['kind'])}): {escape(outcome)} — "
-        f"{grade_text(step.get('grade'))}</h5>",
-        f"<div style='{PRE}'>{escape(step['instruction'])}</div>",
+        f"{escape(grade_words(step.get('grade')))}</h5>",
+        f"<div class='cibench-instruction'>{instruction_html(step['instruction'])}</div>",
     ]
     for turn in turns:
-        parts.append(f"<p>Turn {turn['turn'] + 1}: {grade_text(turn.get('grade'))}</p>")
+        parts.append(f"<p>Turn {turn['turn'] + 1}: {escape(grade_words(turn.get('grade')))}</p>")
         parts.append(f"<pre style='{PRE}'>{escape(turn['code'])}</pre>")
         parts.extend(turn_outputs_html(turn))
     reference = step.get("reference")

@@ -2,12 +2,12 @@
 
 Sources → studies and runs → attempts → an attempt's steps and turns.  Every answer is the
 server's: a participant lists their own attempts, an instructor also their classes' (``GET
-classes/attempts``), a researcher the headless runs' (``GET runs/attempts``) — each source offered
-when the user holds the role its list route requires in the server's own OpenAPI document, so the
-server's rule decides; the study (titled by ``GET studies``) or headless run each listed attempt
-belongs to makes the level between; and a step's reference shows only where the server's view
-holds one (the reveal policy).  Anything that stops it — no server, a refusal — is a sentence in the
-widget, never a traceback."""
+classes/attempts``, the source it opens on), a researcher the headless runs' (``GET
+runs/attempts``) — each source offered when the user holds the role its list route requires in
+the server's own OpenAPI document, so the server's rule decides; the study (titled by ``GET
+studies``) or headless run each listed attempt belongs to makes the level between; and a step's
+reference shows only where the server's view holds one (the reveal policy).  Anything that stops
+it — no server, a refusal — is a sentence in the widget, never a traceback."""
 
 from __future__ import annotations
 
@@ -108,10 +108,12 @@ class Results(w.VBox):
         openapi = self.api.get("openapi.json")
         offered = [source for source in SOURCES if source.readable(roles, openapi)]
         self.source.options = [(_source_label(source, self.me), source.key) for source in offered]
+        first = default_source([source.key for source in offered], roles)
+        self.source.value = first
         self.source.observe(lambda change: self._attempt(lambda: self._list(change["new"])), "value")
         self.group.observe(lambda change: self._attempt(lambda: self._show(change["new"])), "value")
         self.picker.observe(lambda change: self._attempt(lambda: self._open(change["new"])), "value")
-        self._list(MINE)
+        self._list(first)
 
     def _list(self, source: str) -> None:
         assert self.api is not None
@@ -137,7 +139,12 @@ class Results(w.VBox):
             turns = [turn for step in view["steps"] for turn in step["turns"]]
         else:
             turns = self.api.get(source.turns.format(id=attempt_id))
-        self.detail.value = attempt_html(view, turns)
+        row = next((row for row in self.shown if row["id"] == attempt_id), {})
+        self.detail.value = attempt_html(view, turns, row.get("participant") or self._my_name())
+
+    def _my_name(self) -> str | None:
+        """The user's name: whose attempts ``mine`` lists."""
+        return self.me["name"] if self.me and self.source.value == MINE else None
 
     def _attempt(self, work) -> None:
         """Run ``work``; what stops it becomes the widget's one sentence."""
@@ -150,6 +157,12 @@ class Results(w.VBox):
     def _fail(self, sentence: str) -> None:
         self.error = sentence
         self.status.value = f"<p style='color:#b00'>{_escape(sentence)}</p>"
+
+
+def default_source(offered: list[str], roles: list[str]) -> str:
+    """The source listed first: an instructor's classes' attempts (a teacher has few of their
+    own), else the user's own."""
+    return CLASS if "instructor" in roles and CLASS in offered else MINE
 
 
 def group_of(row: dict[str, Any]) -> str:

@@ -9,9 +9,9 @@ import {
 } from '@jupyterlab/rendermime';
 
 import { memberAttemptView } from '../class/attempt';
-import { passRateChart, rateText } from '../class/chart';
+import { passRateChart, RATE_LEGEND, rateText } from '../class/chart';
 import { InstructionMarkdown } from '../class/markdown';
-import { cellText, classTable, latestCells } from '../class/table';
+import { cellText, classTable, latestCells, tableNote } from '../class/table';
 
 const TASK = 'cibench_template/pandas/leak_probe';
 
@@ -41,8 +41,22 @@ function progress(attempts: IClassAttempt[]): IClassProgress {
     tasks: [{ task_id: TASK, title: 'Leak probe' }],
     attempts,
     pass_rates: [
-      { task_id: TASK, step: 0, reached: 2, passed: 2, not_graded: 0 },
-      { task_id: TASK, step: 1, reached: 2, passed: 1, not_graded: 0 }
+      {
+        task_id: TASK,
+        step: 0,
+        reached: 2,
+        settled: 2,
+        passed: 2,
+        not_graded: 0
+      },
+      {
+        task_id: TASK,
+        step: 1,
+        reached: 2,
+        settled: 2,
+        passed: 1,
+        not_graded: 0
+      }
     ]
   };
 }
@@ -80,6 +94,25 @@ describe('the class table', () => {
       )
     ).toEqual(['bob']);
   });
+
+  it('lists every participant before anyone attempted a task', () => {
+    const none = { ...progress([]), tasks: [], pass_rates: [] };
+    const members = (filters: { status: string | null }) =>
+      Array.from(
+        classTable(none, { task: null, ...filters }, () => {}).querySelectorAll(
+          'tbody tr'
+        ),
+        r => r.getAttribute('data-member')
+      );
+    expect(members({ status: null })).toEqual(['ada', 'bob']);
+    expect(members({ status: 'none' })).toEqual(['ada', 'bob']); // not started
+    expect(members({ status: 'open' })).toEqual([]);
+    expect(tableNote(none)!.textContent).toMatch(/^No attempts yet/);
+    expect(tableNote(progress([attempt()]))).toBeNull();
+    expect(tableNote({ ...none, members: [] })!.textContent).toBe(
+      'This class has no participants yet.'
+    );
+  });
 });
 
 describe('the pass-rate chart', () => {
@@ -89,11 +122,54 @@ describe('the pass-rate chart', () => {
     expect(bars).toHaveLength(2);
     expect(Number(bars[1].getAttribute('width'))).toBe(100); // half of 200
     expect(chart.querySelector('.jp-CIBench-srOnly')!.textContent).toBe(
-      'Leak probe: step 1: 2 of 2 passed (100%); step 2: 1 of 2 passed (50%)'
+      'Leak probe: step 1: 2 of 2 who settled it passed (100%); ' +
+        'step 2: 1 of 2 who settled it passed (50%)'
     );
-    const none = { task_id: TASK, step: 0, reached: 0, passed: 0 };
-    expect(rateText({ ...none, not_graded: 0 })).toBe(
-      'step 1: 0 of 0 passed (0%)'
+    expect(chart.querySelector('figcaption')!.textContent).toContain(
+      RATE_LEGEND
+    );
+  });
+
+  it('counts a step someone is still on as neither passed nor missed', () => {
+    const on = {
+      task_id: TASK,
+      step: 2,
+      reached: 1,
+      settled: 0,
+      passed: 0,
+      not_graded: 0
+    };
+    expect(rateText(on)).toBe('step 3: nobody settled it yet · 1 still on it');
+    const some = { ...on, reached: 3, settled: 2, passed: 1 };
+    expect(rateText(some)).toBe(
+      'step 3: 1 of 2 who settled it passed (50%) · 1 still on it'
+    );
+    const chart = passRateChart(
+      { ...progress([attempt()]), pass_rates: [on, some] },
+      null
+    );
+    const bars = chart.querySelectorAll('rect.jp-CIBench-chartBar');
+    expect(Array.from(bars, b => Number(b.getAttribute('width')))).toEqual([
+      0, 100
+    ]);
+    const labels = Array.from(
+      chart.querySelectorAll('text.jp-CIBench-chartLabel'),
+      t => t.textContent
+    ).filter(t => t!.includes('/'));
+    expect(labels).toEqual(['0/0 · 1 on it', '1/2 · 1 on it']);
+  });
+
+  it('leaves a step not graded out of its rate, and says so', () => {
+    const rate = {
+      task_id: TASK,
+      step: 0,
+      reached: 3,
+      settled: 3,
+      passed: 1,
+      not_graded: 1
+    };
+    expect(rateText(rate)).toBe(
+      'step 1: 1 of 2 who settled it passed (50%) · 1 not graded'
     );
   });
 });

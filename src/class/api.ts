@@ -11,7 +11,7 @@ type Schemas = components['schemas'];
 export type IClassProgress = Schemas['ClassProgress'];
 /** One member's attempt: a cell of the table. */
 export type IClassAttempt = Schemas['ClassAttempt'];
-/** Of a task's attempts: how many reached a step, how many passed it. */
+/** Of a task's attempts: how many reached a step, settled it, and passed it. */
 export type IStepPassRate = Schemas['StepPassRate'];
 /** `GET classes/{name}/csv`. */
 export type IClassCSV = Schemas['ClassCSV'];

@@ -1,7 +1,9 @@
 /**
  * The class's pass rate per step (where the class is stuck): plain SVG bars in
- * JupyterLab's colours, one group per task, each bar labelled with its counts;
- * the same figures as a visually hidden list for screen readers.
+ * JupyterLab's colours, one group per task, each bar the share of those who
+ * settled the step that passed it (someone still on a step is no miss),
+ * labelled with its counts and how many are still on it; the same figures as
+ * a visually hidden list for screen readers.
  */
 import { h } from '../panel/dom';
 import type { IClassProgress, IStepPassRate } from './api';
@@ -27,20 +29,37 @@ function svg<K extends keyof SVGElementTagNameMap>(
   return el;
 }
 
+/** What the chart counts, said once above it (and to a screen reader). */
+export const RATE_LEGEND =
+  'Of those who settled a step, how many passed it; those still on it, and steps not graded, are not counted';
+
+/** The attempts still on a step: they reached it and have not settled it. */
+function stillOn(rate: IStepPassRate): number {
+  return rate.reached - rate.settled;
+}
+
 /**
- * The attempts that reached a step and were graded: a step not graded (a
+ * The attempts that settled a step and were graded: a step not graded (a
  * Qwen visualization step without a judge) is neither passed nor missed.
  */
 function graded(rate: IStepPassRate): number {
-  return rate.reached - rate.not_graded;
+  return rate.settled - rate.not_graded;
 }
 
-/** A step's rate in words: "step 2: 1 of 2 passed (50%)", "… · 1 not graded". */
+/**
+ * A step's rate in words: "step 2: 1 of 2 who settled it passed (50%) · 1
+ * still on it", "… · 1 not graded", "step 3: nobody settled it yet · 2 still
+ * on it".
+ */
 export function rateText(rate: IStepPassRate): string {
+  const on = stillOn(rate) ? ` · ${stillOn(rate)} still on it` : '';
+  if (!rate.settled) {
+    return `step ${rate.step + 1}: nobody settled it yet${on}`;
+  }
   const of = graded(rate);
   const pct = of ? Math.round((100 * rate.passed) / of) : 0;
   const none = rate.not_graded ? ` · ${rate.not_graded} not graded` : '';
-  return `step ${rate.step + 1}: ${rate.passed} of ${of} passed (${pct}%)${none}`;
+  return `step ${rate.step + 1}: ${rate.passed} of ${of} who settled it passed (${pct}%)${none}${on}`;
 }
 
 /** The chart and its text twin, for the task `task` (all when null). */
@@ -69,7 +88,12 @@ export function passRateChart(
       className: 'jp-CIBench-passRates',
       attrs: { 'aria-label': 'Pass rate per step' }
     },
-    h('figcaption', { text: 'Pass rate per step' }),
+    h(
+      'figcaption',
+      {},
+      h('span', { text: 'Pass rate per step' }),
+      h('span', { className: 'jp-CIBench-chartLegend', text: RATE_LEGEND })
+    ),
     rates.length
       ? bars(groups, titles)
       : h('p', { text: 'No step reached yet.' }),
@@ -133,7 +157,7 @@ function bar(rate: IStepPassRate, y: number): SVGElement[] {
   const value = svg(
     'text',
     { x: LEFT + WIDTH + 6, y: y + BAR - 3, class: 'jp-CIBench-chartLabel' },
-    `${rate.passed}/${graded(rate)}`
+    `${rate.passed}/${graded(rate)}${stillOn(rate) ? ` · ${stillOn(rate)} on it` : ''}`
   );
   return [label, back, front, value];
 }

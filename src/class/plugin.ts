@@ -1,23 +1,36 @@
 /**
  * The class view plugin: the command "CIBench: Class View" (palette, for
- * instructors only) opening the class view in the main area.
+ * instructors only) opening the class view in the main area, which the
+ * layout restorer reopens after a reload, on the class it showed.
  */
 import {
+  ILayoutRestorer,
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { ICommandPalette, MainAreaWidget } from '@jupyterlab/apputils';
+import {
+  ICommandPalette,
+  MainAreaWidget,
+  WidgetTracker
+} from '@jupyterlab/apputils';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 
 import { CATEGORY } from '../commands';
+import { followNumber } from '../settings';
 import { ICIBenchLab } from '../tokens';
 import { ClassApi } from './api';
-import { ClassView } from './view';
+import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
+
+import { ClassView, IClassViewOptions } from './view';
 
 export const CLASS_VIEW = 'cibench-lab:class-view';
 const SETTINGS = 'cibench-lab:plugin';
 const POLL_DEFAULT = 5; // seconds (schema/plugin.json: classViewPoll)
+/** The layout restorer's name for the class view (one at a time). */
+const TRACKER = 'cibench-lab-class-view';
+
+type ClassArea = MainAreaWidget<ClassView>;
 
 export const classViewPlugin: JupyterFrontEndPlugin<void> = {
   id: 'cibench-lab:class',
@@ -25,60 +38,81 @@ export const classViewPlugin: JupyterFrontEndPlugin<void> = {
     "An instructor's class view: progress, scores, attempts, pass rates.",
   autoStart: true,
   requires: [ICIBenchLab],
-  optional: [ICommandPalette, ISettingRegistry, IRenderMimeRegistry],
+  optional: [
+    ICommandPalette,
+    ISettingRegistry,
+    IRenderMimeRegistry,
+    ILayoutRestorer
+  ],
   activate: (
     app: JupyterFrontEnd,
     lab: ICIBenchLab,
     palette: ICommandPalette | null,
     registry: ISettingRegistry | null,
-    rendermime: IRenderMimeRegistry | null
+    rendermime: IRenderMimeRegistry | null,
+    restorer: ILayoutRestorer | null
   ) => {
     let instructor = false;
     let poll = POLL_DEFAULT;
-    let shown: MainAreaWidget<ClassView> | null = null;
+    const tracker = new WidgetTracker<ClassArea>({ namespace: TRACKER });
+    const open = opener(app, tracker, () => ({
+      api: new ClassApi(lab.api),
+      classes: () => lab.api.classes(),
+      interval: () => poll,
+      rendermime
+    }));
     app.commands.addCommand(CLASS_VIEW, {
       label: 'CIBench: Class View',
       caption: "Your classes' progress, scores and attempts (instructors)",
       isVisible: () => instructor,
       isEnabled: () => instructor,
-      execute: () => {
-        if (!shown || shown.isDisposed) {
-          const view = new ClassView({
-            api: new ClassApi(lab.api),
-            classes: () => lab.api.classes(),
-            interval: () => poll,
-            rendermime
-          });
-          shown = new MainAreaWidget({ content: view });
-          shown.id = 'cibench-lab-class-view-area';
-          shown.title.label = view.title.label;
-          shown.title.closable = true;
-          app.shell.add(shown, 'main');
-          void view.start();
-        }
-        app.shell.activateById(shown.id);
-      }
+      execute: args => open(args)
+    });
+    // after a reload the lab reopens it (the same class), as it does its own main-area widgets
+    void restorer?.restore(tracker, {
+      command: CLASS_VIEW,
+      args: area => ({ class: area.content.className ?? '', activate: false }),
+      name: () => 'class-view'
     });
     palette?.addItem({ command: CLASS_VIEW, category: CATEGORY, rank: 30 });
     void lab.api.me().then(me => {
       instructor = me.roles.includes('instructor');
       app.commands.notifyCommandChanged(CLASS_VIEW);
     });
-    followPoll(registry, seconds => (poll = seconds));
+    followNumber(registry, SETTINGS, 'classViewPoll', POLL_DEFAULT, 1, s => {
+      poll = s;
+    });
   }
 };
 
-/** The class view's polling interval from the settings editor (`classViewPoll`). */
-function followPoll(
-  registry: ISettingRegistry | null,
-  set: (seconds: number) => void
-): void {
-  void registry?.load(SETTINGS).then(settings => {
-    const read = () => {
-      const value = settings.composite.classViewPoll;
-      set(typeof value === 'number' && value >= 1 ? value : POLL_DEFAULT);
-    };
-    read();
-    settings.changed.connect(read);
-  });
+/**
+ * The command's action: open the class view (`args.class`: on that class,
+ * else the first one taught) or bring the open one to the front; tracked, so
+ * the layout restorer keeps it and its class across a reload (`args.activate`
+ * false: a restored view leaves the focus where the lab puts it).
+ */
+function opener(
+  app: JupyterFrontEnd,
+  tracker: WidgetTracker<ClassArea>,
+  options: () => IClassViewOptions
+): (args: ReadonlyPartialJSONObject) => void {
+  let shown: ClassArea | null = null;
+  return args => {
+    if (!shown || shown.isDisposed) {
+      const view = new ClassView(options());
+      const area = new MainAreaWidget({ content: view });
+      area.id = 'cibench-lab-class-view-area';
+      area.title.label = view.title.label;
+      area.title.closable = true;
+      view.classChanged.connect(() => void tracker.save(area));
+      void tracker.add(area);
+      app.shell.add(area, 'main');
+      const name = typeof args.class === 'string' ? args.class : null;
+      void view.start(name || null);
+      shown = area;
+    }
+    if (args.activate !== false) {
+      app.shell.activateById(shown.id);
+    }
+  };
 }

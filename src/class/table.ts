@@ -2,6 +2,7 @@
  * The class table: participants × tasks, each cell the member's latest
  * attempt of the task (step n of m, the current step's time, the kept score),
  * filtered by task and status; a cell is a button that opens the attempt.
+ * Every participant has a row from the start, before any attempt.
  */
 import { h } from '../panel/dom';
 import { DASH, formatSeconds } from '../panel/words';
@@ -74,12 +75,9 @@ export function classTable(
   const rows = progress.members
     .map(member => {
       const shown = tasks.map(t => cells.get(`${member}\t${t.task_id}`));
-      const keep = shown.some(
-        c =>
-          filters.status === null ||
-          (c?.attempt.status ?? 'none') === filters.status
-      );
-      return keep ? memberRow(member, shown, open) : null;
+      return keeps(shown, filters.status)
+        ? memberRow(member, shown, open)
+        : null;
     })
     .filter((row): row is HTMLTableRowElement => row !== null);
   return h(
@@ -93,9 +91,40 @@ export function classTable(
   );
 }
 
+/**
+ * Whether a member's row shows under the status filter: always without one;
+ * with one, when a cell has that status (with no task column, every member
+ * is "not started").
+ */
+function keeps(shown: (Cell | undefined)[], status: string | null): boolean {
+  if (status === null) {
+    return true;
+  }
+  if (!shown.length) {
+    return status === 'none';
+  }
+  return shown.some(c => (c?.attempt.status ?? 'none') === status);
+}
+
+/**
+ * What the table cannot say itself, or null: that no participant attempted
+ * a task yet (the rows list them, with no task column), or that the class has
+ * no participant.
+ */
+export function tableNote(progress: IClassProgress): HTMLElement | null {
+  const text = !progress.members.length
+    ? 'This class has no participants yet.'
+    : !progress.tasks.length
+      ? 'No attempts yet: a task gets its column when a participant starts it.'
+      : null;
+  return text ? h('p', { className: 'jp-CIBench-classNote', text }) : null;
+}
+
+type Cell = { attempt: IClassAttempt; count: number };
+
 function memberRow(
   member: string,
-  shown: ({ attempt: IClassAttempt; count: number } | undefined)[],
+  shown: (Cell | undefined)[],
   open: (attempt: IClassAttempt) => void
 ): HTMLTableRowElement {
   return h(
@@ -107,7 +136,7 @@ function memberRow(
 }
 
 function cellButton(
-  cell: { attempt: IClassAttempt; count: number } | undefined,
+  cell: Cell | undefined,
   open: (attempt: IClassAttempt) => void
 ): HTMLElement {
   if (!cell) {

@@ -5,6 +5,7 @@
  * seconds while it is shown and the browser tab is visible (docs/classroom.md
  * says why polling).
  */
+import { ISignal, Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
@@ -27,7 +28,7 @@ import type {
 import { memberAttemptView } from './attempt';
 import { passRateChart } from './chart';
 import { InstructionMarkdown } from './markdown';
-import { classTable, IFilters, STATUSES } from './table';
+import { classTable, IFilters, STATUSES, tableNote } from './table';
 
 /**
  * What the view needs: the class routes, the classes taught, the polling
@@ -60,11 +61,26 @@ export class ClassView extends Widget {
     this.markdown = new InstructionMarkdown(options.rendermime ?? null);
   }
 
-  /** Load the classes and start polling. */
-  async start(): Promise<void> {
+  /** The class shown (null: none taught, or not loaded yet). */
+  get className(): string | null {
+    return this.current;
+  }
+
+  /** Emitted when another class is chosen (the layout restorer keeps it). */
+  get classChanged(): ISignal<this, string | null> {
+    return this._classChanged;
+  }
+
+  /**
+   * Load the classes and start polling, on class `initial` when it is one
+   * taught (a view restored after a reload), else the first.
+   */
+  async start(initial: string | null = null): Promise<void> {
     const classes = await this.options.classes();
     this.classNames = classes.map(c => c.name);
-    this.current = this.classNames[0] ?? null;
+    const restored = initial !== null && this.classNames.includes(initial);
+    this.current = restored ? initial : (this.classNames[0] ?? null);
+    this._classChanged.emit(this.current);
     await this.refresh();
   }
 
@@ -144,6 +160,7 @@ export class ClassView extends Widget {
       const table = classTable(this.progress, this.filters, a => this.open(a));
       replaceChildren(
         this.body,
+        tableNote(this.progress),
         h('div', { className: 'jp-CIBench-classScroll' }, table),
         passRateChart(this.progress, this.filters.task)
       );
@@ -175,6 +192,7 @@ export class ClassView extends Widget {
       v => {
         this.current = v;
         this.drilled = null;
+        this._classChanged.emit(v);
         void this.refresh();
       }
     );
@@ -250,6 +268,7 @@ export class ClassView extends Widget {
   private controlsKey = '';
   private timer = 0;
   private markdown: InstructionMarkdown;
+  private _classChanged = new Signal<this, string | null>(this);
 }
 
 /** A labelled `<select>` handing each change to `onChange`. */

@@ -4,13 +4,17 @@ database. The teacher, a member of the class with an attempt of their own, is no
 participants: no row, no line of the CSV, no bar. Without a reload the student's cell moves on
 (step and score) and the pass-rate chart grows; Enter on the cell drills down to each step's
 outcome in the panel's words, its instruction's markdown rendered, the turn's code and grade; the
-status filter hides the row; the CSV downloads the table; the view passes axe in both themes."""
+status filter hides the row; the CSV downloads the table; the view passes axe in both themes, its
+code and output boxes showing on its ground in each. Before anyone starts, every participant has a
+row; the view chosen on another class is back on it after a reload."""
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import re
+import time
 
 import nbformat
 import pytest
@@ -33,25 +37,50 @@ TEACHER, STUDENT = "teach", "ada"
 WORDS = f"print('{SECRET_OUT} alpha beta')"
 
 
-@pytest.fixture
-def class_lab(tmp_path):
+def class_setup(tmp_path, classes: dict[str, list[str]]) -> tuple[Attempts, dict]:
+    """The probe task (its instruction's markdown: `code`, **bold**), a results database and the
+    lab's traits: the teacher, an instructor of ``classes``."""
     root = tmp_path / "tasks"
     path = write_probe_task(root)
-    nb = nbformat.read(str(path), as_version=4)  # markdown the drill-down renders: `code`, **bold**
+    nb = nbformat.read(str(path), as_version=4)
     nb.cells[0].source = nb.cells[0].source.replace("a string", "a **string**")
     nbformat.write(nb, str(path))
-    library = TaskLibrary.load([root])
     store = Store(f"sqlite:///{tmp_path / 'results.sqlite'}")
-    attempts = Attempts(store, library, "cibench")
-    task = library.get(PROBE_ID)
-    attempt_id = attempts.create(NewAttempt(task, "e2e", "human", STUDENT, PlaySettings(), {}))
-    attempts.create(NewAttempt(task, "e2e", "human", TEACHER, PlaySettings(), {}))  # the teacher's own
+    attempts = Attempts(store, TaskLibrary.load([root]), "cibench")
     traits = {"task_dirs": [str(root)], "participant": TEACHER, "instructors": [TEACHER],
-              "profile": "cibench", "class_members": {"demo": [STUDENT, "bob", TEACHER]}}  # fmt: skip
+              "profile": "cibench", "class_members": classes}  # fmt: skip
+    return attempts, traits
+
+
+def start(attempts: Attempts, who: str) -> str:
+    return attempts.create(
+        NewAttempt(attempts.library.get(PROBE_ID), "e2e", "human", who, PlaySettings(), {})
+    )
+
+
+@pytest.fixture
+def class_lab(tmp_path):
+    attempts, traits = class_setup(tmp_path, {"demo": [STUDENT, "bob", TEACHER]})
+    attempt_id = start(attempts, STUDENT)
+    start(attempts, TEACHER)  # the teacher's own
     server = start_lab(tmp_path, traits)
     yield server, attempts, attempt_id
     server.kill()
-    store.dispose()
+    attempts.store.dispose()
+
+
+@pytest.fixture
+def new_class_lab(tmp_path):
+    """Two classes and no attempt yet: nobody has started anything."""
+    attempts, traits = class_setup(tmp_path, {"demo": [STUDENT, "bob", TEACHER], "zoo": ["dan", TEACHER]})
+    server = start_lab(tmp_path, traits)
+    yield server, attempts
+    server.kill()
+    attempts.store.dispose()
+
+
+def background(locator) -> str:
+    return locator.evaluate("e => getComputedStyle(e).backgroundColor")
 
 
 def open_class_view(page: Page, url: str):
@@ -92,8 +121,11 @@ def test_the_class_view_follows_a_student_as_they_play(page: Page, class_lab):
     expect(cell).to_contain_text("score 50.0")
     expect(view.locator("rect.jp-CIBench-chartBar")).to_have_count(3)
     chart_text = view.locator(".jp-CIBench-passRates .jp-CIBench-srOnly")
-    expect(chart_text).to_contain_text("step 1: 1 of 1 passed (100%)")
-    expect(chart_text).to_contain_text("step 3: 0 of 1 passed (0%)")
+    expect(chart_text).to_contain_text("step 1: 1 of 1 who settled it passed (100%)")
+    expect(chart_text).to_contain_text("step 3: nobody settled it yet · 1 still on it")  # no miss
+    expect(view.locator("text.jp-CIBench-chartLabel", has_text="/")).to_have_text(
+        ["1/1", "1/1", "0/0 · 1 on it"]
+    )
 
     cell.focus()
     page.keyboard.press("Enter")
@@ -123,6 +155,10 @@ def test_the_class_view_follows_a_student_as_they_play(page: Page, class_lab):
             use_theme(page, theme)
         found = axe_violations(page, [".jp-CIBench-classView"])
         assert not found, f"{theme}: {found}"
+        for block in (".jp-CIBench-memberCode", ".jp-CIBench-memberOutput"):  # a box on the view's ground
+            shown = last.locator(block)
+            assert background(shown) != background(view), (theme, block, background(view))
+            assert shown.evaluate("e => getComputedStyle(e).borderTopStyle") == "solid", (theme, block)
     record.get_by_role("button", name="Back to the class").press("Enter")
     expect(cell).to_be_focused()
 
@@ -137,3 +173,42 @@ def test_the_class_view_follows_a_student_as_they_play(page: Page, class_lab):
     assert [
         (r["participant"], r["attempt_id"], r["status"], r["step"], r["passed"], r["score"]) for r in lines
     ] == [(STUDENT, attempt_id, "open", "3/4", "2", "50.0")]
+
+
+def saved_class_view(page: Page) -> str | None:
+    """The class the lab's saved layout reopens the class view on (None: not in the layout yet)."""
+    data = page.evaluate("async () => (await (await fetch('/lab/api/workspaces/default')).json()).data")
+    main = json.dumps(data.get("layout-restorer:data", {}).get("main", {}))
+    saved = data.get("cibench-lab-class-view:class-view", {}).get("data", {})
+    return saved.get("class") if "cibench-lab-class-view:class-view" in main else None
+
+
+def test_the_class_is_listed_before_anyone_starts_and_comes_back_after_a_reload(page: Page, new_class_lab):
+    server, attempts = new_class_lab
+    view = open_class_view(page, server.url)
+    expect(view.locator("tbody tr")).to_have_count(2)  # ada and bob at once: nobody has started
+    expect(view.locator(".jp-CIBench-classNote")).to_contain_text("No attempts yet")
+    expect(view.locator("thead th")).to_have_text(["Participant"])
+    view.get_by_label("Status").select_option("none")
+    expect(view.locator("tbody tr")).to_have_count(2)  # both not started
+    view.get_by_label("Status").select_option("")
+
+    aid = start(attempts, STUDENT)  # ada starts: the task gets its column, polled
+    expect(view.locator(f"tr[data-member='{STUDENT}'] button[data-attempt='{aid}']")).to_contain_text(
+        "step 1 of 4", timeout=30_000
+    )
+    expect(view.locator("tr[data-member='bob']")).to_contain_text("not started")
+    expect(view.locator(".jp-CIBench-classNote")).to_have_count(0)
+
+    view.get_by_label("Class", exact=True).select_option("zoo")
+    expect(view.locator("tbody tr[data-member='dan']")).to_have_count(1)
+    deadline = time.monotonic() + 30  # the lab saves its layout a moment after a change
+    while saved_class_view(page) != "zoo":
+        assert time.monotonic() < deadline, "the lab never saved the class view in its layout"
+        time.sleep(0.5)
+    page.reload()
+    restored = page.locator(".jp-CIBench-classView")
+    expect(restored).to_be_visible(timeout=60_000)  # back without the palette
+    expect(restored.get_by_label("Class", exact=True)).to_have_value("zoo")
+    expect(restored.locator("tbody tr")).to_have_count(1)  # dan, zoo's one participant
+    expect(restored.locator(".jp-CIBench-classNote")).to_contain_text("No attempts yet")

@@ -100,6 +100,10 @@ def in_view(page: Page, cell) -> bool:
     )
 
 
+def width_of(cell, part: str) -> float:
+    return cell.locator(part).first.bounding_box()["width"]
+
+
 def test_focus_is_in_the_answer_editor_after_start_and_next(page: Page, lab):
     open_lab(page, lab.url)
     open_panel(page)
@@ -113,6 +117,12 @@ def test_focus_is_in_the_answer_editor_after_start_and_next(page: Page, lab):
     page.wait_for_timeout(3_500)  # past the time the lab keeps centring it
     assert in_view(page, answer_cell(page, 0)) and in_view(page, instruction)
     expect(answer_cell(page, 0).locator(".cm-content")).to_be_focused()
+    # the title cell (a short intro) is as wide as the instruction cell below it, not a narrow column
+    title = page.locator(".jp-NotebookPanel:visible .jp-Cell.jp-CIBench-title")
+    expect(title.locator(".jp-RenderedMarkdown h1")).to_be_visible()
+    assert title.evaluate("e => getComputedStyle(e).display") != "flex"
+    assert abs(title.bounding_box()["width"] - instruction.bounding_box()["width"]) < 1
+    assert abs(width_of(title, ".jp-Cell-inputWrapper") - width_of(instruction, ".jp-Cell-inputWrapper")) < 1
     # the panel never said the notebook was closed while it opened
     lines = set(page.evaluate("window.__notebookLine"))
     assert lines == {"Notebook: penguins_raw_tidy.template-en.ipynb"}, lines

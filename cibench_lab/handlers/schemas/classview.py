@@ -19,7 +19,9 @@ class ClassAttempt(Closed):
     status: AttemptStatus
     current_step: int = Field(description="the step open (0-based; the last one once the attempt ended)")
     n_steps: int
-    step_seconds: float | None = Field(description="the current step's working time so far")
+    step_seconds: float | None = Field(
+        description="the open step's working time so far; null once the attempt ended (no step is open)"
+    )
     passed: int = Field(description="settled steps whose kept grade passed")
     not_graded: int = Field(
         description="settled steps whose kept grade is not graded (a Qwen visualization step without a "
@@ -38,14 +40,16 @@ class ClassTask(Closed):
 
 
 class StepPassRate(Closed):
-    """Where the class is stuck: of a task's attempts, how many reached a step and how many passed it."""
+    """Where the class is stuck: of a task's attempts, how many reached a step, how many settled it
+    and how many of those passed it (``reached - settled`` are still on it)."""
 
     task_id: str
     step: int = Field(description="0-based")
     reached: int = Field(description="attempts that opened the step")
-    passed: int = Field(description="of those, attempts whose kept grade passed it")
+    settled: int = Field(description="of those, attempts that settled it (the rest are still on it)")
+    passed: int = Field(description="of the settled ones, attempts whose kept grade passed it")
     not_graded: int = Field(
-        description="of those, attempts whose kept grade is not graded (neither passed nor missed)"
+        description="of the settled ones, attempts whose kept grade is not graded (neither passed nor missed)"
     )
 
 
