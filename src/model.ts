@@ -18,6 +18,7 @@ import {
   Mode,
   PlayerChoice
 } from './api';
+import { searchText } from './panel/qwen';
 
 /** What changed in the model (the views re-render only that part). */
 export type ChangeKind =
@@ -62,8 +63,8 @@ export function matchesFacets(
 }
 
 /**
- * Tasks with the chosen facets whose id, title, library or language contain
- * every word of `text`.
+ * Tasks with the chosen facets whose id, title, library or language — or a
+ * Qwen task's question, files and source line — contain every word of `text`.
  */
 export function filterTasks(
   tasks: readonly ITaskSummary[],
@@ -75,7 +76,7 @@ export function filterTasks(
     if (!matchesFacets(task, facets)) {
       return false;
     }
-    const hay = [task.id, task.title, task.lib, task.language]
+    const hay = [task.id, task.title, task.lib, task.language, searchText(task)]
       .concat(task.libraries ?? [])
       .join(' ')
       .toLowerCase();

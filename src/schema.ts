@@ -1321,6 +1321,25 @@ export type components = {
     };
     /** @enum {string} */
     QuestionType: 'choice' | 'number' | 'text';
+    /** @description A Qwen benchmark task's item as the task list shows it (tasks/qwen.py: public_item). */
+    QwenItem: {
+      /** @description the question as asked, without an easy item's prior turn */
+      question: string;
+      /** @enum {string} */
+      family: 'qwen-math' | 'qwen-vis' | 'qwen-general';
+      /** @description visualization: easy when the item's first turn runs before play; else null */
+      difficulty: ('easy' | 'hard') | null;
+      /** @description its files, as paths inside upload_file/ */
+      files: string[];
+      /** @description the benchmark file the item came from */
+      source: string;
+      /** @description its line in that file */
+      line: number;
+      /** @description the item's interpreter call limit (the original's) */
+      calls: number;
+      /** @description the runs a person gets: the calls, less an easy item's prior turn */
+      runs: number;
+    };
     /** @description A Qwen benchmark attempt's measures x100 (grading/qwen/lab.py ``qwen_measures``). */
     QwenMeasures: {
       /** @description steps whose kept run ran without an error */
@@ -1683,6 +1702,11 @@ export type components = {
        * @enum {string}
        */
       benchmark?: 'cibench' | 'qwen';
+      /**
+       * @description a Qwen benchmark task's item; null for CIBench tasks
+       * @default null
+       */
+      qwen?: components['schemas']['QwenItem'] | null;
       intro: string;
       instructions: components['schemas']['TaskInstruction'][];
     };
@@ -1713,6 +1737,11 @@ export type components = {
        * @enum {string}
        */
       benchmark?: 'cibench' | 'qwen';
+      /**
+       * @description a Qwen benchmark task's item; null for CIBench tasks
+       * @default null
+       */
+      qwen?: components['schemas']['QwenItem'] | null;
     };
     Tokens: {
       prompt?: number | null;

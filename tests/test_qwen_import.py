@@ -13,6 +13,7 @@ from cibench_lab.cli import main
 from cibench_lab.cli.run import _playable
 from cibench_lab.cli.tasks import verifiable
 from cibench_lab.players import PlayerError, ReferencePlayer
+from cibench_lab.tasks import literal
 from cibench_lab.tasks.errors import TaskError
 from cibench_lab.tasks.format import parse_notebook
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
@@ -64,7 +65,7 @@ def test_limits_stop_rule_judge_prompt_and_gold(lib):
     }
     easy, hard_zh = lib.tasks["cibench_qwen/qwen-vis/ci_0002"], lib.tasks["cibench_qwen/qwen-vis/ci_0003"]
     assert qwen_item(easy)["difficulty"] == "easy" and qwen_item(hard_zh)["difficulty"] == "hard"
-    assert easy.steps[0].instruction == "Plot the temperature of each day as a line chart."
+    assert easy.steps[0].instruction == literal.block("Plot the temperature of each day as a line chart.")
     assert "<|im_start|>assistant\nThought:" in qwen_item(easy)["query"]
     assert qwen_item(easy)["judge_prompt"].endswith(
         "[Question]: Plot the temperature of each day as a line chart.\n"

@@ -75,6 +75,10 @@ async def test_an_easy_item_in_the_lab_its_folder_prior_cell_font_grade_and_rest
     prior = nb.cells[2]
     assert prior.metadata["editable"] is False and "weather/weather.csv" in prior.source
     assert "day  temp" in _stdout(prior.outputs)  # what the prior turn printed on this kernel
+    assert prior.execution_count == 1  # it ran, the kernel's first counted run: the person's first is [2]
+    kernel = b.app.kernel_manager.get_kernel(b.kernel_id)
+    await b.kc.wait_for_ready(timeout=30)
+    assert (await execute(b.kc, kernel, "pass", 30)).execution_count == 2
     assert "`weather/weather.csv`" in nb.cells[1].source and "Qwen Code Interpreter" in nb.cells[0].source
     probe = "/work/attempt/upload_file ['SimHei'] NotoSansCJK-Regular.ttc True\n"
     assert await _probe(b) == probe
@@ -190,6 +194,14 @@ async def test_a_qwen_task_has_no_oracle_mode(api):
     assert code == 400 and "end-to-end only" in body["error"]
     code, tasks = await api("GET", "tasks")
     assert {t["benchmark"] for t in tasks} == {"qwen"}
+    # the list carries each item (the question, its files, its runs), never a GSM8K gold
+    rows = {t["id"]: t for t in tasks}
+    assert rows[GENERAL]["qwen"]["question"].startswith("Join the two tables on item")
+    assert rows[GENERAL]["qwen"]["files"] == ["shop/orders.csv", "shop/items.csv"]
+    assert [rows[t]["qwen"]["runs"] for t in (GENERAL, EASY, GSM8K)] == [1, 3, 3]
+    assert "answer" not in rows[GSM8K]["qwen"] and "####" not in json.dumps(tasks)
+    code, detail = await api("GET", f"tasks/{EASY}")
+    assert code == 200 and detail["qwen"]["difficulty"] == "easy"
 
 
 @pytest.mark.fast

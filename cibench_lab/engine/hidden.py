@@ -2,8 +2,9 @@
 
 For a person's attempt hidden runs do not enter the kernel's history (``store_history=False``):
 their first run shows ``[1]``, as in any notebook, and restored cells leave no ``In``/``Out``
-entries.  A player's are counted, as the headless executor counts them: a traceback names its
-cell (``Cell In[3]``), and a model's prompts are the same in the lab and headless.
+entries — but a Qwen easy item's prior turn, an already-run cell of the notebook, is ``[1]`` and
+the person's first run ``[2]``.  A player's are counted, as the headless executor counts them: a
+traceback names its cell (``Cell In[3]``), and a model's prompts are the same in the lab and headless.
 """
 
 from __future__ import annotations
@@ -21,18 +22,24 @@ HIDDEN_SESSION = "cibench-lab-hidden-"
 
 
 async def run_hidden(
-    kernel_manager: Any, kernel_id: str, codes: list[str], timeout: float, counted: bool = False
+    kernel_manager: Any,
+    kernel_id: str,
+    codes: list[str],
+    timeout: float,
+    counted: bool = False,
+    counted_at: frozenset[int] = frozenset(),
 ) -> list[TurnOutput]:
     """Run ``codes`` one after another on the kernel, through a client of its own (in its
-    history when ``counted``)."""
+    history when ``counted``; the codes at ``counted_at`` always: a Qwen easy item's prior turn,
+    the notebook's ``[1]``)."""
     kernel = kernel_manager.get_kernel(kernel_id)
     kc = kernel.client(session=own_session(kernel.session))
     kc.start_channels()
     ran = []
     try:
         await ready(kc, kernel)
-        for code in codes:
-            ex = await execute(kc, kernel, code, timeout, store_history=counted)
+        for i, code in enumerate(codes):
+            ex = await execute(kc, kernel, code, timeout, store_history=counted or i in counted_at)
             if ex.error:
                 last = ex.outputs[-1:] if ex.outputs else ex.status
                 log.warning("cibench-lab: hidden code failed on kernel %s: %s", kernel_id, last)

@@ -31,6 +31,7 @@ from nbformat.v4 import new_code_cell
 from ..grading import TurnOutput
 from ..grading.qwen.react import extract_code
 from ..models.qwen_react import prior_turn_code
+from ..tasks import literal
 from ..tasks.model import Task
 from ..tasks.qwen import VERSION, WORKDIR, question_of, qwen_item
 from .errors import BadInput
@@ -129,7 +130,10 @@ class KernelSetup:
 
         async def run(codes: list[str]) -> list[TurnOutput]:
             setup = self.codes(task, not counted)
-            ran = await run_hidden(km, kernel_id, [*setup, *codes], timeout, counted)
+            # a person's prior turn is the notebook's first run (its cell shows [1]): counted
+            with_prior = not counted and prior_code(task) is not None
+            prior = frozenset({len(setup) - 1}) if with_prior else frozenset()
+            ran = await run_hidden(km, kernel_id, [*setup, *codes], timeout, counted, prior)
             return self.ran(attempt_id, task, ran, len(setup), not counted)
 
         return run
@@ -164,7 +168,8 @@ def qwen_notebook(path: Path, task: Task, prior: TurnOutput | None) -> None:
     title, instruction = nb.cells[0], nb.cells[1]
     how = title.source.rsplit(" · ", 1)[-1]
     family = _FAMILY_WORDS.get(item.get("family", ""), "")
-    title.source = f"# {task.title}\n\n*Qwen Code Interpreter Benchmark ({VERSION}) · {family} · {how}"
+    benchmark = f"*Qwen Code Interpreter Benchmark ({VERSION}) · {family} · {how}"
+    title.source = f"# {literal.inline(task.title)}\n\n{benchmark}"
     instruction.source = instruction_text(item)
     if prior is not None:
         nb.cells.insert(2, prior_cell(prior))
@@ -172,10 +177,11 @@ def qwen_notebook(path: Path, task: Task, prior: TurnOutput | None) -> None:
 
 
 def instruction_text(item: dict) -> str:
-    """The item's question, its family and difficulty, and its files inside ``upload_file/``."""
+    """The item's family and difficulty, its question (shown literally: :mod:`..tasks.literal`), and
+    its files inside ``upload_file/``."""
     family = _FAMILY_WORDS.get(item.get("family", ""), "")
     level = f" ({item['difficulty']})" if item.get("difficulty") else ""
-    text = f"**{family}{level}**\n\n{question_of(item['query']).strip()}"
+    text = f"**{family}{level}**\n\n{literal.block(question_of(item['query']).strip())}"
     files = list(item.get("input_file_path", []))
     if files:
         names = ", ".join(f"`{f}`" for f in files)
@@ -186,9 +192,11 @@ def instruction_text(item: dict) -> str:
 
 
 def prior_cell(ran: TurnOutput) -> nbformat.NotebookNode:
-    """The prior turn as an already-run, read-only code cell (its outputs as the kernel printed them)."""
+    """The prior turn as an already-run, read-only code cell (its outputs as the kernel printed them),
+    the kernel's first counted run: ``[1]``."""
     cell = new_code_cell(
         ran.code,
+        execution_count=1,
         metadata={"editable": False, "deletable": False, CELL_KEY: {"role": PRIOR, "step": 0}},
     )
     cell.outputs = [nbformat.from_dict(o) for o in ran.outputs]

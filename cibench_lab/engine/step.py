@@ -18,10 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..grading import TurnOutput
-from ..models.qwen_react import has_prior_turn, interpreter_observation
+from ..models.qwen_react import interpreter_observation
 from ..store.tables import Attempt
 from ..tasks.model import Task
-from ..tasks.qwen import CALL_TIMEOUT, call_limit, qwen_item, stops
+from ..tasks.qwen import CALL_TIMEOUT, call_limit, person_runs, qwen_item, stops
 from .settings import PlaySettings
 
 HUMAN = "human"
@@ -56,8 +56,7 @@ def person_cap(settings: PlaySettings, task: Task | None) -> int | None:
     caps = [settings.turn_cap] if settings.turn_cap else []
     item = qwen_item(task) if task is not None else None
     if item is not None:
-        prior = 1 if has_prior_turn(str(item["query"])) else 0
-        caps.append(max(int(item["calls"]) - prior, 1))
+        caps.append(person_runs(item))
     return min(caps) if caps else None
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .plot import UNDECLARED
+from .qwen import public_item
 from .rendering import TaskRendering
 
 #: Step kinds a `step_types` entry may name.
@@ -95,6 +96,7 @@ class Task:
             "kinds": sorted({s.kind for s in self.steps}),
             # the benchmark whose rules play it: a Qwen task has one step and no oracle mode
             "benchmark": "qwen" if any(s.qwen is not None for s in self.steps) else "cibench",
+            "qwen": public_item(self.metadata),  # the item as the list shows it (None: a CIBench task)
         }
 
     def public(self) -> dict[str, Any]:

@@ -18,21 +18,29 @@ one-step task: a CIBench-format notebook with one instruction cell and an empty 
 * ``answer`` (GSM8K): the row's answer text, ``#### N`` included.
 
 The kernel of such a task runs in ``upload_file/`` (``workdir``), where the original's
-kernel runs; the files are the task's ``data_files`` under ``upload_file/``.
+kernel runs; the files are the task's ``data_files`` under ``upload_file/``.  The task's title is
+the start of the question (:func:`title_of`); its instruction cell shows the question literally
+(:func:`.literal.block`: markdown and MathJax leave ``x**2 - 5*x`` and ``$25`` as they are), while
+the prompt a model gets is built from ``query`` (``models/qwen_react.py``), byte for byte.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import unicodedata
+from typing import TYPE_CHECKING, Any
 
+from . import literal
 from .meta import KEY
-from .model import Task
+
+if TYPE_CHECKING:
+    from .model import Task
 
 VERSION = "20231206"
+TITLE_WIDTH = 60  # a title's most columns (a CJK character takes two)
 FAMILIES = ("qwen-math", "qwen-vis", "qwen-general")
 STOP = ("error:", "Traceback")
 WORKDIR = "upload_file"
-IM_END = "<|im_end|>"
+IM_START, IM_END = "<|im_start|>", "<|im_end|>"
 
 #: The original's judge questions (metrics/visualization.py), by ``lang``.
 JUDGE_PROMPTS = {
@@ -56,6 +64,48 @@ def family_of(tags: str) -> str:
 def question_of(query: str) -> str:
     """The query without an easy item's prior turn (what the judge and a person are shown)."""
     return query.split(IM_END)[0]
+
+
+def title_of(question: str) -> str:
+    """A task's title: the question's start on one line, cut at a word (or, in Chinese, a
+    character) within :data:`TITLE_WIDTH` columns and ended with an ellipsis when cut."""
+    text = " ".join(question.split())
+    width = 0
+    for i, char in enumerate(text):
+        width += 2 if unicodedata.east_asian_width(char) in "WF" else 1
+        if width > TITLE_WIDTH:
+            cut = text[:i]
+            space = cut.rfind(" ")
+            cut = cut[:space] if space > len(cut) // 2 else cut
+            return cut.rstrip(" ,.;:，。；：、") + "…"
+    return text
+
+
+def person_runs(item: dict[str, Any]) -> int:
+    """The runs a person gets on the item: its calls, less an easy item's prior turn (a call
+    the setup makes); at least one."""
+    prior = 1 if IM_START in str(item["query"]) else 0
+    return max(int(item["calls"]) - prior, 1)
+
+
+def public_item(metadata: dict[str, Any]) -> dict[str, Any] | None:
+    """What the task list shows of a task's item before play (never a GSM8K gold): the question
+    without a prior turn, its family, difficulty, files, where it came from, its call limit and
+    the runs a person gets.  None: not a Qwen task."""
+    extra = metadata.get(KEY)
+    item = extra.get("qwen") if isinstance(extra, dict) else None
+    if not isinstance(item, dict):
+        return None
+    return {
+        "question": question_of(str(item["query"])).strip(),
+        "family": item["family"],
+        "difficulty": item.get("difficulty"),
+        "files": list(item.get("input_file_path", [])),
+        "source": item["source"],
+        "line": item["line"],
+        "calls": int(item["calls"]),
+        "runs": person_runs(item),
+    }
 
 
 def benchmark_meta(item: dict[str, Any], source: str, line: int) -> dict[str, Any]:
@@ -100,11 +150,13 @@ def gsm8k_meta(row: dict[str, Any], source: str, line: int) -> dict[str, Any]:
     }
 
 
-def notebook(qwen: dict[str, Any], title: str, data_files: list[str]) -> dict[str, Any]:
-    """The task notebook: one instruction cell, one empty code cell, the item in the metadata."""
+def notebook(qwen: dict[str, Any], data_files: list[str]) -> dict[str, Any]:
+    """The task notebook: one instruction cell (the question, shown literally), one empty code
+    cell, the item in the metadata; titled by the question's start."""
+    question = question_of(qwen["query"]).strip()
     extra = {
         "schema_version": 1,
-        "title": title,
+        "title": title_of(question),
         "language": qwen["lang"],
         "libraries": [qwen["family"]],
         "data_files": data_files,
@@ -112,7 +164,7 @@ def notebook(qwen: dict[str, Any], title: str, data_files: list[str]) -> dict[st
         "qwen": qwen,
     }
     cells = [
-        {"cell_type": "markdown", "metadata": {}, "source": question_of(qwen["query"]).strip()},
+        {"cell_type": "markdown", "metadata": {}, "source": literal.block(question)},
         {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": ""},
     ]
     return {"cells": cells, "metadata": {KEY: extra}, "nbformat": 4, "nbformat_minor": 5}

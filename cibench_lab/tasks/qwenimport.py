@@ -10,7 +10,8 @@ the benchmark's data: the original copies all of it into the working folder as
 
 Items become ``cibench_qwen/<family>/ci_<line>`` (benchmark) and
 ``cibench_qwen/qwen-math/gsm8k_<line>`` (GSM8K) tasks (:mod:`cibench_lab.tasks.qwen`).  A
-bad row is rejected by file, line and field, the rest import; re-importing changes nothing.
+bad row is rejected by file, line and field, the rest import; re-importing changes nothing, and
+updates a task an earlier version imported differently (its title, its instruction's markdown).
 """
 
 from __future__ import annotations
@@ -124,7 +125,7 @@ def _notebooks(path: Path, uploads: dict[str, Path], report: ImportReport) -> di
             report.rejected.append((err.path, err.problem))
             continue
         task_id = f"{SPLIT}/{meta['family']}/{kind}_{n:04d}"
-        nb = qwen.notebook(meta, f"{path.stem} line {n}", data_files)
+        nb = qwen.notebook(meta, data_files)
         out[task_id] = (json.dumps(nb, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
     return out
 

@@ -1,9 +1,11 @@
 import { MarkdownCell } from '@jupyterlab/cells';
 import { Notebook, NotebookModel } from '@jupyterlab/notebook';
 import { NBTestUtils } from '@jupyterlab/notebook/lib/testutils';
+import { Widget } from '@lumino/widgets';
 
 import { BADGE_CLASS, badgeLook, showBadge } from '../notebook/badge';
 import {
+  activate,
   appendStep,
   attemptMeta,
   cellTag,
@@ -151,6 +153,40 @@ describe('step cells', () => {
       'instruction:1',
       'answer:1'
     ]);
+  });
+});
+
+describe('the editors', () => {
+  it("names an answer cell's editor for its step, a reference cell's as read-only", async () => {
+    const nb = notebook();
+    Widget.attach(nb, document.body);
+    const answer = appendStep(nb, attemptView().steps[1], 3);
+    const oracle = insertOracle(nb, 0, 'df = 1');
+    await Promise.all([answer.ready, oracle.ready]);
+    const name = (cell: typeof answer) =>
+      cell.editor?.host
+        .querySelector('.cm-content')
+        ?.getAttribute('aria-label');
+    expect(name(answer)).toBe('Your answer for step 2');
+    expect(name(oracle)).toBe('Reference for step 1 (read-only)');
+    Widget.detach(nb);
+  });
+});
+
+describe('activating a cell', () => {
+  it('leaves it active but not selected: Shift+Enter in another cell runs only that one', async () => {
+    const nb = notebook();
+    Widget.attach(nb, document.body);
+    const answer = findCell(nb, 'answer', 0)!;
+    activate(nb, answer);
+    await answer.ready;
+    await new Promise(r => setTimeout(r, 50)); // its scroll, twice
+    expect(nb.activeCell).toBe(answer);
+    expect(nb.isSelected(answer)).toBe(false);
+    nb.activeCellIndex = 1; // a click into the cell above's editor (edit mode)
+    const run = nb.widgets.filter(c => nb.isSelectedOrActive(c));
+    expect(run).toEqual([nb.widgets[1]]);
+    Widget.detach(nb);
   });
 });
 

@@ -18,6 +18,7 @@ import {
   KernelContext,
   readOnlyCells
 } from '../notebook/closed';
+import { READ_ONLY_RUN } from '../notebook/labels';
 import { AttemptNotebooks } from '../notebook/notebooks';
 import { AttemptSession } from '../notebook/session';
 import { attemptView, quietYjsWarnings } from './fixtures';
@@ -226,5 +227,37 @@ describe('readOnlyCells', () => {
     model.sharedModel.insertCell(5, { cell_type: 'code', source: 'y = 2' });
     expect(content.widgets).toHaveLength(6);
     expect(content.widgets.every(c => c.readOnly)).toBe(true);
+  });
+});
+
+describe("an open attempt's read-only cells", () => {
+  it('refuses a run of an oracle or prior cell, with a note; an answer runs', async () => {
+    const { panel, content, model, session } = attemptPanel(true);
+    model.sharedModel.insertCell(2, {
+      cell_type: 'code',
+      source: 'import pandas as pd',
+      metadata: { editable: false, ...meta('prior', 0) },
+      outputs: [],
+      execution_count: 1
+    });
+    model.sharedModel.insertCell(4, {
+      cell_type: 'code',
+      source: 'df = 1',
+      metadata: { editable: false, ...meta('oracle', 0) },
+      outputs: [],
+      execution_count: null
+    });
+    const open = notebooks(fakeApi(attemptView({ current_step: 0 })).api);
+    const attaching = open.attach(panel);
+    session.ready.resolve();
+    await attaching;
+    for (const role of ['prior', 'oracle'] as const) {
+      const cell = findCell(content, role, 0)!;
+      await expect(open.beforeRun(model, cell)).resolves.toBe(false);
+      expect(badgeText(cell)).toBe(READ_ONLY_RUN);
+    }
+    const answer = findCell(content, 'answer', 0)!;
+    await expect(open.beforeRun(model, answer)).resolves.toBe(true);
+    expect(badgeText(answer)).not.toContain(READ_ONLY_RUN);
   });
 });

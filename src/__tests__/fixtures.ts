@@ -41,6 +41,64 @@ export const TASKS: ITaskSummary[] = [
   }
 ];
 
+/** Qwen benchmark tasks as the server lists them (tests/fixtures/qwen/benchmark's items). */
+export function qwenTask(
+  stem: string,
+  question: string,
+  over: Partial<NonNullable<ITaskSummary['qwen']>> = {},
+  language = 'en'
+): ITaskDetail {
+  const family = over.family ?? 'qwen-math';
+  const line = Number(stem.split('_')[1]);
+  return {
+    id: `cibench_qwen/${family}/${stem}`,
+    title: question.length > 60 ? `${question.slice(0, 52)}…` : question,
+    split: 'cibench_qwen',
+    lib: family,
+    language,
+    libraries: [family],
+    steps: 1,
+    kinds: ['exec'],
+    benchmark: 'qwen',
+    intro: '',
+    instructions: [{ index: 0, kind: 'exec' }],
+    qwen: {
+      question,
+      family,
+      difficulty: null,
+      files: [],
+      source: stem.startsWith('gsm8k')
+        ? 'gsm8k_test.jsonl'
+        : 'eval_code_interpreter_v1.jsonl',
+      line,
+      calls: 1,
+      runs: 1,
+      ...over
+    }
+  };
+}
+
+export const QWEN_TASKS: ITaskDetail[] = [
+  qwenTask('ci_0006', 'Solve x**2 - 5*x + 6 = 0 and print the roots.'),
+  qwenTask('ci_0007', '求 1 到 100 的整数之和。', {}, 'zh'),
+  qwenTask('ci_0002', 'Plot the temperature of each day as a line chart.', {
+    family: 'qwen-vis',
+    difficulty: 'easy',
+    files: ['weather/weather.csv'],
+    calls: 4,
+    runs: 3
+  }),
+  qwenTask(
+    'ci_0005',
+    '请计算订单的总金额。',
+    {
+      family: 'qwen-general',
+      files: ['shop/orders.csv']
+    },
+    'zh'
+  )
+];
+
 export const DETAIL: ITaskDetail = {
   ...TASKS[0],
   intro: 'Explore the wine quality data set.',

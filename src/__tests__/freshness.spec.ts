@@ -9,7 +9,8 @@ import {
   putBackBadge,
   putBackCode,
   restoredBadge,
-  sameCode
+  sameCode,
+  unrunNote
 } from '../notebook/freshness';
 import { attemptView, grade, quietYjsWarnings, turnDetail } from './fixtures';
 
@@ -55,7 +56,7 @@ describe('restored badges', () => {
     expect(restoredBadge(attemptView(), unrun, [], '')).toBeNull();
   });
 
-  it('says "gave up · no run" for a step given up unrun, and a cap\'s runs left', () => {
+  it('says "gave up · no run" for a step given up unrun, and the runs a cap allows', () => {
     const gaveUp = {
       ...settled,
       turns: 0,
@@ -73,8 +74,10 @@ describe('restored badges', () => {
     view.steps[1].run_limit = 1;
     expect(restoredBadge(view, view.steps[1], [], '')).toMatchObject({
       kind: 'note',
-      message: '1 run left'
+      message: '1 run allowed' // before the first run: what the limit allows
     });
+    view.steps[1].run_limit = 3;
+    expect(unrunNote(view, view.steps[1])).toBe('3 runs allowed');
   });
 
   it("says on a reopened cell that the cap's last run settled its step", () => {

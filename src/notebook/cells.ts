@@ -7,7 +7,7 @@ import { Cell, CodeCell, MarkdownCell } from '@jupyterlab/cells';
 import { Notebook } from '@jupyterlab/notebook';
 
 import { IAttemptView, IStepView, Mode } from '../api';
-import { labelCell } from './labels';
+import { answerLabel, labelCell, nameEditor } from './labels';
 import { referenceAttachments, referenceMarkdown } from './reference';
 
 /** Notebook metadata naming the attempt a notebook plays. */
@@ -123,7 +123,7 @@ export function insertCell(
 /**
  * Expose a tagged cell's role and step in the DOM (`jp-CIBench-answer`,
  * `data-step`), for styling and for tests that drive the UI; label reference
- * cells.
+ * cells; name an answer cell's editor.
  */
 export function markCell(cell: Cell): void {
   const tag = cellTag(cell);
@@ -139,6 +139,8 @@ export function markCell(cell: Cell): void {
     tag.step !== undefined
   ) {
     labelCell(cell, tag.role, tag.step);
+  } else if (tag.role === 'answer' && tag.step !== undefined) {
+    nameEditor(cell, answerLabel(tag.step));
   }
 }
 
@@ -323,6 +325,21 @@ export function activate(nb: Notebook, cell: Cell, focus = false): void {
   }
 }
 
+/**
+ * JupyterLab's `scrollToCell`, without leaving the cell selected (it selects
+ * it): in edit mode a click into another cell's editor keeps that selection,
+ * and Shift+Enter there would run this cell too — an answer cell run, as a
+ * turn, by a Shift+Enter on the read-only cell above it.
+ */
+async function scrollTo(
+  nb: Notebook,
+  cell: Cell,
+  align?: 'auto' | 'center'
+): Promise<void> {
+  await nb.scrollToCell(cell, align);
+  nb.deselect(cell);
+}
+
 /** How long (ms) a revealed cell is kept in view while the cells above it still grow (images). */
 const REVEAL_MS = 3_000;
 
@@ -337,14 +354,14 @@ const REVEAL_MS = 3_000;
  * person scrolls or types.
  */
 async function reveal(nb: Notebook, cell: Cell): Promise<void> {
-  await nb.scrollToCell(cell);
+  await scrollTo(nb, cell);
   await cell.ready;
   await new Promise(resolve => requestAnimationFrame(resolve));
   const mine = () => !cell.isDisposed && nb.activeCell === cell;
   if (!mine()) {
     return;
   }
-  await nb.scrollToCell(cell, 'center');
+  await scrollTo(nb, cell, 'center');
   const inner = nb.node.querySelector('.jp-WindowedPanel-viewport');
   if (!inner || typeof ResizeObserver === 'undefined') {
     return;

@@ -8,13 +8,8 @@
 import { Cell } from '@jupyterlab/cells';
 
 import { IAttemptView, IStepView, ITurnDetail } from '../api';
-import {
-  gaveUpUnrun,
-  ruleLine,
-  runsLeft,
-  runsLeftText,
-  stepGradeText
-} from '../grade';
+import { gaveUpUnrun, ruleLine, runsLeft, stepGradeText } from '../grade';
+import { runsAllowedText } from '../panel/words';
 import { BadgeState, showBadge } from './badge';
 
 export const CHANGED = 'changed since graded';
@@ -42,14 +37,15 @@ export function keptTurn(step: IStepView): number | null {
 
 /**
  * The note an unrun step's cell shows: given up ("gave up · no run", as the
- * panel's step list says), or the runs a turn cap leaves.
+ * panel's step list says), or the runs its limit allows ("1 run allowed": a
+ * turn cap's, a Qwen item's calls), before the first run bites into them.
  */
 export function unrunNote(view: IAttemptView, step: IStepView): string | null {
   if (gaveUpUnrun(step)) {
     return stepGradeText(step);
   }
-  const left = step.turns === 0 ? runsLeft(step) : null;
-  return left !== null ? runsLeftText(left) : null;
+  const allowed = step.turns === 0 ? runsLeft(step) : null;
+  return allowed !== null ? runsAllowedText(allowed) : null;
 }
 
 /**

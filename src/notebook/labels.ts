@@ -3,9 +3,14 @@
  * end-to-end mode's markdown cells: a visible "Reference for step n" line with
  * a lock (read-only), also the cell's accessible name (`aria-labelledby`). A collapsed reference
  * cell's label is a button that shows or hides it. A Qwen benchmark task's `prior` cell (an easy
- * item's first turn, run by the server before the person starts) is labelled the same way.
+ * item's first turn, run by the server before the person starts) is labelled the same way. A
+ * person's run of an oracle or prior cell is refused (`refuseRun`): the lab runs them itself. An
+ * answer cell's editor is named "Your answer for step n".
  */
 import { Cell } from '@jupyterlab/cells';
+
+import { showBadge } from './badge';
+import type { ICellTag } from './cells';
 import {
   caretDownIcon,
   caretRightIcon,
@@ -21,6 +26,37 @@ export function referenceLabel(step: number): string {
 
 /** The label of a Qwen easy item's prior turn. */
 export const PRIOR_LABEL = 'First turn, already run';
+
+/** What a refused run of a read-only cell says on it. */
+export const READ_ONLY_RUN = 'not run: a read-only cell (the lab ran it)';
+
+/** "Your answer for step 3" for 0-based step 2: the answer cell editor's accessible name. */
+export function answerLabel(step: number): string {
+  return `Your answer for step ${step + 1}`;
+}
+
+/** Name a cell's editor, once it is there (a cell not rendered yet adds it later). */
+export function nameEditor(cell: Cell, name: string): void {
+  void cell.ready.then(() => {
+    cell.editor?.host
+      .querySelector('.cm-content')
+      ?.setAttribute('aria-label', name);
+  });
+}
+
+/**
+ * A person's run of an oracle or prior cell — read-only code the lab or the
+ * server ran — is refused, with a note on the cell, as a finished attempt's
+ * cells are (re-running the reference, or the first turn, would change the
+ * kernel behind the person's back). Whether it was refused.
+ */
+export function refuseRun(cell: Cell, tag: ICellTag | null): boolean {
+  if (tag?.role !== 'oracle' && tag?.role !== 'prior') {
+    return false;
+  }
+  showBadge(cell, { kind: 'note', message: READ_ONLY_RUN }, tag.step);
+  return true;
+}
 
 function icon(
   which: typeof lockIcon,
@@ -102,8 +138,6 @@ export function labelCell(
     if (label.parentNode === cell.node) {
       cell.node.insertBefore(label, cell.node.firstChild);
     }
-    cell.editor?.host
-      .querySelector('.cm-content')
-      ?.setAttribute('aria-label', `${title} (read-only)`);
   });
+  nameEditor(cell, `${title} (read-only)`);
 }

@@ -10,8 +10,9 @@ import { IDocumentManager } from '@jupyterlab/docmanager';
 import { INotebookModel, Notebook, NotebookPanel } from '@jupyterlab/notebook';
 
 import { CIBenchApi, IAttemptView } from '../api';
-import { attemptMeta, NB_KEY } from './cells';
+import { attemptMeta, cellTag, NB_KEY } from './cells';
 import { holdKernel, showClosed } from './closed';
+import { refuseRun } from './labels';
 import { syncNotebook } from './play';
 import { AttemptSession } from './session';
 
@@ -55,10 +56,14 @@ export class AttemptNotebooks {
   /**
    * What a run in a notebook waits for (the cell executor asks, runs.ts): in
    * an attempt's notebook, once attached, its session's `beforeRun`; whether
-   * the cell may run (not in a finished attempt's notebook).
+   * the cell may run (not in a finished attempt's notebook, nor a read-only
+   * oracle or prior cell: labels.ts).
    */
   async beforeRun(model: INotebookModel, cell: Cell): Promise<boolean> {
     const session = await this.byModel.get(model);
+    if (session && refuseRun(cell, cellTag(cell))) {
+      return false;
+    }
     return session ? session.beforeRun(cell) : true;
   }
 

@@ -8,6 +8,7 @@ import { IAttemptView } from '../api';
 import { ChangeKind, CIBenchModel, IPendingSettle, stepLabel } from '../model';
 import { IPanelActions, lockable } from './actions';
 import { button, h, replaceChildren } from './dom';
+import { startName } from './qwen';
 import { clockControls } from './record';
 import { passedText } from './summary';
 
@@ -126,11 +127,12 @@ export class ActionBar {
 
   private startControls(): HTMLElement[] {
     const task = this.model.selected;
+    const name = task ? startName(task) : '';
     const start = button(
       'Start',
       'jp-CIBench-start',
       () => void this.actions.start(),
-      task ? `Start ${task.title}` : 'Select a task first'
+      task ? `Start ${name}` : 'Select a task first'
     );
     mark(start, 'start');
     if (task) {
@@ -138,8 +140,12 @@ export class ActionBar {
     } else {
       start.disabled = true;
     }
-    const hint = task ? task.title : 'Select a task to start.';
-    return [start, h('span', { className: 'jp-CIBench-barHint', text: hint })];
+    const hint = h('span', {
+      className: 'jp-CIBench-barHint',
+      text: task ? name : 'Select a task to start.',
+      attrs: task ? { title: name } : {}
+    });
+    return [start, hint];
   }
 
   private personControls(): HTMLElement[] {

@@ -5,6 +5,7 @@
  */
 import { IAttemptSummary, ITaskSummary } from '../api';
 import { ITaskFacets } from '../model';
+import { qwenMeta } from './qwen';
 import { languageLabel, passedCount, splitLabel } from './words';
 
 export type FacetKey = keyof ITaskFacets;
@@ -64,8 +65,15 @@ export function taskTitle(
   return `${task.title} (${parts.join(', ')})`;
 }
 
-/** One line describing a task: libraries · language · split · steps. */
+/**
+ * One line describing a task: libraries · language · split · steps; a Qwen
+ * task's family, where it came from and its language.
+ */
 export function taskMeta(task: ITaskSummary): string {
+  const qwen = qwenMeta(task);
+  if (qwen) {
+    return qwen;
+  }
   const libs = task.libraries?.length ? task.libraries.join(', ') : task.lib;
   const steps = `${task.steps} step${task.steps === 1 ? '' : 's'}`;
   return [libs, languageLabel(task.language), splitLabel(task.split), steps]

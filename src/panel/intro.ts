@@ -1,14 +1,16 @@
 /**
  * The selected task's intro: its title and facets, the mode and player
  * choice (above the intro's text, so they stay in view next to Start in the
- * action bar), then the intro text and step kinds.
+ * action bar), then the intro text and step kinds — a Qwen task's question
+ * as asked (plain text: nothing in it is markup), its files, hard or easy
+ * and the runs allowed.
  */
 import { ITaskDetail, Mode } from '../api';
 import { ChangeKind, CIBenchModel, modeLabel } from '../model';
 import { h, replaceChildren } from './dom';
 import { taskMeta, taskTitle } from './facets';
 import { PlayerChoice } from './players';
-import { isQwen, qwenLine } from './qwen';
+import { isQwen, itemFacts, qwenLine } from './qwen';
 
 export class TaskIntro {
   constructor(private model: CIBenchModel) {
@@ -21,11 +23,13 @@ export class TaskIntro {
     attrs: { 'aria-label': 'Selected task' }
   });
 
-  /** Focus the checked mode (the task was chosen from the keyboard). */
-  focusChoice(): void {
-    this.node
-      .querySelector<HTMLInputElement>('input.jp-CIBench-mode:checked')
-      ?.focus();
+  /** Focus the checked mode (the task was chosen from the keyboard); whether there was one. */
+  focusChoice(): boolean {
+    const mode = this.node.querySelector<HTMLInputElement>(
+      'input.jp-CIBench-mode:checked'
+    );
+    mode?.focus();
+    return !!mode;
   }
 
   update(kind: ChangeKind): void {
@@ -53,10 +57,7 @@ export class TaskIntro {
       h('p', { className: 'jp-CIBench-task-meta', text: taskMeta(task) }),
       isQwen(task) ? null : modeChoice(this.model), // no oracle mode: one step
       this.players.node,
-      h('p', { className: 'jp-CIBench-intro', text: task.intro }),
-      isQwen(task)
-        ? h('p', { className: 'jp-CIBench-kinds', text: qwenLine(task) })
-        : kindsLine(task)
+      ...(isQwen(task) ? qwenIntro(task) : [introText(task), kindsLine(task)])
     );
     this.players.render();
   }
@@ -91,6 +92,43 @@ function modeChoice(model: CIBenchModel): HTMLFieldSetElement {
     h('legend', { text: 'Mode' }),
     ...radios
   );
+}
+
+function introText(task: ITaskDetail): HTMLElement {
+  return h('p', { className: 'jp-CIBench-intro', text: task.intro });
+}
+
+/**
+ * A Qwen task's facts (files, hard or easy, the runs allowed: in view next to
+ * Start), then its question as asked (the title is only its start) and its
+ * family line.
+ */
+function qwenIntro(task: ITaskDetail): HTMLElement[] {
+  const item = task.qwen;
+  if (!item) {
+    return [
+      introText(task),
+      h('p', { className: 'jp-CIBench-kinds', text: qwenLine(task) })
+    ];
+  }
+  const question = h('p', {
+    className: 'jp-CIBench-intro jp-CIBench-question',
+    text: item.question,
+    attrs: { lang: task.language === 'zh' ? 'zh' : 'en' }
+  });
+  const facts = itemFacts(item).map(text =>
+    h('li', { className: 'jp-CIBench-fact', text })
+  );
+  return [
+    h(
+      'ul',
+      { className: 'jp-CIBench-facts', attrs: { 'aria-label': 'The item' } },
+      ...facts
+    ),
+    h('h4', { className: 'jp-CIBench-questionLabel', text: 'Question' }),
+    question,
+    h('p', { className: 'jp-CIBench-kinds', text: qwenLine(task) })
+  ];
 }
 
 /** "Step kinds: 1 exec, 2 num". */

@@ -42,9 +42,14 @@ export class CIBenchPanel extends Widget {
     super();
     this.id = PANEL_ID;
     this.addClass('jp-CIBench-panel');
+    // a labelled region: its content is in a landmark (its header is no banner of its own)
+    this.node.setAttribute('role', 'region');
+    this.node.setAttribute('aria-label', 'CIBench');
     this.title.icon = cibenchIcon;
     this.title.caption = 'CIBench';
-    this.tasksView = new TasksView(model, actions);
+    this.tasksView = new TasksView(model, actions, () =>
+      this.actionBar.focusPrimary()
+    );
     this.attemptView = new AttemptView(model, actions, () => this.showTasks());
     this.actionBar = new ActionBar(model, actions, shortcut);
     this.node.appendChild(this.header(actions));
@@ -149,15 +154,21 @@ export class CIBenchPanel extends Widget {
     }
   }
 
-  /** "All tasks": the task view, with the focus back in its filter. */
+  /**
+   * "All tasks": the task view, with the focus back in its filter and no task
+   * selected — Start would otherwise start the task left selected, its intro
+   * out of view below the list.
+   */
   private showTasks(): void {
+    this.model.selected = null;
     this.model.view = 'tasks';
     this.tasksView.focusFilter();
   }
 
   private header(actions: IPanelActions): HTMLElement {
+    // a div, not a <header>: outside a landmark that is a second banner beside the lab's
     return h(
-      'header',
+      'div',
       { className: 'jp-CIBench-header' },
       h(
         'div',

@@ -1,12 +1,18 @@
 /**
  * What the panel shows of a Qwen Code Interpreter Benchmark task (the task
  * summary's `benchmark` is `qwen`): one step, no oracle mode, its family in
- * words instead of CIBench's step kinds, and its `cibench` profile named for
- * the rules it holds there (the original's: `qwen`).
+ * words instead of CIBench's step kinds, its `cibench` profile named for the
+ * rules it holds there (the original's: `qwen`) and, from the summary's
+ * `qwen` item, the question (the title is its start), its files, hard or
+ * easy and the runs a person gets — in the list, the intro and the filter.
  */
 import { ITaskSummary, Mode } from '../api';
+import { languageLabel, runsAllowedText } from './words';
 
 type Benchmarked = Pick<ITaskSummary, 'benchmark'> | null | undefined;
+
+/** A Qwen task's item as the task list carries it. */
+export type QwenItem = NonNullable<ITaskSummary['qwen']>;
 
 /** Whether the task is one of Qwen's benchmark. */
 export function isQwen(task: Benchmarked): boolean {
@@ -41,4 +47,77 @@ export function qwenLine(task: Pick<ITaskSummary, 'libraries'>): string {
 /** A profile's name as the panel shows it: on a Qwen task `cibench` holds the original's rules. */
 export function profileName(profile: string, qwen: boolean): string {
   return qwen && profile === 'cibench' ? 'qwen' : profile;
+}
+
+/** "visualization (hard)", "math". */
+function familyText(item: QwenItem): string {
+  const family = FAMILIES[item.family] ?? item.family;
+  return item.difficulty ? `${family} (${item.difficulty})` : family;
+}
+
+/** "eval_code_interpreter_v1 line 6": where the item came from. */
+export function sourceText(item: QwenItem): string {
+  return `${item.source.replace(/\.jsonl$/, '')} line ${item.line}`;
+}
+
+/**
+ * A Qwen task's line under its title: "math · eval_code_interpreter_v1 line 6
+ * · English" (null: not a Qwen task, or a server without the item).
+ */
+export function qwenMeta(
+  task: Pick<ITaskSummary, 'language' | 'qwen'>
+): string | null {
+  const item = task.qwen;
+  if (!item) {
+    return null;
+  }
+  return [familyText(item), sourceText(item), languageLabel(task.language)]
+    .filter(Boolean)
+    .join(' · ');
+}
+
+/**
+ * What the intro says of the item besides its question: its files, hard or
+ * easy, and the runs a person gets.
+ */
+export function itemFacts(item: QwenItem): string[] {
+  const files = item.files.length
+    ? `Files: ${item.files.join(', ')} (the kernel runs in upload_file/)`
+    : 'No files';
+  const facts = [files];
+  if (item.difficulty === 'easy') {
+    facts.push(
+      'Easy: the first turn is given, already run, above your answer cell'
+    );
+  } else if (item.difficulty === 'hard') {
+    facts.push('Hard: no turn is given');
+  }
+  const spent = item.calls - item.runs;
+  const why =
+    spent > 0 ? ` (the item's ${item.calls} calls, less the first turn's)` : '';
+  facts.push(
+    `${runsAllowedText(item.runs)}${why}: the run that reaches it settles the step`
+  );
+  return facts;
+}
+
+/** The text the task filter searches besides a task's id, title and libraries. */
+export function searchText(task: Pick<ITaskSummary, 'qwen'>): string {
+  const item = task.qwen;
+  return item ? [item.question, ...item.files, sourceText(item)].join(' ') : '';
+}
+
+/**
+ * How the Start bar names the task it starts: a Qwen task by its id's last
+ * part first ("ci_0006 · Solve x**2 …"), so two items whose questions start
+ * alike read apart even where the bar cuts the line short.
+ */
+export function startName(
+  task: Pick<ITaskSummary, 'id' | 'title' | 'qwen'>
+): string {
+  if (!task.qwen) {
+    return task.title;
+  }
+  const stem = task.id.split('/').pop() ?? task.id;
+  return `${stem} · ${task.title}`;
 }

@@ -3,7 +3,7 @@
  * language) with a match count, and a row per task with the mark of the
  * caller's attempts on it. From the filter, ↓ moves to the first row (↑/↓
  * move between rows, ↑ on the first goes back), and Enter with exactly one
- * match selects it and hands the focus to its intro (`chosen`).
+ * match selects it and hands the focus on (`chosen`: its mode, or Start).
  */
 import { ITaskSummary } from '../api';
 import { ChangeKind, CIBenchModel } from '../model';

@@ -15,9 +15,21 @@ import { TaskList } from './tasklist';
 export { taskMeta };
 
 export class TasksView {
-  constructor(model: CIBenchModel, actions: IPanelActions) {
+  /**
+   * `focusStart`: put the focus on Start (a task chosen from the keyboard
+   * that has no mode to choose: a Qwen task); whether it could.
+   */
+  constructor(
+    model: CIBenchModel,
+    actions: IPanelActions,
+    focusStart: () => boolean = () => false
+  ) {
     this.intro = new TaskIntro(model);
-    this.list = new TaskList(model, actions, () => this.intro.focusChoice());
+    this.list = new TaskList(
+      model,
+      actions,
+      () => void (this.intro.focusChoice() || focusStart())
+    );
     this.attempts = new AttemptList(model, actions);
     this.node = h(
       'div',

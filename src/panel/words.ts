@@ -171,3 +171,8 @@ export function roleText(me: IMe | null): { text: string; title: string } {
     : '';
   return { text, title: `${me.name}: ${me.roles.join(', ')}${classes}` };
 }
+
+/** "1 run allowed", "3 runs allowed": a step's run limit before its first run. */
+export function runsAllowedText(n: number): string {
+  return `${n} run${n === 1 ? '' : 's'} allowed`;
+}

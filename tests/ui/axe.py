@@ -10,9 +10,9 @@ AXE_JS = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "ax
 SEVERE = ("serious", "critical")
 
 
-def axe_violations(page: Page, include: list[str]) -> list[dict]:
-    """Violations of impact serious or critical within the elements matching ``include``
-    (CSS selectors); each as ``{id, impact, help, targets}``."""
+def axe_violations(page: Page, include: list[str], impacts: tuple[str, ...] = SEVERE) -> list[dict]:
+    """Violations of impact serious or critical (or ``impacts``) within the elements matching
+    ``include`` (CSS selectors); each as ``{id, impact, help, targets}``."""
     if not AXE_JS.exists():
         raise RuntimeError(f"{AXE_JS} is missing: run `jlpm install` (axe-core is a dev dependency)")
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
@@ -30,4 +30,4 @@ def axe_violations(page: Page, include: list[str]) -> list[dict]:
     )
     if "error" in result:
         raise AssertionError(result["error"])
-    return [v for v in result["violations"] if v["impact"] in SEVERE]
+    return [v for v in result["violations"] if v["impact"] in impacts]

@@ -195,7 +195,7 @@ def test_after_step_reveal_shows_the_reference_cell(page: Page, lab):
     open_panel(page)
     start_task(page, "penguins_raw_tidy", "end-to-end")
     code = steps_of(PENGUINS)
-    expect(badge(page, 0)).to_have_text(re.compile(r"^2 runs left"))
+    expect(badge(page, 0)).to_have_text(re.compile(r"^2 runs allowed"))  # before the first run
     run_in_cell(page, 0, "import pandas as pd")
     expect(badge(page, 0).locator(".jp-CIBench-badge-rule")).to_have_text(
         "best run kept · 1 run left", timeout=60_000

@@ -40,7 +40,7 @@ def _play(page: Page, task: str, code: str, said: str) -> None:
     # the new attempt's notebook is the current tab (not the finished one before it), its badge ready
     current = page.locator("#jp-main-dock-panel .lm-TabBar-tab.jp-mod-current")
     expect(current).to_contain_text(f"{task}.", timeout=60_000)
-    expect(badge(page, 0)).to_have_text(re.compile("runs left"), timeout=60_000)
+    expect(badge(page, 0)).to_have_text(re.compile("runs allowed"), timeout=60_000)  # before its first run
     run_in_cell(page, 0, code)
     expect(badge(page, 0)).to_have_attribute("data-state", "final", timeout=60_000)
     expect(badge(page, 0)).to_have_text(re.compile(re.escape(said)))
