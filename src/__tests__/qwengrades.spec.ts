@@ -176,9 +176,15 @@ describe('a Qwen step not graded', () => {
       created_at: '2026-01-01T10:00:00Z'
     };
     expect(cellText(cell)).toBe('done (1 step) · – · not graded');
-    const rate = { task_id: VIS.id, step: 0, reached: 3, passed: 1 };
+    const rate = {
+      task_id: VIS.id,
+      step: 0,
+      reached: 3,
+      settled: 3,
+      passed: 1
+    };
     expect(rateText({ ...rate, not_graded: 1 })).toBe(
-      'step 1: 1 of 2 passed (50%) · 1 not graded'
+      'step 1: 1 of 2 who settled it passed (50%) · 1 not graded'
     );
   });
 });
