@@ -73,7 +73,8 @@ def test_a_signalled_run_leaves_no_kernel_or_sandbox(tmp_path, sig, extra):
         _, alive = psutil.wait_procs(tree, timeout=30)
         assert not alive, [(p.pid, p.cmdline()) for p in alive]
         # it stopped as on Ctrl-C: its attempt folders, pool slots and connection files are removed
-        assert driver.returncode == -signal.SIGINT and not list((tmp_path / "tmp").iterdir())
+        assert driver.returncode == -signal.SIGINT, (tmp_path / "run.log").read_text()[-3000:]
+        assert not list((tmp_path / "tmp").iterdir())
     finally:
         if driver.poll() is None:
             os.killpg(driver.pid, signal.SIGKILL)

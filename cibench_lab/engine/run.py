@@ -222,7 +222,7 @@ async def _work(ctx: PlayContext, tasks: list[Task], state: dict[str, tuple[str,
     pending = ctx.queue = pending_tasks(ctx, tasks, state)
     if any(step.kind == "vis" for task, _ in pending for step in task.steps):
         ctx.grader.warm_processes()  # the first plot's grade then finds its process started
-    ctx.grader.warm()  # and the first text grade its libraries loaded
+    # (no grader.warm() here: its loading thread kept an interrupted run from exiting as by Ctrl-C)
 
     async def worker() -> None:
         while pending:
