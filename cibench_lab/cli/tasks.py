@@ -101,11 +101,11 @@ def cmd_show(args) -> int:
         return 0
     print(f"{task.id} — {task.title} ({steps_text(len(task.steps))})\n{task.intro}\n")
     print(f"rendering: {task.rendering.describe()}\n")
-    if "qwen" in view:
+    if view.get("qwen"):
         print(qwen_line(view["qwen"]))
     for s in view["steps"]:
         reference = f"reference:\n{s['code']}\noutput: {s['reference_output']}\n"
-        if "qwen" in view:  # the prompt ends in its open turn (no newline); the item has no reference
+        if view.get("qwen"):  # the prompt ends in its open turn (no newline); the item has no reference
             reference = "\nreference: none (a Qwen benchmark item has no reference code)\n"
         print(f"--- step {s['index'] + 1} [{s['kind']}]\n{s['prompt']}{reference}")
     print(f"lint: {len(flags)} flags" + "".join(f"\n  {f.line()}" for f in flags))
