@@ -70,6 +70,26 @@ def test_a_worker_s_rows_reach_the_results_database_once(tmp_path, library):
     assert sorted(keys) == [(0, 0), (1, 0), (2, 0)]
 
 
+def test_a_worker_s_deltas_carry_each_row_once_and_add_up_to_its_rows(tmp_path, library):
+    driver = Store(f"sqlite:///{tmp_path / 'driver.sqlite'}")
+    worker = Store(f"sqlite:///{tmp_path / 'worker.sqlite'}")
+    attempt_id = new_attempt(Attempts(driver, library), library)
+    start = replica.dump(driver, attempt_id)
+    replica.load(worker, start, replica.owners(driver, attempt_id))
+    sent = replica.keys(start)
+    on_worker = Attempts(worker, library)
+    deltas = []
+    for step in range(3):
+        reference_turn(on_worker, attempt_id, step)
+        deltas.append(replica.changed(replica.dump(worker, attempt_id), sent))
+    # each delta holds the turn just recorded, never an earlier one
+    assert [[(t["step"], t["number"]) for t in d["turns"]] for d in deltas] == [[(0, 0)], [(1, 0)], [(2, 0)]]
+    assert replica.changed(replica.dump(worker, attempt_id), sent)["turns"] == []  # nothing new
+    for delta in deltas:
+        replica.apply(driver, delta)
+    assert replica.dump(driver, attempt_id) == replica.dump(worker, attempt_id)
+
+
 @pytest.mark.parametrize(
     ("address", "local"),
     [("tcp://127.0.0.1:8786", True), ("tcp://localhost:1", True), ("tcp://[::1]:1", True),

@@ -15,21 +15,27 @@ from .attempt import Attempts
 from .cluster import ClusterOptions, JobOptions, connect, task_data
 from .executor import COMPAT_SILENCE
 from .lease import Lease
-from .remote import Job, live_name, play_attempt, queue_name, state_name, task_key
+from .remote import Job, play_attempt, task_key
 from .run import PlayContext, RunObserver, _leased, _open_attempt, ensure_run, pending_tasks, run_state
 from .settings import PlaySettings
+from .stream import is_hello, live_name, queue_name, reply_name
 
 POLL = 0.2  # seconds the driver waits for rows before looking at the attempts again
+LAST_DELTA_WITHIN = 60.0  # seconds an ended attempt's last delta may take to be taken from the queue
 
 
 @dataclass
 class Tracked:
-    """An attempt the driver submitted: its task, its Dask future, what it has applied."""
+    """An attempt the driver submitted: its task, its Dask future, the worker it takes rows
+    from (the nonce of the latest hello) and what it has applied of them."""
 
     task: Task
     future: Any
+    nonce: str | None = None
     seq: int = 0
+    status: str = "open"
     settled: set[int] = field(default_factory=set)
+    replies: list[str] = field(default_factory=list)
 
 
 async def run_on_cluster(
@@ -102,14 +108,11 @@ class Driver:
         return await ctx.db(run_state, ctx.attempts, ctx.run_id)
 
     async def submit(self, task: Task, attempt_id: str | None) -> str:
-        from distributed import Variable
-
         ctx = self.ctx
         attempt_id, resumed = await _open_attempt(ctx, task, attempt_id)
         store = ctx.attempts.store
         rows = await ctx.db(replica.dump, store, attempt_id, 0)
         refs = await ctx.db(replica.owners, store, attempt_id)
-        await Variable(state_name(self.session, attempt_id), client=self.client).set(rows)
         data = await asyncio.to_thread(task_data, task)
         job = Job(self.session, attempt_id, task, data, refs=refs, timeout=ctx.timeout, silence=ctx.silence,
                   **vars(self.jobs))  # fmt: skip
@@ -131,32 +134,58 @@ class Driver:
             for task, attempt_id in [pending.pop(0) for _ in range(min(max(free, 0), len(pending)))]:
                 aid = await self.submit(task, attempt_id)
                 open_[aid] = self.tracked[aid]
-            for rows in await _take(queue):
-                await self.apply(rows)
+            await self.take(queue, POLL)
             for attempt_id, tracked in list(open_.items()):
                 if tracked.future.done():
                     del open_[attempt_id]
-                    await self.finish(attempt_id, tracked)
+                    await self.finish(queue, tracked)
+        await self.take(queue, 0)  # the deltas a failed attempt queued before it failed
 
-    async def finish(self, attempt_id: str, tracked: Tracked) -> None:
+    async def take(self, queue, wait: float) -> None:
+        """Handle what the queue holds, in order, after waiting up to ``wait`` s for the first."""
+        for message in await _take(queue, wait):
+            if is_hello(message):
+                await self.answer(message)
+            else:
+                await self.apply(message)
+
+    async def finish(self, queue, tracked: Tracked) -> None:
         try:
-            rows = await tracked.future
+            last = await tracked.future
         except PlayerError as err:
             self.ctx.observer.task_finished(tracked.task, "incomplete", str(err))
             return
         except Exception as err:  # one attempt's failure must not stop the others
             self.ctx.observer.task_finished(tracked.task, "failed", f"{type(err).__name__}: {err}")
             return
-        await self.apply(rows)
-        status = rows["attempt"]["status"]
-        self.ctx.observer.task_finished(tracked.task, "done" if status == "done" else "incomplete", "")
+        deadline = asyncio.get_running_loop().time() + LAST_DELTA_WITHIN
+        while tracked.nonce == last["nonce"] and tracked.seq < last["seq"]:  # queued before it ended
+            if asyncio.get_running_loop().time() > deadline:
+                self.ctx.observer.task_finished(tracked.task, "failed", "its last rows never came")
+                return
+            await self.take(queue, POLL)
+        status = "done" if tracked.status == "done" else "incomplete"
+        self.ctx.observer.task_finished(tracked.task, status, "")
+
+    async def answer(self, hello: dict[str, Any]) -> None:
+        """A worker starts the attempt: take its rows from now on, send it the attempt's."""
+        from distributed import Variable
+
+        tracked = self.tracked.get(hello["attempt_id"])
+        if tracked is None:
+            return
+        tracked.nonce, tracked.seq = hello["hello"], 0
+        rows = await self.ctx.db(replica.dump, self.ctx.attempts.store, hello["attempt_id"], 0)
+        name = reply_name(self.session, hello["hello"])
+        tracked.replies.append(name)
+        await Variable(name, client=self.client).set(rows)
 
     async def apply(self, rows: replica.Rows) -> None:
-        """Record the rows (newer than what this attempt has had) and report steps settled."""
+        """Record a delta of the attempt's worker (the next it sent) and report steps settled."""
         tracked = self.tracked.get(rows["attempt"]["id"])
-        if tracked is None or rows["seq"] <= tracked.seq:
+        if tracked is None or rows["nonce"] != tracked.nonce or rows["seq"] <= tracked.seq:
             return
-        tracked.seq = rows["seq"]
+        tracked.seq, tracked.status = rows["seq"], rows["attempt"]["status"]
         await self.ctx.db(replica.apply, self.ctx.attempts.store, rows)
         for step in sorted(rows["steps"], key=lambda s: s["index"]):
             if step["settled_at"] and step["index"] not in tracked.settled:
@@ -171,16 +200,18 @@ class Driver:
         if running:
             await self.client.cancel(running)
         Variable(live_name(self.session), client=self.client).delete()
-        for attempt_id in self.tracked:
-            Variable(state_name(self.session, attempt_id), client=self.client).delete()
+        for tracked in self.tracked.values():  # answers a lost worker never read
+            for name in tracked.replies:
+                Variable(name, client=self.client).delete()
         queue.close()
 
 
-async def _take(queue) -> list[replica.Rows]:
-    """The rows queued now, after waiting up to POLL seconds for the first."""
-    try:
-        first = await queue.get(timeout=POLL)
-    except (asyncio.TimeoutError, TimeoutError):
-        return []
-    more = await queue.get(batch=True)
-    return [first, *more]
+async def _take(queue, wait: float) -> list[dict[str, Any]]:
+    """The messages queued now, after waiting up to ``wait`` seconds for the first."""
+    if wait > 0:
+        try:
+            first = await queue.get(timeout=wait)
+        except (asyncio.TimeoutError, TimeoutError):
+            return []
+        return [first, *await queue.get(batch=True)]
+    return list(await queue.get(batch=True))

@@ -1,13 +1,12 @@
 """A Dask worker's side of a distributed run: one attempt played on kernels of its own.
 
 :func:`play_attempt` is the Dask task :mod:`.cluster` submits, one per attempt.  The worker
-reads the attempt's rows as the driver last recorded them (the run's :class:`~distributed.Variable`
-for the attempt, which the driver sets from the results database), loads them into a database
-of its own (a replica, :mod:`.replica`), copies the task's data it was sent into a folder of
-its own, and plays through the same step driver and headless kernel as a local run — its
-kernels in the sandbox, in the worker's kernel environment; its player's model requests made
-from the worker, with the key of the worker's own environment.  After every recorded
-transition it sets that Variable to the attempt's rows and queues them for the driver; so a
+says hello to the driver and gets the attempt's rows as the results database holds them
+(:mod:`.stream`), loads them into a database of its own (a replica, :mod:`.replica`), copies
+the task's data it was sent into a folder of its own, and plays through the same step driver
+and headless kernel as a local run — its kernels in the sandbox, in the worker's kernel
+environment; its player's model requests made from the worker, with the key of the worker's
+own environment.  After every recorded transition it queues what changed for the driver; so a
 worker lost mid-attempt leaves every recorded turn behind, and the attempt, started again by
 Dask on another worker, goes on from them (the kernel's state rebuilt by a restore).
 """
@@ -30,16 +29,12 @@ from ..tasks.model import Task
 from . import orphans, reaper, replica
 from .attempt import Attempts
 from .run import HeadlessKernel, PlayContext, task_kernel
+from .stream import Link
 from .workspace import copy_data
 
-STOPPED_AFTER = 5.0  # seconds without the attempt's Variable: the driver is gone or stopped the run
 WRITES = {"record_turn", "settle", "record_restore", "record_reference", "paths"}
 _lock = threading.Lock()
 _stores: dict[str, Any] = {}  # this process's replica store and grader
-
-
-class Stopped(Exception):
-    """The driver stopped following this attempt (Ctrl-C, a lost lease): the worker stops too."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,56 +55,29 @@ class Job:
     grading_workers: int
     refs: dict[str, Any]  # the run and participant rows the attempt refers to
 
-    @property
-    def state_name(self) -> str:
-        return state_name(self.session, self.attempt_id)
-
 
 def task_key(session: str, attempt_id: str) -> str:
     """The Dask key of the attempt's task in this driver session (ends with the attempt id)."""
     return f"cibench-lab-{session.rsplit(':', 1)[-1][:12]}-{attempt_id}"
 
 
-def state_name(session: str, attempt_id: str) -> str:
-    return f"cibench-lab:{session}:{attempt_id}"
-
-
-def live_name(session: str) -> str:
-    """A Variable the driver holds while it follows the session's attempts."""
-    return f"cibench-lab:{session}:live"
-
-
-def queue_name(session: str) -> str:
-    return f"cibench-lab:{session}:rows"
-
-
-def play_attempt(job: Job) -> replica.Rows:
-    """The Dask task: play ``job``'s attempt to its end (or until its player gives out);
-    return its rows."""
-    from distributed import Queue, Variable
-
-    state, queue = Variable(job.state_name), Queue(queue_name(job.session))
-    live = Variable(live_name(job.session))
-    rows = state.get()
+def play_attempt(job: Job) -> dict[str, Any]:
+    """The Dask task: play ``job``'s attempt to its end (or until its player gives out),
+    streaming its rows to the driver (:mod:`.stream`); the nonce and number of its last delta."""
+    link = Link(job.session, job.attempt_id)
+    rows = link.hello()
     with tempfile.TemporaryDirectory(prefix="cibench-worker-") as tmp:
         task = _task_copy(job, Path(tmp) / "datasources")
         store = _replica_store(job.session)
         replica.load(store, rows, job.refs)
-        seq = [rows["seq"]]
 
         def publish() -> None:
-            try:
-                live.get(timeout=STOPPED_AFTER)  # deleted by the driver: its run is over
-            except TimeoutError:
-                raise Stopped(f"attempt {job.attempt_id}: the driver stopped the run") from None
-            seq[0] += 1
-            out = replica.dump(store, job.attempt_id, seq[0])
-            state.set(out)
-            queue.put(out)
+            link.publish(lambda: replica.dump(store, job.attempt_id))
 
         try:
             asyncio.run(_play(job, task, store, publish, Path(tmp) / "work"))
-            return replica.dump(store, job.attempt_id, seq[0] + 1)
+            publish()
+            return link.last()
         finally:
             reaper.untrack(job.attempt_id)
 

@@ -1,12 +1,13 @@
 """An attempt's rows as plain data: copied to a worker's database, and back, idempotently.
 
 A distributed run (:mod:`.cluster`) plays an attempt on a worker against a database of the
-worker's own (a *replica*); after each transition the worker sends the attempt's rows — its
-attempt row, steps, turns and events — and the driver *applies* them to the results database.
-Rows are keyed by what they are, not by the ids a database gave them: a step by (attempt,
-index), a turn by (attempt, step, turn), an event by (attempt, kind, time); so applying the
-same rows twice adds nothing, and an older copy applied after a newer one loses no turn (the
-driver applies a copy only when its ``seq`` is newer than the last it applied).
+worker's own (a *replica*), loaded from the attempt's rows as the driver holds them
+(:func:`dump`, :func:`load`); after each transition the worker sends what :func:`changed` —
+its attempt row, and the steps, turns and events new or different since it last sent — and
+the driver *applies* them to the results database (:mod:`.stream` says in what order).  Rows
+are keyed by what they are, not by the ids a database gave them: a step by (attempt, index), a
+turn by (attempt, step, turn), an event by (attempt, kind, time); so applying the same rows
+twice adds nothing.
 """
 
 from __future__ import annotations
@@ -120,3 +121,26 @@ def _merge(
         elif update:
             for name, value in data.items():
                 setattr(found, name, value)
+
+
+def keys(rows: Rows) -> dict[tuple, dict[str, Any]]:
+    """Every step, turn and event of ``rows`` by its key (what :func:`changed` compares)."""
+    out: dict[tuple, dict[str, Any]] = {}
+    for r in rows["steps"]:
+        out[("steps", r["index"])] = r
+    for r in rows["turns"]:
+        out[("turns", r["step"], r["number"])] = r
+    for r in rows["events"]:
+        out[("events", r["kind"], r["at"])] = r
+    return out
+
+
+def changed(rows: Rows, sent: dict[tuple, dict[str, Any]]) -> Rows:
+    """The part of ``rows`` not in ``sent`` (or different there): a delta :func:`apply` merges
+    as it merges whole rows; ``sent`` is brought up to ``rows``.  The attempt row is always in."""
+    delta: Rows = {"attempt": rows["attempt"], "steps": [], "turns": [], "events": []}
+    for key, row in keys(rows).items():
+        if sent.get(key) != row:
+            delta[key[0]].append(row)
+            sent[key] = row
+    return delta
