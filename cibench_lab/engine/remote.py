@@ -112,6 +112,11 @@ def _grader(workers: int) -> Grader:
         return _stores["grader"]
 
 
+def warm_grader(nthreads: int) -> None:
+    """Load the text-grading libraries on this worker process's grader (in the background)."""
+    _grader(max(1, nthreads)).warm()
+
+
 def prepare_worker(nthreads: int) -> None:
     """In the worker's main thread, once (:class:`.reaper.KernelReaper`): its grading processes
     (one per worker thread: each plays one attempt) started now, from a forkserver that dies
