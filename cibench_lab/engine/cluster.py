@@ -2,13 +2,13 @@
 
 The driver (``cibench-lab run --cluster ADDRESS`` or ``--scheduler-file FILE``) holds the run's
 lease and alone writes the results database, as a local run does; it creates or reopens each
-attempt there, sets the attempt's rows in a Dask Variable and submits one task per attempt
-(:func:`.remote.play_attempt`).  A worker plays the attempt on its own kernels and sends its
-rows after every transition; the driver applies them (:func:`.replica.apply`, keyed, so a copy
-applied twice changes nothing) and draws the progress from them.  A worker lost mid-attempt:
-Dask starts the task again on another worker, which reads the rows the lost one last sent and
-goes on from them.  Resume is the driver's: the same ``--run`` again skips finished attempts
-and reopens the others from the results database.
+attempt there and submits one task per attempt (:func:`.remote.play_attempt`).  A worker says
+hello and gets the attempt's rows from the driver, plays the attempt on its own kernels and
+sends what changed after every transition (:mod:`.stream`); the driver applies them
+(:func:`.replica.apply`, keyed, so a copy applied twice changes nothing) and draws the progress
+from them.  A worker lost mid-attempt: Dask starts the task again on another worker, whose hello
+gets every row the lost one sent, and it goes on from them.  Resume is the driver's: the same
+``--run`` again skips finished attempts and reopens the others from the results database.
 
 Connecting: Dask's security configuration (``distributed.comm.tls.*``) or the ``--tls-*``
 files; a scheduler off this machine is refused without TLS unless ``insecure``.
