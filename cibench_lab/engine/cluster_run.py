@@ -110,14 +110,13 @@ class Driver:
     async def submit(self, task: Task, attempt_id: str | None) -> str:
         ctx = self.ctx
         attempt_id, resumed = await _open_attempt(ctx, task, attempt_id)
-        store = ctx.attempts.store
-        rows = await ctx.db(replica.dump, store, attempt_id, 0)
-        refs = await ctx.db(replica.owners, store, attempt_id)
+        refs = await ctx.db(replica.owners, ctx.attempts.store, attempt_id)
         data = await asyncio.to_thread(task_data, task)
         job = Job(self.session, attempt_id, task, data, refs=refs, timeout=ctx.timeout, silence=ctx.silence,
                   **vars(self.jobs))  # fmt: skip
-        tracked = Tracked(task, None, settled={s["index"] for s in rows["steps"] if s["settled_at"]})
-        ctx.observer.task_started(task, attempt_id, rows["attempt"]["current_step"] if resumed else None)
+        tracked = Tracked(task, None)
+        row = (await ctx.db(ctx.attempts.load, attempt_id))[0] if resumed else None
+        ctx.observer.task_started(task, attempt_id, row.current_step if row is not None else None)
         tracked.future = self.client.submit(
             play_attempt, job, key=task_key(self.session, attempt_id), pure=False
         )
@@ -176,6 +175,7 @@ class Driver:
             return
         tracked.nonce, tracked.seq = hello["hello"], 0
         rows = await self.ctx.db(replica.dump, self.ctx.attempts.store, hello["attempt_id"], 0)
+        tracked.settled = {s["index"] for s in rows["steps"] if s["settled_at"]}  # reported already
         name = reply_name(self.session, hello["hello"])
         tracked.replies.append(name)
         await Variable(name, client=self.client).set(rows)
