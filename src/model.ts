@@ -310,6 +310,18 @@ export class CIBenchModel {
     this.view = 'attempt';
   }
 
+  /**
+   * Show the attempt of a notebook the lab reopened (after a reload): in the
+   * attempt view, unless the panel shows a study — a restored study view stays.
+   */
+  showReopened(view: IAttemptView): void {
+    if (this.view === 'study' || this.view === 'results') {
+      this.attempt = view;
+    } else {
+      this.showAttempt(view);
+    }
+  }
+
   /** Update the attempt view if it shows this attempt (or nothing yet). */
   updateAttempt(view: IAttemptView): void {
     if (!this._attempt || this._attempt.id === view.id) {

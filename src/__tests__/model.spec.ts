@@ -150,6 +150,21 @@ describe('CIBenchModel', () => {
     expect(model.attempt?.current_step).toBe(2);
   });
 
+  it('shows the attempt of a reopened notebook without leaving a restored study view', () => {
+    const view = attemptView();
+    model.showReopened(view);
+    expect(model.view).toBe('attempt'); // from the task list: its attempt view
+    model.attempt = null;
+    model.study = 'pilot';
+    model.view = 'study';
+    model.showReopened(view);
+    expect(model.view).toBe('study');
+    expect(model.attempt).toBe(view);
+    model.view = 'results';
+    model.showReopened(attemptView({ id: 'b'.repeat(32) }));
+    expect(model.view).toBe('results');
+  });
+
   it('knows task titles by id', () => {
     model.tasks = TASKS;
     expect(model.titleOf(TASKS[1].id)).toBe('语料分析');

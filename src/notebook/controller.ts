@@ -295,7 +295,7 @@ export class AttemptController implements IPanelActions {
     const activated = this.follower.activated === panel;
     const current = this.options.tracker.currentWidget === panel;
     if (!this.model.attempt && (activated || current)) {
-      this.model.showAttempt(view); // e.g. after a page reload
+      this.model.showReopened(view); // e.g. after a page reload
     } else if (this.isShown(view) || activated) {
       this.model.attempt = view;
     }

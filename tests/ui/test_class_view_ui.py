@@ -31,7 +31,7 @@ from cibench_lab.tasks.library import TaskLibrary
 from .axe import axe_violations
 from .lab import TOKEN
 from .lab import configured_lab as start_lab
-from .test_play_panel import open_palette, use_theme
+from .test_play_panel import run_command, use_theme
 
 TEACHER, STUDENT = "teach", "ada"
 WORDS = f"print('{SECRET_OUT} alpha beta')"
@@ -86,10 +86,7 @@ def background(locator) -> str:
 def open_class_view(page: Page, url: str):
     page.goto(f"{url}/lab?token={TOKEN}")
     expect(page.locator("#cibench-lab-panel")).to_be_attached(timeout=60_000)
-    open_palette(page)
-    page.locator(".lm-CommandPalette-input").fill("CIBench: Class View")
-    expect(page.locator(".lm-CommandPalette-item.lm-mod-active")).to_contain_text("Class View")
-    page.keyboard.press("Enter")
+    run_command(page, "CIBench: Class View")
     view = page.locator(".jp-CIBench-classView")
     expect(view).to_be_visible()
     return view

@@ -16,7 +16,7 @@ from cibench_lab.tasks.library import builtin_dir
 from .axe import axe_violations
 from .lab import configured_lab
 from .test_lab_play import answer_cell, badge, open_lab, open_panel, press_next, run_in_cell, start_task
-from .test_play_panel import open_palette, use_theme
+from .test_play_panel import run_command, use_theme
 from .test_play_time import get, until, write_clock_task
 
 BAR = ".jp-CIBench-actionBar"
@@ -75,9 +75,7 @@ def test_pause_note_and_trace_are_recorded(page: Page, record_lab):
     no_severe_violations(page, "dark theme, paused")
     page.screenshot(path=str(record_lab.root.parent / "paused-dark.png"))
     page.wait_for_timeout(max(0.0, PAUSED - (time.monotonic() - paused_at)) * 1000)
-    open_palette(page)
-    page.locator(".lm-CommandPalette-input").fill("CIBench: Resume Working Clock")
-    page.keyboard.press("Enter")
+    run_command(page, "CIBench: Resume Working Clock")
     expect(page.locator(f"{BAR} .jp-CIBench-clock")).to_have_text("Clock running")
 
     note = page.get_by_label("Note on Step 1")
