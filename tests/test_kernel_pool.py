@@ -17,6 +17,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from cibench_lab.engine.attempt import Attempts
 from cibench_lab.engine.executor import KernelExecutor
+from cibench_lab.engine.lab_pool import REFILL_AFTER_BIND
 from cibench_lab.engine.memory import tree_rss
 from cibench_lab.engine.pool import KernelPool, PoolSettings, pool_key
 from cibench_lab.engine.preimport import modules, preimport_code, task_imports
@@ -305,7 +306,14 @@ async def test_a_server_started_with_the_pool_on_has_a_warm_kernel_before_the_fi
 async def test_lab_start_takes_a_warm_kernel_and_server_stop_ends_the_pool(jp_serverapp, start_attempt):
     lab = jp_serverapp.web_app.settings["cibench_lab"].lab
     pool = lab.kernels.pool
-    first = await start_attempt(PROBE_ID)  # cold: nothing waits yet; one is started for the next
+    first = await start_attempt(PROBE_ID)  # cold: nothing waits yet; one is started for the next ...
+    aid = first.attempt["id"]
+    assert aid in lab.kernels.later and pool.starting is None and not pool.wanted  # ... not yet:
+    await asyncio.sleep(0.5)  # the lab's part of the Start (opening the notebook) comes first
+    assert pool.starting is None and not pool.wanted
+    code, _ = await first.api("POST", f"attempts/{aid}/kernel", {"kernel_id": first.kernel_id})
+    assert code == 200 and aid in lab.kernels.bound  # the notebook bound it: the refill follows
+    await _until(lambda: pool.starting is not None or pool.waiting() == 1, REFILL_AFTER_BIND + 2)
     await _until(lambda: pool.waiting() == 1)
     warm = next(iter(pool.ready.values()))[0]
     warm_file = warm.executor.km.connection_file

@@ -214,7 +214,7 @@ class LabPlay:
             await self.kernels.unclaimed(folder)
         opening.session_id, kernel_id = session["id"], session["kernel"]["id"]
         await self.bind(opening.attempt_id, kernel_id, new.participant)
-        self.kernels.refill(task)  # the pool's next kernel of this key starts once this one is ready
+        self.kernels.refill_after_start(task, opening.attempt_id)  # once the lab's part is over too
         # as JupyterLab records it (its kernel's language_info) and trusted: it opens clean
         language = await language_info(self.app.kernel_manager, kernel_id)
         nb, aid = folder / name, opening.attempt_id
@@ -251,6 +251,7 @@ class LabPlay:
         if row.kernel_id != kernel_id:
             await self.call(self.attempts.set_kernel, attempt_id, kernel_id)
         self.culler.start()
+        self.kernels.started(attempt_id)  # a Start's pool refill may follow
         stopped = await self.call(previous_stop, self.attempts, attempt_id, kernel_id)
         return {"kernel_id": kernel_id, "restored_cells": restored, "previous_stop": stopped}
 

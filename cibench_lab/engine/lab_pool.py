@@ -31,6 +31,8 @@ from .preimport import task_imports
 from .workspace import copy_data
 
 CLAIMS = "_cibench_claims"  # the manager's attribute: {attempt folder: its claimed kernel manager}
+REFILL_AFTER_BIND = 1.0  # s after the lab bound a Start's kernel (its kernel_info, widget state)
+REFILL_WITHOUT_BIND = 5.0  # s after the server's part of a Start when the lab binds nothing
 
 
 class ServerKernel(KernelExecutor):
@@ -73,6 +75,8 @@ class LabKernels:
         factory = functools.partial(ServerKernel, manager=serverapp.kernel_manager)
         on = self.settings.enabled
         self.pool = KernelPool(attempts_root, self.settings, factory=factory) if on else None
+        self.later: dict[str, tuple[Task, asyncio.TimerHandle]] = {}  # refills after a Start
+        self.bound: set[str] = set()  # of those, the Starts whose notebook bound its kernel
 
     @property
     def claims(self) -> dict[str, Any]:
@@ -118,10 +122,34 @@ class LabKernels:
                 self.pool.expect(key, imports=imports[key])
 
     def refill(self, task: Task) -> None:
-        """After a Start ran its kernel's start code: another kernel of its key for the next Start
-        (started only now, so it does not compete with this Start)."""
+        """Another kernel of ``task``'s key for the next Start, now."""
         if self.pool is not None and pooled(task):
             self.pool.expect(pool_key(task), soon=True, imports=task_imports(task))
+
+    def refill_after_start(self, task: Task, attempt_id: str) -> None:
+        """After the server's part of a Start: refill once the lab's part is over too — the
+        notebook bound its kernel (:meth:`started`) and had ``REFILL_AFTER_BIND`` s to settle,
+        or ``REFILL_WITHOUT_BIND`` s passed — so starting the next kernel (a second or more
+        of CPU) does not compete with this Start's notebook opening."""
+        if self.pool is None or not pooled(task):
+            return
+        loop = asyncio.get_running_loop()
+        self.later[attempt_id] = (task, loop.call_later(REFILL_WITHOUT_BIND, self._refill, attempt_id))
+
+    def started(self, attempt_id: str) -> None:
+        """The lab bound the attempt's kernel: its refill follows shortly (once)."""
+        pending = self.later.get(attempt_id)
+        if pending is not None and attempt_id not in self.bound:
+            self.bound.add(attempt_id)
+            pending[1].cancel()
+            handle = asyncio.get_running_loop().call_later(REFILL_AFTER_BIND, self._refill, attempt_id)
+            self.later[attempt_id] = (pending[0], handle)
+
+    def _refill(self, attempt_id: str) -> None:
+        pending = self.later.pop(attempt_id, None)
+        self.bound.discard(attempt_id)
+        if pending is not None:
+            self.refill(pending[0])
 
     async def unclaimed(self, folder: Path) -> None:
         """After the session started: a claim the manager did not take is shut down."""
@@ -130,6 +158,10 @@ class LabKernels:
             await km.shutdown_kernel(now=True)
 
     async def close(self) -> None:
+        for _, handle in self.later.values():
+            handle.cancel()
+        self.later.clear()
+        self.bound.clear()
         for folder in list(self.claims):
             await self.unclaimed(Path(folder))
         if self.pool is not None:

@@ -209,6 +209,30 @@ describe("a finished or quit attempt's notebook", () => {
   });
 });
 
+describe("an open attempt's kernel binding", () => {
+  it('is asked once while being answered, and again after a restart', async () => {
+    const { panel, session } = attemptPanel(true);
+    const { api, calls } = fakeApi(attemptView());
+    session.ready.resolve();
+    const attached = await notebooks(api).attach(panel);
+    expect(calls).toEqual(['bind k-lab']); // the notebook's sync
+    const ctx = session.ctx;
+    const kernel = ctx.session!.kernel;
+    const first = attached!.bind(); // the kernel connected meanwhile: the same binding
+    ctx.kernelChanged.emit({
+      name: 'kernel',
+      oldValue: null,
+      newValue: kernel
+    });
+    expect((await first)?.kernel_id).toBe('k-lab');
+    expect(calls).toEqual(['bind k-lab', 'bind k-lab']);
+    ctx.statusChanged.emit('restarting');
+    ctx.statusChanged.emit('idle');
+    await attached!.bound;
+    expect(calls).toEqual(['bind k-lab', 'bind k-lab', 'bind k-lab']);
+  });
+});
+
 describe('holdKernel', () => {
   it('leaves a session that is already ready alone', async () => {
     const { ctx, calls } = kernelContext(false);

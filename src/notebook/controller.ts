@@ -153,7 +153,7 @@ export class AttemptController implements IPanelActions {
         player
       });
       this.model.showAttempt(view);
-      await this.notebooks.open(view.notebook_path);
+      await this.notebooks.open(view.notebook_path, view);
     });
     void this.refreshAttempts();
   }

@@ -68,7 +68,13 @@ export class AttemptNotebooks {
   }
 
   /** Open (or reveal) an attempt's notebook, activate it and attach it. */
-  async open(path: string): Promise<AttemptSession | undefined> {
+  async open(
+    path: string,
+    known?: IAttemptView
+  ): Promise<AttemptSession | undefined> {
+    if (known) {
+      this.known.set(path, known); // just started: no need to ask for it again
+    }
     const widget = this.options.docManager.openOrReveal(path);
     if (!(widget instanceof NotebookPanel)) {
       throw new Error(`cannot open ${path} as a notebook`);
@@ -119,9 +125,14 @@ export class AttemptNotebooks {
     }
     const { api, report } = this.options;
     const release = holdKernel(panel.sessionContext); // until the status is known
+    const known = this.known.get(panel.context.path);
+    this.known.delete(panel.context.path);
     let view: IAttemptView;
     try {
-      view = await api.attempt(meta.attempt_id);
+      view =
+        known?.id === meta.attempt_id
+          ? known
+          : await api.attempt(meta.attempt_id);
     } catch (err) {
       void release().catch(report);
       throw err;
@@ -145,6 +156,8 @@ export class AttemptNotebooks {
   }
 
   private sessions = new Set<AttemptSession>();
+  /** The view of an attempt just started, by its notebook's path, until it is attached. */
+  private known = new Map<string, IAttemptView>();
   private attaching = new WeakMap<
     NotebookPanel,
     Promise<AttemptSession | undefined>

@@ -143,12 +143,31 @@ export class AttemptSession {
    */
   readOnly = false;
 
-  /** Tell the server which kernel runs this notebook (it restores state). */
-  async bind(): Promise<IKernelBinding | undefined> {
+  /**
+   * Tell the server which kernel runs this notebook (it restores state); a
+   * binding of the same kernel still being answered is shared, unless `again`
+   * (the kernel restarted since).
+   */
+  bind(again = false): Promise<IKernelBinding | undefined> {
     const kernelId = this.kernelId;
     if (!kernelId || this.isDisposed || this.readOnly) {
-      return undefined; // a closed attempt takes no kernel (the server answers 409)
+      return Promise.resolve(undefined); // a closed attempt takes no kernel (the server answers 409)
     }
+    const inflight = this.binding;
+    if (!again && inflight?.kernelId === kernelId) {
+      return inflight.done; // the kernel connected and the notebook synced at once: one binding
+    }
+    const done = this.bindTo(kernelId);
+    this.binding = { kernelId, done };
+    void done.then(() => {
+      if (this.binding?.done === done) {
+        this.binding = null;
+      }
+    });
+    return done;
+  }
+
+  private async bindTo(kernelId: string): Promise<IKernelBinding | undefined> {
     const request = this.api.bindKernel(this.id, kernelId);
     // While the server restores the attempt's state on this kernel, say so on
     // the notebook (runs started meanwhile are refused, not graded).
@@ -327,7 +346,7 @@ export class AttemptSession {
       this.restarting = true;
     } else if (status === 'idle' && this.restarting) {
       this.restarting = false;
-      void this.bind();
+      void this.bind(true);
     }
   }
 
@@ -380,6 +399,11 @@ export class AttemptSession {
   private pending = new Set<Promise<unknown>>();
   private restarting = false;
   private everBound = false;
+  /** The binding being answered (one per kernel at a time). */
+  private binding: {
+    kernelId: string;
+    done: Promise<IKernelBinding | undefined>;
+  } | null = null;
   private revived = false;
   private lastCheck = 0;
   private reviving: Promise<boolean> | null = null;
