@@ -1,7 +1,8 @@
 /**
  * cibench-lab: wires the CIBench panel, the attempt controller, the commands
  * and the cell executor (in place of JupyterLab's) into JupyterLab, and the
- * studies plugin into the panel, and the class view (src/class/).
+ * studies plugin into the panel, the class view (src/class/), and what the
+ * first notebook needs fetched beforehand (notebook/prefetch.ts).
  */
 import {
   ILabShell,
@@ -21,6 +22,7 @@ import { addCommands, CommandIDs, shortcutLabel } from './commands';
 import { CIBenchModel } from './model';
 import { addNewTaskCommand } from './newtask';
 import { AttemptController } from './notebook/controller';
+import { prefetchPlugin } from './notebook/prefetch';
 import { AttemptRuns } from './notebook/runs';
 import { CIBenchPanel, PANEL_ID } from './panel/panel';
 import { relistTasks } from './panel/relist';
@@ -121,4 +123,10 @@ function addPanel(
   return panel;
 }
 
-export default [executor, plugin, studiesPlugin, classViewPlugin];
+export default [
+  executor,
+  plugin,
+  studiesPlugin,
+  classViewPlugin,
+  prefetchPlugin
+];
