@@ -175,3 +175,52 @@ def test_the_cli_names_the_refused_option_and_accepts_a_transcript(tmp_path, cap
         ["run", "--cluster", "tcp://127.0.0.1:1", "--export-transcript", str(tmp_path / "t.jsonl")]
     )
     assert _remote(args, ()) is not None
+
+
+class _Observer:
+    def __init__(self) -> None:
+        self.settled: list[int] = []
+
+    def step_settled(self, task, step: int, outcome: str) -> None:
+        self.settled.append(step)
+
+
+class _Context:  # what Driver.apply reads of a PlayContext
+    def __init__(self, attempts: Attempts) -> None:
+        self.attempts, self.observer = attempts, _Observer()
+
+    async def db(self, fn, *args, **kwargs):
+        return fn(*args, **kwargs)
+
+
+async def test_the_driver_takes_deltas_only_from_the_latest_worker_and_each_once(tmp_path, library):
+    from cibench_lab.engine.cluster_run import Driver, Tracked
+
+    store = Store(f"sqlite:///{tmp_path / 'driver.sqlite'}")
+    attempts = Attempts(store, library)
+    attempt_id = new_attempt(attempts, library)
+    start = replica.dump(store, attempt_id)
+    played = {}
+    for name, code in (("stale", "print('a worker given up on')"), ("latest", None)):
+        worker = Store(f"sqlite:///{tmp_path / f'{name}.sqlite'}")
+        replica.load(worker, start, replica.owners(store, attempt_id))
+        on_worker, sent, deltas = Attempts(worker, library), replica.keys(start), []
+        for step in range(2):
+            if code is None:
+                reference_turn(on_worker, attempt_id, step)
+            else:
+                on_worker.record_turn(attempt_id, step, TurnOutput(code, [], False, "ok"))
+            if on_worker.load(attempt_id)[0].current_step == step:  # not settled by its grade
+                on_worker.settle(attempt_id, step, "next")
+            deltas.append(replica.changed(replica.dump(worker, attempt_id), sent))
+        played[name] = (worker, [{**d, "nonce": name, "seq": i + 1} for i, d in enumerate(deltas)])
+    ctx = _Context(attempts)
+    driver = Driver(ctx, None, "r", "s", None)  # type: ignore[arg-type]
+    driver.tracked[attempt_id] = Tracked(library.get(TASK), None, nonce="latest")  # its hello answered
+    stale, latest = played["stale"][1], played["latest"][1]
+    for delta in (stale[0], latest[0], stale[1], latest[0], latest[1], latest[1], latest[0]):
+        await driver.apply(delta)
+    assert replica.dump(store, attempt_id) == replica.dump(played["latest"][0], attempt_id)
+    assert "a worker given up on" not in str(replica.dump(store, attempt_id)["turns"])
+    assert ctx.observer.settled == [0, 1]  # each step reported once
+    assert driver.tracked[attempt_id].seq == 2

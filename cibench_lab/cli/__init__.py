@@ -85,6 +85,20 @@ def main(argv: list[str] | None = None) -> int:
         return fail(_database_fault(err, args.db))
     except OSError as err:
         return fail(os_error(err))
+    except KeyboardInterrupt:
+        sys.excepthook = _quiet_interrupt(sys.excepthook)
+        raise  # Python finishes as on Ctrl-C (finalizers, then the process ends by SIGINT)
+
+
+def _quiet_interrupt(previous):
+    """An excepthook that prints no traceback for Ctrl-C (or a run's SIGTERM): the command has
+    said in one line what stopped."""
+
+    def hook(kind, value, tb) -> None:
+        if not issubclass(kind, KeyboardInterrupt):
+            previous(kind, value, tb)
+
+    return hook
 
 
 def fail(message: str) -> int:

@@ -12,7 +12,8 @@ Results go to the database; the same ``--run`` again skips finished attempts and
 resumes open ones; one process plays a run name at a time.  Exit status: 0 when every
 attempt finished, 1 when some are left open (a model endpoint that kept failing: run
 again to resume), 2 on bad input or when another live process plays the run.  SIGTERM stops a
-run as Ctrl-C does (its kernels shut down, its folders removed, its lease released).
+run as Ctrl-C does (its kernels shut down, its folders removed, its lease released); either prints one line
+naming the run to resume, and the process ends by SIGINT.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def cmd_run(args) -> int:
     else:
         play = _run(attempts, tasks, player, args, run_name, observer, judge)
     try:
-        ids = _interruptible(play)
+        ids = _interruptible(play, run_name)
     except (BadInput, RunBusy) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -81,14 +82,18 @@ def cmd_run(args) -> int:
     return observer.report(run_name)
 
 
-def _interruptible(play: Coroutine[Any, Any, list[str]]) -> list[str]:
+def _interruptible(play: Coroutine[Any, Any, list[str]], run_name: str) -> list[str]:
     """``play`` run to its end, a SIGTERM meanwhile taken as Ctrl-C (:func:`_as_interrupt`) — in the main
-    thread only (a signal handler cannot be set elsewhere: the lab replays a run in a worker thread)."""
+    thread only (a signal handler cannot be set elsewhere: the lab replays a run in a worker thread).
+    Either says in one line which run stopped."""
     if threading.current_thread() is not threading.main_thread():
         return asyncio.run(play)
     before = signal.signal(signal.SIGTERM, _as_interrupt)
     try:
         return asyncio.run(play)
+    except KeyboardInterrupt:
+        print(f"interrupted: run {run_name} stopped; the same --run {run_name} resumes it", file=sys.stderr)
+        raise
     finally:
         signal.signal(signal.SIGTERM, before)
 
