@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,13 +39,34 @@ def default_url() -> str:
     return f"sqlite:///{folder / 'results.sqlite'}"
 
 
+#: how long a connection keeps retrying the switch of a new file to WAL (as the busy timeout)
+WAL_SWITCH_SECONDS = 10.0
+
+
 def _sqlite_pragmas(dbapi_conn, _record) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA busy_timeout=10000")  # first: the others wait for a lock held elsewhere
-    cur.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
+    _switch_to_wal(cur)  # readers never block the writer
     cur.execute("PRAGMA synchronous=FULL")  # a committed turn survives kill -9
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
+
+
+def _switch_to_wal(cur) -> None:
+    """``PRAGMA journal_mode=WAL``, retried while another process switches the same new file.
+
+    Two connections that both read a new file and both escalate to switch it deadlock; SQLite
+    answers one of them 'database is locked' at once, without its busy timeout. Retried, that
+    one finds the file in WAL already (a read)."""
+    deadline = time.monotonic() + WAL_SWITCH_SECONDS
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def open_engine(url: str) -> Engine:
