@@ -1007,16 +1007,20 @@ export type components = {
     /** @description A run's results over a task's or library's steps. */
     GroupRun: {
       tasks: number;
+      /** @description graded steps */
       steps: number;
       passed: number;
       rate: number | null;
       score: number | null;
+      /** @description steps whose grade measured nothing, out of the rate */
+      not_graded: number;
     };
     /** @description The people's figures of a step, task or library. */
     HumanFigures: {
       /** @description people counted */
       n: number;
       passed: number;
+      /** @description graded steps (those not graded are counted in not_graded) */
       steps: number;
       /** @description passed / steps x100 */
       rate: number | null;
@@ -1026,6 +1030,8 @@ export type components = {
       score: number | null;
       /** @description people who only quit the task(s) */
       quit: number;
+      /** @description step results whose grade measured nothing (a Qwen visualization step without a judge's verdict): neither passed nor missed, out of the rate */
+      not_graded: number;
       /** @description working seconds net of pauses */
       time: components['schemas']['Spread'];
     };
@@ -1561,7 +1567,10 @@ export type components = {
     };
     /** @description A run's result at one step. */
     StepRun: {
+      /** @description false where not graded */
       passed: boolean;
+      /** @description false: the grade measured nothing (neither passed nor missed) */
+      graded: boolean;
       score: number | null;
       outcome: string | null;
       turns: number;

@@ -229,7 +229,7 @@ def test_task_and_library_rates(played, capsys):
     libs = {row["lib"]: row for row in rep["libraries"]}
     assert libs["pandas"]["humans"]["rate"] == 50.0
     assert libs["nltk"]["runs"]["model"] == {
-        "tasks": 1, "steps": 2, "passed": 0, "rate": 0.0, "score": 0.0,
+        "tasks": 1, "steps": 2, "passed": 0, "rate": 0.0, "score": 0.0, "not_graded": 0,
     }  # fmt: skip
 
 

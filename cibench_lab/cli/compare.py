@@ -72,8 +72,9 @@ def _error(message: str) -> int:
 
 
 HEAD = [
-    "profile", "section", "task", "lib", "step", "kind", "who", "n", "passed", "steps", "rate",
-    "ci_lo", "ci_hi", "score", "time_median", "time_q1", "time_q3", "quit", "difficulty", "rank", "mismatch",
+    "profile", "section", "task", "lib", "step", "kind", "who", "n", "passed", "steps", "rate", "ci_lo",
+    "ci_hi", "score", "time_median", "time_q1", "time_q3", "quit", "not_graded", "difficulty", "rank",
+    "mismatch",
 ]  # fmt: skip
 
 
@@ -95,16 +96,18 @@ def _csv_group(profile: str, section: str, row: dict[str, Any]):
     time = h["time"]
     yield [
         *where, "humans", h["n"], h["passed"], h["steps"], h["rate"], h["ci"][0], h["ci"][1], h["score"],
-        time["median"], time["q1"], time["q3"], h["quit"], *tail, "; ".join(row["mismatch"]),
+        time["median"], time["q1"], time["q3"], h["quit"], h["not_graded"], *tail, "; ".join(row["mismatch"]),
     ]  # fmt: skip
     for run, got in row["runs"].items():
         marks = "; ".join(m for m in row["mismatch"] if m.startswith(f"{run}: "))
         if got is None:
-            yield [*where, run, 0, "", "", "", "", "", "", "", "", "", "", *tail, marks]
+            yield [*where, run, 0, "", "", "", "", "", "", "", "", "", "", "", *tail, marks]
+        elif section == "step" and not got["graded"]:
+            yield [*where, run, 1, 0, 0, "", "", "", got["score"], "", "", "", "", 1, *tail, marks]
         elif section == "step":
             passed = int(got["passed"])
             rate = 100.0 * passed
-            yield [*where, run, 1, passed, 1, rate, "", "", got["score"], "", "", "", "", *tail, marks]
+            yield [*where, run, 1, passed, 1, rate, "", "", got["score"], "", "", "", "", 0, *tail, marks]
         else:
             yield [*where, run, got["tasks"], got["passed"], got["steps"], got["rate"], "", "", got["score"],
-                   "", "", "", "", *tail, marks]  # fmt: skip
+                   "", "", "", "", got["not_graded"], *tail, marks]  # fmt: skip

@@ -10,9 +10,12 @@ from rich.table import Table
 from ..grading.bounds import DIGITS, MISSING, bounded, people
 
 NOT_PLAYED = "not played"
+NOT_GRADED = "not graded"
 
 
 def _rate(h: dict[str, Any]) -> str:
+    if not h["steps"] and h["not_graded"]:
+        return NOT_GRADED
     return bounded(h["rate"], *h["ci"])
 
 
@@ -29,6 +32,8 @@ def _people(h: dict[str, Any]) -> str:
 def _step_result(got: dict[str, Any] | None) -> str:
     if got is None:
         return NOT_PLAYED
+    if not got["graded"]:
+        return NOT_GRADED
     word = "pass" if got["passed"] else "miss"
     return word if got["score"] is None else f"{word} {got['score']:.{DIGITS}f}"
 

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from ..grading.comparability import conditions
 from ..grading.compare import HUMANS, Played, RunInfo, StepResult, build, check, refusal
+from ..grading.qwen.lab import not_graded
 from ..store import Store
 from ..store.pseudonym import pseudonym
 from ..store.tables import Attempt, Enrolment, Participant, Run, StepRow, Study, Turn
@@ -213,7 +214,8 @@ def _grade(step: StepRow, profile: str) -> dict[str, Any] | None:
 
 
 def _result(step: StepRow, grade: dict[str, Any], turns: int, seconds: float | None) -> StepResult:
-    return StepResult(step.kind, bool(grade.get("passed")), grade.get("score"), step.outcome, turns, seconds)
+    passed, score = bool(grade.get("passed")), grade.get("score")
+    return StepResult(step.kind, passed, score, step.outcome, turns, seconds, not not_graded(grade))
 
 
 def _seconds(

@@ -43,6 +43,10 @@ COUNT_NOTE = (
     "as quit, not as a miss; each run's latest finished attempt per task"
 )
 TIME_NOTE = "time: working seconds net of pauses; median [q1–q3] over the people counted (linear quartiles)"
+NOT_GRADED_NOTE = (
+    "not graded: a step whose grade measured nothing (a Qwen visualization step without a judge's "
+    "verdict) is neither passed nor missed: left out of the pass rates and the difficulty fit, counted apart"
+)
 RASCH_NOTE = (
     "difficulty: Rasch (one-parameter logistic) fit by joint maximum likelihood over people and runs "
     f"together, ridge {RIDGE} on abilities and difficulties (keeps all-pass / all-miss rows finite); "
@@ -58,6 +62,7 @@ class StepResult:
     outcome: str | None
     turns: int
     seconds: float | None = None  # working time net of pauses (people)
+    graded: bool = True  # False: its grade measured nothing (a Qwen plot step without a verdict)
 
 
 @dataclass
@@ -210,15 +215,19 @@ class Comparison:
             people = self.people_at(task)
             for index, kind in enumerate(self.shape(task)):
                 results = [p.steps[index] for p in people if index < len(p.steps)]
-                humans = rate_with_ci([int(r.passed) for r in results], [1] * len(results))
+                graded = [r for r in results if r.graded]
+                humans = rate_with_ci([int(r.passed) for r in graded], [1] * len(graded))
+                humans["n"] = len(results)
                 humans |= {"score": _mean_score(results), "quit": len(self.quit.get(task, ()))}
+                humans["not_graded"] = len(results) - len(graded)
                 humans["time"] = spread(r.seconds for r in results)
                 models = {}
                 for run in self.runs:
                     got = self.run_at(run, task)
                     r = got.steps[index] if got and index < len(got.steps) else None
                     models[run] = None if r is None else {
-                        "passed": r.passed, "score": None if r.score is None else figure(100 * r.score),
+                        "passed": r.passed and r.graded, "graded": r.graded,
+                        "score": None if r.score is None else figure(100 * r.score),
                         "outcome": r.outcome, "turns": r.turns,
                     }  # fmt: skip
                 row = {"task": task, "lib": self.labels[lib_of(task)], "step": index, "kind": kind}
@@ -250,11 +259,13 @@ class Comparison:
                 elif seconds.get(p.who, 0.0) is not None:
                     seconds[p.who] = (seconds.get(p.who) or 0.0) + sum(t for t in times if t is not None)
         people = sorted(by_person)
-        out = rate_with_ci(
-            [sum(r.passed for r in by_person[w]) for w in people], [len(by_person[w]) for w in people]
-        )
+        graded = {w: [r for r in by_person[w] if r.graded] for w in people}
+        rated = [w for w in people if graded[w]]  # a person with no graded step has no say in the rate
+        out = rate_with_ci([sum(r.passed for r in graded[w]) for w in rated], [len(graded[w]) for w in rated])
+        out["n"] = len(people)
         out["score"] = _mean_score([r for w in people for r in by_person[w]])
         out["quit"] = sum(len(self.quit.get(t, ())) for t in tasks)
+        out["not_graded"] = sum(len(by_person[w]) - len(graded[w]) for w in people)
         out["time"] = spread(seconds[w] for w in people)
         return out
 
@@ -262,11 +273,12 @@ class Comparison:
         out: dict[str, Any] = {}
         for run in self.runs:
             results = [r for t in tasks if (got := self.run_at(run, t)) for r in got.steps]
+            graded = [r for r in results if r.graded]
             played = sum(1 for t in tasks if self.run_at(run, t))
-            passed = sum(r.passed for r in results)
-            rate = figure(100 * passed / len(results)) if results else None
-            out[run] = {"tasks": played, "steps": len(results), "passed": passed, "rate": rate,
-                        "score": _mean_score(results)}  # fmt: skip
+            passed = sum(r.passed for r in graded)
+            rate = figure(100 * passed / len(graded)) if graded else None
+            out[run] = {"tasks": played, "steps": len(graded), "passed": passed, "rate": rate,
+                        "score": _mean_score(results), "not_graded": len(results) - len(graded)}  # fmt: skip
         return out
 
     # ---- difficulty -------------------------------------------------------------------------
@@ -298,7 +310,7 @@ class Comparison:
 
 
 def _response(played: Played | None, step: int) -> float | None:
-    if played is None or step >= len(played.steps):
+    if played is None or step >= len(played.steps) or not played.steps[step].graded:
         return None
     return float(played.steps[step].passed)
 
@@ -354,6 +366,12 @@ def _notes(comparison: Comparison, profile: str, mismatches: int) -> list[str]:
             notes.append(f"run {run}: played none of the study's tasks")
         if outside := sorted(played - study):
             notes.append(f"run {run}: {len(outside)} task(s) outside the study, left out")
+    if any(not r.graded for p in [*comparison.people.values(), *_all(comparison.runs)] for r in p.steps):
+        notes.append(NOT_GRADED_NOTE)
     if mismatches:
         notes.append(f"NOT COMPARABLE on {mismatches} field(s) (--allow-mismatch): marked in every row")
     return notes
+
+
+def _all(runs: dict[str, dict[tuple[str, str], Played]]) -> list[Played]:
+    return [p for attempts in runs.values() for p in attempts.values()]

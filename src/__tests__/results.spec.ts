@@ -28,6 +28,7 @@ function humans(over: Partial<IHumanFigures> = {}): IHumanFigures {
     ci: [0, 100],
     score: 50,
     quit: 1,
+    not_graded: 0,
     time: { n: 2, median: 25, q1: 22.5, q3: 27.5 },
     ...over
   };
@@ -67,7 +68,13 @@ function report(mismatch: string[] = []): IComparison {
         kind: 'num',
         humans: humans(),
         runs: {
-          model: { passed: true, score: 100, outcome: 'passed', turns: 1 }
+          model: {
+            passed: true,
+            graded: true,
+            score: 100,
+            outcome: 'passed',
+            turns: 1
+          }
         },
         mismatch,
         difficulty: 0.123,
@@ -80,7 +87,14 @@ function report(mismatch: string[] = []): IComparison {
         steps: 3,
         humans: humans({ passed: 3, steps: 6 }),
         runs: {
-          model: { tasks: 1, steps: 3, passed: 2, rate: 66.67, score: 66.67 }
+          model: {
+            tasks: 1,
+            steps: 3,
+            passed: 2,
+            rate: 66.67,
+            score: 66.67,
+            not_graded: 0
+          }
         },
         mismatch
       }
@@ -92,7 +106,14 @@ function report(mismatch: string[] = []): IComparison {
         steps: 3,
         humans: humans({ passed: 3, steps: 6 }),
         runs: {
-          model: { tasks: 1, steps: 3, passed: 2, rate: 66.67, score: 66.67 }
+          model: {
+            tasks: 1,
+            steps: 3,
+            passed: 2,
+            rate: 66.67,
+            score: 66.67,
+            not_graded: 0
+          }
         },
         mismatch
       }
@@ -223,6 +244,32 @@ describe('the comparison report', () => {
     ]);
   });
 
+  it('shows a step whose grade measured nothing as not graded, in the table and the CSV', () => {
+    const rep = report();
+    const step = rep.steps[0];
+    step.kind = 'vis';
+    step.humans = humans({ passed: 0, steps: 0, rate: null, not_graded: 2 });
+    step.humans.ci = [null, null];
+    step.runs.model = { ...step.runs.model!, passed: false, graded: false };
+    step.runs.model.score = null;
+    const cells = Array.from(
+      stepTable(rep).querySelectorAll('tbody tr td')
+    ).map(td => td.textContent);
+    expect(cells.slice(3, 7)).toEqual([
+      '2 people (+1 quit)',
+      'not graded',
+      '25.0 s [22.5–27.5]',
+      'not graded'
+    ]);
+    const lines = reportCsv(rep).trim().split('\r\n');
+    expect(lines[1]).toBe(
+      `fair,step,${PANDAS},pandas,1,vis,humans,2,0,0,,,,50,25,22.5,27.5,1,2,0.123,3,`
+    );
+    expect(lines[2]).toBe(
+      `fair,step,${PANDAS},pandas,1,vis,model,1,0,0,,,,,,,,,1,0.123,3,`
+    );
+  });
+
   it('draws a bar per library and respondent group, a * for a mismatch', () => {
     const bars = libraryBars(report(['model: turn limit']));
     const rects = Array.from(bars.querySelectorAll('rect'));
@@ -242,10 +289,10 @@ describe('the comparison report', () => {
     expect(lines[0]).toBe(CSV_HEAD.join(','));
     expect(lines).toHaveLength(7);
     expect(lines[2]).toBe(
-      `fair,step,${PANDAS},pandas,1,num,model,1,1,1,100,,,100,,,,,0.123,3,model: turn limit`
+      `fair,step,${PANDAS},pandas,1,num,model,1,1,1,100,,,100,,,,,0,0.123,3,model: turn limit`
     );
     expect(lines[5]).toBe(
-      'fair,library,,pandas,,,humans,2,3,6,50,0,100,50,25,22.5,27.5,1,,,model: turn limit'
+      'fair,library,,pandas,,,humans,2,3,6,50,0,100,50,25,22.5,27.5,1,0,,,model: turn limit'
     );
   });
 });

@@ -14,7 +14,8 @@ export interface IColumn {
 
 const CI =
   "The people's pass rate (steps passed / steps, x100) with its 95% " +
-  'confidence interval: a percentile bootstrap over participants (2,000 resamples)';
+  'confidence interval: a percentile bootstrap over participants (2,000 resamples); ' +
+  'steps not graded count neither way';
 const TIME =
   "The people's working time net of pauses, in seconds: the median " +
   '[first–third quartile] over the people counted';
@@ -44,7 +45,7 @@ export function stepColumns(runs: string[]): IColumn[] {
     { text: 'Time', title: TIME, kind: 'num' },
     ...runs.map(run => ({
       text: run,
-      title: `Run ${run}’s score at the step: passed or missed, with its score x100 (“not played”: the run did not play it)`,
+      title: `Run ${run}’s score at the step: passed or missed, with its score x100 (“not graded”: its grade measured nothing; “not played”: the run did not play it)`,
       kind: 'num' as const
     })),
     {

@@ -19,6 +19,8 @@ const SVG = 'http://www.w3.org/2000/svg';
 /** A missing figure. */
 export const MISSING = '—';
 export const NOT_PLAYED = 'not played';
+/** A step whose grade measured nothing: neither passed nor missed. */
+export const NOT_GRADED = 'not graded';
 
 /**
  * The report's one rounding rule (as the CLI's, grading/bounds.py): a value
@@ -55,8 +57,14 @@ export function peopleCell(h: IHumanFigures): string {
   return peopleText(h.n) + (h.quit ? ` (+${h.quit} quit)` : '');
 }
 
-/** `50.0 [0.0–100.0]`: a pass rate x100 with its CI; `—` without one. */
+/**
+ * `50.0 [0.0–100.0]`: a pass rate x100 with its CI; `not graded` when every
+ * result counted was; `—` without one.
+ */
 export function rateText(h: IHumanFigures): string {
+  if (!h.steps && h.not_graded) {
+    return NOT_GRADED;
+  }
   return bounded(h.rate, h.ci[0], h.ci[1]);
 }
 
@@ -65,11 +73,17 @@ export function timeText(h: IHumanFigures): string {
   return bounded(h.time.median, h.time.q1, h.time.q3, ' s');
 }
 
-/** A run's step result in words: `passed (100.0)` / `missed (0.0)` / `not played`. */
+/**
+ * A run's step result in words: `passed (100.0)` / `missed (0.0)` /
+ * `not graded` / `not played`.
+ */
 export function stepRunText(row: ICompareStep, run: string): string {
   const got = row.runs[run];
   if (!got) {
     return NOT_PLAYED;
+  }
+  if (!got.graded) {
+    return NOT_GRADED;
   }
   const score = got.score === null ? '' : ` (${fmt(got.score)})`;
   return `${got.passed ? 'passed' : 'missed'}${score}`;
@@ -287,8 +301,8 @@ export function notesList(report: IComparison): HTMLElement {
 /** The CLI's CSV columns (`report --compare --format csv`). */
 export const CSV_HEAD = [
   'profile', 'section', 'task', 'lib', 'step', 'kind', 'who', 'n', 'passed', 'steps', 'rate',
-  'ci_lo', 'ci_hi', 'score', 'time_median', 'time_q1', 'time_q3', 'quit', 'difficulty', 'rank',
-  'mismatch'
+  'ci_lo', 'ci_hi', 'score', 'time_median', 'time_q1', 'time_q3', 'quit', 'not_graded',
+  'difficulty', 'rank', 'mismatch'
 ]; // prettier-ignore
 
 type Cell = string | number | boolean | null | undefined;
@@ -327,19 +341,21 @@ function csvGroup(profile: string, section: string, row: AnyRow): Cell[][] {
   const t = hu.time;
   const lines: Cell[][] = [
     [...where, 'humans', hu.n, hu.passed, hu.steps, hu.rate, hu.ci[0], hu.ci[1], hu.score,
-     t.median, t.q1, t.q3, hu.quit, ...tail, row.mismatch.join('; ')]
+     t.median, t.q1, t.q3, hu.quit, hu.not_graded, ...tail, row.mismatch.join('; ')]
   ]; // prettier-ignore
   for (const [run, value] of Object.entries(row.runs)) {
     const marks = row.mismatch.filter(m => m.startsWith(`${run}: `)).join('; ');
     const blank = ['', '', '', ''];
     const got = value as { [k: string]: Cell } | null;
     if (!got) {
-      lines.push([...where, run, 0, '', '', '', '', '', '', ...blank, ...tail, marks]);
+      lines.push([...where, run, 0, '', '', '', '', '', '', ...blank, '', ...tail, marks]);
+    } else if (section === 'step' && !got.graded) {
+      lines.push([...where, run, 1, 0, 0, '', '', '', got.score, ...blank, 1, ...tail, marks]);
     } else if (section === 'step') {
       const passed = got.passed ? 1 : 0;
-      lines.push([...where, run, 1, passed, 1, 100 * passed, '', '', got.score, ...blank, ...tail, marks]);
+      lines.push([...where, run, 1, passed, 1, 100 * passed, '', '', got.score, ...blank, 0, ...tail, marks]);
     } else {
-      lines.push([...where, run, got.tasks, got.passed, got.steps, got.rate, '', '', got.score, ...blank, ...tail, marks]);
+      lines.push([...where, run, got.tasks, got.passed, got.steps, got.rate, '', '', got.score, ...blank, got.not_graded, ...tail, marks]);
     } // prettier-ignore
   }
   return lines;

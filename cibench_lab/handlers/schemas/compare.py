@@ -36,18 +36,23 @@ class HumanFigures(Closed):
 
     n: int = Field(description="people counted")
     passed: int
-    steps: int
+    steps: int = Field(description="graded steps (those not graded are counted in not_graded)")
     rate: float | None = Field(description="passed / steps x100")
     ci: list[float | None] = Field(description="the rate's 95% bootstrap CI [low, high] (one decimal)")
     score: float | None = Field(description="mean score x100")
     quit: int = Field(description="people who only quit the task(s)")
+    not_graded: int = Field(
+        description="step results whose grade measured nothing (a Qwen visualization step without a judge's "
+        "verdict): neither passed nor missed, out of the rate"
+    )
     time: Spread = Field(description="working seconds net of pauses")
 
 
 class StepRun(Closed):
     """A run's result at one step."""
 
-    passed: bool
+    passed: bool = Field(description="false where not graded")
+    graded: bool = Field(description="false: the grade measured nothing (neither passed nor missed)")
     score: float | None
     outcome: str | None
     turns: int
@@ -57,10 +62,11 @@ class GroupRun(Closed):
     """A run's results over a task's or library's steps."""
 
     tasks: int
-    steps: int
+    steps: int = Field(description="graded steps")
     passed: int
     rate: float | None
     score: float | None
+    not_graded: int = Field(description="steps whose grade measured nothing, out of the rate")
 
 
 class StepRow(Closed):
