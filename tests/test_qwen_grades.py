@@ -111,6 +111,17 @@ def test_a_run_that_raised_says_so_first_and_no_number_is_read_from_its_tracebac
 
 
 @pytest.mark.fast
+def test_fair_reads_the_answer_from_what_the_run_printed_never_its_warnings(lib):
+    warned = TurnOutput("print(...)", [
+        {"output_type": "stream", "name": "stdout", "text": "2,100\n"},
+        {"output_type": "stream", "name": "stderr", "text": "<ipython-input-2>:3: FutureWarning: line 3\n"},
+    ])  # fmt: skip
+    fair = grade_qwen(lib.get(COMMA).steps[0], [warned], "fair", None)
+    assert (fair.detail, fair.passed) == ("answer read: 2100 · right", True)
+    assert _grades(lib.get(COMMA).steps[0], [warned])["cibench"]["exec"] == 1.0  # a warning is no error
+
+
+@pytest.mark.fast
 def test_the_summary_holds_the_familys_measures(lib):
     gsm = summarize([grade_qwen(lib.get(COMMA).steps[0], [_printed("2100\n")], "fair", None).as_dict()])
     assert gsm["qwen"] == {

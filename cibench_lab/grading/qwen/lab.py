@@ -41,12 +41,13 @@ FINAL = "Final Answer: "
 METRICS = {"vis": "qwen_judge", "math": "qwen_accuracy", "exec": "qwen_executable"}
 
 
-def output_text(turn: TurnOutput) -> str:
-    """What the turn printed: its streams, results' and displays' text, and errors' tracebacks."""
+def output_text(turn: TurnOutput, stderr: bool = True) -> str:
+    """What the turn printed: its streams (stdout only unless ``stderr``), results' and displays'
+    text, and errors' tracebacks."""
     parts = []
     for out in turn.outputs:
         kind = out.get("output_type")
-        if kind == "stream":
+        if kind == "stream" and (stderr or out.get("name") != "stderr"):
             parts.append(str(out.get("text", "")))
         elif kind in ("execute_result", "display_data"):
             parts.append(str((out.get("data") or {}).get("text/plain", "")))
@@ -151,8 +152,8 @@ def _math(base: dict, profile: str, last: TurnOutput, gold: str, failed: str | N
     metric = METRICS["math"]
     if failed is not None:  # a traceback's numbers are never an answer
         return Grade(**base, score=0.0, metric=metric, detail=f"{failed} · no answer read · wrong")
-    completion = FINAL + output_text(last).strip()
-    fair = profile == "fair"
+    fair = profile == "fair"  # reads what the code printed, not its warnings
+    completion = FINAL + output_text(last, stderr=not fair).strip()
     answer = fair_answer(completion) if fair else extract_answer(completion)
     right = answer != INVALID and answer == (fair_gold(gold) if fair else gold_answer(gold))
     said = "no number read" if answer == INVALID else f"answer read: {answer}"
