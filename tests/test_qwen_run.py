@@ -192,6 +192,22 @@ def test_qwen_tasks_play_as_the_original_and_report_its_table(played, capsys, mo
     assert main(args) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
+    # the export's attempts table: each item's own measures per profile, beside CIBench's
+    out = played["tasks"].parent / "export"
+    assert main(["--db", played["db"], "export", "--format", "csv", str(out)]) == 0
+    with open(out / "attempts.csv", encoding="utf-8") as f:
+        attempts = {r["task_id"]: r for r in csv.DictReader(f)}
+    measures = ("executable", "accuracy", "accuracy_of", "not_graded")
+    got = {task: tuple(attempts[task][f"fair_qwen_{m}"] for m in measures) for task in TASKS}
+    assert got == {
+        TASKS[0]: ("100.0", "", "", "0"),
+        TASKS[1]: ("100.0", "", "", "0"),  # no gold: executable only
+        TASKS[2]: ("100.0", "100.0", "math", "0"),
+        TASKS[3]: ("0.0", "", "visualization", "1"),  # its last run raised; no judge in the run: not graded
+        TASKS[4]: ("0.0", "", "visualization", "1"),
+    }
+    assert [attempts[t]["cibench_qwen_not_graded"] for t in TASKS] == ["0", "0", "0", "1", "1"]
+
 
 def qwen_rows(table: str, run: str = "q") -> list[list[str]]:
     head = "|" + run.replace(" ", "") + "|"

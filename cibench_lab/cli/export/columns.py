@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...engine.settings import PlaySettings
 from ...grading.profile import PROFILES
+from ...grading.qwen.lab import QWEN_MEASURES
 from ...grading.summary import METRICS
 
 SETTINGS = tuple(PlaySettings.__dataclass_fields__)
@@ -43,6 +44,7 @@ ATTEMPTS = (
     "network",
     "profile_version",
     *_per_profile(METRICS),
+    *_per_profile(tuple(f"qwen_{m}" for m in QWEN_MEASURES)),
 )
 STEPS = (
     "attempt_id",

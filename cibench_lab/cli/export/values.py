@@ -12,7 +12,7 @@ import hashlib
 from typing import Any
 
 from ...grading.profile import PROFILES
-from ...grading.qwen.lab import not_graded
+from ...grading.qwen.lab import QWEN_MEASURES, not_graded
 from ...grading.summary import METRICS
 from ...tasks.plot import FIGURE_MIME
 
@@ -107,9 +107,14 @@ def _field(grade: dict[str, Any] | None, name: str) -> Any:
 
 
 def summary_columns(summary: dict[str, Any] | None) -> dict[str, Any]:
-    """``<profile>_<metric>``: the attempt's summary (x100) per profile and CIBench metric."""
+    """``<profile>_<metric>``: the attempt's summary (x100) per profile and CIBench metric, then
+    ``<profile>_qwen_<measure>``: a Qwen task's own measures (None for a CIBench task)."""
     summary = summary or {}
-    return {f"{p}_{m}": (summary.get(p) or {}).get(m) for p in PROFILES for m in METRICS}
+    out = {f"{p}_{m}": (summary.get(p) or {}).get(m) for p in PROFILES for m in METRICS}
+    for p in PROFILES:
+        qwen = (summary.get(p) or {}).get("qwen") or {}
+        out |= {f"{p}_qwen_{m}": qwen.get(m) for m in QWEN_MEASURES}
+    return out
 
 
 def summarized_detail(detail: dict[str, Any] | None) -> dict[str, Any]:

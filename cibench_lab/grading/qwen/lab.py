@@ -108,6 +108,10 @@ def _metric(family: str, measured: bool) -> str:
     return METRICS["vis"] if family == "qwen-vis" else METRICS["math"]
 
 
+#: the measures of :func:`qwen_measures` an export has a column for (``<profile>_qwen_<measure>``)
+QWEN_MEASURES = ("executable", "accuracy", "accuracy_of", "not_graded")
+
+
 def qwen_measures(grades: list[dict[str, Any]]) -> dict[str, Any] | None:
     """An attempt's Qwen measures (x100) of its steps' grades, as its summary holds them (None: no
     Qwen step): ``executable`` (runs without an error), ``accuracy`` over the graded steps of a
