@@ -108,6 +108,12 @@ export class CIBenchModel {
     return this._changed;
   }
 
+  /**
+   * The turn cap a new attempt of this person would get (0: none), as of the
+   * last task selected: what the intro counts a Qwen item's runs allowed by.
+   */
+  turnCap = 0;
+
   /** Who the server's user is: their roles and classes (null until read). */
   get me(): IMe | null {
     return this._me;

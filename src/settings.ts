@@ -5,7 +5,7 @@
  */
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 
-import { IPlaySettings, Reveal } from './api';
+import { IPlaySettings, IServerSettings, Reveal } from './api';
 
 type GradeRule = IPlaySettings['grade_rule'];
 
@@ -49,6 +49,20 @@ export function playSettingsFrom(composite: {
     out.pause_after = pauseAfter;
   }
   return out;
+}
+
+/**
+ * The turn cap the server gives a person's new attempt (0: none): the
+ * server's default when it locks its settings or the person set none, else
+ * theirs.
+ */
+export function personTurnCap(
+  server: Pick<IServerSettings, 'locked' | 'defaults'>,
+  own: Partial<IPlaySettings>
+): number {
+  return server.locked
+    ? server.defaults.turn_cap
+    : (own.turn_cap ?? server.defaults.turn_cap);
 }
 
 /** Keeps the current play settings of the plugin. */

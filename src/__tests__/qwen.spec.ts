@@ -94,6 +94,14 @@ describe('a Qwen item before play', () => {
     ]);
   });
 
+  it('counts the runs allowed by a lower turn cap, never a higher one', () => {
+    expect(itemFacts(EASY.qwen!, 2)[2]).toBe(
+      '2 runs allowed (the turn cap; the item allows 3): the run that reaches it settles the step'
+    );
+    expect(itemFacts(EASY.qwen!, 5)).toEqual(itemFacts(EASY.qwen!));
+    expect(itemFacts(EASY.qwen!, 0)).toEqual(itemFacts(EASY.qwen!));
+  });
+
   it('is found by words of its question, in Chinese too', () => {
     const all = [...TASKS, ...QWEN_TASKS];
     expect(filterTasks(all, '求').map(t => t.id)).toEqual([SUM.id]);

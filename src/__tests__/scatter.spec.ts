@@ -22,6 +22,7 @@ function step(
       ci: [0, 100],
       score: 50,
       quit: 0,
+      not_graded: 0,
       time: { n: time ? 2 : 0, median, q1, q3 }
     },
     runs: {},

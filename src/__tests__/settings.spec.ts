@@ -1,4 +1,4 @@
-import { playSettingsFrom } from '../settings';
+import { personTurnCap, playSettingsFrom } from '../settings';
 
 describe('playSettingsFrom', () => {
   it('reads every play setting of the plugin', () => {
@@ -24,5 +24,23 @@ describe('playSettingsFrom', () => {
     expect(playSettingsFrom({ gradeRule: 'best' })).toEqual({
       grade_rule: 'best'
     });
+  });
+});
+
+describe('personTurnCap', () => {
+  const defaults = {
+    show_grades: true,
+    turn_cap: 3,
+    pause_after: 120,
+    reveal: 'after-step' as const,
+    max_turn: 3,
+    grade_rule: 'best' as const
+  };
+
+  it("is the person's own cap unless the server locks its settings", () => {
+    expect(personTurnCap({ locked: false, defaults }, { turn_cap: 1 })).toBe(1);
+    expect(personTurnCap({ locked: false, defaults }, { turn_cap: 0 })).toBe(0);
+    expect(personTurnCap({ locked: false, defaults }, {})).toBe(3);
+    expect(personTurnCap({ locked: true, defaults }, { turn_cap: 1 })).toBe(3);
   });
 });

@@ -22,6 +22,7 @@ import {
   IPlaySettings
 } from '../api';
 import { CIBenchModel } from '../model';
+import { personTurnCap } from '../settings';
 import { IPanelActions } from '../panel/actions';
 import { startMode } from '../panel/qwen';
 import { showTurns } from '../panel/turns';
@@ -123,10 +124,12 @@ export class AttemptController implements IPanelActions {
 
   async selectTask(id: string): Promise<void> {
     await this.model.run(async () => {
-      const [task, recordings] = await Promise.all([
+      const [task, recordings, server] = await Promise.all([
         this.api.task(id),
-        this.api.recordings(id)
+        this.api.recordings(id),
+        this.api.serverSettings()
       ]);
+      this.model.turnCap = personTurnCap(server, this.options.playSettings());
       this.model.selected = task;
       this.model.recordings = recordings;
       if (this.model.player.startsWith('replay:')) {

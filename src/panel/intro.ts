@@ -57,7 +57,9 @@ export class TaskIntro {
       h('p', { className: 'jp-CIBench-task-meta', text: taskMeta(task) }),
       isQwen(task) ? null : modeChoice(this.model), // no oracle mode: one step
       this.players.node,
-      ...(isQwen(task) ? qwenIntro(task) : [introText(task), kindsLine(task)])
+      ...(isQwen(task)
+        ? qwenIntro(task, this.model.turnCap)
+        : [introText(task), kindsLine(task)])
     );
     this.players.render();
   }
@@ -103,7 +105,7 @@ function introText(task: ITaskDetail): HTMLElement {
  * Start), then its question as asked (the title is only its start) and its
  * family line.
  */
-function qwenIntro(task: ITaskDetail): HTMLElement[] {
+function qwenIntro(task: ITaskDetail, turnCap: number): HTMLElement[] {
   const item = task.qwen;
   if (!item) {
     return [
@@ -116,7 +118,7 @@ function qwenIntro(task: ITaskDetail): HTMLElement[] {
     text: item.question,
     attrs: { lang: task.language === 'zh' ? 'zh' : 'en' }
   });
-  const facts = itemFacts(item).map(text =>
+  const facts = itemFacts(item, turnCap).map(text =>
     h('li', { className: 'jp-CIBench-fact', text })
   );
   return [

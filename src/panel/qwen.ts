@@ -78,9 +78,10 @@ export function qwenMeta(
 
 /**
  * What the intro says of the item besides its question: its files, hard or
- * easy, and the runs a person gets.
+ * easy, and the runs a person gets: the item's calls left after setup, or
+ * the turn cap a new attempt would get (`turnCap`, 0: none) where lower.
  */
-export function itemFacts(item: QwenItem): string[] {
+export function itemFacts(item: QwenItem, turnCap = 0): string[] {
   const files = item.files.length
     ? `Files: ${item.files.join(', ')} (the kernel runs in upload_file/)`
     : 'No files';
@@ -92,11 +93,16 @@ export function itemFacts(item: QwenItem): string[] {
   } else if (item.difficulty === 'hard') {
     facts.push('Hard: no turn is given');
   }
+  const capped = turnCap > 0 && turnCap < item.runs;
   const spent = item.calls - item.runs;
-  const why =
-    spent > 0 ? ` (the item's ${item.calls} calls, less the first turn's)` : '';
+  const why = capped
+    ? ` (the turn cap; the item allows ${item.runs})`
+    : spent > 0
+      ? ` (the item's ${item.calls} calls, less the first turn's)`
+      : '';
+  const runs = capped ? turnCap : item.runs;
   facts.push(
-    `${runsAllowedText(item.runs)}${why}: the run that reaches it settles the step`
+    `${runsAllowedText(runs)}${why}: the run that reaches it settles the step`
   );
   return facts;
 }

@@ -2,7 +2,8 @@
 finds Chinese words of it), an intro with its files, hard or easy and the runs allowed, Enter on the
 only match moving to Start, the question shown as written in the notebook, "All tasks" leaving
 nothing for Start to start; an easy item's prior turn a labelled read-only cell, [1], whose run is
-refused; an answer run that says it is not graded without a judge."""
+refused; an answer run that says it is not graded without a judge; a lower server turn cap counted
+in the intro's runs allowed."""
 
 from __future__ import annotations
 
@@ -26,10 +27,11 @@ ALL = ("minor", "moderate", "serious", "critical")
 
 
 @pytest.fixture
-def lab(tmp_path):
+def lab(tmp_path, request):
+    """The imported items; ``request.param``: more server settings (indirect parametrize)."""
     tasks = tmp_path / "qwen-tasks"
     assert main(["tasks", "import", str(BENCH), "--into", str(tasks)]) == 0
-    server = configured_lab(tmp_path, {"task_dirs": [str(tasks)]})
+    server = configured_lab(tmp_path, {"task_dirs": [str(tasks)], **getattr(request, "param", {})})
     yield server
     server.kill()
 
@@ -115,3 +117,15 @@ def test_qwen_items_before_and_around_play(page: Page, lab):
     expect(badge(page, 0)).to_have_class(re.compile("jp-CIBench-badge-recorded"))
     expect(answer_cell(page, 0).locator(".jp-InputPrompt")).to_have_text("[2]:")  # after the prior's [1]
     expect(answer_cell(page, 0).locator(".jp-OutputArea-output img")).to_have_count(1)
+
+
+@pytest.mark.parametrize("lab", [{"turn_cap": 2}], indirect=True)
+def test_a_lower_turn_cap_is_what_the_intro_counts(page: Page, lab):
+    """The server's cap of 2 is below the easy item's 3 runs: the intro and the badge both say 2."""
+    open_lab(page, lab.url)
+    open_panel(page)
+    pick(page, EASY)
+    facts = page.locator(".jp-CIBench-detail .jp-CIBench-fact")
+    expect(facts.last).to_have_text(re.compile(r"^2 runs allowed \(the turn cap; the item allows 3\)"))
+    start(page)
+    expect(note(page)).to_have_text("2 runs allowed")
