@@ -51,19 +51,19 @@ def test_a_worker_s_rows_reach_the_results_database_once(tmp_path, library):
     replica.load(worker, replica.dump(driver, attempt_id), replica.owners(driver, attempt_id))
     on_worker = Attempts(worker, library)
     reference_turn(on_worker, attempt_id, 0)
-    first = replica.dump(worker, attempt_id, 1)
+    first = replica.dump(worker, attempt_id)
     reference_turn(on_worker, attempt_id, 1)
-    second = replica.dump(worker, attempt_id, 2)
+    second = replica.dump(worker, attempt_id)
     for rows in (first, second, second, first, second):  # repeats, and an older copy in between
         replica.apply(driver, rows)
     assert counts(driver, attempt_id) == counts(worker, attempt_id) == (2, 3, 2)
-    assert replica.dump(driver, attempt_id, 2) == second
+    assert replica.dump(driver, attempt_id) == second
 
     # a second worker takes over from what the driver recorded: nothing doubles
     other = Store(f"sqlite:///{tmp_path / 'other.sqlite'}")
     replica.load(other, replica.dump(driver, attempt_id), replica.owners(driver, attempt_id))
     reference_turn(Attempts(other, library), attempt_id, 2)
-    replica.apply(driver, replica.dump(other, attempt_id, 3))
+    replica.apply(driver, replica.dump(other, attempt_id))
     replica.apply(driver, second)
     with driver.session() as s:
         keys = s.execute(select(Turn.step, Turn.number).where(Turn.attempt_id == attempt_id)).all()

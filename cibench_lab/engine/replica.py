@@ -43,15 +43,14 @@ def _row(table: Any, data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def dump(store: Store, attempt_id: str, seq: int = 0) -> Rows:
-    """The attempt's rows (no database ids but the attempt's), with a sequence number."""
+def dump(store: Store, attempt_id: str) -> Rows:
+    """The attempt's rows (no database ids but the attempt's); a stream numbers its deltas."""
     with store.session() as s:
         attempt = s.get(Attempt, attempt_id)
         if attempt is None:
             raise LookupError(f"no attempt {attempt_id} in {store.url}")
         where = {"attempt_id": attempt_id}
         return {
-            "seq": seq,
             "attempt": _plain(attempt),
             "steps": [_plain(r, ("id",)) for r in s.scalars(select(StepRow).filter_by(**where))],
             "turns": [_plain(r, ("id",)) for r in s.scalars(select(Turn).filter_by(**where))],
