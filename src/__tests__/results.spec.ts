@@ -34,6 +34,18 @@ function humans(over: Partial<IHumanFigures> = {}): IHumanFigures {
   };
 }
 
+/** The model run's figures over the task's (and its library's) 3 steps. */
+function modelGroup() {
+  return {
+    tasks: 1,
+    steps: 3,
+    passed: 2,
+    rate: 66.67,
+    score: 66.67,
+    not_graded: 0
+  };
+}
+
 function report(mismatch: string[] = []): IComparison {
   return {
     study: 'pilot',
@@ -86,16 +98,7 @@ function report(mismatch: string[] = []): IComparison {
         task: PANDAS,
         steps: 3,
         humans: humans({ passed: 3, steps: 6 }),
-        runs: {
-          model: {
-            tasks: 1,
-            steps: 3,
-            passed: 2,
-            rate: 66.67,
-            score: 66.67,
-            not_graded: 0
-          }
-        },
+        runs: { model: modelGroup() },
         mismatch
       }
     ],
@@ -105,16 +108,7 @@ function report(mismatch: string[] = []): IComparison {
         split: 'cibench_template',
         steps: 3,
         humans: humans({ passed: 3, steps: 6 }),
-        runs: {
-          model: {
-            tasks: 1,
-            steps: 3,
-            passed: 2,
-            rate: 66.67,
-            score: 66.67,
-            not_graded: 0
-          }
-        },
+        runs: { model: modelGroup() },
         mismatch
       }
     ],
