@@ -151,16 +151,7 @@ def test_qwen_tasks_play_as_the_original_and_report_its_table(played, capsys, mo
 
     # the report, with a judge: both items' images came before any error, so both are judged; the
     # original counts a reply containing "right" (so "not right" too)
-    capsys.readouterr()
-    judge = ScriptedServer([{"reply": "right"}, {"reply": "It is not right."}], max_tokens=300).start()
-    try:
-        monkeypatch.setenv("CIBENCH_LAB_JUDGE_MODEL", "judge")
-        monkeypatch.setenv("CIBENCH_LAB_JUDGE_BASE_URL", judge.base_url)
-        assert main(["--task-dir", str(played["tasks"]), "--db", played["db"], "report", "q"]) == 0
-    finally:
-        judge.stop()
-    judge.check()
-    table = capsys.readouterr().out
+    table = judged_report(played, "q", ["right", "It is not right."], capsys, monkeypatch)
     # exec: math 1/1; visualization 1/2 (the easy item's `%matplotlib inline` is no Python for
     # exec()); general 1/1, measured without network; accuracy: GSM8K 1/1 ("31 apples")
     assert qwen_rows(table) == [
@@ -207,6 +198,20 @@ def test_qwen_tasks_play_as_the_original_and_report_its_table(played, capsys, mo
         TASKS[4]: ("0.0", "", "visualization", "1"),
     }
     assert [attempts[t]["cibench_qwen_not_graded"] for t in TASKS] == ["0", "0", "0", "1", "1"]
+
+
+def judged_report(played: dict, run: str, replies: list[str], capsys, monkeypatch) -> str:
+    """``report RUN``'s table with a judge on 127.0.0.1 giving ``replies`` in turn (each asked for)."""
+    capsys.readouterr()
+    judge = ScriptedServer([{"reply": r} for r in replies], max_tokens=300).start()
+    try:
+        monkeypatch.setenv("CIBENCH_LAB_JUDGE_MODEL", "judge")
+        monkeypatch.setenv("CIBENCH_LAB_JUDGE_BASE_URL", judge.base_url)
+        assert main(["--task-dir", str(played["tasks"]), "--db", played["db"], "report", run]) == 0
+    finally:
+        judge.stop()
+    judge.check()
+    return capsys.readouterr().out
 
 
 def qwen_rows(table: str, run: str = "q") -> list[list[str]]:

@@ -13,7 +13,7 @@ import json
 
 import pytest
 from openai_server import ScriptedServer
-from test_qwen_run import BENCH, OUT, _turns, qwen_rows
+from test_qwen_run import BENCH, OUT, _turns, judged_report, qwen_rows
 
 from cibench_lab.cli import main
 
@@ -189,16 +189,7 @@ def test_qwen_tasks_play_with_tool_calls(played):
 
 
 def test_report_scores_a_tools_run_and_marks_it(played, capsys, monkeypatch):
-    capsys.readouterr()
-    judge = ScriptedServer([{"reply": "right"}, {"reply": "right"}], max_tokens=300).start()
-    try:
-        monkeypatch.setenv("CIBENCH_LAB_JUDGE_MODEL", "judge")
-        monkeypatch.setenv("CIBENCH_LAB_JUDGE_BASE_URL", judge.base_url)
-        assert main(["--task-dir", str(played["tasks"]), "--db", played["db"], "report", "t"]) == 0
-    finally:
-        judge.stop()
-    judge.check()
-    table = capsys.readouterr().out
+    table = judged_report(played, "t", ["right", "right"], capsys, monkeypatch)
     full = "100.0 [100.0–100.0]"
     assert qwen_rows(table, "t (qwen-tools)") == [
         ["t (qwen-tools)", full, full, f"{full} (not comparable)", full, full, full],
