@@ -74,17 +74,22 @@ def unexecuted_turn(proposal: Proposal) -> TurnOutput | None:
     raise ValueError(f"proposal action {proposal.action!r} records no turn")
 
 
-class StatelessSession:
-    """Sessions of players that keep no conversation (reference, replay)."""
-
-    def observe(self, step: Step, proposal: Proposal, result: TurnOutput) -> dict[str, Any]:
-        return {}
+class QuietSession:
+    """Sessions that learn nothing when a step settles or its reference runs (a Qwen task's one
+    step has no reference; the reference and replay players keep no conversation)."""
 
     def settle(self, step: Step, outcome: str) -> None:
         pass
 
     def observe_reference(self, step: Step, result: TurnOutput) -> None:
         pass
+
+
+class StatelessSession(QuietSession):
+    """Sessions of players that keep no conversation (reference, replay)."""
+
+    def observe(self, step: Step, proposal: Proposal, result: TurnOutput) -> dict[str, Any]:
+        return {}
 
 
 def reference_refusal(task: Task) -> str | None:

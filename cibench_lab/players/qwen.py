@@ -38,7 +38,7 @@ from ..models.qwen_react import (
 )
 from ..tasks.model import Step, Task
 from ..tasks.qwen import CALL_TIMEOUT, qwen_item
-from .base import PlayerError, Proposal
+from .base import PlayerError, Proposal, QuietSession
 
 PROTOCOL = "qwen-react"
 _SNS_FIX = ('plt.rcParams["font.sans-serif"] = ["SimHei"]', 'plt.rcParams["axes.unicode_minus"] = False')
@@ -66,7 +66,7 @@ def generation(metas: list[dict[str, Any]]) -> str:
     return "".join(str(m.get("qwen_text", "")) for m in metas)
 
 
-class QwenSession:
+class QwenSession(QuietSession):
     """One attempt's ReAct text (see the module's docstring)."""
 
     def __init__(self, player: Any, task: Task):
@@ -111,9 +111,3 @@ class QwenSession:
         piece = "" if meta.get("prior_turn") else str(meta.get("output", "")) + observation_text(observation)
         self.text += piece
         return {"observation": observation, "qwen_text": piece}
-
-    def settle(self, step: Step, outcome: str) -> None:
-        pass
-
-    def observe_reference(self, step: Step, result: TurnOutput) -> None:
-        pass

@@ -33,11 +33,11 @@ from ..models.qwen_tools import (
 )
 from ..tasks.model import Step, Task
 from ..tasks.qwen import CALL_TIMEOUT, qwen_item
-from .base import PlayerError, Proposal
+from .base import PlayerError, Proposal, QuietSession
 from .qwen import tool_code
 
 
-class QwenToolsSession:
+class QwenToolsSession(QuietSession):
     """One attempt's tool-calling conversation on a Qwen item (see the module's docstring)."""
 
     def __init__(self, player: Any, task: Task):
@@ -94,9 +94,3 @@ class QwenToolsSession:
         piece = call_text(reply.get("content"), str(meta["call_code"]), observation, first)
         self.text += piece
         return {"observation": observation, "qwen_text": piece}
-
-    def settle(self, step: Step, outcome: str) -> None:
-        pass
-
-    def observe_reference(self, step: Step, result: TurnOutput) -> None:
-        pass
