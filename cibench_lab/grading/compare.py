@@ -11,8 +11,10 @@ read by ``engine/comparison.py``).  The rules:
   quit (left unfinished) is counted under ``quit`` for that task — not as a miss, and none of those
   steps count.  A run counts its latest finished attempt per task.
 * **Figures** (rates and scores x100, CI bounds, seconds) are kept to one decimal (``bounds.py``).
-* **Pass rates** are x100: the people's is passed steps / steps over the people who count; its 95% CI is
-  a percentile bootstrap over participants (a participant's steps stay together), 2,000 resamples,
+* **Not graded** (a step whose grade measured nothing: a Qwen visualization step without a verdict) is
+  neither passed nor missed: out of every pass rate and of the difficulty fit, counted as ``not_graded``.
+* **Pass rates** are x100: the people's is passed steps / graded steps over the people who count; its 95%
+  CI is a percentile bootstrap over participants (a participant's steps stay together), 2,000 resamples,
   seed 0 for each interval (``leaderboard.bootstrap``).
 * **Working time** is each step's time net of pauses (seconds); a task's is the sum of its steps; the
   report gives the median and the quartiles (numpy's linear interpolation), over the people who count.
