@@ -174,7 +174,7 @@ class Driver:
         if tracked is None:
             return
         tracked.nonce, tracked.seq = hello["hello"], 0
-        rows = await self.ctx.db(replica.dump, self.ctx.attempts.store, hello["attempt_id"], 0)
+        rows = await self.ctx.db(replica.dump, self.ctx.attempts.store, hello["attempt_id"])
         tracked.settled = {s["index"] for s in rows["steps"] if s["settled_at"]}  # reported already
         name = reply_name(self.session, hello["hello"])
         tracked.replies.append(name)

@@ -19,6 +19,7 @@ import dataclasses
 import shutil
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from ..tasks.library import TaskLibrary
 from ..tasks.model import Task
 from . import orphans, reaper, replica
 from .attempt import Attempts
-from .run import HeadlessKernel, PlayContext, task_kernel
+from .run import HeadlessKernel, P, PlayContext, R, task_kernel
 from .stream import Link
 from .workspace import copy_data
 
@@ -160,7 +161,7 @@ class WorkerContext(PlayContext):
     publish: Any = None
     kernel: HeadlessKernel | None = None
 
-    async def db(self, fn, *args, **kwargs):
+    async def db(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         out = await super().db(fn, *args, **kwargs)
         if getattr(fn, "__name__", "") in WRITES:
             kernel = self.kernel

@@ -24,7 +24,7 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy import select
 
@@ -49,6 +49,8 @@ from .workspace import copy_data
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class RunObserver:
@@ -81,7 +83,7 @@ class PlayContext:
     def __post_init__(self) -> None:
         self.driver = StepDriver(self.attempts, lambda spec: self.player, self.db, self.grader)
 
-    async def db(self, fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    async def db(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """An engine call (the database) on the run's one database thread."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.pool, functools.partial(fn, *args, **kwargs))
