@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import psutil
 import pytest
@@ -23,7 +24,7 @@ TASKS = [
     "cibench_template/matplotlib/gapminder_health_wealth",
     "cibench_template/sklearn/breast_cancer_classifiers",
 ]
-WAIT = 600.0  # seconds: for a worker to be mid-attempt, for the run to end (a loaded machine)
+WAIT = 240.0  # seconds: for a worker to be mid-attempt, for the run to end (a loaded machine)
 
 
 @pytest.fixture
@@ -56,14 +57,18 @@ def open_attempt_with_turns(store: Store) -> set[str]:
         return set(s.scalars(q))
 
 
-def worker_mid_attempt(cluster: LocalCluster, store: Store) -> tuple[subprocess.Popen, str]:
-    """The nanny process (a group leader) whose worker plays an attempt with recorded turns."""
+def worker_mid_attempt(
+    cluster: LocalCluster, store: Store, driver: subprocess.Popen, log: Path
+) -> tuple[subprocess.Popen, str]:
+    """The nanny process (a group leader) whose worker plays an attempt with recorded turns; the
+    driver's log as the failure when it ends first."""
     from distributed import Client
 
     address = json.loads(cluster.scheduler_file.read_text())["address"]
     deadline = time.monotonic() + WAIT
     with Client(address, timeout=30) as client:
         while time.monotonic() < deadline:
+            assert driver.poll() is None, f"the run ended first:\n{log.read_text()[-3000:]}"
             started = open_attempt_with_turns(store)
             for worker, keys in client.processing().items():
                 for key in keys:
@@ -76,6 +81,7 @@ def worker_mid_attempt(cluster: LocalCluster, store: Store) -> tuple[subprocess.
     raise AssertionError("no worker was seen mid-attempt")
 
 
+@pytest.mark.timeout(2 * WAIT + 120)  # each wait says why it ended before the test's timeout
 def test_a_run_survives_a_worker_killed_mid_attempt(cluster, tmp_path):
     db = f"sqlite:///{tmp_path / 'cluster.sqlite'}"
     argv = [sys.executable, "-m", "cibench_lab.cli", "--db", db, "run", "--player", "reference",
@@ -85,7 +91,7 @@ def test_a_run_survives_a_worker_killed_mid_attempt(cluster, tmp_path):
         driver = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     store = Store(db)
     try:
-        victim, attempt_id = worker_mid_attempt(cluster, store)
+        victim, attempt_id = worker_mid_attempt(cluster, store, driver, tmp_path / "driver.log")
         tree = [psutil.Process(victim.pid), *psutil.Process(victim.pid).children(recursive=True)]
         assert any("kernel_launch" in " ".join(p.cmdline()) for p in tree)  # its kernel, among them
         os.killpg(victim.pid, signal.SIGKILL)
