@@ -187,8 +187,16 @@ export class CIBenchApi {
     return this.request('tasks', body);
   }
 
+  /**
+   * The server's settings, read once per page (they are its configuration:
+   * fixed while it runs); a failed read is tried again at the next call.
+   */
   serverSettings(): Promise<IServerSettings> {
-    return this.request('settings');
+    if (!this._serverSettings) {
+      this._serverSettings = this.request<IServerSettings>('settings');
+      this._serverSettings.catch(() => (this._serverSettings = null));
+    }
+    return this._serverSettings;
   }
 
   me(): Promise<IMe> {
@@ -340,6 +348,8 @@ export class CIBenchApi {
   trace(id: string): Promise<ITrace> {
     return this.request(`attempts/${encodeURIComponent(id)}/trace`);
   }
+
+  private _serverSettings: Promise<IServerSettings> | null = null;
 }
 
 async function readJson(response: Response): Promise<unknown> {

@@ -83,6 +83,17 @@ describe('CIBenchApi', () => {
     expect(calls.map(c => c.url.split('/api/')[1])).toEqual(['me', 'classes']);
   });
 
+  it("reads the server's settings once, and again after a failed read", async () => {
+    const { client, calls } = api(200, { turn_timeout: 60 });
+    await client.serverSettings();
+    await client.serverSettings();
+    expect(calls).toHaveLength(1);
+    const failing = api(500, { error: 'down' });
+    await expect(failing.client.serverSettings()).rejects.toThrow();
+    await expect(failing.client.serverSettings()).rejects.toThrow();
+    expect(failing.calls).toHaveLength(2);
+  });
+
   it('POSTs JSON bodies', async () => {
     const { client, calls } = api(200, { step: 0 });
     await client.turn('abc', 0, 'k1', 'm1');
