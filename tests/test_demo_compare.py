@@ -11,9 +11,11 @@ import importlib.util
 import json
 from pathlib import Path
 
+import pytest
+
 from cibench_lab.cli.compare import HEAD
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "demo-compare"
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "demo_compare.py"
 
 
 def load_demo():
@@ -49,3 +51,16 @@ def test_the_demo_writes_a_table_csv_json_and_plots(tmp_path):
     for key in ("libraries", "time"):
         image = matplotlib.image.imread(paths[key])
         assert image.ndim == 3 and image.shape[0] > 300 and image.shape[1] > 500, (key, image.shape)
+
+
+@pytest.mark.fast
+def test_bash_runs_the_demo_script_and_its_usage_writes_nothing(tmp_path):
+    """`bash scripts/demo-compare` (the README's `bash scripts/…` habit) runs the demo in the checkout's
+    .venv: without OUTDIR it prints the usage and exits 2, creating nothing where it was called."""
+    import subprocess
+
+    wrapper = SCRIPT.with_name("demo-compare")
+    done = subprocess.run(["bash", str(wrapper)], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "usage: bash scripts/demo-compare OUTDIR" in done.stderr
+    assert list(tmp_path.iterdir()) == []
