@@ -51,3 +51,32 @@ def test_an_unclear_command_line_still_parses_with_every_command():
     assert args.command == "report" and [str(p) for p in args.task_dir] == ["tasks"]
     with pytest.raises(SystemExit):
         build_parser(["bogus"]).parse_args(["bogus"])
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("argv", [["--help"], []])
+def test_the_top_level_help_and_usage_import_no_command(argv):
+    """`cibench-lab --help` (and a bare `cibench-lab`) print every command's line without importing any
+    command's module: no SQLAlchemy, nbformat, jsonschema or scipy."""
+    probe = PROBE.replace(
+        "rc = main(sys.argv[1:])",
+        "rc = 0\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    rc = e.code",
+    )
+    probe = probe.replace("('nbformat',", "('sqlalchemy', 'cibench_lab.cli.run', 'nbformat',")
+    done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True, timeout=60)
+    shown = done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == f"{0 if argv else 2} []", shown
+    for name in ("tasks", "run", "report", "export", "db", "class", "qwen"):
+        assert name in shown
+    if argv:
+        assert "play tasks headlessly and print CIBench's metrics" in shown
+
+
+@pytest.mark.fast
+def test_a_command_named_after_the_help_flag_still_gets_its_own_options():
+    with pytest.raises(SystemExit):
+        build_parser(["--help", "run"]).parse_args(["--help", "run"])
+    args = build_parser(["--ta", "x", "run", "--player", "reference"]).parse_args(
+        ["--ta", "x", "run", "--player", "reference"]
+    )
+    assert args.command == "run" and args.player == "reference"

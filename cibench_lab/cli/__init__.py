@@ -6,33 +6,44 @@ listed in ``COMMANDS``.
 
 from __future__ import annotations
 
+import sys
+
+# jsonschema (through nbformat) imports the optional IRI checker ``rfc3987_syntax`` when it is
+# installed (jupyter-events asks for it), and that module compiles a grammar at import: 1.5-4 s of
+# every command's start. No command checks the "iri" format, so the CLI does without it (jsonschema
+# then skips that format). Set before anything imports jsonschema; a process that already imported
+# it (a test calling main()) keeps it.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+
 import argparse
 import errno
 import importlib
 import logging
-import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sqlalchemy.exc import DBAPIError
+if TYPE_CHECKING:
+    from sqlalchemy.exc import DBAPIError
 
-from ..engine.errors import EngineError
-from ..models.redact import redact, redact_logs
-from ..store import default_url
-from ..store.errors import StoreError, first_line, shown, write_fault
-from ..tasks.errors import TaskError
-from .common import database_url
-
-#: each command and the module that registers it
+#: each command: the module that registers it and its line in ``cibench-lab --help``
 COMMANDS = {
-    "tasks": "tasks",
-    "run": "run",
-    "report": "report",
-    "export": "export",
-    "db": "db",
-    "class": "classroom",
-    "qwen": "qwen",
+    "tasks": ("tasks", "list, inspect, import, verify, lint, build and make tasks"),
+    "run": ("run", "play tasks headlessly and print CIBench's metrics"),
+    "report": ("report", "CIBench's metrics per run, split and library, and the leaderboard"),
+    "export": (
+        "export",
+        "write attempts, steps, turns and events (csv, jsonl), transcripts, or OpenCompass's format",
+    ),
+    "db": ("db", "the results database's schema: upgrade it, show its revision"),
+    "class": ("classroom", "a class's PostgreSQL database: one login role per user"),
+    "qwen": ("qwen", "Qwen's Code Interpreter Benchmark: score the original's outputs"),
 }
 GLOBAL_VALUES = ("--task-dir", "--db")  # the options before the command that take a value
+
+
+def add_command(sub, name: str) -> argparse.ArgumentParser:
+    """The parser of command ``name``, with its line of ``COMMANDS``."""
+    return sub.add_parser(name, help=COMMANDS[name][1])
 
 
 def chosen_command(argv: list[str]) -> str | None:
@@ -65,17 +76,34 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", required=True)
     picked = chosen_command(argv) if argv is not None else None
-    for name in [COMMANDS[picked]] if picked else COMMANDS.values():
-        importlib.import_module(f"{__name__}.{name}").register(sub)
+    if argv is not None and not picked and not set(argv) & COMMANDS.keys():
+        for name in COMMANDS:  # no command at all: the line ends in help or a usage error
+            add_command(sub, name)
+        return p
+    for module, _ in [COMMANDS[picked]] if picked else COMMANDS.values():
+        importlib.import_module(f"{__name__}.{module}").register(sub)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run a subcommand; an expected failure prints ``error: <one line>`` and exits 2."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
-    redact_logs()
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser(argv).parse_args(argv)
+    args = build_parser(argv).parse_args(argv)  # help and usage errors end here, before the imports below
+    return run_command(args)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the parsed command; an expected failure is one line (``fail``)."""
+    from sqlalchemy.exc import DBAPIError
+
+    from ..engine.errors import EngineError
+    from ..models.redact import redact_logs
+    from ..store.errors import StoreError
+    from ..tasks.errors import TaskError
+    from .common import database_url
+
+    redact_logs()
     args.db = database_url(args)  # every command reads args.db: one choice, the server's
     try:
         return args.fn(args)
@@ -102,6 +130,8 @@ def _quiet_interrupt(previous):
 
 
 def fail(message: str) -> int:
+    from ..models.redact import redact
+
     print(f"error: {redact(message)}", file=sys.stderr)
     return 2
 
@@ -119,6 +149,9 @@ def os_error(err: OSError) -> str:
 
 def _database_fault(err: DBAPIError, url: str | None) -> str:
     """A database error a command met after opening the store, in one line naming the database."""
+    from ..store import default_url
+    from ..store.errors import StoreError, first_line, shown, write_fault
+
     try:
         url = url or default_url()
     except StoreError as no_folder:

@@ -18,6 +18,7 @@ from ..engine.roles import check_class_name
 from ..store.db import open_engine
 from ..store.errors import StoreError
 from ..store.grants import Membership, grant, revoke, role_name, role_url
+from . import add_command
 
 
 def _membership(args) -> Membership:
@@ -82,7 +83,7 @@ def cmd_grant(args) -> int:
 
 
 def register(sub) -> None:
-    klass = sub.add_parser("class", help="a class's PostgreSQL database: one login role per user")
+    klass = add_command(sub, "class")
     csub = klass.add_subparsers(dest="sub", required=True)
     g = csub.add_parser(
         "grant",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..store import migrate
 from ..store.db import default_url, open_engine
+from . import add_command
 
 
 def _url(args) -> str:
@@ -61,7 +62,7 @@ def cmd_revision(args) -> int:
 
 
 def register(sub) -> None:
-    db = sub.add_parser("db", help="the results database's schema: upgrade it, show its revision")
+    db = add_command(sub, "db")
     dsub = db.add_subparsers(dest="sub", required=True)
     up = dsub.add_parser("upgrade", help="upgrade the database to this cibench-lab's schema (serialized)")
     cur = dsub.add_parser("current", help="print the database's revision and whether it is at head")

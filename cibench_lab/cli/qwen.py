@@ -24,13 +24,13 @@ from ..grading.qwen.judge import VisItem
 from ..grading.qwen.outputs import OutputFile, upload_folder
 from ..grading.qwen.score import PROFILES, score_folder
 from ..grading.qwen.table import as_dict, render_text
-from . import fail
+from . import add_command, fail
 
 QWEN_JUDGE_TOKENS = 300  # the original's max_tokens for its judge
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("qwen", help="Qwen's Code Interpreter Benchmark: score the original's outputs")
+    p = add_command(sub, "qwen")
     qsub = p.add_subparsers(dest="qwen_command", required=True)
     s = qsub.add_parser("score", help="score an OUTPUT_DIR of the original's result files, as it does")
     s.add_argument("output_dir", type=Path, metavar="OUTPUT_DIR")

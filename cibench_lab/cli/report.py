@@ -28,6 +28,7 @@ from ..grading.summary import METRICS
 from ..store import Store
 from ..store.tables import Attempt, StepRow
 from ..tasks.qwenimport import SPLIT as QWEN_SPLIT
+from . import add_command
 
 GENERAL_NOTE = (
     "Num includes the generation split's general_correct steps ({n} here), as CIBench reports them."
@@ -301,7 +302,7 @@ def _print_tables(report: dict | None, qwen: dict | None) -> None:
 
 
 def register(sub) -> None:
-    r = sub.add_parser("report", help="CIBench's metrics per run, split and library, and the leaderboard")
+    r = add_command(sub, "report")
     r.add_argument("runs", nargs="*", metavar="RUN", help="run names or ids (default: all runs)")
     r.add_argument("--profile", choices=PROFILES, default="cibench", help="grading profile (default cibench)")
     r.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")

@@ -32,6 +32,7 @@ from ..grading.pool import WORKERS
 from ..models.redact import redact
 from ..store import Store
 from ..tasks.model import Task
+from . import add_command
 from .cluster import add_cluster_options
 from .common import add_sandbox_options, library, start_sandbox
 
@@ -315,7 +316,7 @@ class ProgressObserver:  # a RunObserver (engine.run)
 
 
 def register(sub) -> None:
-    r = sub.add_parser("run", help="play tasks headlessly and print CIBench's metrics")
+    r = add_command(sub, "run")
     r.add_argument(
         "--player",
         default="reference",

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..tasks.errors import TaskError
 from ..tasks.model import Task
+from . import add_command
 from .common import add_sandbox_options, library, start_sandbox, steps_text
 from .lint import register as register_lint
 from .newtask import register as register_new
@@ -314,7 +315,7 @@ INTO_HELP = "task directory (default: <jupyter data dir>/cibench_lab/tasks)"
 
 
 def register(sub) -> None:
-    tasks = sub.add_parser("tasks", help="list, inspect, import, verify, lint, build and make tasks")
+    tasks = add_command(sub, "tasks")
     tsub = tasks.add_subparsers(dest="sub", required=True)
     tl = tsub.add_parser("list", help="list the tasks")
     tl.add_argument("--json", action="store_true", help="JSON output")

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from ...store import Store
+from .. import add_command
 from ..common import library
 from .opencompass import cmd_opencompass, export_run
 from .selection import Filters, resolve
@@ -67,10 +68,7 @@ def _usage(message: str) -> int:
 
 
 def register(sub) -> None:
-    r = sub.add_parser(
-        "export",
-        help="write attempts, steps, turns and events (csv, jsonl), transcripts, or OpenCompass's format",
-    )
+    r = add_command(sub, "export")
     r.add_argument(
         "--format", choices=ALL_FORMATS, default="opencompass", help="export format (default opencompass)"
     )
