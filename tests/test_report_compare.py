@@ -351,3 +351,12 @@ def test_bad_requests_are_one_line_errors(tmp_path, capsys):
         assert main(["--db", db, "report", *args]) == 2, args
         err = capsys.readouterr().err
         assert err.startswith("error: ") and message in err and "Traceback" not in err, (args, err)
+
+
+def test_people_beside_models_default_to_the_grade_people_see(played, capsys):
+    """`report --compare` without --profile shows `fair` (the lab's Results view's profile); a run's report
+    without it stays on CIBench's own `cibench`."""
+    rc = main(["--db", played["db"], "report", "--compare", f"humans:{STUDY}", "model", "--format", "json"])
+    assert rc == 0 and json.loads(capsys.readouterr().out)["profile"] == "fair"
+    rc = main(["--db", played["db"], "report", "model", "--format", "json"])
+    assert rc == 0 and json.loads(capsys.readouterr().out)["profile"] == "cibench"

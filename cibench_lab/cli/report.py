@@ -214,7 +214,12 @@ def _lib_value(run: dict[str, Any], key: str, metric: str) -> float:
     return float("nan") if value is None else value
 
 
+#: people beside models are compared on the grade people see in the lab; a run's report is CIBench's own
+COMPARE_PROFILE, REPORT_PROFILE = "fair", "cibench"
+
+
 def cmd_report(args) -> int:
+    args.profile = args.profile or (COMPARE_PROFILE if args.compare else REPORT_PROFILE)
     if args.compare:
         from .compare import cmd_compare
 
@@ -304,7 +309,12 @@ def _print_tables(report: dict | None, qwen: dict | None) -> None:
 def register(sub) -> None:
     r = add_command(sub, "report")
     r.add_argument("runs", nargs="*", metavar="RUN", help="run names or ids (default: all runs)")
-    r.add_argument("--profile", choices=PROFILES, default="cibench", help="grading profile (default cibench)")
+    r.add_argument(
+        "--profile",
+        choices=PROFILES,
+        help=f"grading profile (default {REPORT_PROFILE}: CIBench's metrics; with --compare, "
+        f"{COMPARE_PROFILE}: the grade people see in the lab, as the lab's Results view)",
+    )
     r.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
     r.add_argument(
         "--plot",
