@@ -99,6 +99,26 @@ def test_import_again_changes_nothing_and_a_jsonl_alone_imports(tmp_path, capsys
     assert "3 imported" in out and "4 data files written" in out
 
 
+def test_the_layout_of_the_originals_readme_imports_with_its_uploads(tmp_path, capsys):
+    """Qwen-Agent's README unzips the data in benchmark/ and moves the questions into eval_data/, beside
+    upload_file_clean/: that folder, eval_data/ and a file in it each import with every upload."""
+    bench = tmp_path / "benchmark"
+    shutil.copytree(BENCH / "upload_file_clean", bench / "upload_file_clean")
+    for name in ("eval_code_interpreter_v1.jsonl", "gsm8k_test.jsonl"):
+        (bench / "eval_data").mkdir(exist_ok=True)
+        shutil.copy(BENCH / name, bench / "eval_data" / name)
+    for source, items in [
+        (bench, 10),
+        (bench / "eval_data", 10),
+        (bench / "eval_data" / "gsm8k_test.jsonl", 3),
+    ]:
+        into = tmp_path / f"into-{items}-{source.name}"
+        out = _import(source, into, capsys)
+        assert f"{items} imported" in out and "4 data files written" in out, out
+        data = into / "datasources" / "upload_file"
+        assert sorted(p.relative_to(data).as_posix() for p in data.rglob("*.csv")) == sorted(UPLOADS)
+
+
 def test_bad_rows_are_rejected_by_file_line_and_field(tmp_path, capsys):
     src = tmp_path / "src"
     shutil.copytree(BENCH / "upload_file_clean", src / "upload_file_clean")

@@ -1,7 +1,9 @@
 """``tasks import`` of Qwen's Code Interpreter Benchmark: its JSONL files and ``upload_file_clean/``.
 
-The source is a ``.jsonl`` file, or a folder holding ``.jsonl`` files at its top (and no
-CIBench layout).  Each file is either the benchmark (rows ``{query, tags,
+The source is a ``.jsonl`` file, or a folder holding ``.jsonl`` files at its top or in ``eval_data/``
+(and no CIBench layout): the original's README unzips the data in ``benchmark/`` and moves the
+questions into ``benchmark/eval_data/``, beside ``upload_file_clean/``; that folder, ``eval_data/``
+itself and a file in it all import with the uploads.  Each file is either the benchmark (rows ``{query, tags,
 input_file_path, lang}``, as ``eval_code_interpreter_v1.jsonl``) or GSM8K-style (rows
 ``{question, answer}``), told by its first row.  ``upload_file_clean/`` beside the files is
 the benchmark's data: the original copies all of it into the working folder as
@@ -30,15 +32,26 @@ from .library import TaskLibrary
 
 SPLIT = "cibench_qwen"
 UPLOAD = "upload_file_clean"
+EVAL_DATA = "eval_data"  # where the original's README moves the questions, beside UPLOAD
 _BENCH_FIELDS = ("query", "tags")
 _GSM8K_FIELDS = ("question", "answer")
 
 
 def is_qwen_source(source: Path) -> bool:
-    """A ``.jsonl`` file, or a folder with ``.jsonl`` files or ``upload_file_clean/`` at its top."""
+    """A ``.jsonl`` file, or a folder with ``.jsonl`` files (at its top or in ``eval_data/``) or
+    ``upload_file_clean/`` at its top."""
     if source.is_file():
         return source.suffix == ".jsonl"
-    return source.is_dir() and (any(source.glob("*.jsonl")) or (source / UPLOAD).is_dir())
+    return source.is_dir() and (bool(_jsonl_files(source)) or (source / UPLOAD).is_dir())
+
+
+def data_folder(source: Path) -> Path:
+    """The folder whose ``upload_file_clean/`` goes with ``source``: the source's own (a file's: the one
+    it is in), or the one above an ``eval_data/`` folder without its own."""
+    folder = source.parent if source.is_file() else source
+    if not (folder / UPLOAD).is_dir() and folder.name == EVAL_DATA and (folder.parent / UPLOAD).is_dir():
+        return folder.parent
+    return folder
 
 
 def _rows(path: Path) -> list[tuple[int, Any]]:
@@ -133,13 +146,14 @@ def _notebooks(path: Path, uploads: dict[str, Path], report: ImportReport) -> di
 def _jsonl_files(source: Path) -> list[Path]:
     if source.is_file():
         return [source]
-    return sorted(p for p in source.glob("*.jsonl") if p.is_file() and not is_ignored(p.name))
+    found = [*source.glob("*.jsonl"), *(source / EVAL_DATA).glob("*.jsonl")]
+    return sorted(p for p in found if p.is_file() and not is_ignored(p.name))
 
 
 def import_qwen(source: Path, into: Path, served: TaskLibrary) -> ImportReport:
     """Import the benchmark's JSONL file(s) and ``upload_file_clean/`` of ``source`` into ``into``."""
     report = ImportReport()
-    folder = source.parent if source.is_file() else source
+    folder = data_folder(source)
     uploads = _uploads(folder / UPLOAD, folder, report)
     files = _jsonl_files(source)
     if not files:
