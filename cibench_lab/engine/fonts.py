@@ -35,6 +35,65 @@ CJK_FAMILY = "Noto Sans CJK JP"
 CJK_FILE = "NotoSansCJK-Regular.ttc"
 #: What the original asks for, and gets from CJK_FAMILY here.
 STANDS_FOR = "SimHei"
+#: The Chinese family names plotting code habitually asks for (the usual ``font.sans-serif`` idioms of
+#: Windows, macOS and Linux); each is CJK_FAMILY in a task kernel (:data:`CJK_CODE`).
+CJK_ALIASES = (
+    STANDS_FOR,
+    "Microsoft YaHei",
+    "Microsoft JhengHei",
+    "SimSun",
+    "NSimSun",
+    "KaiTi",
+    "FangSong",
+    "STHeiti",
+    "STSong",
+    "STKaiti",
+    "Heiti SC",
+    "Heiti TC",
+    "PingFang SC",
+    "PingFang TC",
+    "Hiragino Sans GB",
+    "WenQuanYi Micro Hei",
+    "WenQuanYi Zen Hei",
+    "Noto Sans CJK SC",
+    "Noto Sans CJK TC",
+    "Noto Sans SC",
+    "Source Han Sans SC",
+    "Source Han Sans CN",
+    "Arial Unicode MS",
+)
+
+#: Run at every task kernel's start (:data:`.kernel.START_CODE`): when the CJK font is installed,
+#: each of CJK_ALIASES names it in matplotlib's font list, and it is the last fallback of
+#: ``font.family`` whatever sets the family later (``sns.set_theme()``, ``plt.rcdefaults()``, a style:
+#: the family's validator appends it), so Chinese draws in any plot while the fonts before it draw
+#: Latin text as they would. Nothing happens without matplotlib or without the font.
+CJK_CODE = f"""\
+def _cibench_cjk(family={CJK_FAMILY!r}, aliases={CJK_ALIASES!r}):
+    try:
+        import dataclasses
+        import matplotlib
+        import matplotlib.font_manager as fm
+        import matplotlib.rcsetup as rcsetup
+    except ImportError:
+        return
+    fonts = fm.fontManager.ttflist
+    cjk = [f for f in fonts if f.name == family]
+    known = {{f.name for f in fonts}}
+    fonts.extend(dataclasses.replace(f, name=a) for a in aliases if a not in known for f in cjk)
+    fm.fontManager._findfont_cached.cache_clear()
+    check = rcsetup._validators["font.family"]
+    if not cjk or getattr(check, "cibench_cjk", False):
+        return
+    def with_cjk(value):
+        names = check(value)
+        return names if family in names else [*names, family]
+    with_cjk.cibench_cjk = True
+    rcsetup._validators["font.family"] = with_cjk
+    matplotlib.rcParams["font.family"] = matplotlib.rcParams["font.family"]
+_cibench_cjk()
+del _cibench_cjk
+"""
 
 
 def font_files(dirs: tuple[str, ...] = FONT_DIRS) -> list[Path]:

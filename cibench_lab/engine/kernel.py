@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from ..tasks.rendering import Rendering
+from .fonts import CJK_CODE
 
 KERNEL_NAME = "cibench-lab"
 LAUNCHER = "cibench_lab.engine.kernel_launch"
@@ -47,6 +48,7 @@ get_ipython().system = lambda *args: print('Assume we have this package, ! is di
 _CAPTURE = Path(__file__).with_name("figure_capture.py").read_text(encoding="utf-8")
 START_CODE += f"exec({_CAPTURE!r}, _cibench_ns := {{'__name__': 'cibench_lab_figure'}})\n"
 START_CODE += "_cibench_ns['register']()\ndel _cibench_ns\n"
+START_CODE += CJK_CODE  # Chinese draws in every task's plots (fonts.py)
 
 
 def rendering_code(rendering: Rendering) -> str:

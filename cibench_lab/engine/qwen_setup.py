@@ -35,39 +35,18 @@ from ..tasks import literal
 from ..tasks.model import Task
 from ..tasks.qwen import VERSION, WORKDIR, question_of, qwen_item
 from .errors import BadInput
-from .fonts import CJK_FAMILY, STANDS_FOR
+from .fonts import STANDS_FOR
 from .hidden import run_hidden
 from .kernel import start_code
 from .workspace import CELL_KEY, write_notebook
 
 #: The original's kernel start code (its ``code_interpreter.py``), less the per-run alarm; SimHei
-#: is Noto Sans CJK here (a font entry of that name added to matplotlib's list, when it lacks one),
-#: and it stays the sans-serif list's last fallback whatever sets the list later — ``sns.set_theme()``
-#: or ``sns.set()`` (seaborn's own list), ``plt.rcdefaults()``, a style — so Chinese text still draws:
-#: the list's validator appends it (the fonts before it draw Latin text as they would).
+#: is Noto Sans CJK here, as in every task kernel (:data:`.fonts.CJK_CODE`, run before this: the font
+#: is also ``font.family``'s last fallback whatever resets the fonts later, so Chinese still draws).
 QWEN_START = f"""\
 import os
 if '{WORKDIR}' not in os.getcwd():
     os.chdir("./{WORKDIR}/")
-
-def _cibench_cjk():
-    import dataclasses
-    import matplotlib.font_manager as fm
-    import matplotlib.rcsetup as rcsetup
-    fonts = fm.fontManager.ttflist
-    if not any(f.name == {STANDS_FOR!r} for f in fonts):
-        fonts.extend([dataclasses.replace(f, name={STANDS_FOR!r}) for f in fonts if f.name == {CJK_FAMILY!r}])
-        fm.fontManager._findfont_cached.cache_clear()
-    check = rcsetup._validators["font.family"]
-    if getattr(check, "cibench_cjk", False) or not any(f.name == {STANDS_FOR!r} for f in fonts):
-        return
-    def with_cjk(value):
-        names = check(value)
-        return names if {STANDS_FOR!r} in names else [*names, {STANDS_FOR!r}]
-    with_cjk.cibench_cjk = True
-    rcsetup._validators["font.family"] = with_cjk
-_cibench_cjk()
-del _cibench_cjk
 
 import math
 import re
