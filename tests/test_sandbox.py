@@ -53,9 +53,10 @@ def test_the_kernelspec_is_sandboxed_and_interrupted_by_message():
     assert spec["metadata"]["kernel_provisioner"]["provisioner_name"] == PROVISIONER
     assert spec["interrupt_mode"] == "message"
     cmd = with_flags(["/py", "-m", LAUNCHER, "-f", "c.json"], SandboxSetting(network=True))
-    assert cmd == ["/py", "-m", LAUNCHER, "--sandbox", "--network", "-f", "c.json"]
+    limits = ["--limits", SandboxSetting().limits.flag()]
+    assert cmd == ["/py", "-m", LAUNCHER, "--sandbox", "--network", *limits, "-f", "c.json"]
     cmd = with_flags(["/py", "-m", LAUNCHER, "-f", "c.json"], SandboxSetting(), "/srv/a")
-    assert cmd == ["/py", "-m", LAUNCHER, "--sandbox", "--attempts-root", "/srv/a", "-f", "c.json"]
+    assert cmd == ["/py", "-m", LAUNCHER, "--sandbox", "--attempts-root", "/srv/a", *limits, "-f", "c.json"]
 
 
 @pytest.mark.fast

@@ -20,6 +20,7 @@ from ..engine.interpreter import PYTHON_VAR, check_kernel_python, kernel_python,
 from ..engine.kernel import ensure_kernelspec, hide_from_kernels
 from ..engine.lab import LabConfig, LabPlay
 from ..engine.lab_pool import apply_pool
+from ..engine.limits import KernelLimits, process_limit_problem
 from ..engine.pool import PoolSettings
 from ..engine.proctor import apply_preset
 from ..engine.roles import Roles, RoleSettings
@@ -217,7 +218,13 @@ class CIBenchLabApp(CIBenchLabTraits):
         if problem:
             self.log.critical("cibench-lab: %s", problem)
             raise SystemExit(1)
-        configure(SandboxSetting(self.kernel_sandbox, self.kernel_network))
+        limits = KernelLimits(
+            self.kernel_max_processes, self.kernel_memory_mb, self.kernel_tmp_mb, self.kernel_file_mb
+        )
+        configure(SandboxSetting(self.kernel_sandbox, self.kernel_network, limits))
+        problem = process_limit_problem(limits) if self.kernel_sandbox else None
+        if problem:
+            self.log.warning("cibench-lab: %s", problem)
         # the server's kernels only (not a headless kernel of this process): see no folder but an attempt's
         attempts = Path(self._server.root_dir, self.attempts_dir).resolve()
         self._server.config.SandboxProvisioner.attempts_root = str(attempts)

@@ -10,12 +10,15 @@ from __future__ import annotations
 from jupyter_server.extension.application import ExtensionApp
 from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 
+from ..engine.limits import KernelLimits
 from ..engine.settings import REVEAL
 from ..grading.kept import GRADE_RULES
 from ..grading.pool import WORKERS
 from ..grading.profile import PROFILES
 from ..store import DATABASE_URL_VAR
 from .listtrait import NameList
+
+LIMITS = KernelLimits()  # the defaults
 
 
 class CIBenchLabTraits(ExtensionApp):
@@ -271,6 +274,28 @@ class CIBenchLabTraits(ExtensionApp):
     kernel_network = Bool(
         False,
         help="Let sandboxed task kernels reach the network (off by default); recorded with each attempt.",
+    ).tag(config=True)
+    kernel_max_processes = Int(
+        LIMITS.processes,
+        help=(
+            "Processes and threads a sandboxed kernel may run at once, all it starts included (a fork "
+            "bomb gets 'Resource temporarily unavailable'); 0: no limit. As root, held by a pids cgroup."
+        ),
+    ).tag(config=True)
+    kernel_memory_mb = Int(
+        LIMITS.memory_mb,
+        help="Address space of each process of a sandboxed kernel in MiB (past it: MemoryError); 0: none.",
+    ).tag(config=True)
+    kernel_tmp_mb = Int(
+        LIMITS.tmp_mb,
+        help=(
+            "Size in MiB of a sandboxed kernel's private /tmp, /dev/shm and HOME, each in memory "
+            "(past it: 'No space left on device'); 0: no limit."
+        ),
+    ).tag(config=True)
+    kernel_file_mb = Int(
+        LIMITS.file_mb,
+        help="Largest file a sandboxed kernel may write, in MiB (past it: 'File too large'); 0: no limit.",
     ).tag(config=True)
     proctored = Bool(
         False,

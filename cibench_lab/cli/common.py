@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from ..engine.limits import KernelLimits
 from ..store import configured_url
 from ..tasks.library import TaskLibrary, default_task_dirs
 
@@ -33,6 +34,7 @@ def start_sandbox(args) -> bool:
     from ``--no-sandbox``/``--allow-network``; False (and one line on stderr) when either cannot
     start."""
     from ..engine.interpreter import check_kernel_python, kernel_python, kernel_python_note
+    from ..engine.limits import process_limit_problem
     from ..engine.sandbox import SandboxSetting, configure, prepare
 
     problem = check_kernel_python()
@@ -41,17 +43,29 @@ def start_sandbox(args) -> bool:
         return False
     if kernel_python() == sys.executable:
         print(f"warning: {kernel_python_note(sys.executable)}", file=sys.stderr)
+    limits = KernelLimits(*(int(getattr(args, f"kernel_{name}", default)) for name, default in _LIMITS))
     setting = SandboxSetting(
-        enabled=not getattr(args, "no_sandbox", False), network=getattr(args, "allow_network", False)
+        enabled=not getattr(args, "no_sandbox", False),
+        network=getattr(args, "allow_network", False),
+        limits=limits,
     )
     problem = prepare() if setting.enabled else None
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return False
     configure(setting)
+    problem = process_limit_problem(limits) if setting.enabled else None
+    if problem:
+        print(f"warning: {problem}", file=sys.stderr)
     if not setting.enabled:
         print("warning: task kernels are NOT sandboxed (--no-sandbox)", file=sys.stderr)
     return True
+
+
+#: The kernel limits' option names (``--kernel-max-processes`` …) and defaults, in KernelLimits' order.
+_LIMITS = tuple(
+    zip(("max_processes", "memory_mb", "tmp_mb", "file_mb"), KernelLimits().flag().split(","), strict=True)
+)
 
 
 def add_sandbox_options(parser, network: bool = True) -> None:
@@ -59,3 +73,13 @@ def add_sandbox_options(parser, network: bool = True) -> None:
     g.add_argument("--no-sandbox", action="store_true", help="run task kernels unsandboxed (recorded)")
     if network:
         g.add_argument("--allow-network", action="store_true", help="let sandboxed kernels reach the network")
+    helps = {
+        "max_processes": "processes and threads per kernel",
+        "memory_mb": "address space per kernel process, MiB",
+        "tmp_mb": "size of the kernel's /tmp, /dev/shm and HOME, MiB each",
+        "file_mb": "largest file a kernel writes, MiB",
+    }
+    for name, default in _LIMITS:
+        flag = "--kernel-" + name.replace("_", "-")
+        helped = f"{helps[name]} (0: none; {default})"
+        g.add_argument(flag, type=int, default=int(default), metavar="N", help=helped)

@@ -35,15 +35,18 @@ import os
 import select
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
 from ..models.redact import HIDE_VAR, hidden_names, is_secret_name
+from .limits import KernelLimits, enter_cgroup, process_cgroup, remove_cgroup
 
 SANDBOX_FLAG = "--sandbox"
 NETWORK_FLAG = "--network"
 ATTEMPTS_FLAG = "--attempts-root"  # its value: only a folder inside it is the kernel's attempt
 PYTHON_FLAG = "--kernel-python"  # its value: the interpreter that runs ipykernel (default: this one)
+LIMITS_FLAG = "--limits"  # its value: KernelLimits.flag() (default: the defaults)
 SERVER_PYTHON_VARS = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")
 
 
@@ -62,12 +65,13 @@ def _take(args: list[str], flag: str) -> tuple[str, list[str]]:
 
 
 def sandboxed_command(
-    args: list[str], environ: dict[str, str], python: str = ""
+    args: list[str], environ: dict[str, str], python: str = "", limits: KernelLimits | None = None
 ) -> tuple[list[str], dict[str, str]]:
     """bwrap's argv and environment for a kernel with ipykernel arguments ``args`` (``-f FILE``)."""
     from .interpreter import describe
     from .kernel import KERNEL_ENV
     from .sandbox import attempt_folder, bwrap_argv, kernel_policy, sandbox_env
+    from .seccomp import filter_fd
 
     network = NETWORK_FLAG in args
     args = [a for a in args if a != NETWORK_FLAG]
@@ -76,6 +80,7 @@ def sandboxed_command(
     attempt = attempt_folder(Path.cwd(), root)
     interpreter = describe(python or sys.executable)
     policy = kernel_policy(attempt, connection.parent, network, interpreter)
+    policy = replace(policy, limits=limits or KernelLimits(), seccomp_fd=filter_fd())
     # its parent is bubblewrap's init, PID 1: no parent poller (it would exit at once), no
     # "Ctrl-C will not work" banner; it dies with the sandbox instead (--die-with-parent)
     kernel = [interpreter.executable, "-m", "ipykernel_launcher", "--IPKernelApp.parent_handle=1", *args]
@@ -159,28 +164,37 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def supervise(argv: list[str], env: dict[str, str], starter: int, starter_fd: int | None) -> NoReturn:
+def supervise(
+    argv: list[str], env: dict[str, str], watched: tuple[int, int | None], limits: KernelLimits
+) -> NoReturn:
     """Run ``argv`` (bubblewrap) as a child and stay its parent until it ends (then end as it
     did: jupyter_client sees the kernel's exit status) or the starter does (then kill it).
 
     The launcher is single-threaded, so the child's parent-death signal fires only when the
     launcher ends (a signal jupyter_client sends, SIGKILL included); the starter is watched as a
     process (its pidfd, else its PID as our parent), so a thread of it that ends changes nothing.
+    The child runs under ``limits`` (:mod:`.limits`: its rlimits, its own pids cgroup as root).
     """
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # interrupts go by message; a SIGINT ends it
     me = os.getpid()
+    cgroup = process_cgroup(limits.processes)
     child = os.fork()
     if child == 0:
         _die_with_parent(me)
         try:
+            if cgroup is not None:
+                enter_cgroup(cgroup)
+            limits.apply()
             os.execve(argv[0], argv, env)
         except OSError as err:
             print(f"cibench-lab: cannot run {argv[0]}: {err}", file=sys.stderr)
             os._exit(127)
-    status = _wait(child, starter, starter_fd)
+    status = _wait(child, *watched)
     if status is None:  # the starter is gone
         os.kill(child, signal.SIGKILL)  # not reaped yet: the PID is still the sandbox's
         os.waitpid(child, 0)
+    remove_cgroup(cgroup)
+    if status is None:
         os._exit(1)
     _exit_as(status)
 
@@ -224,8 +238,10 @@ def main() -> None:
             starter, starter_fd = watch_starter(dict(os.environ))
         except StarterGone:
             sys.exit("cibench-lab: the process that started this kernel is gone; not starting it")
-        argv, env = sandboxed_command([a for a in args if a != SANDBOX_FLAG], dict(os.environ), python)
-        supervise(argv, env, starter, starter_fd)
+        flag, args = _take([a for a in args if a != SANDBOX_FLAG], LIMITS_FLAG)
+        limits = KernelLimits.parse(flag)
+        argv, env = sandboxed_command(args, dict(os.environ), python, limits)
+        supervise(argv, env, (starter, starter_fd), limits)
     argv = [python, "-m", "ipykernel_launcher", *args]
     os.execve(python, argv, unsandboxed_env(dict(os.environ), python))
 

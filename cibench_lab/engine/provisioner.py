@@ -21,7 +21,7 @@ from jupyter_client.provisioning import LocalProvisioner
 from traitlets import Unicode
 
 from .kernel import LAUNCHER, PROVISIONER
-from .kernel_launch import ATTEMPTS_FLAG, NETWORK_FLAG, SANDBOX_FLAG
+from .kernel_launch import ATTEMPTS_FLAG, LIMITS_FLAG, NETWORK_FLAG, SANDBOX_FLAG
 from .sandbox import SandboxSetting, current
 
 
@@ -69,6 +69,7 @@ def with_flags(cmd: list[str], setting: SandboxSetting, attempts_root: str = "")
     at = cmd.index(LAUNCHER) + 1
     flags = [SANDBOX_FLAG, *([NETWORK_FLAG] if setting.network else [])]
     flags += [ATTEMPTS_FLAG, attempts_root] if attempts_root else []
+    flags += [LIMITS_FLAG, setting.limits.flag()]
     return [*cmd[:at], *flags, *cmd[at:]]
 
 

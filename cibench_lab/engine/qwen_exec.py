@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from ..grading.qwen.execrate import ExecItem
@@ -29,6 +30,7 @@ from .errors import EngineError
 from .interpreter import describe, kernel_python
 from .kernel_launch import kernel_env, unsandboxed_env
 from .sandbox import bwrap_argv, kernel_policy, prepare, sandbox_env
+from .seccomp import filter_fd
 
 GENERAL_CAP = 300.0  # seconds: the original has no limit for general; a hung item must end
 WARM_ALLOWANCE = 120.0  # seconds for the process to start and import the libraries
@@ -81,7 +83,8 @@ class QwenExecutor:
         with tempfile.TemporaryDirectory(prefix="cibench-qwen-") as tmp:
             folder = Path(tmp)
             self._stage(folder)
-            argv, env, cwd = self._command(folder, limit)
+            fd = filter_fd() if self.sandbox else None
+            argv, env, cwd = self._command(folder, limit, fd)
             try:
                 done = subprocess.run(
                     argv,
@@ -91,9 +94,13 @@ class QwenExecutor:
                     env=env,
                     cwd=cwd,
                     timeout=limit + WARM_ALLOWANCE,
+                    pass_fds=() if fd is None else (fd,),
                 )
             except subprocess.TimeoutExpired:
                 return ExecResult(False, f"timed out after {limit:g} seconds (the process was stopped)")
+            finally:
+                if fd is not None:
+                    os.close(fd)
         return _verdict(done)
 
     def _stage(self, folder: Path) -> None:
@@ -103,11 +110,11 @@ class QwenExecutor:
         else:
             target.mkdir()
 
-    def _command(self, folder: Path, limit: float) -> tuple[list[str], dict[str, str], str]:
+    def _command(self, folder: Path, limit: float, fd: int | None) -> tuple[list[str], dict[str, str], str]:
         command = [self.python, "-c", RUNNER, str(limit)]
         if not self.sandbox:
             return command, unsandboxed_env(dict(os.environ), self.python), str(folder)
-        policy = kernel_policy(folder, None, False, describe(self.python))
+        policy = replace(kernel_policy(folder, None, False, describe(self.python)), seccomp_fd=fd)
         env = sandbox_env(kernel_env(dict(os.environ)), policy, {})
         return bwrap_argv(policy, command), env, str(folder)
 

@@ -152,7 +152,7 @@ def _configure(job: Job) -> None:
     from .sandbox import SandboxSetting, configure
 
     hide_from_kernels(*job.hide_env)
-    configure(SandboxSetting(**job.sandbox))
+    configure(SandboxSetting(enabled=job.sandbox["enabled"], network=job.sandbox["network"]))
 
 
 class WorkerContext(PlayContext):

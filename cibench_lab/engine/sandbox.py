@@ -25,6 +25,8 @@ from pathlib import Path
 
 from .fonts import font_set_digest
 from .interpreter import Interpreter, KernelPythonError, describe, kernel_python
+from .limits import LIMITS_VAR, KernelLimits
+from .seccomp import SeccompError, filter_fd
 
 ATTEMPT_DIR = "/work/attempt"
 HOME_DIR = "/home/player"
@@ -67,6 +69,7 @@ class SandboxSetting:
 
     enabled: bool = True
     network: bool = False
+    limits: KernelLimits = field(default_factory=KernelLimits)
 
     def as_dict(self) -> dict:
         tool = "bubblewrap" if self.enabled else None
@@ -77,6 +80,7 @@ def configure(setting: SandboxSetting) -> None:
     """Make ``setting`` the one this process's kernels start with."""
     os.environ[ENABLED_VAR] = "1" if setting.enabled else "0"
     os.environ[NETWORK_VAR] = "1" if setting.network else "0"
+    os.environ[LIMITS_VAR] = setting.limits.flag()
 
 
 def current() -> SandboxSetting:
@@ -84,6 +88,7 @@ def current() -> SandboxSetting:
     return SandboxSetting(
         enabled=os.environ.get(ENABLED_VAR, "1") != "0",
         network=os.environ.get(NETWORK_VAR, "0") == "1",
+        limits=KernelLimits.parse(os.environ.get(LIMITS_VAR, "")),
     )
 
 
@@ -98,6 +103,8 @@ class SandboxPolicy:
     mpl_cache: Path | None = None  # prebuilt matplotlib font cache (its files bound read-only)
     data: tuple[Path, ...] = ()  # read-only data folders (NLTK_DATA), bound in place
     hidden: tuple[Path, ...] = field(default=())  # folders inside a bound one that stay empty
+    limits: KernelLimits = field(default_factory=KernelLimits)  # /tmp's size here; the rest: .limits
+    seccomp_fd: int | None = None  # the system-call filter (.seccomp), read by bwrap at this fd
 
 
 def bwrap() -> str | None:
@@ -109,18 +116,22 @@ def bwrap_argv(policy: SandboxPolicy, command: list[str]) -> list[str]:
     argv = [bwrap() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     if policy.network:
         argv.append("--share-net")
-    argv += ["--hostname", "cibench", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    size = policy.limits.tmpfs_size()  # each writable tmpfs: /tmp, /dev/shm, HOME (an empty attempt)
+    argv += ["--hostname", "cibench", "--proc", "/proc", "--dev", "/dev", *size, "--tmpfs", "/tmp"]
+    argv += [*size, "--tmpfs", "/dev/shm"]
     argv += _system_binds(policy.network)
     for path in (*policy.python, *policy.data):
         argv += ["--ro-bind", str(path), str(path)]
     for path in policy.hidden:
-        argv += ["--tmpfs", str(path)]
-    argv += ["--tmpfs", HOME_DIR, "--dir", MPL_DIR]
+        argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
+    argv += [*size, "--tmpfs", HOME_DIR, "--dir", MPL_DIR]
     argv += _mpl_binds(policy.mpl_cache)
     if policy.runtime is not None:
         argv += ["--bind", str(policy.runtime), str(policy.runtime)]
-    attempt = ["--bind", str(policy.attempt)] if policy.attempt is not None else ["--tmpfs"]
+    attempt = ["--bind", str(policy.attempt)] if policy.attempt is not None else [*size, "--tmpfs"]
     argv += [*attempt, ATTEMPT_DIR, "--chdir", ATTEMPT_DIR]
+    if policy.seccomp_fd is not None:
+        argv += ["--seccomp", str(policy.seccomp_fd)]
     return [*argv, "--", *command]
 
 
@@ -167,16 +178,22 @@ def sandbox_env(environ: dict[str, str], policy: SandboxPolicy, kernel_env: dict
 
 
 def check_sandbox() -> str | None:
-    """None when bubblewrap can start a sandbox here, else one line saying what is missing."""
+    """None when bubblewrap can start a sandbox with its system-call filter here, else one line
+    saying what is missing."""
     exe = bwrap()
     if exe is None:
         return f"the kernel sandbox needs bubblewrap: apt-get install bubblewrap (or opt out: {OPT_OUT})"
     try:
-        done = subprocess.run(
-            [exe, "--unshare-all", "--ro-bind", "/", "/", "true"], capture_output=True, text=True, timeout=30
-        )
+        fd = filter_fd()
+    except SeccompError as err:
+        return f"the kernel sandbox's system-call filter cannot be set up: {err}; opt out: {OPT_OUT}"
+    argv = [exe, "--unshare-all", "--ro-bind", "/", "/", "--seccomp", str(fd), "true"]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=30, pass_fds=(fd,))
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"the kernel sandbox cannot start ({exe}: {err}); opt out: {OPT_OUT}"
+    finally:
+        os.close(fd)
     if done.returncode == 0:
         return None
     why = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]

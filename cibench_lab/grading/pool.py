@@ -29,6 +29,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from ..tasks.model import Step
+from . import lifeline
 from .judge import Judge, Verdicts
 from .profile import grade_all
 from .turn import TurnOutput
@@ -89,7 +90,7 @@ class Grader:
         if self._processes is None:
             self._processes = ProcessPoolExecutor(
                 max_workers=self.workers,
-                mp_context=_context(),
+                mp_context=_owned_context(),
                 initializer=_start_worker,
                 initargs=(self.niceness,),
             )
@@ -139,6 +140,16 @@ async def _run_in(pool: Executor, step: Step, turns: list[TurnOutput], verdict: 
 def _context() -> multiprocessing.context.BaseContext:
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _owned_context() -> multiprocessing.context.BaseContext:
+    """The pool's context, its forkserver (started on first use) tied to this process: it and the
+    grading processes end when this process does, SIGKILL included (:mod:`.lifeline`)."""
+    context = _context()
+    os.environ[lifeline.OWNER_VAR] = str(os.getpid())
+    if isinstance(context, multiprocessing.context.ForkServerContext):
+        context.set_forkserver_preload([lifeline.__name__])
+    return context
 
 
 def _ready() -> None:
