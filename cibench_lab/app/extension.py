@@ -13,6 +13,7 @@ from pathlib import Path
 from jupyter_server.serverapp import ServerApp
 
 from ..engine.attempt import Attempts
+from ..engine.contents import apply_contents
 from ..engine.cull import check_cull
 from ..engine.errors import BadInput
 from ..engine.hub import Hub
@@ -80,6 +81,7 @@ class CIBenchLabApp(CIBenchLabTraits):
 
     def _link_jupyter_server_extension(self, serverapp: ServerApp) -> None:
         super()._link_jupyter_server_extension(serverapp)
+        apply_contents(serverapp, self.attempts_dir, self.log)  # no file route follows a kernel's link
         if self.proctored:  # before the server builds its kernel managers and terminals
             apply_preset(serverapp)
         if self.kernel_pool_size > 0:  # Start's session takes a warm kernel (engine/lab_pool.py)
