@@ -22,7 +22,7 @@ def cibench_routes(serverapp) -> list[tuple[str, type]]:
             target = rule.target
             if hasattr(target, "rules"):
                 walk(target)
-            elif isinstance(target, type) and target.__module__.startswith("cibench_lab"):
+            elif isinstance(target, type) and target.__module__.startswith("cibench_lab.handlers"):
                 found.append((rule.matcher.regex.pattern, target))
 
     walk(serverapp.web_app.default_router)

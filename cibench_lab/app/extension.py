@@ -13,6 +13,7 @@ from pathlib import Path
 from jupyter_server.serverapp import ServerApp
 
 from ..engine.attempt import Attempts
+from ..engine.contents import apply_contents
 from ..engine.cull import check_cull
 from ..engine.errors import BadInput
 from ..engine.hub import Hub
@@ -26,6 +27,7 @@ from ..engine.proctor import apply_preset
 from ..engine.roles import Roles, RoleSettings
 from ..engine.sandbox import SandboxSetting, configure, prepare
 from ..engine.settings import PlaySettings
+from ..engine.specguard import apply_specguard, kernelspec_problem
 from ..engine.studies import Studies
 from ..engine.study import StudyDef, StudyError, check_server, load_studies
 from ..engine.study_change import check_recorded
@@ -81,6 +83,8 @@ class CIBenchLabApp(CIBenchLabTraits):
 
     def _link_jupyter_server_extension(self, serverapp: ServerApp) -> None:
         super()._link_jupyter_server_extension(serverapp)
+        apply_contents(serverapp, self.attempts_dir, self.log)  # no file route follows a kernel's link
+        apply_specguard(serverapp)  # a cibench-lab kernel starts sandboxed or not at all
         if self.proctored:  # before the server builds its kernel managers and terminals
             apply_preset(serverapp)
         if self.kernel_pool_size > 0:  # Start's session takes a warm kernel (engine/lab_pool.py)
@@ -90,12 +94,14 @@ class CIBenchLabApp(CIBenchLabTraits):
         self._start_kernel_python()
         self._start_sandbox()
         ensure_kernelspec(self._server.kernel_spec_manager)
+        self._exit_on(kernelspec_problem(self._server.kernel_spec_manager))
         new_tasks = self._new_tasks_dir()
         library = self._library(new_tasks)
         defs = self._studies(library)
         root = Path(self._server.root_dir).resolve()
         self._check_attempts_dir(root)
         store = self._open_store()
+        self._check_database_place(store, root)
         self._check_enrolled(store, defs)
         attempts = Attempts(store, library, self.profile)
         participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
@@ -197,6 +203,12 @@ class CIBenchLabApp(CIBenchLabTraits):
             self.log.critical("cibench-lab: %s", err)
             raise SystemExit(1) from None
 
+    def _exit_on(self, problem: str | None) -> None:
+        """A problem found at start: the server exits with its one line."""
+        if problem:
+            self.log.critical("cibench-lab: %s", problem)
+            raise SystemExit(1)
+
     def _start_kernel_python(self) -> None:
         """Kernels run the configured Python, or the server exits with one line saying why not."""
         if self.kernel_python:
@@ -249,6 +261,20 @@ class CIBenchLabApp(CIBenchLabTraits):
             self.log.critical("cibench-lab: %s%s", err, hint)
             raise SystemExit(1) from None
 
+    def _check_database_place(self, store: Store, root: Path) -> None:
+        """A SQLite database whose folder is under the server root, where Jupyter's file routes read
+        (and a read outside SQLite drops the server's locks on it), is refused: the server exits."""
+        url = store.engine.url
+        if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+            return
+        folder = Path(url.database).resolve().parent
+        if folder.is_relative_to(root):
+            store.dispose()
+            self._exit_on(
+                f"the results database {url.database} is under the server root {root}, whose files "
+                "Jupyter serves: keep it outside (CIBenchLabApp.database_url)"
+            )
+
     def _check_attempts_dir(self, root: Path) -> None:
         """Each Start writes a folder under ``attempts_dir``: a server that cannot would answer
         every Start with an error, so it exits with one line instead (as for its database)."""
@@ -294,6 +320,8 @@ class CIBenchLabApp(CIBenchLabTraits):
         self.handlers.extend(handlers())
 
     async def stop_extension(self) -> None:
+        if getattr(self, "services", None) is None:  # it exited while it started: nothing to stop
+            return
         await self.services.lab.close()
         if self.judge is not None:
             await self.judge.aclose()
