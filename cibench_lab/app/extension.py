@@ -101,7 +101,7 @@ class CIBenchLabApp(CIBenchLabTraits):
         root = Path(self._server.root_dir).resolve()
         self._check_attempts_dir(root)
         store = self._open_store()
-        self._check_database_place(store, root)
+        self._check_database_place(store, root, self._server.contents_manager.allow_hidden)
         self._check_enrolled(store, defs)
         attempts = Attempts(store, library, self.profile)
         participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
@@ -261,14 +261,19 @@ class CIBenchLabApp(CIBenchLabTraits):
             self.log.critical("cibench-lab: %s%s", err, hint)
             raise SystemExit(1) from None
 
-    def _check_database_place(self, store: Store, root: Path) -> None:
-        """A SQLite database whose folder is under the server root, where Jupyter's file routes read
-        (and a read outside SQLite drops the server's locks on it), is refused: the server exits."""
+    def _check_database_place(self, store: Store, root: Path, allow_hidden: bool) -> None:
+        """A SQLite database whose folder Jupyter's file routes reach (under the server root, and not
+        in a hidden folder there unless the server serves hidden files), where a read outside SQLite
+        would drop the server's locks on it, is refused: the server exits. The default place, the
+        Jupyter data dir (``~/.local/share/jupyter``), is hidden from a server started in ``~``."""
         url = store.engine.url
         if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
             return
         folder = Path(url.database).resolve().parent
-        if folder.is_relative_to(root):
+        hidden = folder.is_relative_to(root) and any(
+            part.startswith(".") for part in folder.relative_to(root).parts
+        )
+        if folder.is_relative_to(root) and (allow_hidden or not hidden):
             store.dispose()
             self._exit_on(
                 f"the results database {url.database} is under the server root {root}, whose files "

@@ -75,9 +75,17 @@ def test_the_server_refuses_a_database_under_its_root(tmp_path, caplog):
     (root / "data").mkdir(parents=True)
     store = Store(f"sqlite:///{root / 'data' / 'results.sqlite'}")
     with pytest.raises(SystemExit):
-        quiet_app()._check_database_place(store, root)
+        quiet_app()._check_database_place(store, root, False)
     lines = [r.getMessage() for r in caplog.records if r.levelno == logging.CRITICAL]
     assert len(lines) == 1 and "results database" in lines[0] and str(root) in lines[0], lines
     outside = Store(f"sqlite:///{tmp_path / 'results.sqlite'}")
-    quiet_app()._check_database_place(outside, root)
+    quiet_app()._check_database_place(outside, root, False)
     outside.dispose()
+    # the default place seen from a server started in the home folder: a hidden folder, which Jupyter's
+    # file routes do not serve unless the server is told to (ContentsManager.allow_hidden)
+    (root / ".local" / "share").mkdir(parents=True)
+    hidden = Store(f"sqlite:///{root / '.local' / 'share' / 'results.sqlite'}")
+    quiet_app()._check_database_place(hidden, root, False)
+    with pytest.raises(SystemExit):
+        quiet_app()._check_database_place(hidden, root, True)
+    hidden.dispose()
