@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import uuid
 from pathlib import Path
 
 import nbformat
@@ -107,7 +106,9 @@ def api(jp_fetch):
 
 
 class Browser:
-    """Runs code on an attempt's kernel the way the lab does, and reports the msg_id."""
+    """Runs code on an attempt's kernel the way the lab does — through the server's kernel
+    websocket (a turn is a request the server saw) — and reports the msg_id. ``kc``: a direct
+    client of the kernel, for what a test reads or asks beside the cells it runs."""
 
     def __init__(self, serverapp, api, attempt: dict):
         self.app = serverapp
@@ -116,26 +117,28 @@ class Browser:
         self.kernel_id = attempt["kernel_id"]
         self.kc = serverapp.kernel_manager.get_kernel(self.kernel_id).client()
         self.kc.start_channels()
+        self.ws = None  # (KernelSocket, its kernel id), opened at the first run
+
+    async def socket(self):
+        from kernel_socket import KernelSocket
+
+        if self.ws is None or self.ws[1] != self.kernel_id:
+            if self.ws is not None:
+                self.ws[0].close()
+            self.ws = (await KernelSocket.to(self.app, self.kernel_id), self.kernel_id)
+        return self.ws[0]
+
+    async def send(self, code: str, **content) -> str:
+        """Send ``code`` as a cell's execute request (a fresh uuid msg_id, as JupyterLab sends)."""
+        from kernel_socket import execute_request
+
+        socket = await self.socket()
+        return socket.send(execute_request(code, socket.session, **content))
 
     async def execute(self, code: str) -> str:
-        await self.kc.wait_for_ready(timeout=30)
-        # a fresh uuid per request, as JupyterLab sends (a client's own counter restarts)
-        msg = self.kc.session.msg(
-            "execute_request",
-            {
-                "code": code,
-                "silent": False,
-                "store_history": True,
-                "user_expressions": {},
-                "allow_stdin": False,
-                "stop_on_error": True,
-            },
-        )
-        msg["header"]["msg_id"] = msg_id = uuid.uuid4().hex
-        self.kc.shell_channel.send(msg)
-        reply = await self.kc._async_get_shell_msg(timeout=60)
-        while reply["parent_header"].get("msg_id") != msg_id:
-            reply = await self.kc._async_get_shell_msg(timeout=60)
+        socket = await self.socket()
+        msg_id = await self.send(code)
+        await socket.reply(msg_id)
         return msg_id
 
     async def turn(self, step: int, code: str, **extra):
@@ -151,6 +154,9 @@ class Browser:
 
     def close(self):
         self.kc.stop_channels()
+        if self.ws is not None:
+            self.ws[0].close()
+            self.ws = None
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 
 import pytest
 from sqlalchemy import select
@@ -32,10 +31,7 @@ def turn_meta(serverapp, attempt_id: str, msg_id: str) -> dict:
 async def run_unanswered(b, step: int, code: str) -> tuple[str, int, dict]:
     """Send ``code`` without waiting for its reply (it may never come) and report it as a turn."""
     await b.kc.wait_for_ready(timeout=30)
-    content = {"code": code, "silent": False, "store_history": True, "user_expressions": {}}
-    msg = b.kc.session.msg("execute_request", {**content, "allow_stdin": False})
-    msg["header"]["msg_id"] = msg_id = uuid.uuid4().hex
-    b.kc.shell_channel.send(msg)
+    msg_id = await b.send(code)
     report = {"step": step, "kernel_id": b.kernel_id, "msg_id": msg_id}
     status, body = await b.api("POST", f"attempts/{b.attempt['id']}/turns", report)
     return msg_id, status, body

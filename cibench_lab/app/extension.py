@@ -26,6 +26,7 @@ from ..engine.pool import PoolSettings
 from ..engine.proctor import apply_preset
 from ..engine.roles import Roles, RoleSettings
 from ..engine.sandbox import SandboxSetting, configure, prepare
+from ..engine.sent import watch_requests
 from ..engine.settings import PlaySettings
 from ..engine.specguard import apply_specguard, kernelspec_problem
 from ..engine.studies import Studies
@@ -116,6 +117,7 @@ class CIBenchLabApp(CIBenchLabTraits):
         grader = Grader(self.judge, self.grading_workers)
         grader.warm()  # the first text grade would load rouge-score and nltk (seconds): now, in its thread
         lab = LabPlay(attempts, self._server, config, models, grader)
+        self._watch_requests(lab)
         roles = self._roles()
         hub = bool(os.environ.get("JUPYTERHUB_USER"))  # the hub user plays: no participant codes
         studies = Studies(defs, lab, roles, hub)
@@ -194,6 +196,14 @@ class CIBenchLabApp(CIBenchLabTraits):
             store.dispose()
             self.log.critical("cibench-lab: %s", err)
             raise SystemExit(1) from None
+
+    def _watch_requests(self, lab: LabPlay) -> None:
+        """The kernel websocket tells the lab of each execute request it forwards (a turn is a request
+        the server saw), or the server exits with one line saying why it cannot."""
+        problem = watch_requests(self.settings, lab.captures)  # (copied into the web app's after)
+        if problem:
+            self.log.critical("cibench-lab: %s", problem)
+            raise SystemExit(1)
 
     def _check_cull(self, config: LabConfig) -> None:
         """Idle kernels are culled after the working clock pauses, or the server exits saying so."""

@@ -4,6 +4,9 @@ The browser runs the cells; the server subscribes to the kernel's IOPub when the
 kernel starts (PUB/SUB drops what was published before a subscriber connects)
 and folds every message into an :class:`Execution` keyed by the request's
 ``msg_id``.  A turn is graded from that record, never from what the browser says.
+Only requests the server saw go to the kernel have a record (:meth:`KernelCapture.sent`: the
+lab's kernel websocket tells it, :mod:`.sent`), holding the request's code; IOPub messages under
+any other parent — a cell can publish whatever it likes on IOPub — are not counted.
 An execution still running when its kernel dies (the kernel manager's restarter
 notices within seconds) or is restarted is finished as ``dead`` at once.  A listener
 (the action trace: :mod:`.trace`) hears of each execution's start (``execute_input``) and
@@ -12,15 +15,18 @@ end (its idle status, or its kernel's death), once each.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections import OrderedDict
 from typing import Any, Protocol
 
+from .errors import BadInput
 from .execution import Execution
 
 log = logging.getLogger(__name__)
 KEEP = 256  # executions remembered per kernel
+SENT_WAIT = 5.0  # seconds a reported msg_id may wait for its request (a websocket frame late after the POST)
 
 
 class Listener(Protocol):
@@ -39,7 +45,33 @@ class KernelCapture:
         self.listener = listener
         self.executions: OrderedDict[str, Execution] = OrderedDict()
         self.told: set[str] = set()  # msg_ids whose end the listener heard
+        self.awaited: dict[str, asyncio.Event] = {}  # msg_ids reported before their request was seen
         stream.on_recv(self._on_recv)
+
+    def sent(self, msg_id: str, code: str, session: str | None) -> None:
+        """An execute request went to the kernel through the server: its record, with its code."""
+        if msg_id in self.executions:  # a msg_id sent again: the first request's record stays
+            return
+        self.executions[msg_id] = Execution(msg_id=msg_id, code=code, session=session)
+        while len(self.executions) > KEEP:
+            self.told.discard(self.executions.popitem(last=False)[0])
+        event = self.awaited.pop(msg_id, None)
+        if event is not None:
+            event.set()
+
+    async def requested(self, msg_id: str, timeout: float = SENT_WAIT) -> Execution | None:
+        """The record of request ``msg_id``, waiting up to ``timeout`` for it to be sent; None
+        when the server saw no such request go to this kernel."""
+        if msg_id not in self.executions and timeout > 0:
+            event = self.awaited.setdefault(msg_id, asyncio.Event())
+            try:
+                await asyncio.wait_for(event.wait(), timeout)
+            except asyncio.TimeoutError:
+                pass
+            finally:
+                if self.awaited.get(msg_id) is event and not event.is_set():
+                    del self.awaited[msg_id]
+        return self.executions.get(msg_id)
 
     def _on_recv(self, frames: list) -> None:
         try:
@@ -49,16 +81,17 @@ class KernelCapture:
             log.exception("cibench-lab: could not decode an IOPub message")
             return
         parent = (msg.get("parent_header") or {}).get("msg_id")
-        if parent:
-            ex = self.get(parent)
+        ex = self.executions.get(parent) if isinstance(parent, str) else None
+        if ex is not None:  # (a request the server did not see sent: counted toward nothing)
+            began = ex.began
             ex.add(msg)
-            self._tell(ex, msg["header"]["msg_type"], msg.get("content") or {})
+            self._tell(ex, msg["header"]["msg_type"], msg.get("content") or {}, began)
 
-    def _tell(self, ex: Execution, kind: str, content: dict[str, Any]) -> None:
+    def _tell(self, ex: Execution, kind: str, content: dict[str, Any], began: bool) -> None:
         if self.listener is None:
             return
         try:
-            if kind == "execute_input":
+            if kind == "execute_input" and not began:
                 self.listener.started(self.kernel_id, ex)
             elif kind == "status" and content.get("execution_state") == "idle":
                 self._finished(ex)
@@ -66,17 +99,9 @@ class KernelCapture:
             log.exception("cibench-lab: the capture's listener failed")
 
     def _finished(self, ex: Execution) -> None:
-        if self.listener is not None and ex.code is not None and ex.msg_id not in self.told:
+        if self.listener is not None and ex.began and ex.msg_id not in self.told:
             self.told.add(ex.msg_id)
             self.listener.finished(self.kernel_id, ex)
-
-    def get(self, msg_id: str) -> Execution:
-        ex = self.executions.get(msg_id)
-        if ex is None:
-            ex = self.executions[msg_id] = Execution(msg_id=msg_id)
-            while len(self.executions) > KEEP:
-                self.told.discard(self.executions.popitem(last=False)[0])
-        return ex
 
     def lost(self, reason: str) -> None:
         """The kernel is gone: every execution still running on it is ``dead``."""
@@ -134,6 +159,20 @@ class Captures:
 
     def get(self, kernel_id: str) -> KernelCapture | None:
         return self.by_kernel.get(kernel_id)
+
+    async def requested(self, kernel_id: str, msg_id: str) -> Execution:
+        """The record of execute request ``msg_id``, which the server saw go to the kernel (its code
+        is the request's); a msg_id it never saw sent is refused."""
+        ex = await self.watch(kernel_id).requested(msg_id)
+        if ex is None:
+            raise BadInput(f"msg_id: this server sent no execute request {msg_id} to kernel {kernel_id}")
+        return ex
+
+    def sent(self, kernel_id: str, msg_id: str, code: str, session: str | None) -> None:
+        """An execute request went to a watched kernel through the server (:mod:`.sent`)."""
+        cap = self.by_kernel.get(kernel_id)
+        if cap is not None:  # (not a task kernel, or one whose restart is being noticed)
+            cap.sent(msg_id, code, session)
 
 
 def death_reason(kernel: Any) -> str:

@@ -1,9 +1,11 @@
 """One execution on a kernel, assembled from its IOPub messages.
 
-Both executors feed the messages they read into an :class:`Execution`: the lab
-capture (the server's own IOPub subscription to a browser-driven kernel) and the
-headless executor (a kernel client it owns).  So what is graded is always what
-the kernel itself published — never what a browser reports.
+Both executors make an :class:`Execution` of each ``execute_request`` they see sent — the lab
+capture the requests the lab's kernel websocket forwards (:mod:`.sent`), the headless executor
+and the server's hidden work the ones their own client sends — and feed it the IOPub messages
+under that request.  So what is graded is always what the kernel itself published, never what a
+browser reports, and its code is the request's: a cell can publish anything on IOPub, another
+``execute_input`` included, so the kernel's word on what it ran is not taken.
 """
 
 from __future__ import annotations
@@ -36,16 +38,18 @@ class Execution:
     """What the kernel published for one execute request (keyed by its msg_id)."""
 
     msg_id: str
-    code: str | None = None  # from execute_input
-    execution_count: int | None = None  # from execute_input
-    session: str | None = None  # the requesting client's session id (its parent header's)
+    code: str | None = None  # the request's code, as it was sent
+    execution_count: int | None = None  # from the first execute_input
+    session: str | None = None  # the requesting client's session id (its request header's)
+    began: bool = False  # the kernel published its (first) execute_input: it runs
     error: bool = False
     status: str = "ok"  # ok | error | timeout | dead
-    first_seen: float = field(default_factory=time.time)
+    first_seen: float = field(default_factory=time.time)  # sent; then its first IOPub message
     finished: float | None = None
     truncated: bool = False
     stopped: str | None = None  # a timed-out turn: "interrupted" or "restarted"
     died: str | None = None  # a dead kernel: why, as far as its process tells
+    _heard: bool = False
     _size: int = 0
     _image_size: int = 0
     _done: asyncio.Event | None = None
@@ -73,10 +77,12 @@ class Execution:
         """Fold one IOPub message (already deserialized) into the record."""
         kind = msg["header"]["msg_type"]
         content = msg.get("content", {})
+        if not self._heard:  # it starts when the kernel takes it up, not when it was queued
+            self._heard, self.first_seen = True, time.time()
         if kind == "execute_input":
-            self.code = content.get("code", "")
-            self.execution_count = content.get("execution_count")
-            self.session = (msg.get("parent_header") or {}).get("session")
+            if not self.began:  # a later one is a cell's own doing: ignored (its code never is taken)
+                self.began = True
+                self.execution_count = content.get("execution_count")
         elif kind == "clear_output":
             self._outputs.clear()
             self._tail = []

@@ -43,7 +43,7 @@ async def execute(
     False: hidden work, not counted in the kernel's execution count.
     """
     msg_id = kc.execute(code, store_history=store_history, allow_stdin=False)
-    ex = Execution(msg_id=msg_id)
+    ex = Execution(msg_id=msg_id, code=code, session=kc.session.session)  # the request we sent
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     heard = loop.time()

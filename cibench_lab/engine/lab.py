@@ -295,16 +295,17 @@ class LabPlay:
     async def _captured(self, attempt_id: str, step: int, kernel_id: str, msg_id: str) -> Execution:
         """What our capture read for ``msg_id``, if it ran after step ``step`` opened."""
         opened = await self.call(self.attempts.opened_at, attempt_id, step)
-        ex = self.captures.watch(kernel_id).get(msg_id)
+        ex = await self.captures.requested(kernel_id, msg_id)  # sent through this server, or refused
+        finished = await ex.wait(self.config.turn_timeout)  # (when it started: its first message)
         if ex.first_seen < opened.replace(tzinfo=dt.timezone.utc).timestamp():
             raise Conflict(f"execution {msg_id} started before step {step} opened")
         if ex.first_seen < self.prepared_at.get(kernel_id, 0.0):
             raise Conflict("this run started while the kernel's state was being restored; run the cell again")
-        if not await ex.wait(self.config.turn_timeout):
-            if ex.code is None and not ex.outputs:
+        if not finished:
+            if not ex.began and not ex.outputs:
                 raise BadInput(f"msg_id: kernel {kernel_id} published nothing for {msg_id}")
             await stop_turn(self.app.kernel_manager, kernel_id, ex, self.config.interrupt_grace)
-        return ex  # dead: perhaps with no code (a kernel killed at once may not publish its input)
+        return ex  # dead: perhaps before it began (a kernel killed at once may not publish its input)
 
     async def _until_restored(self, attempt_id: str, kernel_id: str, since: float) -> bool:
         """Wait (up to ``RESTORE_WAIT``) until the kernel holds the attempt's state again,
@@ -368,7 +369,7 @@ class LabPlay:
             raise Conflict(f"kernel {kernel_id} is not this attempt's kernel")
         if step in await self.call(referenced_steps, self.attempts, attempt_id):
             return await self.driver.reference(attempt_id, step, TurnOutput("", [], False))
-        ex = self.captures.watch(kernel_id).get(msg_id)
+        ex = await self.captures.requested(kernel_id, msg_id)
         if not await ex.wait(self.config.turn_timeout) or ex.status == "dead":  # a restore re-runs it
             raise BadInput(f"msg_id: kernel {kernel_id} did not finish {msg_id}")
         if (ex.code or "").strip() != task.steps[step].code.strip():

@@ -2,14 +2,14 @@
 trace — every execution on an attempt's kernel, read by the server's own IOPub capture.
 
 The capture (:mod:`.capture`) tells :class:`LabRecord` when an execution starts
-(``execute_input``: a paused clock resumes, cause ``run``) and when it finishes (its idle
-status, or its kernel's death): a ``cell_run`` event of the kernel's attempt, with the code the
-kernel published, its times and whether it failed. The server's own hidden work (start code,
-restores: :mod:`.hidden`) is not the person's and is left out. Which cell ran is the browser's
-word (``runs`` of its activity report: msg_id -> cell id, sent when it schedules the run), so
-the record waits ``CELL_ID_GRACE`` seconds after the run for it. Whether a run was graded is not
-stored: a run is graded when a turn holds its msg_id (``graded`` in :func:`trace_view`, joined
-when read), so nothing is written twice.
+(its first ``execute_input``: a paused clock resumes, cause ``run``) and when it finishes (its idle
+status, or its kernel's death): a ``cell_run`` event of the kernel's attempt, with the code of the
+request the server forwarded (:mod:`.sent`), its times and whether it failed. The server's own
+hidden work (start code, restores: :mod:`.hidden`) is not the person's and is left out. Which cell
+ran is the browser's word (``runs`` of its activity report: msg_id -> cell id, sent when it
+schedules the run), so the record waits ``CELL_ID_GRACE`` seconds after the run for it. Whether
+a run was graded is not stored: a run is graded when a turn holds its msg_id (``graded`` in
+:func:`trace_view`, joined when read), so nothing is written twice.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ class LabRecord:
     def running(self, kernel_id: str | None) -> bool:
         """Whether an execution is in flight on the kernel (its time counts as work, not idle)."""
         cap = self.captures.get(kernel_id) if kernel_id else None
-        return cap is not None and any(ex.code is not None and not ex.done for ex in cap.executions.values())
+        return cap is not None and any(ex.began and not ex.done for ex in cap.executions.values())
 
     # ---- the capture's listener ------------------------------------------------------------
     def started(self, kernel_id: str, ex: Execution) -> None:
@@ -93,7 +93,7 @@ class LabRecord:
             self._spawn(lambda: self.call(touch_kernel, self.attempts, kernel_id, "run"))
 
     def finished(self, kernel_id: str, ex: Execution) -> None:
-        if self.closed or ex.code is None or is_hidden(ex.session):
+        if self.closed or not ex.began or is_hidden(ex.session):
             return
         run = run_record(ex)
 
