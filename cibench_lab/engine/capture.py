@@ -49,10 +49,19 @@ class KernelCapture:
             log.exception("cibench-lab: could not decode an IOPub message")
             return
         parent = (msg.get("parent_header") or {}).get("msg_id")
-        if parent:
-            ex = self.get(parent)
+        if not isinstance(parent, str) or not parent:
+            return
+        ex = self.get(parent)
+        try:
             ex.add(msg)
-            self._tell(ex, msg["header"]["msg_type"], msg.get("content") or {})
+        except Exception as err:  # what the record cannot read is dropped, in one line
+            ex.malformed += 1
+            kind = msg.get("header", {}).get("msg_type")
+            log.warning(
+                "cibench-lab: kernel %s: IOPub %r ignored (%s)", self.kernel_id, kind, type(err).__name__
+            )
+            return
+        self._tell(ex, msg["header"]["msg_type"], msg.get("content") or {})
 
     def _tell(self, ex: Execution, kind: str, content: dict[str, Any]) -> None:
         if self.listener is None:
