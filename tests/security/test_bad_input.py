@@ -43,7 +43,9 @@ def _one_line(text: str) -> None:
 
 
 # ---- the lab's routes: a transcript or a notebook path ---------------------------------------
-async def test_a_transcript_that_is_not_utf8_or_a_6kb_path_is_a_400(api, jp_root_dir):
+async def test_a_transcript_not_utf8_a_reference_runs_or_at_a_6kb_path_is_a_400(api, jp_root_dir):
+    """One server for the three (each start costs seconds): a reference run's transcript is refused
+    because its code is the task's reference, which replaying would show before the step settles."""
     (jp_root_dir / "latin1.jsonl").write_bytes(b'{"task_id": "caf\xe9", "step": 0, "turn": 0, "code": ""}\n')
     for path, says in (("latin1.jsonl", "latin1.jsonl:1: not UTF-8"), (LONG, "player.transcript: ")):
         code, body = await api(
@@ -53,10 +55,6 @@ async def test_a_transcript_that_is_not_utf8_or_a_6kb_path_is_a_400(api, jp_root
         assert body["error"].startswith("player.transcript: ") and says in body["error"]
         _one_line(body["error"])
         assert str(jp_root_dir) not in body["error"]
-
-
-async def test_a_reference_runs_transcript_is_refused_in_the_lab(api, jp_root_dir):
-    """Its code is the task's reference: replaying it would show it before the step settles."""
     line = {"task_id": PROBE_ID, "step": 0, "turn": 0, "code": "probe = 'x'", "player": "reference"}
     (jp_root_dir / "ref.jsonl").write_text(json.dumps(line) + "\n")
     code, body = await api(
