@@ -5,9 +5,7 @@ traceback or a 500 — nothing is left half-written, and the rest of an import g
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import textwrap
+from pathlib import Path
 
 import pytest
 from conftest import PROBE_ID
@@ -138,40 +136,44 @@ def test_the_cli_says_a_bad_qwen_line_in_one_line(tmp_path, capsys):
 
 
 # ---- a full disk in the middle of an import ---------------------------------------------------
-FULL_DISK = """
-import resource, signal, sys
-from pathlib import Path
-from cibench_lab.tasks.importer import import_tasks
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write over the limit fails (EFBIG), as on a full disk
-resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
-try:
-    import_tasks(Path(sys.argv[1]), Path(sys.argv[2]))
-except OSError as err:
-    print("stopped:", err)
-"""
+def _official_with_big_data(tmp_path: Path) -> Path:
+    from test_task_loader import official_folder
+
+    src = official_folder(tmp_path / "cibench_dataset")
+    (src / "datasources" / "data" / "big.csv").write_bytes(b"x" * (2 * 2**20))
+    return src
 
 
-def test_an_import_stopped_by_a_full_disk_leaves_no_notebook_without_its_data(tmp_path):
-    """The disk is 'full' by the OS's own file-size limit (RLIMIT_FSIZE: a write past it fails with
-    EFBIG, as ENOSPC would): the big data file cannot be written."""
-    source = tmp_path / "qwen"
-    (source / "upload_file_clean").mkdir(parents=True)
-    (source / "upload_file_clean" / "big.csv").write_bytes(b"a,b\n" + b"1,2\n" * 40_000)  # 160 KB
+def _qwen_with_big_data(tmp_path: Path) -> Path:
+    src = tmp_path / "qwen"
+    (src / "upload_file_clean").mkdir(parents=True)
+    (src / "upload_file_clean" / "big.csv").write_bytes(b"x" * (2 * 2**20))
     row = {"query": "Load big.csv", "tags": "data", "input_file_path": ["big.csv"], "lang": "en"}
-    (source / "eval.jsonl").write_text(json.dumps(row) + "\n")
+    (src / "eval.jsonl").write_text(json.dumps(row) + "\n")
+    return src
+
+
+@pytest.mark.parametrize("source", [_official_with_big_data, _qwen_with_big_data], ids=["cibench", "qwen"])
+def test_an_import_a_full_disk_stops_leaves_no_task_without_its_data(tmp_path, source):
+    """The task directory on a 1 MB tmpfs (a mount namespace of the CLI's own: test_faults.py), the
+    data 2 MB: the import stops in one line, and no notebook is left naming data that is not there."""
+    from test_faults import clab, one_line_error, tmpfs
+
     into = tmp_path / "into"
-    script = textwrap.dedent(FULL_DISK)
-    out = subprocess.run(
-        [sys.executable, "-c", script, str(source), str(into)], capture_output=True, text=True, timeout=120
+    into.mkdir()
+    listing = f"find {into} -name '*.ipynb' -o -name '.import-*' -o -name big.csv"
+    proc = clab(
+        tmp_path,
+        tmpfs(into, "1m"),
+        "tasks",
+        "import",
+        str(source(tmp_path)),
+        "--into",
+        str(into),
+        after=listing,
     )
-    assert "stopped:" in out.stdout, (out.stdout, out.stderr)
-    notebooks = list(into.rglob("*.ipynb"))
-    for nb in notebooks:
-        listed = json.loads(nb.read_text())["metadata"]["cibench_lab"].get("data_files", [])
-        missing = [f for f in listed if not (into / "datasources" / f).is_file()]
-        assert not missing, f"{nb.name} written without its data {missing}"
-    assert not [p for p in into.rglob("*") if p.name.startswith(".")], "a temporary file was left"
-    assert not (into / "datasources" / "upload_file" / "big.csv").exists()  # not half-written either
+    assert one_line_error(proc).endswith(": No space left on device; free space on its disk")
+    assert proc.stdout.split() == [], f"left on the full disk: {proc.stdout}"
 
 
 # ---- the Results widget as a student ---------------------------------------------------------
