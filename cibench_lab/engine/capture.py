@@ -82,10 +82,19 @@ class KernelCapture:
             return
         parent = (msg.get("parent_header") or {}).get("msg_id")
         ex = self.executions.get(parent) if isinstance(parent, str) else None
-        if ex is not None:  # (a request the server did not see sent: counted toward nothing)
-            began = ex.began
+        if ex is None:  # a request the server did not see sent: counted toward nothing
+            return
+        began = ex.began
+        try:
             ex.add(msg)
-            self._tell(ex, msg["header"]["msg_type"], msg.get("content") or {}, began)
+        except Exception as err:  # what the record cannot read is dropped, in one line
+            ex.malformed += 1
+            kind = msg.get("header", {}).get("msg_type")
+            log.warning(
+                "cibench-lab: kernel %s: IOPub %r ignored (%s)", self.kernel_id, kind, type(err).__name__
+            )
+            return
+        self._tell(ex, msg["header"]["msg_type"], msg.get("content") or {}, began)
 
     def _tell(self, ex: Execution, kind: str, content: dict[str, Any], began: bool) -> None:
         if self.listener is None:

@@ -58,6 +58,19 @@ def enrolment_of(s: Session, study_id: str, participant: str) -> Enrolment | Non
     return s.scalar(q)
 
 
+def held_by_another(store: Store, name: str, code_studies: list[str]) -> bool:
+    """``name`` already has records in the database made other than under a participant code of
+    ``code_studies`` (a hub user's of a shared database, say): as a code it would read them."""
+    with store.session() as s:
+        who = s.scalar(select(Participant.id).where(Participant.name == name))
+        if who is None:
+            return False
+        coded = select(Enrolment.id).where(
+            Enrolment.participant_id == who, Enrolment.study_id.in_(code_studies)
+        )
+        return s.scalar(coded.limit(1)) is None
+
+
 def enrol(
     store: Store, library: TaskLibrary, study: StudyDef, participant: str, answers: dict[str, Any]
 ) -> bool:

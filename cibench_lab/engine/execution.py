@@ -47,6 +47,7 @@ class Execution:
     first_seen: float = field(default_factory=time.time)  # sent; then its first IOPub message
     finished: float | None = None
     truncated: bool = False
+    malformed: int = 0  # IOPub messages for it that were not as the protocol says: ignored
     stopped: str | None = None  # a timed-out turn: "interrupted" or "restarted"
     died: str | None = None  # a dead kernel: why, as far as its process tells
     _heard: bool = False
@@ -74,9 +75,13 @@ class Execution:
             self._tail = [joined]
 
     def add(self, msg: dict[str, Any]) -> None:
-        """Fold one IOPub message (already deserialized) into the record."""
+        """Fold one IOPub message (already deserialized) into the record; a malformed one (the
+        kernel's code can publish anything) is only counted (``malformed``)."""
         kind = msg["header"]["msg_type"]
         content = msg.get("content", {})
+        if not well_formed(kind, content):
+            self.malformed += 1
+            return
         if not self._heard:  # it starts when the kernel takes it up, not when it was queued
             self._heard, self.first_seen = True, time.time()
         if kind == "execute_input":
@@ -118,8 +123,11 @@ class Execution:
     def facts(self) -> dict[str, Any]:
         """What its turn's record says of it beyond the outputs: ``truncated`` when the
         outputs were cut at ``MAX_TEXT`` or ``MAX_IMAGES``; how a timed-out turn was
-        stopped (``stopped``); why the kernel died (``kernel.died``)."""
+        stopped (``stopped``); why the kernel died (``kernel.died``); how many malformed IOPub
+        messages were ignored (``malformed``)."""
         facts: dict[str, Any] = {"truncated": True} if self.truncated else {}
+        if self.malformed:
+            facts["malformed"] = self.malformed
         if self.stopped:
             facts["stopped"] = self.stopped
         if self.died:
@@ -157,6 +165,39 @@ class Execution:
         except asyncio.TimeoutError:
             return False
         return True
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _mime_bundle(data: Any) -> bool:
+    """A MIME bundle as the protocol has it: text values, a JSON value only under a JSON type."""
+    return isinstance(data, dict) and all(
+        isinstance(mime, str) and (isinstance(value, str) or mime.endswith("json"))
+        for mime, value in data.items()
+    )
+
+
+#: What the protocol says each kept message's content holds (the others are not read).
+_SHAPES: dict[str, Any] = {
+    "execute_input": lambda c: isinstance(c.get("code", ""), str),
+    "stream": lambda c: c.get("name") in ("stdout", "stderr") and isinstance(c.get("text"), str),
+    "display_data": lambda c: _mime_bundle(c.get("data")) and isinstance(c.get("metadata", {}), dict),
+    "execute_result": lambda c: _mime_bundle(c.get("data")) and isinstance(c.get("metadata", {}), dict),
+    "error": lambda c: (
+        isinstance(c.get("ename"), str) and isinstance(c.get("evalue"), str) and _strings(c.get("traceback"))
+    ),
+}
+
+
+def well_formed(kind: Any, content: Any) -> bool:
+    """Whether an IOPub message of type ``kind`` with ``content`` is as the protocol says, as far
+    as the record reads it (a kernel's code can publish anything on its IOPub)."""
+    if not isinstance(content, dict):
+        return False
+    shape = _SHAPES.get(kind)
+    return shape is None or bool(shape(content))
 
 
 def joined_streams(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -98,14 +98,17 @@ class NewTask:
         return out
 
 
-def read(path: Path) -> dict:
-    """The teacher's notebook (any nbformat 4 minor), or BadInput naming it."""
+def read(path: Path, root: Path | None = None) -> dict:
+    """The teacher's notebook (any nbformat 4 minor), or BadInput naming it (relative to the
+    server root ``root`` when given: the lab's answer names no folder of the server's)."""
+    shown = path.relative_to(root).as_posix() if root is not None and path.is_relative_to(root) else path
     try:
         return nbformat.read(str(path), as_version=4)
     except FileNotFoundError:
-        raise BadInput(f"{path}: no such notebook") from None
+        raise BadInput(f"{shown}: no such notebook") from None
     except Exception as err:  # unreadable JSON, not a notebook, another major version
-        raise BadInput(f"{path}: not a readable notebook ({type(err).__name__}: {err})") from None
+        problem = str(err).replace(str(path), str(shown)).splitlines()[0] if str(err) else ""
+        raise BadInput(f"{shown}: not a readable notebook ({type(err).__name__}: {problem})") from None
 
 
 async def new_task(source: Path, into: Path, options: NewTaskOptions = NewTaskOptions()) -> NewTask:
@@ -129,7 +132,7 @@ async def new_task(source: Path, into: Path, options: NewTaskOptions = NewTaskOp
 
 def _read(source: Path, into: Path, options: NewTaskOptions) -> tuple[NewTask, Solution, list[CodeFacts]]:
     """The notebook by the pairing rule, its library and stem, and what is refused in them."""
-    solution = read_solution(read(source), source)
+    solution = read_solution(read(source, options.root), source)
     facts = read_notebook([s.code for s in solution.steps])
     lib = choose_library([f.uses for f in facts], options.lib)
     stem = stem_of(source)
@@ -204,6 +207,7 @@ async def _run(solution: Solution, files: dict[str, Path], timeout: float) -> li
     runs: list[tuple[Execution, float]] = []
     with tempfile.TemporaryDirectory(prefix="cibench-new-") as tmp:
         folder = Path(tmp) / "attempt"
+        folder.mkdir()  # (a task with no data/ folder copies nothing into it)
         copy_files(files, folder)
         executor = KernelExecutor(folder, timeout=timeout, rendering=STOCK_72)
         try:

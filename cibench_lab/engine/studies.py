@@ -12,13 +12,13 @@ from typing import Any
 
 from .attempt import NewAttempt, StudyAttempt
 from .comparison import compare, recorded_runs
-from .enrolment import enrol, enrolment_of, progress, the_enrolment
+from .enrolment import enrol, enrolment_of, held_by_another, progress, the_enrolment
 from .environment import attempt_environment
 from .errors import BadInput, Conflict, Forbidden, NotFound
 from .freeplay import check_free_play
 from .lab import LabPlay
 from .quit import quit_attempt
-from .roles import RESEARCHER, Roles
+from .roles import PARTICIPANT, RESEARCHER, Roles
 from .seat import Seat
 from .step import HUMAN
 from .study import StudyDef
@@ -79,6 +79,11 @@ class Studies:
         study = self.study(study_id)
         problems: list[str] = []  # every field's, in the form's order: code, answers, accept
         who = self._consenting(study, code, problems)
+        if who is not None and self.codes(study) and who != self.seat.code and not await self._free(who):
+            problems.append(
+                "code: that is the name of someone this server already knows; choose another code"
+            )
+            who = None
         enrolled = who is not None and await self.lab.call(self._consented, study.id, who)
         checked: dict[str, Any] = {}
         if not enrolled:
@@ -107,6 +112,15 @@ class Studies:
         except BadInput as err:
             problems.append(str(err))
             return None
+
+    async def _free(self, code: str) -> bool:
+        """``code`` may be a participant code: no role beyond a participant's, and no records in the
+        database but those made under a code of this server's studies (on a database shared with a
+        hub's users, a code equal to a user's name would read that user's attempts)."""
+        if (await self.roles.of(code)).roles != (PARTICIPANT,):
+            return False
+        coded = [d.id for d in self.defs.values() if self.codes(d)]
+        return not await self.lab.call(held_by_another, self.attempts.store, code, coded)
 
     async def check_free_play(self, task_id: str, participant: str) -> None:
         """Conflict while ``task_id`` is pending in a study ``participant`` enrolled in: a free

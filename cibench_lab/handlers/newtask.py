@@ -10,10 +10,16 @@ from . import schemas as s
 
 
 def under_root(root: Path, value: str, name: str) -> Path:
-    """``value``, a path relative to the server root, resolved; BadInput when it leads out of it."""
-    path = (root / value.strip().lstrip("/")).resolve()
+    """``value``, a path relative to the server root, resolved; BadInput when it leads out of it
+    (or is no path the OS takes: a name too long, say)."""
+    shown = value if len(value) <= 80 else f"{value[:77]}..."
+    try:
+        path = (root / value.strip().lstrip("/")).resolve()
+        path.is_file()  # a name the OS refuses says so here, once
+    except OSError as err:
+        raise BadInput(f"{name}: {shown!r}: {err.strerror or 'not a path this server can open'}") from None
     if not path.is_relative_to(root):
-        raise BadInput(f"{name}: {value!r} is outside the server root")
+        raise BadInput(f"{name}: {shown!r} is outside the server root")
     return path
 
 

@@ -81,7 +81,7 @@ def _model(name: str, ctx: PlayerContext) -> Player:
 def _transcript(value: str, ctx: PlayerContext) -> ReplayPlayer:
     path = confined(value, ctx.root, "player.transcript")
     try:
-        player = ReplayPlayer(path)
+        player = ReplayPlayer(path, models_only=ctx.root is not None)  # the lab: model runs only
     except TranscriptError as err:
         shown = str(err).replace(str(path), value) if ctx.root is not None else str(err)
         raise SpecError(f"player.transcript: {shown}") from None
@@ -94,11 +94,15 @@ def confined(value: Any, root: Path | None, name: str) -> Path:
         raise SpecError(f"{name}: a path relative to the server root")
     if root is None:
         return Path(value)
-    path = (root / value.strip().lstrip("/")).resolve()
-    if not path.is_relative_to(root.resolve()):
-        raise SpecError(f"{name}: {value!r} is outside the server root")
-    if not path.is_file():
-        raise SpecError(f"{name}: no file {value!r} under the server root")
+    shown = value if len(value) <= 80 else f"{value[:77]}..."
+    try:
+        path = (root / value.strip().lstrip("/")).resolve()
+        if not path.is_relative_to(root.resolve()):
+            raise SpecError(f"{name}: {shown!r} is outside the server root")
+        if not path.is_file():
+            raise SpecError(f"{name}: no file {shown!r} under the server root")
+    except OSError as err:  # a name too long for the OS, say
+        raise SpecError(f"{name}: {shown!r}: {err.strerror or 'not a path this server can open'}") from None
     return path
 
 

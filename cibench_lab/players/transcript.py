@@ -82,17 +82,21 @@ def export_transcript(store: Store, run_name: str, path: str | Path) -> int:
     return len(lines)
 
 
-def read_transcript(path: str | Path) -> dict[str, dict[int, list[dict[str, Any]]]]:
-    """``{task_id: {step: [lines by turn]}}``; TranscriptError names the line that is wrong."""
+def read_transcript(
+    path: str | Path, models_only: bool = False
+) -> dict[str, dict[int, list[dict[str, Any]]]]:
+    """``{task_id: {step: [lines by turn]}}``; TranscriptError names the line that is wrong.
+    ``models_only`` (the lab): a line a recorded player other than a model made (``reference``, a
+    replay) is refused — its code may be a reference, shown before the step settles."""
     by_task: dict[str, dict[int, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = Path(path).read_bytes()
     except OSError as err:
-        raise TranscriptError(f"{path}: {err.strerror}") from None
-    for n, raw in enumerate(text.splitlines(), 1):
+        raise TranscriptError(f"{path}: {err.strerror or err}") from None
+    for n, raw in enumerate(data.splitlines(), 1):
         if not raw.strip():
             continue
-        line = _checked(path, n, raw)
+        line = _checked(path, n, raw, models_only)
         by_task[line["task_id"]][line["step"]].append(line)
     for steps in by_task.values():
         for lines in steps.values():
@@ -100,11 +104,19 @@ def read_transcript(path: str | Path) -> dict[str, dict[int, list[dict[str, Any]
     return {t: dict(s) for t, s in by_task.items()}
 
 
-def _checked(path: str | Path, n: int, raw: str) -> dict[str, Any]:
+def _parsed(path: str | Path, n: int, raw: bytes) -> Any:
     try:
-        line = json.loads(raw)
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise TranscriptError(f"{path}:{n}: not UTF-8 (byte {err.start + 1} of the line)") from None
+    except RecursionError:
+        raise TranscriptError(f"{path}:{n}: not JSON (nested too deeply)") from None
     except ValueError as err:
         raise TranscriptError(f"{path}:{n}: not JSON ({err})") from None
+
+
+def _checked(path: str | Path, n: int, raw: bytes, models_only: bool) -> dict[str, Any]:
+    line = _parsed(path, n, raw)
     if not isinstance(line, dict) or any(k not in line for k in REQUIRED):
         raise TranscriptError(f"{path}:{n}: each line needs {', '.join(REQUIRED)}")
     if not isinstance(line["code"], str) or not isinstance(line["task_id"], str):
@@ -114,17 +126,31 @@ def _checked(path: str | Path, n: int, raw: str) -> dict[str, Any]:
             raise TranscriptError(f"{path}:{n}: {key} must be a whole number >= 0")
     if line.get("action", "code") not in RECORDABLE:
         raise TranscriptError(f"{path}:{n}: action must be one of {', '.join(RECORDABLE)}")
+    player = line.get("player", REPLAYABLE_PREFIX)
+    if models_only and not (isinstance(player, str) and player.startswith(REPLAYABLE_PREFIX)):
+        raise TranscriptError(
+            f"{path}:{n}: recorded by {str(player)[:40]!r}, not a model: the lab replays model runs only "
+            "(a reference run's code would show before the step settles)"
+        )
     return line
 
 
 class ReplayPlayer:
     """``replay:FILE`` — plays a recorded transcript's code, re-executed."""
 
-    def __init__(self, path: str | Path | None = None, *, steps: dict | None = None, source: str = ""):
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        steps: dict | None = None,
+        source: str = "",
+        models_only: bool = False,
+    ):
         """From a transcript file, or (``steps``) from one recorded attempt's turns
-        (``{step: [lines by turn]}``), which it plays for the task it is given."""
+        (``{step: [lines by turn]}``), which it plays for the task it is given; ``models_only``:
+        see :func:`read_transcript`."""
         self.path = Path(path) if path is not None else None
-        self.turns = read_transcript(self.path) if self.path else {}
+        self.turns = read_transcript(self.path, models_only) if self.path else {}
         self.steps = steps
         self.source = self.path.name if self.path else source
         self.name = f"replay:{self.source}"

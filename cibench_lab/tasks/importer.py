@@ -10,6 +10,9 @@ Each imported task is linted (:mod:`cibench_lab.tasks.lint`): an import only war
 keeps the flags in ``<task dir>/.cibench-lab/lint.json`` (``tasks list`` marks the flagged
 tasks); the task imports and plays unchanged.
 
+Each file is written whole or not at all (a temporary file renamed into place), the data before
+the notebooks: an import a full disk stops leaves no half-written file and no task without its data.
+
 Nothing from outside the source is imported: a symbolic link is followed only when
 it is a file link whose target lies inside the source (its bytes are copied); a
 link leading out of it, or to a folder, is rejected by name.  Otherwise a link to
@@ -115,6 +118,7 @@ def _import_root(root: Path, into: Path, served: TaskLibrary, source: Path) -> I
     notebooks = _notebooks(root, source, report)
     lib = TaskLibrary()
     lib.add_dir(root, notebooks)
+    report.data_files = _copy_datasources(root, into, source, report)  # first: no task without its data
     for p in lib.problems:
         report.rejected.append((p.path, p.problem if p.cell is None else f"cell {p.cell}: {p.problem}"))
     for nb in notebooks:
@@ -132,7 +136,6 @@ def _import_root(root: Path, into: Path, served: TaskLibrary, source: Path) -> I
             report.unchanged.append(task_id)
         else:
             (report.updated if existed else report.imported).append(task_id)
-    report.data_files = _copy_datasources(root, into, source, report)
     _record_renderings(into, lib, report)
     _lint(root, into, lib, report)
     return report

@@ -12,8 +12,10 @@ the benchmark's data: the original copies all of it into the working folder as
 
 Items become ``cibench_qwen/<family>/ci_<line>`` (benchmark) and
 ``cibench_qwen/qwen-math/gsm8k_<line>`` (GSM8K) tasks (:mod:`cibench_lab.tasks.qwen`).  A
-bad row is rejected by file, line and field, the rest import; re-importing changes nothing, and
-updates a task an earlier version imported differently (its title, its instruction's markdown).
+bad row (not UTF-8, not JSON, nested too deeply, a field wrong) is rejected by file, line and field,
+the rest import; re-importing changes nothing, and updates a task an earlier version imported
+differently (its title, its instruction's markdown).  The data is written before the notebooks,
+each file whole or not at all: an import a full disk stops leaves no task without its data.
 """
 
 from __future__ import annotations
@@ -55,16 +57,24 @@ def data_folder(source: Path) -> Path:
 
 
 def _rows(path: Path) -> list[tuple[int, Any]]:
-    """(line number, parsed row) of every non-blank line; a line that is not JSON is a TaskError."""
+    """(line number, parsed row) of every non-blank line; a line that is not JSON (not UTF-8,
+    nested too deeply for the parser) is a TaskError naming it."""
     rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append((n, json.loads(line)))
-        except ValueError as err:
-            rows.append((n, TaskError(f"{path}:{n}", f"not a JSON object ({err})")))
+    for n, raw in enumerate(path.read_bytes().splitlines(), start=1):
+        if raw.strip():
+            rows.append((n, _row(raw, f"{path}:{n}")))
     return rows
+
+
+def _row(raw: bytes, where: str) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        return TaskError(where, f"not UTF-8 (byte {err.start + 1} of the line)")
+    except RecursionError:
+        return TaskError(where, "not a JSON object (nested too deeply)")
+    except ValueError as err:
+        return TaskError(where, f"not a JSON object ({err})")
 
 
 def _kind(path: Path, rows: list[tuple[int, Any]]) -> str:
@@ -168,10 +178,10 @@ def import_qwen(source: Path, into: Path, served: TaskLibrary) -> ImportReport:
                 report.rejected.append((str(path), f"task id {task_id!r} again (two files of the same kind)"))
                 continue
             notebooks[task_id] = raw
+    for rel, path in uploads.items():  # the data first: no task is ever written without it
+        report.data_files += _write_if_changed(path, into / DATASOURCES / qwen.WORKDIR / rel)
     for task_id, raw in notebooks.items():
         _write_task(task_id, raw, into, served, report)
-    for rel, path in uploads.items():
-        report.data_files += _write_if_changed(path, into / DATASOURCES / qwen.WORKDIR / rel)
     return report
 
 

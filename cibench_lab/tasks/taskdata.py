@@ -91,13 +91,6 @@ def _users(into: Path, task_id: str) -> dict[str, set[str] | None]:
 
 def copy_files(files: dict[str, Path], dest: Path) -> list[str]:
     """Copy ``files`` under ``dest`` (``dest/data/...``); the ones written (new or changed)."""
-    written = []
-    for rel, path in files.items():
-        target = dest / rel
-        data = path.read_bytes()
-        if target.is_file() and target.read_bytes() == data:
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        written.append(rel)
-    return written
+    from .importer import _write_if_changed  # whole or not at all (a full disk leaves no half file)
+
+    return [rel for rel, path in files.items() if _write_if_changed(path, dest / rel)]

@@ -84,7 +84,14 @@ class Results(w.VBox):
 
     def list_source(self, source: str) -> None:
         """List ``source``'s attempts: ``mine``, ``class`` (an instructor's classes) or ``runs``
-        (the headless runs', for a researcher): one of the offered sources."""
+        (the headless runs', for a researcher): one of the offered sources (another: a sentence
+        saying which this user may list)."""
+        offered = [key for _, key in self.source.options]
+        if source not in offered:
+            who = f"{self.me['name']} ({', '.join(self.me['roles'])})" if self.me else "this user"
+            may = ", ".join(offered) or "none: the server did not answer"
+            self._fail(f"{source!r} is not a source {who} may list; offered: {may}.")
+            return
         self.source.value = source
 
     def list_group(self, key: str) -> None:
