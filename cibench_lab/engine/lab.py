@@ -44,10 +44,11 @@ from .lab_pool import LabKernels
 from .labconfig import LabConfig, check_ids, check_step
 from .oracle import referenced_steps
 from .qwen_setup import KernelSetup, check_mode
+from .safe_outputs import sign_notebook
 from .settings import attempt_settings
 from .step import HUMAN
 from .trace import LabRecord
-from .workspace import notebook_name, sign_notebook, written
+from .workspace import notebook_name, written
 
 log = logging.getLogger(__name__)
 RESTORE_WAIT = 60.0  # seconds a turn whose kernel was replaced waits for the state's restore

@@ -38,6 +38,7 @@ from .errors import BadInput
 from .fonts import CJK_FAMILY, STANDS_FOR
 from .hidden import run_hidden
 from .kernel import start_code
+from .safe_outputs import safe_outputs
 from .workspace import CELL_KEY, write_notebook
 
 #: The original's kernel start code (its ``code_interpreter.py``), less the per-run alarm; SimHei
@@ -192,12 +193,12 @@ def instruction_text(item: dict) -> str:
 
 
 def prior_cell(ran: TurnOutput) -> nbformat.NotebookNode:
-    """The prior turn as an already-run, read-only code cell (its outputs as the kernel printed them),
-    the kernel's first counted run: ``[1]``."""
+    """The prior turn as an already-run, read-only code cell (its outputs as the kernel printed them,
+    kept to what runs nothing in a browser: :mod:`.safe_outputs`), the kernel's first counted run: ``[1]``."""
     cell = new_code_cell(
         ran.code,
         execution_count=1,
         metadata={"editable": False, "deletable": False, CELL_KEY: {"role": PRIOR, "step": 0}},
     )
-    cell.outputs = [nbformat.from_dict(o) for o in ran.outputs]
+    cell.outputs = [nbformat.from_dict(o) for o in safe_outputs(ran.outputs)]
     return cell

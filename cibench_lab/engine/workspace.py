@@ -136,13 +136,6 @@ def notebook_name(task: Task, number: int = 1) -> str:
     return f"{stem}.{split}-{task.language}.ipynb"
 
 
-def sign_notebook(notary: Any, path: Path) -> None:
-    """Trust the notebook the server wrote: its signature in ``notary``'s store (the server's
-    contents manager's, so JupyterLab opens it trusted). Call it on the thread that made the
-    notary: its SQLite store is bound to that thread."""
-    notary.sign(nbformat.read(str(path), as_version=4))
-
-
 def write_notebook(
     task: Task, attempt_id: str, mode: str, path: Path, player: str = "human", language: dict | None = None
 ) -> None:
