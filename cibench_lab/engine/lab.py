@@ -219,8 +219,8 @@ class LabPlay:
         # as JupyterLab records it (its kernel's language_info) and trusted: it opens clean
         language = await language_info(self.app.kernel_manager, kernel_id)
         nb, aid = folder / name, opening.attempt_id
-        await written(rel, asyncio.to_thread(self.setup.write_notebook, task, aid, mode, nb, spec, language))
-        sign_notebook(self.app.contents_manager.notary, nb)
+        wrote = asyncio.to_thread(self.setup.write_notebook, task, aid, mode, nb, spec, language)
+        sign_notebook(self.app.contents_manager.notary, await written(rel, wrote), nb)
 
     async def _abandon(self, opening: _Opening) -> None:
         """Undo a start that failed — its session, folder and row — so no orphan attempt stays."""

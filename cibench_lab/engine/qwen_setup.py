@@ -39,7 +39,7 @@ from .fonts import CJK_FAMILY, STANDS_FOR
 from .hidden import run_hidden
 from .kernel import start_code
 from .safe_outputs import safe_outputs
-from .workspace import CELL_KEY, write_notebook
+from .workspace import CELL_KEY, attempt_notebook, write_notebook
 
 #: The original's kernel start code (its ``code_interpreter.py``), less the per-run alarm; SimHei
 #: is Noto Sans CJK here (a font entry of that name added to matplotlib's list, when it lacks one),
@@ -154,18 +154,20 @@ class KernelSetup:
 
     def write_notebook(
         self, task: Task, attempt_id: str, mode: str, path: Path, player: str, language: dict
-    ) -> None:
-        """The attempt's notebook (:func:`.workspace.write_notebook`); a Qwen task's in its words,
-        with its prior turn's cell."""
-        write_notebook(task, attempt_id, mode, path, player, language)
+    ) -> nbformat.NotebookNode:
+        """Write the attempt's notebook (:func:`.workspace.attempt_notebook`) — a Qwen task's in
+        its words, with its prior turn's cell — and return it as written: what the server signs,
+        never what the file holds by then (its folder is the kernel's)."""
+        nb = attempt_notebook(task, attempt_id, mode, player, language)
         if qwen_item(task) is not None:
-            qwen_notebook(path, task, self.priors.pop(attempt_id, None))
+            qwen_notebook(nb, task, self.priors.pop(attempt_id, None))
+        write_notebook(nb, path)
+        return nb
 
 
-def qwen_notebook(path: Path, task: Task, prior: TurnOutput | None) -> None:
+def qwen_notebook(nb: nbformat.NotebookNode, task: Task, prior: TurnOutput | None) -> None:
     """Reword the title and instruction cells for a Qwen task; insert the prior turn's cell."""
     item = qwen_item(task) or {}
-    nb = nbformat.read(str(path), as_version=4)
     title, instruction = nb.cells[0], nb.cells[1]
     how = title.source.rsplit(" · ", 1)[-1]
     family = _FAMILY_WORDS.get(item.get("family", ""), "")
@@ -174,7 +176,6 @@ def qwen_notebook(path: Path, task: Task, prior: TurnOutput | None) -> None:
     instruction.source = instruction_text(item)
     if prior is not None:
         nb.cells.insert(2, prior_cell(prior))
-    nbformat.write(nb, str(path))
 
 
 def instruction_text(item: dict) -> str:

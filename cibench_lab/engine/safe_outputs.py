@@ -25,8 +25,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import nbformat
-
 #: The MIME types an output written by the server keeps.
 SAFE_MIME = ("text/plain", "image/png", "image/jpeg")
 _IMAGES = ("image/png", "image/jpeg")
@@ -121,12 +119,12 @@ def unsafe_cells(nb: Any) -> list[int]:
     return [i for i, c in cells if c.get("cell_type") == "code" and any(map(_runs, c.get("outputs", [])))]
 
 
-def sign_notebook(notary: Any, path: Path) -> bool:
-    """Trust the notebook the server wrote — its signature in ``notary``'s store (the server's
-    contents manager's, so JupyterLab opens it trusted) — when every output in it is safe;
-    otherwise leave it untrusted (logged).  Whether it was signed.  Call it on the thread that made
-    the notary: its SQLite store is bound to that thread."""
-    nb = nbformat.read(str(path), as_version=4)
+def sign_notebook(notary: Any, nb: Any, path: Path) -> bool:
+    """Trust ``nb``, the notebook the server wrote at ``path`` — its signature in ``notary``'s store
+    (the server's contents manager's, so JupyterLab opens it trusted) — when every output in it is
+    safe; otherwise leave it untrusted (logged).  The notebook as the server built it is signed,
+    never the file read back (its folder is the kernel's).  Whether it was signed.  Call it on the
+    thread that made the notary: its SQLite store is bound to that thread."""
     cells = unsafe_cells(nb)
     if cells:
         log.warning("cibench-lab: %s left untrusted: cells %s hold outputs a browser could run", path, cells)
