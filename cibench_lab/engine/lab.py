@@ -44,10 +44,11 @@ from .lab_pool import LabKernels
 from .labconfig import LabConfig, check_ids, check_step
 from .oracle import referenced_steps
 from .qwen_setup import KernelSetup, check_mode
+from .safe_outputs import sign_notebook
 from .settings import attempt_settings
 from .step import HUMAN
 from .trace import LabRecord
-from .workspace import notebook_name, sign_notebook, written
+from .workspace import notebook_name, written
 
 log = logging.getLogger(__name__)
 RESTORE_WAIT = 60.0  # seconds a turn whose kernel was replaced waits for the state's restore
@@ -218,8 +219,8 @@ class LabPlay:
         # as JupyterLab records it (its kernel's language_info) and trusted: it opens clean
         language = await language_info(self.app.kernel_manager, kernel_id)
         nb, aid = folder / name, opening.attempt_id
-        await written(rel, asyncio.to_thread(self.setup.write_notebook, task, aid, mode, nb, spec, language))
-        sign_notebook(self.app.contents_manager.notary, nb)
+        wrote = asyncio.to_thread(self.setup.write_notebook, task, aid, mode, nb, spec, language)
+        sign_notebook(self.app.contents_manager.notary, await written(rel, wrote), nb)
 
     async def _abandon(self, opening: _Opening) -> None:
         """Undo a start that failed — its session, folder and row — so no orphan attempt stays."""

@@ -38,7 +38,8 @@ from .errors import BadInput
 from .fonts import STANDS_FOR
 from .hidden import run_hidden
 from .kernel import start_code
-from .workspace import CELL_KEY, write_notebook
+from .safe_outputs import safe_outputs
+from .workspace import CELL_KEY, attempt_notebook, write_notebook
 
 #: The original's kernel start code (its ``code_interpreter.py``), less the per-run alarm; SimHei
 #: is Noto Sans CJK here, as in every task kernel (:data:`.fonts.CJK_CODE`, run before this: the font
@@ -132,18 +133,20 @@ class KernelSetup:
 
     def write_notebook(
         self, task: Task, attempt_id: str, mode: str, path: Path, player: str, language: dict
-    ) -> None:
-        """The attempt's notebook (:func:`.workspace.write_notebook`); a Qwen task's in its words,
-        with its prior turn's cell."""
-        write_notebook(task, attempt_id, mode, path, player, language)
+    ) -> nbformat.NotebookNode:
+        """Write the attempt's notebook (:func:`.workspace.attempt_notebook`) — a Qwen task's in
+        its words, with its prior turn's cell — and return it as written: what the server signs,
+        never what the file holds by then (its folder is the kernel's)."""
+        nb = attempt_notebook(task, attempt_id, mode, player, language)
         if qwen_item(task) is not None:
-            qwen_notebook(path, task, self.priors.pop(attempt_id, None))
+            qwen_notebook(nb, task, self.priors.pop(attempt_id, None))
+        write_notebook(nb, path)
+        return nb
 
 
-def qwen_notebook(path: Path, task: Task, prior: TurnOutput | None) -> None:
+def qwen_notebook(nb: nbformat.NotebookNode, task: Task, prior: TurnOutput | None) -> None:
     """Reword the title and instruction cells for a Qwen task; insert the prior turn's cell."""
     item = qwen_item(task) or {}
-    nb = nbformat.read(str(path), as_version=4)
     title, instruction = nb.cells[0], nb.cells[1]
     how = title.source.rsplit(" · ", 1)[-1]
     family = _FAMILY_WORDS.get(item.get("family", ""), "")
@@ -152,7 +155,6 @@ def qwen_notebook(path: Path, task: Task, prior: TurnOutput | None) -> None:
     instruction.source = instruction_text(item)
     if prior is not None:
         nb.cells.insert(2, prior_cell(prior))
-    nbformat.write(nb, str(path))
 
 
 def instruction_text(item: dict) -> str:
@@ -171,12 +173,12 @@ def instruction_text(item: dict) -> str:
 
 
 def prior_cell(ran: TurnOutput) -> nbformat.NotebookNode:
-    """The prior turn as an already-run, read-only code cell (its outputs as the kernel printed them),
-    the kernel's first counted run: ``[1]``."""
+    """The prior turn as an already-run, read-only code cell (its outputs as the kernel printed them,
+    kept to what runs nothing in a browser: :mod:`.safe_outputs`), the kernel's first counted run: ``[1]``."""
     cell = new_code_cell(
         ran.code,
         execution_count=1,
         metadata={"editable": False, "deletable": False, CELL_KEY: {"role": PRIOR, "step": 0}},
     )
-    cell.outputs = [nbformat.from_dict(o) for o in ran.outputs]
+    cell.outputs = [nbformat.from_dict(o) for o in safe_outputs(ran.outputs)]
     return cell

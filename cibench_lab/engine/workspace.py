@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -29,6 +29,7 @@ CELL_KEY = "cibench_lab"  # cell metadata: {"role": title|instruction|answer|ora
 FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def unwritable(err: OSError, what: str, setting: str) -> str:
@@ -41,11 +42,11 @@ def unwritable(err: OSError, what: str, setting: str) -> str:
     return f"cannot write {what}: {reason}; {fix}"
 
 
-async def written(rel: Path, work: Awaitable[Any]) -> None:
+async def written(rel: Path, work: Awaitable[T]) -> T:
     """Await file work in the attempt folder ``rel`` (relative to the server root); a folder that
     cannot be written is :class:`.errors.Unwritable`, in one line."""
     try:
-        await work
+        return await work
     except OSError as err:
         what = f"the attempt folder {rel.as_posix()}"
         raise Unwritable(unwritable(err, what, "CIBenchLabApp.attempts_dir")) from None
@@ -136,16 +137,9 @@ def notebook_name(task: Task, number: int = 1) -> str:
     return f"{stem}.{split}-{task.language}.ipynb"
 
 
-def sign_notebook(notary: Any, path: Path) -> None:
-    """Trust the notebook the server wrote: its signature in ``notary``'s store (the server's
-    contents manager's, so JupyterLab opens it trusted). Call it on the thread that made the
-    notary: its SQLite store is bound to that thread."""
-    notary.sign(nbformat.read(str(path), as_version=4))
-
-
-def write_notebook(
-    task: Task, attempt_id: str, mode: str, path: Path, player: str = "human", language: dict | None = None
-) -> None:
+def attempt_notebook(
+    task: Task, attempt_id: str, mode: str, player: str = "human", language: dict | None = None
+) -> nbformat.NotebookNode:
     """The attempt's notebook: title cell, the first instruction and an empty answer cell.
     ``language``: the kernel's ``language_info``, as JupyterLab would record it (so that opening
     the notebook changes nothing: it is not dirty)."""
@@ -168,5 +162,10 @@ def write_notebook(
     }
     nb.metadata["language_info"] = language or {"name": "python"}
     nb.metadata[NB_KEY] = {"attempt_id": attempt_id, "task_id": task.id, "mode": mode}
+    return nb
+
+
+def write_notebook(nb: nbformat.NotebookNode, path: Path) -> None:
+    """Write ``nb`` at ``path`` (its folder made)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, str(path))

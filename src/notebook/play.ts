@@ -27,6 +27,7 @@ import {
   restoredBadge,
   unrunNote
 } from './freshness';
+import { runSafely } from './safe';
 import { AttemptSession } from './session';
 
 /** Msg ids already reported, per cell (a run of an empty cell keeps the old future). */
@@ -169,15 +170,21 @@ function showRun(
 
 /**
  * Run a cell on the notebook's kernel and wait for it to finish; resolve to
- * the execute request's msg_id (undefined when nothing ran).
+ * the execute request's msg_id (undefined when nothing ran). `safe`: its
+ * outputs keep only what runs nothing in a browser (safe.ts).
  */
 export async function runCell(
   cell: CodeCell,
-  sessionContext: ISessionContext
+  sessionContext: ISessionContext,
+  safe = false
 ): Promise<string | undefined> {
   const running = CodeCell.execute(cell, sessionContext);
   // OutputArea.execute assigns the future synchronously inside execute()
-  const msgId = cell.outputArea.future?.msg.header.msg_id;
+  const future = cell.outputArea.future;
+  if (safe) {
+    runSafely(future);
+  }
+  const msgId = future?.msg.header.msg_id;
   try {
     await running;
   } catch (err) {
@@ -201,12 +208,15 @@ export async function runTurn(
   return result;
 }
 
-/** Oracle mode: run a settled step's reference cell and tell the server; its next action. */
+/**
+ * Oracle mode: run a settled step's reference cell (an imported task's code:
+ * its outputs kept safe) and tell the server; its next action.
+ */
 async function runOracle(
   session: AttemptSession,
   cell: CodeCell
 ): Promise<INextAction | undefined> {
-  const msgId = await runCell(cell, session.sessionContext);
+  const msgId = await runCell(cell, session.sessionContext, true);
   const step = cellTag(cell)?.step;
   if (msgId && step !== undefined) {
     return session.reportOracle(step, msgId);
