@@ -195,7 +195,9 @@ export async function runCell(
 
 /**
  * Run an attached player's code in the step's answer cell and report the run
- * as the step's turn (the server grades it from its own kernel capture).
+ * as the step's turn (the server grades it from its own kernel capture). A
+ * model's or a replay's code is not the person's: its outputs are kept safe
+ * (safe.ts), so a prompt-injected script never runs in the watcher's page.
  */
 export async function runTurn(
   session: AttemptSession,
@@ -203,6 +205,7 @@ export async function runTurn(
   api: CIBenchApi
 ): Promise<ITurnResult | undefined> {
   const running = CodeCell.execute(cell, session.sessionContext);
+  runSafely(cell.outputArea.future); // assigned synchronously inside execute()
   const result = await reportTurn(session, cell, api);
   await running.catch(() => undefined);
   return result;
