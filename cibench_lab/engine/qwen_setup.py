@@ -32,13 +32,14 @@ from ..grading import TurnOutput
 from ..grading.qwen.react import extract_code
 from ..models.qwen_react import prior_turn_code
 from ..tasks import literal
+from ..tasks.links import read_no_link
 from ..tasks.model import Task
 from ..tasks.qwen import VERSION, WORKDIR, question_of, qwen_item
 from .errors import BadInput
 from .fonts import STANDS_FOR
 from .hidden import run_hidden
 from .kernel import start_code
-from .workspace import CELL_KEY, write_notebook
+from .workspace import CELL_KEY, write_notebook, write_notebook_text
 
 #: The original's kernel start code (its ``code_interpreter.py``), less the per-run alarm; SimHei
 #: is Noto Sans CJK here, as in every task kernel (:data:`.fonts.CJK_CODE`, run before this: the font
@@ -143,7 +144,7 @@ class KernelSetup:
 def qwen_notebook(path: Path, task: Task, prior: TurnOutput | None) -> None:
     """Reword the title and instruction cells for a Qwen task; insert the prior turn's cell."""
     item = qwen_item(task) or {}
-    nb = nbformat.read(str(path), as_version=4)
+    nb = nbformat.reads(read_no_link(path), as_version=4)
     title, instruction = nb.cells[0], nb.cells[1]
     how = title.source.rsplit(" · ", 1)[-1]
     family = _FAMILY_WORDS.get(item.get("family", ""), "")
@@ -152,7 +153,7 @@ def qwen_notebook(path: Path, task: Task, prior: TurnOutput | None) -> None:
     instruction.source = instruction_text(item)
     if prior is not None:
         nb.cells.insert(2, prior_cell(prior))
-    nbformat.write(nb, str(path))
+    write_notebook_text(path, nb)
 
 
 def instruction_text(item: dict) -> str:

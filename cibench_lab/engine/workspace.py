@@ -20,8 +20,9 @@ from typing import Any
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from ..tasks.links import LinkRefused, read_no_link, write_no_link
 from ..tasks.model import Step, Task
-from .errors import Unwritable
+from .errors import Forbidden, Unwritable
 from .kernel import KERNEL_NAME
 
 NB_KEY = "cibench_lab_attempt"  # notebook metadata naming the attempt
@@ -43,9 +44,11 @@ def unwritable(err: OSError, what: str, setting: str) -> str:
 
 async def written(rel: Path, work: Awaitable[Any]) -> None:
     """Await file work in the attempt folder ``rel`` (relative to the server root); a folder that
-    cannot be written is :class:`.errors.Unwritable`, in one line."""
+    cannot be written is :class:`.errors.Unwritable`, a link there :class:`.errors.Forbidden`, in one line."""
     try:
         await work
+    except LinkRefused as err:
+        raise Forbidden(f"the attempt folder {rel.as_posix()}: {err}") from None
     except OSError as err:
         what = f"the attempt folder {rel.as_posix()}"
         raise Unwritable(unwritable(err, what, "CIBenchLabApp.attempts_dir")) from None
@@ -140,7 +143,13 @@ def sign_notebook(notary: Any, path: Path) -> None:
     """Trust the notebook the server wrote: its signature in ``notary``'s store (the server's
     contents manager's, so JupyterLab opens it trusted). Call it on the thread that made the
     notary: its SQLite store is bound to that thread."""
-    notary.sign(nbformat.read(str(path), as_version=4))
+    notary.sign(nbformat.reads(read_no_link(path), as_version=4))
+
+
+def write_notebook_text(path: Path, nb: nbformat.NotebookNode) -> None:
+    """``nb`` at ``path`` as nbformat writes it, whole, never through a link (:mod:`..tasks.links`)."""
+    text = nbformat.writes(nb)
+    write_no_link(path, text if text.endswith("\n") else text + "\n")
 
 
 def write_notebook(
@@ -169,4 +178,4 @@ def write_notebook(
     nb.metadata["language_info"] = language or {"name": "python"}
     nb.metadata[NB_KEY] = {"attempt_id": attempt_id, "task_id": task.id, "mode": mode}
     path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, str(path))
+    write_notebook_text(path, nb)
