@@ -110,6 +110,7 @@ class CIBenchLabApp(CIBenchLabTraits):
         config.settings.validate()
         self._check_cull(config)
         models = ModelRegistry(self._model_configs())
+        self._check_key_files(models, root, self._server.contents_manager.allow_hidden)
         hide_from_kernels(
             DATABASE_URL_VAR, self.judge_api_key_env, *(c.api_key_env for c in models.configs.values())
         )
@@ -279,16 +280,28 @@ class CIBenchLabApp(CIBenchLabTraits):
         url = store.engine.url
         if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
             return
-        folder = Path(url.database).resolve().parent
-        hidden = folder.is_relative_to(root) and any(
-            part.startswith(".") for part in folder.relative_to(root).parts
-        )
-        if folder.is_relative_to(root) and (allow_hidden or not hidden):
+        if served(Path(url.database).resolve().parent, root, allow_hidden):
             store.dispose()
             self._exit_on(
                 f"the results database {url.database} is under the server root {root}, whose files "
                 "Jupyter serves: keep it outside (CIBenchLabApp.database_url)"
             )
+
+    def _check_key_files(self, models: ModelRegistry, root: Path, allow_hidden: bool) -> None:
+        """A model's key file where Jupyter's file routes reach it is refused (the server exits, as for
+        the database); one that other users may read is warned of."""
+        for config in models.configs.values():
+            if not config.api_key_file:
+                continue
+            path = Path(config.api_key_file).expanduser().resolve()
+            if served(path.parent, root, allow_hidden):
+                self._exit_on(
+                    f"model {config.name!r}: api_key_file {path} is under the server root {root}, whose "
+                    "files Jupyter serves: keep it outside"
+                )
+            warning = config.key_file_warning()
+            if warning:
+                self.log.warning("cibench-lab: %s", warning)
 
     def _check_attempts_dir(self, root: Path) -> None:
         """Each Start writes a folder under ``attempts_dir``: a server that cannot would answer
@@ -341,3 +354,11 @@ class CIBenchLabApp(CIBenchLabTraits):
         if self.judge is not None:
             await self.judge.aclose()
         self.services.store.dispose()
+
+
+def served(folder: Path, root: Path, allow_hidden: bool) -> bool:
+    """Whether Jupyter's file routes reach (resolved) ``folder``: under the server root, and not in a
+    hidden folder there unless the server serves hidden files."""
+    if not folder.is_relative_to(root):
+        return False
+    return allow_hidden or not any(part.startswith(".") for part in folder.relative_to(root).parts)

@@ -182,10 +182,11 @@ class CIBenchLabTraits(ExtensionApp):
     models = Dict(
         default_value={},
         help=(
-            "Models the lab may attach to an attempt: {NAME: {model, base_url, api_key_env, protocol, "
-            "merge_roles, temperature, max_tokens, ...}}, as in `cibench-lab run --model-config`. Keys "
-            "stay on the server (read from the named environment variables); the browser sees names "
-            "and protocols only."
+            "Models the lab may attach to an attempt: {NAME: {model, base_url, api_key_env, api_key_file, "
+            "protocol, merge_roles, temperature, max_tokens, ...}}, as in `cibench-lab run --model-config`. "
+            "Keys stay on the server (read from api_key_file, a file outside the server root that only the "
+            "server's user reads, else from the named environment variable); the browser sees names and "
+            "protocols only."
         ),
     ).tag(config=True)
 

@@ -237,6 +237,7 @@ def _model_options(args) -> dict[str, Any]:
         "config_file": args.model_config,
         "base_url": args.base_url,
         "api_key_env": args.api_key_env,
+        "api_key_file": args.api_key_file,
         "protocol": args.protocol,
         "merge_roles": args.merge_roles or None,
         "temperature": args.temperature,
@@ -362,6 +363,7 @@ def _model_arguments(r) -> None:
     m = r.add_argument_group("model players (openai:MODEL)")
     m.add_argument("--base-url", help="OpenAI-compatible endpoint, up to /v1 (default: $OPENAI_BASE_URL)")
     m.add_argument("--api-key-env", help="environment variable holding the key (default OPENAI_API_KEY)")
+    m.add_argument("--api-key-file", help="a file holding the key (kept out of the environment; chmod 600)")
     m.add_argument("--model-config", help="JSON/TOML file: {models: {NAME: {base_url, model, ...}}}")
     m.add_argument("--protocol", choices=("cibench-react", "tools"), help="default cibench-react")
     m.add_argument(

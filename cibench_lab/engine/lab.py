@@ -85,7 +85,9 @@ class LabPlay:
         self.reports: dict[str, int] = {}  # kernel_id -> turn reports being graded
         self.background: set[asyncio.Future] = set()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cibench-engine")
-        self.player_context = PlayerContext(registry or ModelRegistry(), attempts.store, config.root_dir)
+        self.player_context = PlayerContext(
+            registry or ModelRegistry(), attempts.store, config.root_dir, config.attempts_path
+        )
         self.players: dict[str, Player] = {}  # by spec, built once
         self.driver = StepDriver(attempts, self.player, self.call, self.grader)
         self.kernels = LabKernels(serverapp, config.root_dir / config.attempts_dir, config.kernel_pool)

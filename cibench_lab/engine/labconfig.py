@@ -24,6 +24,11 @@ class LabConfig:
     kernel_idle_cull: float = 1800.0  # seconds an attempt's kernel may idle before it is stopped (0: never)
     kernel_pool: PoolSettings = field(default_factory=PoolSettings)  # warm kernels for Start (size 0: off)
 
+    @property
+    def attempts_path(self) -> Path:
+        """The attempts folder: every link under it is a kernel's, never followed (``tasks/links.py``)."""
+        return self.root_dir / self.attempts_dir
+
 
 def check_step(step: Any) -> None:
     if not isinstance(step, int) or isinstance(step, bool):

@@ -30,6 +30,7 @@ from ..tasks.archive import DATASOURCES
 from ..tasks.authoring import TaskPlan, lint_refusals, plot_elements, step_modules, task_notebook
 from ..tasks.errors import TaskError
 from ..tasks.library import CLASSROOM
+from ..tasks.links import LinkRefused, check_no_link
 from ..tasks.lint import lint_text
 from ..tasks.plotcode import CodeFacts, read_notebook
 from ..tasks.rendering import STOCK_72
@@ -44,7 +45,7 @@ from ..tasks.solution import (
 )
 from ..tasks.stepkind import Inferred, infer
 from ..tasks.taskdata import clashes, copy_files, data_files, data_folder
-from .errors import BadInput, EngineError
+from .errors import BadInput, EngineError, Forbidden
 from .execution import Execution
 from .kernel import KERNEL_NAME
 
@@ -59,6 +60,7 @@ class NewTaskOptions:
     check: bool = False  # only say what the task would be
     timeout: float = 120.0  # seconds per step
     root: Path | None = None  # the server root the data folder must be under (the lab's route)
+    attempts: Path | None = None  # the lab's attempts folder, whose links are never followed
 
 
 @dataclass
@@ -165,11 +167,22 @@ def _before_run(solution: Solution, result: NewTask, into: Path, options: NewTas
     if folder is not None and options.root is not None and not folder.resolve().is_relative_to(options.root):
         raise BadInput(f"data: {folder.name}/ leads outside the server root")
     files, refused = data_files(folder)
+    if options.attempts is not None:
+        _no_links([folder, *files.values()] if folder else [], options.attempts)
     result.refusals += refused + clashes(files, into, result.task_id)
     if not result.refusals:  # the instructions, before the kernel: a plot element left unsaid, ...
         draft = TaskPlan(result.lib or "", options.language)
         result.refusals += _lint(solution, task_notebook(solution, draft, KERNELSPEC, STOCK_72), result)
     return files
+
+
+def _no_links(paths: list[Path], attempts: Path) -> None:
+    """Forbidden (one line) when a path goes through a link in the attempts folder (a kernel's)."""
+    for path in paths:
+        try:
+            check_no_link(path, attempts, f"data: {path.name}")
+        except LinkRefused as err:
+            raise Forbidden(str(err)) from None
 
 
 def missing_imports(solution: Solution) -> list[Refusal]:

@@ -20,8 +20,9 @@ from typing import TypeVar
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from ..tasks.links import LinkRefused, write_no_link
 from ..tasks.model import Step, Task
-from .errors import Unwritable
+from .errors import Forbidden, Unwritable
 from .kernel import KERNEL_NAME
 
 NB_KEY = "cibench_lab_attempt"  # notebook metadata naming the attempt
@@ -44,9 +45,11 @@ def unwritable(err: OSError, what: str, setting: str) -> str:
 
 async def written(rel: Path, work: Awaitable[T]) -> T:
     """Await file work in the attempt folder ``rel`` (relative to the server root); a folder that
-    cannot be written is :class:`.errors.Unwritable`, in one line."""
+    cannot be written is :class:`.errors.Unwritable`, a link there :class:`.errors.Forbidden`, in one line."""
     try:
         return await work
+    except LinkRefused as err:
+        raise Forbidden(f"the attempt folder {rel.as_posix()}: {err}") from None
     except OSError as err:
         what = f"the attempt folder {rel.as_posix()}"
         raise Unwritable(unwritable(err, what, "CIBenchLabApp.attempts_dir")) from None
@@ -137,6 +140,12 @@ def notebook_name(task: Task, number: int = 1) -> str:
     return f"{stem}.{split}-{task.language}.ipynb"
 
 
+def write_notebook_text(path: Path, nb: nbformat.NotebookNode) -> None:
+    """``nb`` at ``path`` as nbformat writes it, whole, never through a link (:mod:`..tasks.links`)."""
+    text = nbformat.writes(nb)
+    write_no_link(path, text if text.endswith("\n") else text + "\n")
+
+
 def attempt_notebook(
     task: Task, attempt_id: str, mode: str, player: str = "human", language: dict | None = None
 ) -> nbformat.NotebookNode:
@@ -168,4 +177,4 @@ def attempt_notebook(
 def write_notebook(nb: nbformat.NotebookNode, path: Path) -> None:
     """Write ``nb`` at ``path`` (its folder made)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, str(path))
+    write_notebook_text(path, nb)

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..engine.errors import BadInput
+from ..engine.errors import BadInput, Forbidden
 from ..engine.newtask import NewTaskOptions, new_task
+from ..tasks.links import LinkRefused, check_no_link
 from . import schemas as s
 
 
-def under_root(root: Path, value: str, name: str) -> Path:
+def under_root(root: Path, value: str, name: str, attempts: Path) -> Path:
     """``value``, a path relative to the server root, resolved; BadInput when it leads out of it
-    (or is no path the OS takes: a name too long, say)."""
+    (or is no path the OS takes: a name too long, say), Forbidden when it goes through a link in the
+    attempts folder (a kernel's)."""
     shown = value if len(value) <= 80 else f"{value[:77]}..."
     try:
-        path = (root / value.strip().lstrip("/")).resolve()
+        path = check_no_link(root / value.strip().lstrip("/"), attempts, f"{name}: {shown!r}")
         path.is_file()  # a name the OS refuses says so here, once
+    except LinkRefused as err:
+        raise Forbidden(str(err)) from None
     except OSError as err:
         raise BadInput(f"{name}: {shown!r}: {err.strerror or 'not a path this server can open'}") from None
     if not path.is_relative_to(root):
@@ -25,13 +29,13 @@ def under_root(root: Path, value: str, name: str) -> Path:
 
 async def make_task(services, body: s.NewTaskRequest) -> dict:
     """Check or make the task of the request's notebook; added to the server's library when written."""
-    root = services.lab.config.root_dir
-    notebook = under_root(root, body.notebook, "notebook")
+    root, attempts = services.lab.config.root_dir, services.lab.config.attempts_path
+    notebook = under_root(root, body.notebook, "notebook", attempts)
     if notebook.suffix != ".ipynb" or not notebook.is_file():
         raise BadInput(f"notebook: no notebook {body.notebook!r} under the server root")
-    data = under_root(root, body.data, "data") if body.data is not None else None
+    data = under_root(root, body.data, "data", attempts) if body.data is not None else None
     timeout = services.lab.config.turn_timeout
-    options = NewTaskOptions(body.lib, body.lang, data, body.check, timeout, root)
+    options = NewTaskOptions(body.lib, body.lang, data, body.check, timeout, root, attempts)
     result = await new_task(notebook, services.new_tasks_dir, options)
     if result.written:
         services.library.refresh(services.new_tasks_dir, result.task_id)

@@ -3,10 +3,12 @@
 A model is named; its settings come from (lowest first) the defaults, a config
 file (``--model-config``; the server's ``CIBenchLabApp.models`` later uses the
 same dicts), the environment (``OPENAI_BASE_URL``, the key variable) and the
-command line.  The API key is read from the environment variable the config
-names (``OPENAI_API_KEY`` by default) or from a server-side config value; it is
-excluded from ``repr``, from :meth:`ModelConfig.public` and from everything
-recorded with a run.
+command line.  The API key is read from a key file (``api_key_file``: never put
+into the environment, so no process the server starts inherits it), the
+environment variable the config names (``OPENAI_API_KEY`` by default) or a
+server-side config value; it is excluded from ``repr``, from
+:meth:`ModelConfig.public` and from everything recorded with a run, and masked in
+every text the process shows (:mod:`.redact`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import sys
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from .redact import remember
 
 PROTOCOLS = ("cibench-react", "tools")
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -33,6 +37,7 @@ class ModelConfig:
     base_url: str | None = None  # ...up to /v1; None: OPENAI_BASE_URL or api.openai.com
     api_key_env: str = DEFAULT_KEY_ENV
     api_key: str | None = field(default=None, repr=False)  # server config only; prefer api_key_env
+    api_key_file: str | None = None  # a file holding the key (its first line), read at each use
     protocol: str = "cibench-react"
     merge_roles: bool = False
     temperature: float = 0.0
@@ -70,9 +75,9 @@ class ModelConfig:
         return self.base_url or os.environ.get("OPENAI_BASE_URL") or None
 
     def key(self) -> str:
-        """The API key for requests: config value, else the named variable, else a placeholder
-        for local servers (vLLM and friends accept any key)."""
-        key = self.api_key or os.environ.get(self.api_key_env)
+        """The API key for requests: config value, else the key file's, else the named variable,
+        else a placeholder for local servers (vLLM and friends accept any key)."""
+        key = self.api_key or self.file_key() or os.environ.get(self.api_key_env)
         if key:
             return key
         if self.resolved_base_url():
@@ -82,9 +87,38 @@ class ModelConfig:
             "--base-url, or base_url in the model config)"
         )
 
+    def file_key(self) -> str | None:
+        """The key ``api_key_file`` holds (None: no file set); ConfigError naming the file otherwise."""
+        if not self.api_key_file:
+            return None
+        path = Path(self.api_key_file).expanduser()
+        try:
+            key = path.read_text(encoding="utf-8").strip().split("\n", 1)[0].strip()
+        except (OSError, UnicodeDecodeError) as err:
+            reason = getattr(err, "strerror", None) or "not UTF-8 text"
+            raise ConfigError(f"api_key_file: {path}: {reason}") from None
+        if not key:
+            raise ConfigError(f"api_key_file: {path}: empty")
+        remember(key)  # masked in every text this process shows from now on
+        return key
+
+    def key_file_warning(self) -> str | None:
+        """One line when the key file may be read by other users (its mode lets group or others)."""
+        if not self.api_key_file:
+            return None
+        path = Path(self.api_key_file).expanduser()
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            return None  # the first use says why
+        if mode & 0o077:
+            return f"model {self.name!r}: api_key_file {path} may be read by other users (chmod 600 it)"
+        return None
+
     def public(self) -> dict[str, Any]:
-        """What a run records and a browser may see: everything but the key."""
-        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "api_key"}
+        """What a run records and a browser may see: everything but the key (and where it is kept)."""
+        hidden = ("api_key", "api_key_file")
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in hidden}
         out["base_url"] = self.resolved_base_url()
         return out
 

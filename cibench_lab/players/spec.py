@@ -19,6 +19,7 @@ from typing import Any
 
 from ..models.config import ConfigError, ModelRegistry
 from ..store import Store
+from ..tasks.links import LinkRefused, check_no_link
 from .base import Player, ReferencePlayer
 from .transcript import ReplayPlayer, TranscriptError, replay_steps, replayable
 
@@ -44,6 +45,7 @@ class PlayerContext:
     registry: ModelRegistry = field(default_factory=ModelRegistry)
     store: Store | None = None
     root: Path | None = None
+    attempts: Path | None = None  # the lab's attempts folder: a transcript through a link there is refused
     model_options: dict[str, Any] = field(default_factory=dict)
     config_file: str | None = None
 
@@ -79,7 +81,7 @@ def _model(name: str, ctx: PlayerContext) -> Player:
 
 
 def _transcript(value: str, ctx: PlayerContext) -> ReplayPlayer:
-    path = confined(value, ctx.root, "player.transcript")
+    path = confined(value, ctx.root, "player.transcript", ctx.attempts)
     try:
         player = ReplayPlayer(path, models_only=ctx.root is not None)  # the lab: model runs only
     except TranscriptError as err:
@@ -88,19 +90,23 @@ def _transcript(value: str, ctx: PlayerContext) -> ReplayPlayer:
     return player
 
 
-def confined(value: Any, root: Path | None, name: str) -> Path:
-    """``value`` as a file path: under ``root`` (when given), existing."""
+def confined(value: Any, root: Path | None, name: str, attempts: Path | None = None) -> Path:
+    """``value`` as a file path: under ``root`` (when given), existing, through no link in
+    ``attempts`` (when given: a kernel's, :mod:`..tasks.links`)."""
     if not isinstance(value, str) or not value.strip() or "\0" in value:
         raise SpecError(f"{name}: a path relative to the server root")
     if root is None:
         return Path(value)
     shown = value if len(value) <= 80 else f"{value[:77]}..."
+    named = root / value.strip().lstrip("/")
     try:
-        path = (root / value.strip().lstrip("/")).resolve()
+        path = check_no_link(named, attempts, f"{name}: {shown!r}") if attempts else named.resolve()
         if not path.is_relative_to(root.resolve()):
             raise SpecError(f"{name}: {shown!r} is outside the server root")
         if not path.is_file():
             raise SpecError(f"{name}: no file {shown!r} under the server root")
+    except LinkRefused as err:
+        raise SpecError(str(err)) from None
     except OSError as err:  # a name too long for the OS, say
         raise SpecError(f"{name}: {shown!r}: {err.strerror or 'not a path this server can open'}") from None
     return path

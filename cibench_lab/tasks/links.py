@@ -11,7 +11,10 @@ folder (a server root's own) is followed, and what it leads to is walked the sam
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import secrets
 import stat
 from pathlib import Path
 
@@ -65,3 +68,57 @@ def check_no_link(path: str | Path, attempts: str | Path, shown: str = "") -> Pa
     if st is not None and _inside(real, attempts) and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
         raise LinkRefused(f"{shown}: a hard link (a file with other names) in the attempts folder is refused")
     return real
+
+
+def _open_folder(path: Path) -> int:
+    """A descriptor of ``path``'s folder, opened without following a link there."""
+    try:
+        return os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as err:
+        if err.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise LinkRefused(f"{path.parent.name}: a link, not the attempt's folder; not written") from None
+        raise
+
+
+def _refuse_link(st: os.stat_result, path: Path, doing: str) -> None:
+    if stat.S_ISLNK(st.st_mode) or (stat.S_ISREG(st.st_mode) and st.st_nlink > 1):
+        raise LinkRefused(f"{path.name}: a link in the attempt folder; not {doing} through it")
+
+
+def write_no_link(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole, never through a link: its folder opened without following a
+    link, a symbolic or hard link at ``path`` refused (:class:`LinkRefused`, one line), the text written
+    to a new file beside it and renamed over it (a reader never sees it half-written)."""
+    folder = _open_folder(path)
+    partial = f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    try:
+        try:
+            _refuse_link(os.lstat(path.name, dir_fd=folder), path, "written")
+        except FileNotFoundError:
+            pass
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+        with os.fdopen(os.open(partial, flags, 0o644, dir_fd=folder), "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(partial, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(partial, dir_fd=folder)
+        raise
+    finally:
+        os.close(folder)
+
+
+def read_no_link(path: Path) -> str:
+    """The text of the file at ``path``, never read through a link (:class:`LinkRefused`)."""
+    folder = _open_folder(path)
+    try:
+        fd = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=folder)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise LinkRefused(f"{path.name}: a link in the attempt folder; not read through it") from None
+        raise
+    finally:
+        os.close(folder)
+    with os.fdopen(fd, encoding="utf-8") as file:
+        _refuse_link(os.fstat(file.fileno()), path, "read")
+        return file.read()

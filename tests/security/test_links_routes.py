@@ -1,0 +1,62 @@
+"""Our own routes never follow a link in an attempt folder: ``POST tasks`` (its notebook and its data
+folder), a player's transcript and a kernel's path. The links lead into another attempt's folder, inside
+the server root (a link out of the root is refused as outside it anyway); a hard link is another name of
+that attempt's file. The test process makes them, as an attempt folder from before seccomp holds them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from conftest import PROBE_ID, server_config
+from newtask import LOAD, write_solution
+
+pytestmark = pytest.mark.fast
+
+ATTEMPTS = "cibench-attempts"
+MINE = f"{ATTEMPTS}/probe-0123abcd"
+
+
+@pytest.fixture
+def jp_server_config(tmp_path, task_root):
+    from cibench_lab.tasks.library import builtin_dir
+
+    teacher = {"participant": "teach", "instructors": ["teach"]}  # POST tasks is an instructor's
+    made = str(tmp_path / "made")
+    return server_config(tmp_path, [builtin_dir(), task_root], new_tasks_dir=made, **teacher)
+
+
+@pytest.fixture
+def links(jp_root_dir: Path) -> Path:
+    """Another attempt's solution notebook, data and transcript; links to them in my attempt folder."""
+    other = jp_root_dir / ATTEMPTS / "other-4567cdef"
+    write_solution(other, [LOAD, "an instruction with no code after it"])
+    (other / "t.jsonl").write_text('{"task": "x"}\n')
+    mine = jp_root_dir / MINE
+    mine.mkdir(parents=True)
+    os.symlink(other / "bills_week.ipynb", mine / "nb.ipynb")
+    os.symlink(other, mine / "through")
+    os.symlink(other / "t.jsonl", mine / "t.jsonl")
+    os.link(other / "bills_week.ipynb", mine / "hard.ipynb")
+    os.link(other / "t.jsonl", mine / "hard.jsonl")
+    write_solution(jp_root_dir / "teacher", [LOAD, "an instruction with no code after it"])
+    return mine
+
+
+def refused(code: int, body: dict) -> None:
+    assert code in (400, 403), (code, body)
+    assert "link" in body["error"] and "\n" not in body["error"], body
+
+
+async def test_post_tasks_follows_no_link(api, links):
+    for notebook in ("nb.ipynb", "through/bills_week.ipynb", "hard.ipynb"):
+        refused(*await api("POST", "tasks", {"notebook": f"{MINE}/{notebook}", "check": True}))
+    data = {"notebook": "teacher/bills_week.ipynb", "data": f"{MINE}/through/data", "check": True}
+    refused(*await api("POST", "tasks", data))
+
+
+async def test_a_players_transcript_follows_no_link(api, links):
+    for transcript in ("t.jsonl", "through/t.jsonl", "hard.jsonl"):
+        choice = {"task_id": PROBE_ID, "mode": "e2e", "player": {"transcript": f"{MINE}/{transcript}"}}
+        refused(*await api("POST", "attempts", choice))
