@@ -111,7 +111,7 @@ class CIBenchLabApp(CIBenchLabTraits):
         lab = LabPlay(attempts, self._server, config, models, grader)
         roles = self._roles()
         hub = bool(os.environ.get("JUPYTERHUB_USER"))  # the hub user plays: no participant codes
-        studies = Studies(defs, lab, roles, hub)
+        studies = self._study_service(defs, lab, roles, hub)
         self.services = Services(
             library, store, attempts, lab, participant, models, studies, roles, new_tasks
         )
@@ -166,6 +166,14 @@ class CIBenchLabApp(CIBenchLabTraits):
             self.log.critical("cibench-lab: %s", err)
             raise SystemExit(1) from None
         return Roles(settings, Hub.from_env(os.environ, self.hub_groups_ttl, self.log))
+
+    def _study_service(self, defs: dict[str, StudyDef], lab: LabPlay, roles: Roles, hub: bool) -> Studies:
+        """The studies' service, or the server exits with one line: a malformed researcher key hash."""
+        try:
+            return Studies(defs, lab, roles, hub, self.researcher_key_sha256)
+        except BadInput as err:
+            self.log.critical("cibench-lab: %s", err)
+            raise SystemExit(1) from None
 
     def _studies(self, library: TaskLibrary) -> dict[str, StudyDef]:
         """The configured studies, checked against the tasks and this server, or the server exits

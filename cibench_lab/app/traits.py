@@ -219,6 +219,16 @@ class CIBenchLabTraits(ExtensionApp):
             "cibench-researchers (docs/classroom.md)."
         ),
     ).tag(config=True)
+    researcher_key_sha256 = Unicode(
+        "",
+        help=(
+            "On a server whose studies sign participants in with codes (a shared seat), the seat with "
+            "no code signed in holds the participant role only, whatever roles the server's own user "
+            "has. A request carrying the researcher key in the X-CIBench-Researcher-Key header gets "
+            "them back: this is the key's SHA-256, 64 hex digits (empty, default: no key; researchers "
+            "read results on their own server or with `cibench-lab export`). docs/studies.md."
+        ),
+    ).tag(config=True)
     class_members = Dict(  # not `classes`: traitlets' Application holds its configurable classes there
         value_trait=List(Unicode()),
         default_value={},
