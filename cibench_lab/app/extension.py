@@ -99,6 +99,7 @@ class CIBenchLabApp(CIBenchLabTraits):
         attempts = Attempts(store, library, self.profile)
         participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
         config = self._lab_config(root, participant)
+        config.guard_settings = self._guarded(bool(defs))
         config.settings.validate()
         self._check_cull(config)
         models = ModelRegistry(self._model_configs())
@@ -157,6 +158,15 @@ class CIBenchLabApp(CIBenchLabTraits):
             settings=settings,
             participant=participant,
         )
+
+    def _guarded(self, has_studies: bool) -> bool:
+        """A person's settings only tighten the server's (``guard_settings``; auto: where the server
+        holds other people's rules: proctored, studies, roles or classes, locked, under JupyterHub)."""
+        if self.guard_settings != "auto":
+            return self.guard_settings == "on"
+        hub = bool(os.environ.get("JUPYTERHUB_USER"))
+        roles = self.instructors or self.researchers or self.class_members
+        return bool(self.proctored or has_studies or roles or self.lock_settings or hub)
 
     def _roles(self) -> Roles:
         """Roles from the settings, joined by the hub's groups when the server runs under JupyterHub."""

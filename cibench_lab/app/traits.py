@@ -176,6 +176,18 @@ class CIBenchLabTraits(ExtensionApp):
         ),
     ).tag(config=True)
 
+    guard_settings = Enum(
+        ["auto", "on", "off"],
+        default_value="auto",
+        help=(
+            "Whether a person's lab settings (Settings -> CIBench, sent with Start) may only tighten the "
+            "server's turn_cap, reveal, show_grades and grade_rule, never loosen them (docs/classroom.md, "
+            "'Whose settings'). auto (default): on where the server is proctored, has studies, "
+            "instructors or class_members, locks its settings, or runs under JupyterHub (whose groups "
+            "name classes and instructors); on: always; off: a person's settings replace the server's."
+        ),
+    ).tag(config=True)
+
     models = Dict(
         default_value={},
         help=(

@@ -41,7 +41,7 @@ from .hidden import language_info
 from .interrupt import stop_turn
 from .kernel import KERNEL_NAME
 from .lab_pool import LabKernels
-from .labconfig import LabConfig, check_ids, check_step
+from .labconfig import LabConfig, check_ids, check_step, settings_policy
 from .oracle import referenced_steps
 from .qwen_setup import KernelSetup, check_mode
 from .settings import attempt_settings
@@ -178,7 +178,9 @@ class LabPlay:
             spec = await self.call(spec_of_choice, player, task.id, self.player_context)
         except SpecError as err:
             raise BadInput(str(err)) from None
-        settings = attempt_settings(self.config.settings, overrides, spec == HUMAN, self.config.lock_settings)
+        settings = attempt_settings(
+            self.config.settings, overrides, spec == HUMAN, settings_policy(self.config)
+        )
         new = NewAttempt(task, mode, spec, participant, settings, attempt_environment(task))
         return await self.create(new)
 
