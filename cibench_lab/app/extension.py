@@ -20,6 +20,7 @@ from ..engine.interpreter import PYTHON_VAR, check_kernel_python, kernel_python,
 from ..engine.kernel import ensure_kernelspec, hide_from_kernels
 from ..engine.lab import LabConfig, LabPlay
 from ..engine.lab_pool import apply_pool
+from ..engine.labconfig import settings_policy
 from ..engine.pool import PoolSettings
 from ..engine.proctor import apply_preset
 from ..engine.roles import Roles, RoleSettings
@@ -61,6 +62,7 @@ class Services:
         return {
             "defaults": c.settings.as_dict(),
             "locked": c.lock_settings,
+            "guarded": settings_policy(c) == "tighten",
             "turn_timeout": c.turn_timeout,
             "kernel_idle_cull": c.kernel_idle_cull,
             "profile": self.attempts.profile,

@@ -80,3 +80,11 @@ def test_a_guarded_server_still_refuses_an_ill_typed_setting():
         attempt_settings(SERVER, {"turn_cap": -1}, person=True, policy="tighten")
     with pytest.raises(BadInput, match=r"settings.reveal"):
         attempt_settings(SERVER, {"reveal": "sometimes"}, person=True, policy="tighten")
+
+
+@pytest.mark.fast
+async def test_the_class_server_says_it_guards_its_settings(api):
+    """The lab reads it (GET settings: ``guarded``) to count the turn cap a person will get."""
+    code, settings = await api("GET", "settings")
+    assert code == 200 and settings["guarded"] is True and settings["locked"] is False
+    assert settings["defaults"]["turn_cap"] == 2 and settings["defaults"]["reveal"] == "never"
