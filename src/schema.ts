@@ -1463,6 +1463,8 @@ export type components = {
     ServerSettings: {
       defaults: components['schemas']['PlaySettings'];
       locked: boolean;
+      /** @description a person's settings may only tighten the defaults' turn_cap, reveal, show_grades and grade_rule (guard_settings; false when locked: they are ignored) */
+      guarded: boolean;
       turn_timeout: number;
       /** @description the profile the lab shows (badges, summaries) */
       profile: string;

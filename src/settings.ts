@@ -53,16 +53,22 @@ export function playSettingsFrom(composite: {
 
 /**
  * The turn cap the server gives a person's new attempt (0: none): the
- * server's default when it locks its settings or the person set none, else
- * theirs.
+ * server's default when it locks its settings or the person set none; where
+ * it guards them, the smaller of the two caps (0, no cap, is the loosest:
+ * docs/classroom.md, "Whose settings"); else theirs.
  */
 export function personTurnCap(
-  server: Pick<IServerSettings, 'locked' | 'defaults'>,
+  server: Pick<IServerSettings, 'locked' | 'defaults'> &
+    Partial<Pick<IServerSettings, 'guarded'>>,
   own: Partial<IPlaySettings>
 ): number {
-  return server.locked
-    ? server.defaults.turn_cap
-    : (own.turn_cap ?? server.defaults.turn_cap);
+  const base = server.defaults.turn_cap;
+  const mine = server.locked ? base : (own.turn_cap ?? base);
+  if (!server.guarded) {
+    return mine;
+  }
+  const caps = [base, mine].filter(cap => cap > 0);
+  return caps.length ? Math.min(...caps) : 0;
 }
 
 /** Keeps the current play settings of the plugin. */

@@ -106,7 +106,8 @@ def test_a_players_attempt_is_graded_when_it_settles(attempts):
         str(err.value) == PLAYER_BEST == "settings.grade_rule: a player's steps are graded when they settle"
     )
     assert (
-        attempt_settings(server, {"grade_rule": "best"}, person=False, locked=True).grade_rule == "settling"
+        attempt_settings(server, {"grade_rule": "best"}, person=False, policy="locked").grade_rule
+        == "settling"
     )
     with pytest.raises(BadInput, match="settings.grade_rule: must be one of best, settling"):
         attempt_settings(server, {"grade_rule": "last"}, person=True)

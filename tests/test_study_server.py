@@ -165,6 +165,8 @@ async def test_a_participant_sees_only_their_own_enrolment(api, services):
     assert code == 403 and err["error"] == "GET /studies/{study_id}/participants needs the researcher role"
     researchers = ["the-researcher", services.participant]  # this server's user is a researcher now
     services.roles.settings = RoleSettings.of([], researchers, {})
+    assert (await api("GET", "studies/parity/participants"))[0] == 403  # a shared seat: codes
+    services.studies.seat.shared = False  # as on a server without codes (tests/security/test_seat.py: with)
     await consent(api, "parity", answers={"expertise": "high"})
     code, records = await api("GET", "studies/parity/participants")
     assert code == 200 and [r["participant"] for r in records] == ["someone-else", services.participant]
@@ -206,6 +208,8 @@ async def test_a_code_signed_in_has_no_role_of_the_servers_user(api, services):
     """The server's user is a researcher; the participant a code signs in in their place is not."""
     me = services.participant
     services.roles.settings = RoleSettings.of([me], [me], {})
+    assert (await api("GET", "me"))[1]["roles"] == ["participant"]  # a shared seat
+    services.studies.seat.shared = False  # as on a server whose studies have no codes
     assert (await api("GET", "me"))[1]["roles"] == ["participant", "instructor", "researcher"]
     await consent(api, "lab-pilot", code="P05")
     assert await api("GET", "me") == (200, {"name": "P05", "roles": ["participant"], "classes": []})

@@ -21,6 +21,7 @@ from ..engine.interpreter import PYTHON_VAR, check_kernel_python, kernel_python,
 from ..engine.kernel import ensure_kernelspec, hide_from_kernels
 from ..engine.lab import LabConfig, LabPlay
 from ..engine.lab_pool import apply_pool
+from ..engine.labconfig import settings_policy
 from ..engine.limits import KernelLimits, process_limit_problem
 from ..engine.pool import PoolSettings
 from ..engine.proctor import apply_preset
@@ -65,6 +66,7 @@ class Services:
         return {
             "defaults": c.settings.as_dict(),
             "locked": c.lock_settings,
+            "guarded": settings_policy(c) == "tighten",
             "turn_timeout": c.turn_timeout,
             "kernel_idle_cull": c.kernel_idle_cull,
             "profile": self.attempts.profile,
@@ -107,6 +109,7 @@ class CIBenchLabApp(CIBenchLabTraits):
         attempts = Attempts(store, library, self.profile)
         participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
         config = self._lab_config(root, participant)
+        config.guard_settings = self._guarded(bool(defs))
         config.settings.validate()
         self._check_cull(config)
         models = ModelRegistry(self._model_configs())
@@ -121,7 +124,7 @@ class CIBenchLabApp(CIBenchLabTraits):
         self._watch_requests(lab)
         roles = self._roles()
         hub = bool(os.environ.get("JUPYTERHUB_USER"))  # the hub user plays: no participant codes
-        studies = Studies(defs, lab, roles, hub)
+        studies = self._study_service(defs, lab, roles, hub)
         self.services = Services(
             library, store, attempts, lab, participant, models, studies, roles, new_tasks
         )
@@ -168,6 +171,15 @@ class CIBenchLabApp(CIBenchLabTraits):
             participant=participant,
         )
 
+    def _guarded(self, has_studies: bool) -> bool:
+        """A person's settings only tighten the server's (``guard_settings``; auto: where the server
+        holds other people's rules: proctored, studies, roles or classes, locked, under JupyterHub)."""
+        if self.guard_settings != "auto":
+            return self.guard_settings == "on"
+        hub = bool(os.environ.get("JUPYTERHUB_USER"))
+        roles = self.instructors or self.researchers or self.class_members
+        return bool(self.proctored or has_studies or roles or self.lock_settings or hub)
+
     def _roles(self) -> Roles:
         """Roles from the settings, joined by the hub's groups when the server runs under JupyterHub."""
         try:
@@ -176,6 +188,14 @@ class CIBenchLabApp(CIBenchLabTraits):
             self.log.critical("cibench-lab: %s", err)
             raise SystemExit(1) from None
         return Roles(settings, Hub.from_env(os.environ, self.hub_groups_ttl, self.log))
+
+    def _study_service(self, defs: dict[str, StudyDef], lab: LabPlay, roles: Roles, hub: bool) -> Studies:
+        """The studies' service, or the server exits with one line: a malformed researcher key hash."""
+        try:
+            return Studies(defs, lab, roles, hub, self.researcher_key_sha256)
+        except BadInput as err:
+            self.log.critical("cibench-lab: %s", err)
+            raise SystemExit(1) from None
 
     def _studies(self, library: TaskLibrary) -> dict[str, StudyDef]:
         """The configured studies, checked against the tasks and this server, or the server exits

@@ -179,6 +179,18 @@ class CIBenchLabTraits(ExtensionApp):
         ),
     ).tag(config=True)
 
+    guard_settings = Enum(
+        ["auto", "on", "off"],
+        default_value="auto",
+        help=(
+            "Whether a person's lab settings (Settings -> CIBench, sent with Start) may only tighten the "
+            "server's turn_cap, reveal, show_grades and grade_rule, never loosen them (docs/classroom.md, "
+            "'Whose settings'). auto (default): on where the server is proctored, has studies, "
+            "instructors or class_members, locks its settings, or runs under JupyterHub (whose groups "
+            "name classes and instructors); on: always; off: a person's settings replace the server's."
+        ),
+    ).tag(config=True)
+
     models = Dict(
         default_value={},
         help=(
@@ -221,6 +233,16 @@ class CIBenchLabTraits(ExtensionApp):
             "User names that may read every participant's record of a study (GET "
             "studies/{id}/participants). Joined by the members of the JupyterHub group "
             "cibench-researchers (docs/classroom.md)."
+        ),
+    ).tag(config=True)
+    researcher_key_sha256 = Unicode(
+        "",
+        help=(
+            "On a server whose studies sign participants in with codes (a shared seat), the seat with "
+            "no code signed in holds the participant role only, whatever roles the server's own user "
+            "has. A request carrying the researcher key in the X-CIBench-Researcher-Key header gets "
+            "them back: this is the key's SHA-256, 64 hex digits (empty, default: no key; researchers "
+            "read results on their own server or with `cibench-lab export`). docs/studies.md."
         ),
     ).tag(config=True)
     class_members = Dict(  # not `classes`: traitlets' Application holds its configurable classes there

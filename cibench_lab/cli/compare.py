@@ -9,12 +9,12 @@ with its bootstrap CI, their working time, each run's result and the steps' Rasc
 
 from __future__ import annotations
 
-import csv
 import functools
 import json
 import sys
 from typing import Any
 
+from ..engine import csvcells
 from ..engine.comparison import NotComparable, compare
 from ..engine.errors import EngineError
 from ..store import Store
@@ -49,7 +49,7 @@ def emit(report: dict[str, Any], form: str, plots: str | None) -> int:
     if form == "json":
         print(json.dumps(report, indent=1))
     elif form == "csv":
-        csv.writer(sys.stdout).writerows(csv_rows(report))
+        csvcells.Writer(sys.stdout).writerows(csv_rows(report))
     else:
         from .compare_table import print_table
 

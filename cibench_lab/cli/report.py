@@ -12,13 +12,13 @@ the E-/O- columns, Avg and the bootstrap confidence intervals.
 
 from __future__ import annotations
 
-import csv
 import json
 import sys
 from typing import Any
 
 from sqlalchemy import select
 
+from ..engine import csvcells
 from ..engine.comparison import find_runs
 from ..engine.settings import PlaySettings
 from ..grading.bounds import bounded
@@ -289,11 +289,11 @@ def _print_csv(report: dict | None, qwen: dict | None) -> int:
         print("error: --format csv: the runs hold CIBench and Qwen tasks; report them apart", file=sys.stderr)
         return 2
     if report is not None:
-        csv.writer(sys.stdout).writerows(csv_rows(report))
+        csvcells.Writer(sys.stdout).writerows(csv_rows(report))
     elif qwen is not None:
         from .qwen_report import csv_rows as qwen_rows
 
-        csv.writer(sys.stdout).writerows(qwen_rows(qwen))
+        csvcells.Writer(sys.stdout).writerows(qwen_rows(qwen))
     return 0
 
 

@@ -9,7 +9,6 @@ notes, times) and how the server graded it.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
@@ -21,6 +20,7 @@ from ..grading.fair import first_image
 from ..grading.qwen.lab import not_graded
 from ..store.tables import Attempt, Participant, StepRow, Turn
 from .attempt import Attempts
+from .csvcells import Writer
 from .enrolment import iso
 from .errors import NotFound
 from .settings import PlaySettings
@@ -158,12 +158,12 @@ def progress_csv(progress: dict[str, Any]) -> str:
     """The class table (one line per attempt) as CSV with a header line; ``step`` as a person reads
     it (``3/4``: step 3 of 4), an unknown time empty."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
+    writer = Writer(out)  # every cell neutral (csvcells.py); CRLF lines: a CR in a cell is quoted
+    writer.writerow(CSV_COLUMNS)
     for row in progress["attempts"]:
         line = {k: "" if row.get(k) is None else row[k] for k in CSV_COLUMNS}
         line["step"] = f"{row['current_step'] + 1}/{row['n_steps']}"
-        writer.writerow(line)
+        writer.writerow(line[k] for k in CSV_COLUMNS)
     return out.getvalue()
 
 

@@ -41,7 +41,7 @@ from .hidden import language_info
 from .interrupt import stop_turn
 from .kernel import KERNEL_NAME
 from .lab_pool import LabKernels
-from .labconfig import LabConfig, check_ids, check_step
+from .labconfig import LabConfig, check_ids, check_step, settings_policy
 from .oracle import referenced_steps
 from .qwen_setup import KernelSetup, check_mode
 from .safe_outputs import sign_notebook
@@ -130,10 +130,9 @@ class LabPlay:
             self.captures.shutdown(kernel_id)
 
     async def _auto_bind(self, kernel_id: str) -> None:
-        """A new kernel on one of this participant's attempt notebooks (reopened after a server or
-        kernel restart): an open attempt's is restored at once, so it is queued before anything a
-        person runs; a finished attempt's is stopped (:mod:`.closed`). Only this participant's:
-        another server on the same database has its own root, where the path is someone else's."""
+        """A new kernel on this participant's attempt notebook (reopened after a restart): an open
+        attempt's is restored at once, before anything a person runs; a finished one's is stopped
+        (:mod:`.closed`). Only this participant's: another server's root holds someone else's."""
         who = self.config.participant
         session = await session_of(self.app.session_manager, kernel_id, tries=100)
         path = session.get("path") if session else None
@@ -181,13 +180,14 @@ class LabPlay:
             spec = await self.call(spec_of_choice, player, task.id, self.player_context)
         except SpecError as err:
             raise BadInput(str(err)) from None
-        settings = attempt_settings(self.config.settings, overrides, spec == HUMAN, self.config.lock_settings)
+        settings = attempt_settings(
+            self.config.settings, overrides, spec == HUMAN, settings_policy(self.config)
+        )
         new = NewAttempt(task, mode, spec, participant, settings, attempt_environment(task))
         return await self.create(new)
 
     async def create(self, new: NewAttempt) -> str:
-        """Record ``new`` (a study's too), then its folder, session, kernel and notebook; a
-        failure undoes them all."""
+        """Record ``new`` (a study's too), then its folder, session, kernel and notebook; a failure undoes all."""
         check_cull(self.config.kernel_idle_cull, new.settings.pause_after)
         check_mode(new.task, new.mode)  # a Qwen task: end-to-end only
         attempt_id = await self.call(self.attempts.create, new)

@@ -19,6 +19,7 @@ class LabConfig:
     turn_timeout: float  # seconds a turn report waits for the kernel's idle
     settings: PlaySettings  # server defaults
     lock_settings: bool  # when True, a browser cannot override them
+    guard_settings: bool = False  # when True, a browser's settings may only tighten them
     participant: str = ""  # whose attempts this server plays (the handlers' participant)
     interrupt_grace: float = 10.0  # seconds an interrupted turn may take to stop before a restart
     kernel_idle_cull: float = 1800.0  # seconds an attempt's kernel may idle before it is stopped (0: never)
@@ -28,6 +29,11 @@ class LabConfig:
     def attempts_path(self) -> Path:
         """The attempts folder: every link under it is a kernel's, never followed (``tasks/links.py``)."""
         return self.root_dir / self.attempts_dir
+
+
+def settings_policy(config: LabConfig) -> str:
+    """How a person's settings meet the server's (``engine/settings.py: POLICIES``)."""
+    return "locked" if config.lock_settings else "tighten" if config.guard_settings else "free"
 
 
 def check_step(step: Any) -> None:

@@ -65,14 +65,38 @@ class PlaySettings:
         return asdict(self)
 
 
+#: How a person's lab settings (sent with Start) meet the server's: ``free`` they replace them,
+#: ``tighten`` they may only tighten the play rules (:func:`tightest`), ``locked`` they are ignored.
+POLICIES = ("free", "tighten", "locked")
+GRADE_RULE_ORDER = ("best", "settling")  # loosest first (REVEAL is too)
+
+
+def tightest(server: PlaySettings, person: PlaySettings) -> PlaySettings:
+    """``person``'s settings, each play rule no looser than ``server``'s (docs/classroom.md):
+    ``turn_cap`` the smaller cap (0, no cap, is the loosest); ``reveal`` the later of after-step,
+    after-task, never; ``show_grades`` on only if both are; ``grade_rule`` ``settling`` if either
+    is (the settling run counts, not the best). ``pause_after`` and ``max_turn`` (a model's
+    budget) are no play rule of a person's grade: the person's."""
+    caps = [cap for cap in (server.turn_cap, person.turn_cap) if cap]
+    return replace(
+        person,
+        turn_cap=min(caps) if caps else 0,
+        reveal=max(server.reveal, person.reveal, key=REVEAL.index),
+        show_grades=server.show_grades and person.show_grades,
+        grade_rule=max(server.grade_rule, person.grade_rule, key=GRADE_RULE_ORDER.index),
+    )
+
+
 def attempt_settings(
-    base: PlaySettings, override: dict[str, Any] | None, person: bool, locked: bool = False
+    base: PlaySettings, override: dict[str, Any] | None, person: bool, policy: str = "free"
 ) -> PlaySettings:
     """The settings a new attempt is recorded with: ``base`` (the server's) with the browser's
-    ``override`` unless ``locked``; a player's attempt always settles its grades (asking
-    ``best`` for one is refused)."""
-    override = None if locked else override
+    ``override`` as ``policy`` lets it (:data:`POLICIES`); a player's attempt always settles its
+    grades (asking ``best`` for one is refused)."""
+    override = None if policy == "locked" else override
     settings = PlaySettings.merge(base, override)
+    if policy == "tighten":
+        settings = tightest(base, settings)
     if person:
         return settings
     if (override or {}).get("grade_rule") == "best":

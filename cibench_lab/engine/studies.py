@@ -18,7 +18,7 @@ from .errors import BadInput, Conflict, Forbidden, NotFound
 from .freeplay import check_free_play
 from .lab import LabPlay
 from .quit import quit_attempt
-from .roles import PARTICIPANT, RESEARCHER, Roles
+from .roles import PARTICIPANT, RESEARCHER, Identity, Roles, identity
 from .seat import Seat
 from .step import HUMAN
 from .study import StudyDef
@@ -27,13 +27,15 @@ from .view import attempt_view
 
 
 class Studies:
-    def __init__(self, defs: dict[str, StudyDef], lab: LabPlay, roles: Roles, hub: bool):
-        """``hub``: the server runs under JupyterHub (its user is the participant: no codes)."""
+    def __init__(self, defs: dict[str, StudyDef], lab: LabPlay, roles: Roles, hub: bool, key_hash: str = ""):
+        """``hub``: the server runs under JupyterHub (its user is the participant: no codes);
+        ``key_hash``: the researcher key's SHA-256 (:mod:`.seat`)."""
         self.defs = defs
         self.lab = lab
-        self.seat = Seat(lab.config)
         self.roles = roles
         self.hub = hub
+        shared = any(self.codes(study) for study in defs.values())
+        self.seat = Seat(lab.config, shared, key_hash)
         self.locks: dict[tuple[str, str], asyncio.Lock] = {}
 
     @property
@@ -62,29 +64,37 @@ class Studies:
             raise Conflict(f"study {study.id!r}: enter your participant code at its consent first")
         return who
 
-    async def view(self, study_id: str) -> dict[str, Any]:
+    async def view(self, study_id: str, who: Identity) -> dict[str, Any]:
+        """The study as ``who`` (the caller, ``handlers/base.py: identity``) sees it."""
         study = self.study(study_id)
-        researcher = await self.is_researcher()
+        researcher = self.is_researcher(who)
         a = self.attempts
         return await self.lab.call(
             study_view, a.store, a.library, study, self._who(study), self.codes(study), researcher
         )
 
-    async def summaries(self) -> list[dict[str, Any]]:
-        return [summary(await self.view(study_id)) for study_id in self.defs]
+    async def summaries(self, who: Identity) -> list[dict[str, Any]]:
+        return [summary(await self.view(study_id, who)) for study_id in self.defs]
 
-    async def consent(self, study_id: str, accept: bool, code: str | None, answers: Any) -> dict[str, Any]:
+    async def consent(
+        self, study_id: str, who: Identity, accept: bool, code: str | None, answers: Any
+    ) -> dict[str, Any]:
         """Accept the consent (with the questionnaire's answers): enrol, or sign a returning
         participant's code in again (their first consent and answers stay)."""
         study = self.study(study_id)
         problems: list[str] = []  # every field's, in the form's order: code, answers, accept
-        who = self._consenting(study, code, problems)
-        if who is not None and self.codes(study) and who != self.seat.code and not await self._free(who):
+        consenting = self._consenting(study, code, problems)
+        if (
+            consenting is not None
+            and self.codes(study)
+            and consenting != self.seat.code
+            and not await self._free(consenting)
+        ):
             problems.append(
                 "code: that is the name of someone this server already knows; choose another code"
             )
-            who = None
-        enrolled = who is not None and await self.lab.call(self._consented, study.id, who)
+            consenting = None
+        enrolled = consenting is not None and await self.lab.call(self._consented, study.id, consenting)
         checked: dict[str, Any] = {}
         if not enrolled:
             try:
@@ -93,14 +103,15 @@ class Studies:
                 problems.append(str(err))
         if accept is not True:
             problems.append("accept: the consent must be accepted to take part")
-        if problems or who is None:
+        if problems or consenting is None:
             raise BadInput("; ".join(problems))
         if not enrolled:
             a = self.attempts
-            await self.lab.call(enrol, a.store, a.library, study, who, checked)
+            await self.lab.call(enrol, a.store, a.library, study, consenting, checked)
         if self.codes(study):
-            self.seat.sign_in(who)
-        return await self.view(study_id)
+            self.seat.sign_in(consenting)
+            who = identity(consenting)  # the code signed in: a participant, no role of the seat's
+        return await self.view(study_id, who)
 
     def _consenting(self, study: StudyDef, code: str | None, problems: list[str]) -> str | None:
         """Who consents: the participant code entered (on a shared machine), else who plays now;
@@ -133,7 +144,7 @@ class Studies:
             found = enrolment_of(s, study_id, participant)
             return found is not None and found.consent_at is not None
 
-    async def start_next(self, study_id: str) -> dict[str, Any]:
+    async def start_next(self, study_id: str, caller: Identity) -> dict[str, Any]:
         """Start the plan's next task; the study view and the new attempt's view."""
         study = self.study(study_id)
         who = self._playing(study)
@@ -148,7 +159,7 @@ class Studies:
             new = NewAttempt(task, item["mode"], HUMAN, who, play.settings, environment, study=play)
             attempt_id = await self.lab.create(new)
         attempt = await self.lab.call(attempt_view, self.attempts, attempt_id, who)
-        return {"study": await self.view(study_id), "attempt": attempt}
+        return {"study": await self.view(study_id, caller), "attempt": attempt}
 
     def _next_item(self, study_id: str, participant: str) -> dict[str, Any]:
         with self.attempts.store.session() as s:
@@ -159,7 +170,7 @@ class Studies:
             raise Conflict("every task of the study is done")
         return p.items[p.next]
 
-    async def quit(self, study_id: str) -> dict[str, Any]:
+    async def quit(self, study_id: str, caller: Identity) -> dict[str, Any]:
         """Quit the attempt in progress (left unfinished); its kernel is stopped."""
         study = self.study(study_id)
         who = self._playing(study)
@@ -167,7 +178,7 @@ class Studies:
             attempt_id = await self.lab.call(self._current, study.id, who)
             kernel_id = await self.lab.call(quit_attempt, self.attempts, attempt_id, who)
         self.lab.culler.after(attempt_id, kernel_id, {"do": "done"})
-        return await self.view(study_id)
+        return await self.view(study_id, caller)
 
     def _current(self, study_id: str, participant: str) -> str:
         with self.attempts.store.session() as s:
@@ -178,41 +189,44 @@ class Studies:
         assert attempt_id is not None, "an item in progress has its attempt"
         return attempt_id
 
-    async def hand_over(self, study_id: str) -> dict[str, Any]:
-        """The participant code signs out: the next person enters theirs at the consent."""
+    async def hand_over(self, study_id: str, caller: Identity) -> dict[str, Any]:
+        """The participant code signs out: the next person enters theirs at the consent; the seat
+        holds the participant role only (a shared seat, :mod:`.seat`)."""
         study = self.study(study_id)
         if not self.codes(study):
             raise BadInput(f"study {study.id!r} does not sign participants in with codes on this server")
         self.seat.hand_over()
-        return await self.view(study_id)
+        return await self.view(study_id, identity(self.seat.name))
 
-    async def participants(self, study_id: str) -> list[dict[str, Any]]:
+    async def participants(self, study_id: str, who: Identity) -> list[dict[str, Any]]:
         """Every participant's record of the study: researchers only."""
-        study = await self.for_researchers(study_id, "read every participant's record of")
+        study = self.for_researchers(study_id, who, "read every participant's record of")
         a = self.attempts
         return await self.lab.call(participants_view, a.store, a.library, study)
 
-    async def compare(self, study_id: str, runs: list[str], profile: str, allow: bool) -> dict[str, Any]:
+    async def compare(
+        self, study_id: str, who: Identity, runs: list[str], profile: str, allow: bool
+    ) -> dict[str, Any]:
         """The study's people beside the runs (``comparison.py``, as `report --compare`): researchers only."""
-        study = await self.for_researchers(study_id, "compare the people of")
+        study = self.for_researchers(study_id, who, "compare the people of")
         a = self.attempts
         return await self.lab.call(compare, a.store, study.id, runs, profile, allow, lambda: a.library)
 
-    async def runs(self, study_id: str) -> list[dict[str, Any]]:
+    async def runs(self, study_id: str, who: Identity) -> list[dict[str, Any]]:
         """The recorded runs a comparison can name: researchers only."""
-        await self.for_researchers(study_id, "list the runs to compare with")
+        self.for_researchers(study_id, who, "list the runs to compare with")
         return await self.lab.call(recorded_runs, self.attempts.store)
 
     # ---- who may read everyone's ------------------------------------------------------------
-    async def is_researcher(self) -> bool:
-        """The one researcher check (the role, :mod:`.roles`: the settings and the hub's groups): the
-        caller may read every participant's record and the comparison report — never a participant
-        code signed in in the server's user's place. The routes require the role first."""
-        return self.seat.code is None and (await self.roles.of(self.seat.name)).has(RESEARCHER)
+    def is_researcher(self, who: Identity) -> bool:
+        """The one researcher check: ``who`` (the caller's identity, which the seat already
+        narrowed: :mod:`.seat`) holds the role (:mod:`.roles`) and is the server's own user —
+        never a participant code signed in in its place. The routes require the role first."""
+        return who.has(RESEARCHER) and self.seat.code is None and who.name == self.seat.name
 
-    async def for_researchers(self, study_id: str, what: str) -> StudyDef:
+    def for_researchers(self, study_id: str, who: Identity, what: str) -> StudyDef:
         """The study, or Forbidden naming what only its researchers may do."""
         study = self.study(study_id)
-        if not await self.is_researcher():
+        if not self.is_researcher(who):
             raise Forbidden(f"only the study's researchers {what} {study.id!r}")
         return study

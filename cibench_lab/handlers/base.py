@@ -18,6 +18,7 @@ from tornado import web
 
 from ..engine.errors import BadInput, EngineError
 from ..engine.roles import PARTICIPANT, ROLES, Identity, identity
+from ..engine.seat import KEY_HEADER
 from ..models.redact import redact
 from ..store.errors import StoreError, write_fault
 from ..tasks.errors import TaskError
@@ -106,11 +107,14 @@ class Handler(APIHandler):
 
     async def identity(self) -> Identity:
         """The caller's roles and classes, read once a request: the server's user's — or, while a
-        participant code is signed in in their place (``engine/seat.py``), that participant's alone."""
+        participant code is signed in in their place, or at a shared seat with no code signed in
+        and without the researcher key (``engine/seat.py``), the participant role alone."""
         if self._identity is None:
-            user = self.services.participant
-            signed_in = self.participant != user
-            self._identity = identity(self.participant) if signed_in else await self.services.roles.of(user)
+            seat = self.services.studies.seat
+            if seat.holds_server_roles(self.request.headers.get(KEY_HEADER)):
+                self._identity = await self.services.roles.of(self.services.participant)
+            else:
+                self._identity = identity(self.participant)
         return self._identity
 
     @property

@@ -16,14 +16,20 @@ class StudiesHandler(Handler):
     @web.authenticated
     @authorized
     async def get(self):
-        await self.respond(self.services.studies.summaries())
+        await self.respond(self._summaries())
+
+    async def _summaries(self):
+        return await self.services.studies.summaries(await self.identity())
 
 
 class StudyHandler(Handler):
     @web.authenticated
     @authorized
     async def get(self, study_id: str):
-        await self.respond(self.services.studies.view(study_id))
+        await self.respond(self._view(study_id))
+
+    async def _view(self, study_id: str):
+        return await self.services.studies.view(study_id, await self.identity())
 
 
 class ConsentHandler(Handler):
@@ -34,7 +40,9 @@ class ConsentHandler(Handler):
 
     async def _consent(self, study_id: str):
         body = self.parse(ss.ConsentRequest)
-        return await self.services.studies.consent(study_id, body.accept, body.code, body.answers)
+        return await self.services.studies.consent(
+            study_id, await self.identity(), body.accept, body.code, body.answers
+        )
 
 
 class StartNextHandler(Handler):
@@ -45,7 +53,7 @@ class StartNextHandler(Handler):
 
     async def _start(self, study_id: str):
         self.parse(ss.StudyRequest)
-        return await self.services.studies.start_next(study_id)
+        return await self.services.studies.start_next(study_id, await self.identity())
 
 
 class QuitHandler(Handler):
@@ -56,7 +64,7 @@ class QuitHandler(Handler):
 
     async def _quit(self, study_id: str):
         self.parse(ss.StudyRequest)
-        return await self.services.studies.quit(study_id)
+        return await self.services.studies.quit(study_id, await self.identity())
 
 
 class HandOverHandler(Handler):
@@ -67,14 +75,17 @@ class HandOverHandler(Handler):
 
     async def _hand_over(self, study_id: str):
         self.parse(ss.StudyRequest)
-        return await self.services.studies.hand_over(study_id)
+        return await self.services.studies.hand_over(study_id, await self.identity())
 
 
 class ParticipantsHandler(Handler):
     @web.authenticated
     @authorized
     async def get(self, study_id: str):
-        await self.respond(self.services.studies.participants(study_id))
+        await self.respond(self._participants(study_id))
+
+    async def _participants(self, study_id: str):
+        return await self.services.studies.participants(study_id, await self.identity())
 
 
 class CompareHandler(Handler):
@@ -88,7 +99,9 @@ class CompareHandler(Handler):
     async def _compare(self, study_id: str):
         query = self.parse_query(s.CompareQuery)
         profile = query.profile or self.services.attempts.profile
-        return await self.services.studies.compare(study_id, query.names(), profile, query.allow_mismatch)
+        return await self.services.studies.compare(
+            study_id, await self.identity(), query.names(), profile, query.allow_mismatch
+        )
 
 
 class RunsHandler(Handler):
@@ -97,7 +110,10 @@ class RunsHandler(Handler):
     @web.authenticated
     @authorized
     async def get(self, study_id: str):
-        await self.respond(self.services.studies.runs(study_id))
+        await self.respond(self._runs(study_id))
+
+    async def _runs(self, study_id: str):
+        return await self.services.studies.runs(study_id, await self.identity())
 
 
 SID = "/studies/{study_id}"

@@ -276,6 +276,15 @@ describe('the comparison report', () => {
     expect(bars.querySelector('line')).not.toBeNull(); // the people's CI
   });
 
+  it('writes a run named like a formula as text (csvcell.ts)', () => {
+    const rep = JSON.parse(
+      JSON.stringify(report()).replace(/"model"/g, '"=cmd|calc"')
+    ) as IComparison;
+    const csv = reportCsv(rep);
+    expect(csv).toContain(",'=cmd|calc,");
+    expect(csv).not.toMatch(/(^|,)=cmd/m);
+  });
+
   it("writes the CLI's CSV columns, one row per section and group", () => {
     const lines = reportCsv(report(['model: turn limit']))
       .trim()

@@ -43,4 +43,13 @@ describe('personTurnCap', () => {
     expect(personTurnCap({ locked: false, defaults }, {})).toBe(3);
     expect(personTurnCap({ locked: true, defaults }, { turn_cap: 1 })).toBe(3);
   });
+
+  it("is never looser than the server's where it guards its settings", () => {
+    const guarded = { locked: false, guarded: true, defaults };
+    expect(personTurnCap(guarded, { turn_cap: 50 })).toBe(3);
+    expect(personTurnCap(guarded, { turn_cap: 0 })).toBe(3);
+    expect(personTurnCap(guarded, { turn_cap: 2 })).toBe(2);
+    const none = { ...guarded, defaults: { ...defaults, turn_cap: 0 } };
+    expect(personTurnCap(none, { turn_cap: 5 })).toBe(5);
+  });
 });

@@ -5,6 +5,7 @@
  * researcher downloads (the columns of `report --compare --format csv`).
  * Pure: a report in, nodes or text out.
  */
+import { csvCell } from '../csvcell';
 import { h } from '../panel/dom';
 import { IColumn, libraryColumns, stepColumns } from './columns';
 import type {
@@ -359,9 +360,4 @@ function csvGroup(profile: string, section: string, row: AnyRow): Cell[][] {
     } // prettier-ignore
   }
   return lines;
-}
-
-function csvCell(value: Cell): string {
-  const text = value === null || value === undefined ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

@@ -7,13 +7,13 @@ columns in the same order with their JSON types.  Rows are written as they are r
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
 
+from ...engine import csvcells
 from ...store import Store
 from ...store.tables import utcnow
 from . import rows
@@ -39,7 +39,7 @@ class Table:
     def __init__(self, stream: IO[str], fmt: str, name: str, columns: tuple[str, ...]):
         self.stream, self.fmt, self.name, self.columns = stream, fmt, name, columns
         self.count = 0
-        self._csv = csv.writer(stream) if fmt == "csv" else None
+        self._csv = csvcells.Writer(stream) if fmt == "csv" else None
         if self._csv is not None:
             self._csv.writerow(columns)
 

@@ -39,6 +39,12 @@ class PlaySettings(Closed):
 class ServerSettings(Closed):
     defaults: PlaySettings
     locked: bool
+    guarded: bool = Field(
+        description=(
+            "a person's settings may only tighten the defaults' turn_cap, reveal, show_grades and "
+            "grade_rule (guard_settings; false when locked: they are ignored)"
+        )
+    )
     turn_timeout: float
     profile: str = Field(description="the profile the lab shows (badges, summaries)")
     profiles: list[str] = Field(description="every profile each turn is graded and stored under")
