@@ -187,7 +187,7 @@ class LabPlay:
         return await self.create(new)
 
     async def create(self, new: NewAttempt) -> str:
-        """Record ``new`` (a study's too), then its folder, session, kernel and notebook; a failure undoes all."""
+        """Record ``new`` (a study's too), then its folder, session, kernel, notebook; a fault undoes all."""
         check_cull(self.config.kernel_idle_cull, new.settings.pause_after)
         check_mode(new.task, new.mode)  # a Qwen task: end-to-end only
         attempt_id = await self.call(self.attempts.create, new)
