@@ -1,7 +1,7 @@
 """The server's own writes into an attempt folder never go through a link left there (an attempt folder
-made before the sandbox refused links may hold one at the notebook's path): the attempt notebook, the
-Qwen notebook rewritten after its prior turn ran, the signature's read. Each is refused in one line and
-the file the link leads to is left as it was."""
+made before the sandbox refused links may hold one at the notebook's path): the attempt notebook (a Qwen
+task's too: built in memory with its prior turn, written once, signed as built, never read back) is
+refused in one line and the file the link leads to is left as it was."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ import nbformat
 import pytest
 from conftest import PROBE_ID
 
-from cibench_lab.engine.qwen_setup import qwen_notebook
-from cibench_lab.engine.workspace import sign_notebook, write_notebook
+from cibench_lab.engine.workspace import attempt_notebook, write_notebook
 from cibench_lab.tasks.library import TaskLibrary
 from cibench_lab.tasks.links import LinkRefused
 
@@ -45,12 +44,8 @@ def test_no_server_write_goes_through_a_link(scene, kind):
     task, folder, secret = scene
     path = attempts(folder, secret, kind)
     with pytest.raises(LinkRefused) as refused:
-        write_notebook(task, "0123abcd", "e2e", path)
+        write_notebook(attempt_notebook(task, "0123abcd", "e2e"), path)
     assert NAME in str(refused.value) and "\n" not in str(refused.value)
-    with pytest.raises(LinkRefused):
-        qwen_notebook(path, task, None)
-    with pytest.raises(LinkRefused):
-        sign_notebook(nbformat.sign.NotebookNotary(data_dir=str(folder.parent)), path)
     assert secret.read_text() == "THE SERVER'S FILE\n"
 
 
@@ -59,13 +54,13 @@ def test_no_server_write_goes_through_a_linked_attempt_folder(scene):
     linked = folder.parent / "linked-4567cdef"
     os.symlink(secret.parent, linked)
     with pytest.raises(LinkRefused):
-        write_notebook(task, "0123abcd", "e2e", linked / "secret.ipynb")
+        write_notebook(attempt_notebook(task, "0123abcd", "e2e"), linked / "secret.ipynb")
     assert secret.read_text() == "THE SERVER'S FILE\n"
 
 
 def test_the_notebook_is_written_whole_where_there_is_no_link(scene):
     task, folder, _ = scene
-    write_notebook(task, "0123abcd", "e2e", folder / NAME)
+    write_notebook(attempt_notebook(task, "0123abcd", "e2e"), folder / NAME)
     nb = nbformat.read(str(folder / NAME), as_version=4)
     assert nb.metadata["cibench_lab_attempt"]["attempt_id"] == "0123abcd"
     assert sorted(p.name for p in folder.iterdir()) == [NAME]  # no temporary file left
