@@ -20,6 +20,9 @@ from security.labprocess import commands, kill_all, lab_server, play, start_atte
 BOUND = 180.0  # seconds a run may take to grade its first turn (a loaded machine)
 GONE = 30.0  # seconds the killed tree's processes may take to end
 TASK = "cibench_template/lightgbm/carseat_sales_lgbm"  # has a plot step: the run starts the pool
+#: a cell that leaves a process of its own in the kernel's sandbox, and prints a long output
+#: (graded in the pool's processes)
+LEFT_BEHIND = "import os, time\nif os.fork() == 0:\n    time.sleep(600); os._exit(0)\nprint('x' * 250_000)"
 
 
 def _grading_processes(processes: list[psutil.Process]) -> list[psutil.Process]:
@@ -42,6 +45,12 @@ def _assert_pool_and_kernel(processes: list[psutil.Process]) -> None:
     assert "ipykernel_launcher" in names and "bwrap" in names, names
 
 
+def _sleeping_child(processes: list[psutil.Process]) -> bool:
+    """Has a kernel (the sandbox's python) a child running the same program: the cell's fork?"""
+    kernels = {p.pid: p for p in processes if "ipykernel_launcher" in commands([p]) and p.name() == "python"}
+    return any(p.ppid() in kernels for p in kernels.values())
+
+
 def _assert_all_end(processes: list[psutil.Process]) -> None:
     _, alive = psutil.wait_procs(processes, timeout=GONE)
     assert not alive, commands(alive)
@@ -53,10 +62,11 @@ def test_a_lab_server_killed_with_sigkill_leaves_no_process(tmp_path):
     before: list[psutil.Process] = []
     try:
         attempt = start_attempt(server)
-        status, turn = play(server, attempt, 0, "print('x' * 250_000)")  # long: graded in the pool
+        status, turn = play(server, attempt, 0, LEFT_BEHIND)
         assert status == 200, turn
         before = tree(server.proc.pid)
         _assert_pool_and_kernel(before)
+        assert _sleeping_child(before), commands(before)
         os.kill(server.proc.pid, signal.SIGKILL)
         server.proc.wait(timeout=GONE)
         _assert_all_end(before[1:])
