@@ -177,6 +177,13 @@ def start_attempt(jp_serverapp, api):
         b.close()
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """Browser tests last, wherever their module is (tests/ui, tests/security): the session's chromium,
+    driven by Playwright's sync API, keeps an event loop running in this thread from its first test on,
+    where pytest-jupyter's in-process servers would find it."""
+    items.sort(key=lambda item: "browser" in getattr(item, "fixturenames", ()))
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """Under CIBENCH_LAB_STRICT (the test command), a skipped test is a failure."""

@@ -39,6 +39,7 @@ NOTEBOOK = ".jp-NotebookPanel:visible"
 # the browser tests' fixtures: one chromium, a page per test, no in-process Jupyter server
 browser, page = ui_fixtures.browser, ui_fixtures.page
 jp_asyncio_loop, jp_server_cleanup = ui_fixtures.jp_asyncio_loop, ui_fixtures.jp_server_cleanup
+jp_asyncio_loop, jp_server_cleanup = ui_fixtures.jp_asyncio_loop, ui_fixtures.jp_server_cleanup
 #: What an output the server writes (or a reference cell shows) may carry: nothing a browser runs.
 SAFE_MIME = {"text/plain", "image/png", "image/jpeg"}
 
