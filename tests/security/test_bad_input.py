@@ -70,6 +70,7 @@ async def test_a_6kb_notebook_path_or_an_unreadable_notebook_is_a_400_naming_it_
     services.roles.settings = type(services.roles.settings)(
         researchers=frozenset({services.lab.config.participant})
     )
+    services.studies.seat.shared = False  # a researcher's own server (this module's study has codes)
     code, body = await api("POST", "tasks", {"notebook": LONG.replace(".jsonl", ".ipynb"), "check": True})
     assert code == 400 and body["error"].startswith("notebook: "), (code, body)
     _one_line(body["error"])
