@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from cibench_lab.engine.settings import PlaySettings
 from cibench_lab.grading import TurnOutput, grade
+from cibench_lab.grading.comparability import conditions, mismatches
 from cibench_lab.grading.profile import VERSIONS
 from cibench_lab.tasks.model import ReferenceOutput, Step
 
@@ -175,5 +177,13 @@ def test_cibench_keeps_opencompass_rules():
     assert not grade(s, [turn], "fair").passed
 
 
-def test_the_fair_rules_version_is_raised():
+def test_the_fair_rules_version_is_raised_and_a_comparison_does_not_mix_them():
     assert VERSIONS == {"cibench": 1, "fair": 2}
+    settings = PlaySettings().for_player().as_dict()
+    old, new = ({"profiles": {"cibench": 1, "fair": v}} for v in (1, 2))
+    then = conditions("human", "e2e", settings, old, "h", [], "fair")
+    now = conditions("openai:m", "e2e", settings, new, "h", [], "fair")
+    assert "profile_version" in [m.field for m in mismatches([then], now)]
+    person = conditions("human", "e2e", settings, old, "h", [], "cibench")
+    model = conditions("openai:m", "e2e", settings, new, "h", [], "cibench")
+    assert "profile_version" not in [m.field for m in mismatches([person], model)]
