@@ -12,7 +12,7 @@ from test_grading_golden import CORPUS, step_of, turns_of
 
 from cibench_lab.grading import PROFILES, TurnOutput, grade, grade_all
 from cibench_lab.grading.cjk import rouge1_cjk
-from cibench_lab.grading.fair import last_output
+from cibench_lab.grading.fair import Printed, last_output
 from cibench_lab.grading.fair_vis import fair_ssim
 from cibench_lab.grading.values import asked_decimals, match
 from cibench_lab.tasks.model import ReferenceOutput, Step
@@ -92,8 +92,9 @@ def test_last_output_merges_stream_chunks_and_prefers_the_last():
         {"output_type": "stream", "name": "stdout", "text": "hello world"},
         {"output_type": "stream", "name": "stdout", "text": "\n"},
     ]
-    assert last_output(outs) == "hello world\n"
-    assert last_output(outs + [{"output_type": "execute_result", "data": {"text/plain": "7"}}]) == "7"
+    assert last_output(outs) == Printed("hello world\n", 12)
+    result = {"output_type": "execute_result", "data": {"text/plain": "7"}}
+    assert last_output([*outs, result]) == Printed("7", 1)
     assert last_output([{"output_type": "display_data", "data": {"text/plain": "'42'"}}]) is None
 
 

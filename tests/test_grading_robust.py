@@ -62,8 +62,8 @@ def test_100_mb_of_stdout():
     tracemalloc.stop()
     assert peak < 1.2 * len(text)
     assert grades["cibench"]["score"] == 1.0  # the trim keeps the tail, where 42 is
-    assert grades["fair"]["score"] == 0.0 and grades["fair"]["ungradable"].startswith("output too large")
-    assert grades["fair"]["detail"].startswith("ungradable: ")
+    # fair reads the output's last 20,000 characters: the answer is read from the end
+    assert grades["fair"]["passed"] and grades["fair"]["detail"].endswith(f"of {len(text):,} characters)")
 
 
 def test_many_small_messages_render_in_linear_time():

@@ -15,6 +15,7 @@ LATIN_ONLY = "CIBench's rule reads only Latin letters and digits"
 _RUNS = "passes when it runs without error"
 _FIRST = "CIBench's rule: your first printed result contains the reference's text"
 _SSIM = f"SSIM >= {PASS_SCORE['vis']:g}"
+_END = "read from the end of your output: print the answer last, alone or in a short sentence"
 
 _CRITERIA = {
     "cibench": {
@@ -26,9 +27,12 @@ _CRITERIA = {
     },
     "fair": {
         "exec": _RUNS,
-        "num": "passes when the printed number matches, to the reference's precision",
-        "general": "passes when the printed values and words match, in order",
-        "text": f"passes at ROUGE-1 >= {PASS_SCORE['text']:g} (the last printed output; CJK-aware)",
+        "num": f"passes when the printed number matches, to the reference's precision; {_END}",
+        "general": f"passes when the printed values and words match, in order; {_END}",
+        "text": (
+            f"passes at ROUGE-1 >= {PASS_SCORE['text']:g} (your last printed line; CJK-aware), or when your "
+            "last line names the answer, written as in the data, alone or in a sentence naming nothing else"
+        ),
         "vis": (
             f"passes when the data match within {100 * TOL:g} % of the axes' span and every declared "
             f"element matches; a figure without plot structure is graded by {_SSIM}"

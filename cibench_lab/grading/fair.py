@@ -5,16 +5,21 @@ latest successful turn that has one — the last stdout (consecutive stream chun
 merged, as a notebook saves them) or ``execute_result`` text, scanning backwards:
 exactly how the reference output is chosen — untrimmed, ANSI stripped.  Then:
 num/general by :mod:`.values` (numbers on token boundaries, precision-fitted
-tolerance, tables as values), text by CJK-aware ROUGE-1 (:mod:`.cjk`), vis by
+tolerance, tables as values; the answer read from the end of the output, so a dump
+of every number fails), text by CJK-aware ROUGE-1 (:mod:`.cjk`) or the answer named
+in a sentence on the last line (:mod:`.sentence`), vis by
 what the figure shows (its data, then the step's declared plot elements: :mod:`.plot`)
 when both figures carry their structure, else SSIM on RGB with the aspect ratio kept
 (:mod:`.fair_vis`) and the badge says why, plus the optional VLM
 judge's verdict when one is given (:mod:`.judge` asks for it before grading).
-Outputs beyond ``MAX_CHARS`` are ungradable, not scored 0.
+Only the last ``READ_CHARS`` characters of an output are read (the answer is read from
+its end); the badge says so.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Any
 
 from ..tasks.model import Step
@@ -26,15 +31,30 @@ from .fair_vis import fair_ssim
 from .images import ImageError, TooLarge
 from .plot import Comparison
 from .render import ANSI, Rendered, join_text
+from .sentence import last_lines, named
 from .turn import Grade, TurnOutput
-from .values import asked_decimals, match
+from .values import verdict
 
-#: Longest output the fair rules read (characters); beyond it the step is ungradable.
-MAX_CHARS = 1_000_000
+_CONTROL = re.compile("[\x1b\x80-\x9f]")  # what every ANSI escape (render.ANSI) starts with
+#: How much of an output the fair rules read: its last characters (the answer is read from the end), or
+#: :data:`READ_TIMES` the reference's length when that is more.
+READ_CHARS = 20_000
+READ_TIMES = 4
 
 
-class TooLong(ValueError):
-    pass
+@dataclass(frozen=True)
+class Printed:
+    """The end of an output as the fair rules read it, and how long the whole output was."""
+
+    text: str
+    size: int
+    limit: int = READ_CHARS
+
+    def cut(self) -> str:
+        """Said in a badge when only the end was read."""
+        if self.size <= self.limit:
+            return ""
+        return f" (read the last {self.limit:,} of {self.size:,} characters)"
 
 
 def _ok(turn: TurnOutput) -> bool:
@@ -45,14 +65,14 @@ def _ok(turn: TurnOutput) -> bool:
     )
 
 
-def last_output(outputs: list[dict[str, Any]]) -> str | None:
-    """The last stdout (merged chunks) or execute_result text, or None."""
+def last_output(outputs: list[dict[str, Any]], limit: int = READ_CHARS) -> Printed | None:
+    """The last stdout (merged chunks) or execute_result text (its last ``limit`` characters), or None."""
     i = len(outputs) - 1
     while i >= 0:
         out = outputs[i]
         kind = out.get("output_type")
         if kind == "execute_result":
-            return _bounded([join_text((out.get("data") or {}).get("text/plain", ""))])
+            return _bounded([join_text((out.get("data") or {}).get("text/plain", ""))], limit)
         if kind == "stream" and out.get("name") == "stdout":
             j = i
             while (
@@ -61,16 +81,31 @@ def last_output(outputs: list[dict[str, Any]]) -> str | None:
                 and outputs[j - 1].get("name") == "stdout"
             ):
                 j -= 1
-            return _bounded([join_text(o.get("text")) for o in outputs[j : i + 1]])
+            return _bounded([join_text(o.get("text")) for o in outputs[j : i + 1]], limit)
         i -= 1
     return None
 
 
-def _bounded(parts: list[str]) -> str:
+def _bounded(parts: list[str], limit: int) -> Printed:
+    """The last ``limit`` characters of the joined parts, from a line (else a word) boundary."""
     size = sum(len(p) for p in parts)
-    if size > MAX_CHARS:
-        raise TooLong(f"output too large to compare ({size:,} characters; limit {MAX_CHARS:,})")
-    return ANSI.sub("", "".join(parts))
+    if size <= limit:
+        return Printed(_plain("".join(parts)), size, limit)
+    kept: list[str] = []
+    held = 0
+    for part in reversed(parts):
+        kept.append(part)
+        held += len(part)
+        if held >= limit:
+            break
+    tail = "".join(reversed(kept))[-limit:]
+    cut = tail.find("\n")
+    cut = cut if cut >= 0 else tail.find(" ")
+    return Printed(_plain(tail[cut + 1 :]), size, limit)
+
+
+def _plain(text: str) -> str:
+    return ANSI.sub("", text) if _CONTROL.search(text) else text
 
 
 def first_figure(outputs: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -116,19 +151,20 @@ def grade_fair(
     kind = step.kind
     if not any(_ok(t) for t in turns):
         return Grade(**base, score=0.0, detail=failure_detail(rendered, error_name(turns)))
-    try:
-        if kind == "vis":
-            return _vis(base, step, turns, verdict)
+    if kind != "vis":
         return _textual(base, step, turns)
-    except (TooLong, TooLarge) as err:
+    try:
+        return _vis(base, step, turns, verdict)
+    except TooLarge as err:
         return Grade(**base, score=0.0, detail=f"ungradable: {err}", ungradable=str(err))
 
 
 def _textual(base: dict, step: Step, turns: list[TurnOutput]) -> Grade:
     kind, target = step.kind, step.reference.value
-    out = _latest(turns, last_output)
+    limit = max(READ_CHARS, READ_TIMES * len(target or ""))
+    printed = _latest(turns, lambda outputs: last_output(outputs, limit))
     what = {"num": "a printed number", "general": "printed output", "text": "printed text"}[kind]
-    if out is None:
+    if printed is None:
         return Grade(**base, score=0.0, detail=f"expected {what}; your output had none")
     if target is None or step.reference.kind != "general":
         return Grade(
@@ -138,17 +174,23 @@ def _textual(base: dict, step: Step, turns: list[TurnOutput]) -> Grade:
             ungradable="the reference has no printed output",
         )
     if kind == "text":
-        score = rouge1_cjk(out, target)
-        return Grade(
-            **base,
-            score=score,
-            detail=f"text ROUGE-1 {score:.2f} (CJK-aware)",
-            passed=score >= PASS_SCORE["text"],
-        )
-    ok, rule = match(out, target, asked_decimals(step.instruction))
-    noun = {"table": "table values", "numbers": "numbers", "words": "output"}[rule]
-    detail = f"{noun} matched" if ok else f"expected {what}; your {noun} did not match"
-    return Grade(**base, score=1.0 if ok else 0.0, detail=detail, passed=ok)
+        return _text(base, step, printed, target)
+    found = verdict(printed.text, target, step.instruction)
+    detail = found.detail if found.ok else f"expected {what}; {found.detail}"
+    return Grade(**base, score=1.0 if found.ok else 0.0, detail=detail + printed.cut(), passed=found.ok)
+
+
+def _text(base: dict, step: Step, printed: Printed, target: str) -> Grade:
+    """ROUGE-1 of the output's last lines (as many as the reference has), or the answer named in a sentence
+    on its last line (:mod:`.sentence`)."""
+    read = last_lines(printed.text, len(target.strip().splitlines()) or 1)[-max(2_000, 20 * len(target)) :]
+    score = rouge1_cjk(read, target)
+    rouge = f"text ROUGE-1 {score:.2f} (CJK-aware)"
+    if score >= PASS_SCORE["text"]:
+        return Grade(**base, score=score, detail=rouge + printed.cut(), passed=True)
+    said = named(read, target, step.instruction)
+    detail = f"{said.detail}{printed.cut()}" if said.ok else f"{rouge}; {said.detail}{printed.cut()}"
+    return Grade(**base, score=1.0 if said.ok else score, detail=detail, passed=said.ok)
 
 
 def _vis(base: dict, step: Step, turns: list[TurnOutput], verdict: dict[str, Any] | None) -> Grade:

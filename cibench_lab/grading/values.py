@@ -17,14 +17,24 @@ Rules (docs/grading.md, "fair"):
   compared as above.  Column alignment, float display width, ``print`` vs
   ``repr`` therefore do not matter; values and labels do.
 * A reference without numbers: its word tokens must appear in order.
+
+Read from the end (issue 27: a dump of every number must not pass).  The answer is read from the output's
+last lines: those that together hold at most :func:`allowed` numbers (a table: values and labels) for a
+reference holding *m* — 2·m + 2, skipping lines that hold none — and the reference must be there.  A last
+line holding more on its own fails: "printed N numbers on one line where the answer has M".  Earlier lines
+(a ``df.head()`` printed before the answer) are not read.  A reference without numbers is a name or phrase:
+:mod:`.sentence`.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import islice
+
+from .sentence import named
 
 _NUM = re.compile(
     r"(?<![\w.])(?P<sign>[-+]?)(?:(?P<int>\d+)(?:\.(?P<frac>\d*))?|\.(?P<frac2>\d+))"
@@ -127,13 +137,78 @@ def _cells(text: str) -> list[Token]:
     return [t for t in tokens(text) if isinstance(t, Num) or (t.isalnum() and t != "array")]
 
 
-def match(pred: str, ref: str, asked: int | None = None) -> tuple[bool, str]:
-    """(matched, which rule decided) for a prediction's output against the reference."""
-    ref = ref.strip()
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    rule: str  # table | numbers | words
+    detail: str  # for a person; never the reference unless the output named it
+
+
+def allowed(m: int) -> int:
+    """How many numbers (a table: cells) the answer's lines may hold for a reference holding ``m``."""
+    return 2 * m + 2
+
+
+def _lines_back(text: str):
+    """``text``'s lines, last first, without splitting the whole text."""
+    end = len(text)
+    while end > 0:
+        start = text.rfind("\n", 0, end) + 1
+        yield start, text[start:end]
+        end = start - 1
+
+
+def read_back(text: str, count: Callable[[str], int], most: int) -> tuple[str, int]:
+    """The last lines of ``text`` that together hold at most ``most`` items (as ``count`` counts them) and,
+    when the last line holding any holds more on its own, its count (else 0)."""
+    total, start = 0, len(text)
+    for at, line in _lines_back(text):
+        n = count(line)
+        if total + n > most:
+            return text[start:], (n if total == 0 else 0)
+        total, start = total + n, at
+    return text[start:], 0
+
+
+def _counter(pattern: re.Pattern, keep: Callable[[re.Match], bool], most: int) -> Callable[[str], int]:
+    """Counts a line's items up to ``most + 1``: a dump's line is never read further than that."""
+
+    def count(line: str) -> int:
+        return sum(1 for _ in islice(filter(keep, pattern.finditer(line)), most + 1))
+
+    return count
+
+
+def _cell(m: re.Match) -> bool:
+    return m.group("punct") is None and m.group(0) != "array"
+
+
+def _read(pred: str, want: list, split: Callable[[str], list], asked: int | None, rule: str) -> Verdict:
+    noun, most = ("values" if rule == "table" else "numbers"), allowed(len(want))
+    count = _counter(_TOKEN, _cell, most) if rule == "table" else _counter(_NUM, bool, most)
+    region, over = read_back(pred, count, most)
+    if over:
+        said = f"printed more than {most:,} {noun} on one line where the answer has {len(want):,}"
+        return Verdict(False, rule, said + f" (at most {most:,} are read)")
+    if contains(split(region), want, asked):
+        return Verdict(True, rule, "table values matched" if rule == "table" else "numbers matched")
+    return Verdict(False, rule, f"your {noun} did not match (the answer is read from the end of your output)")
+
+
+def verdict(pred: str, ref: str, instruction: str = "") -> Verdict:
+    """A prediction's output against the reference, read from the end (module docstring)."""
+    ref, asked = ref.strip(), asked_decimals(instruction)
     if "\n" in ref:
-        return contains(_cells(pred), _cells(ref), asked), "table"
+        return _read(pred, _cells(ref), _cells, asked, "table")
     ref_numbers = numbers(ref)
     if ref_numbers:
-        return contains(numbers(pred), ref_numbers, asked), "numbers"
-    words = [t for t in tokens(ref) if isinstance(t, str)]
-    return contains([t for t in tokens(pred) if isinstance(t, str)], words), "words"
+        return _read(pred, ref_numbers, numbers, asked, "numbers")
+    said = named(pred, ref, instruction)
+    return Verdict(said.ok, "words", said.detail)
+
+
+def match(pred: str, ref: str, asked: int | None = None) -> tuple[bool, str]:
+    """(matched, which rule decided); ``asked``: the decimals the instruction asks for."""
+    instruction = "" if asked is None else f"{asked} decimals"
+    found = verdict(pred, ref, instruction)
+    return found.ok, found.rule
