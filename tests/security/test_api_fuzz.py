@@ -105,11 +105,12 @@ def steered(live: dict[str, list[str]]) -> dict:
     return doc
 
 
-LONG = "x" * 6000  # longer than a file name may be (255 bytes) and than an error quotes
+#: a notebook's path longer than the OS takes (PATH_MAX 4096), a name longer than an error quotes
+LONG = "a/" * 3000 + "long.ipynb"
 
 
 def lengthened(value, k: list[int]):
-    """``value`` with its ``k[0]``-th string (depth first) 6,000 characters long; ``k`` counts down."""
+    """``value`` with its ``k[0]``-th string (depth first) made LONG; ``k`` counts down."""
     if isinstance(value, str):
         k[0] -= 1
         return LONG if k[0] == -1 else value
@@ -120,12 +121,21 @@ def lengthened(value, k: list[int]):
     return value
 
 
+def strings(value) -> int:
+    """How many strings ``value`` holds (not counting keys)."""
+    if isinstance(value, str):
+        return 1
+    if isinstance(value, dict):
+        return sum(strings(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(strings(v) for v in value)
+    return 0
+
+
 def long_string(pair):
     """A valid request with one string of its body or query (the ``k``-th, wrapping) made long."""
     case, k = pair
-    parts = [p for p in (case.body, case.query) if isinstance(p, dict | list) and p]
-    strings = sum(json.dumps(p).count('"') // 2 for p in parts)  # an upper bound is enough
-    box = [k % max(strings, 1)]
+    box = [k % max(strings(case.body) + strings(case.query), 1)]
     case.body = lengthened(case.body, box) if isinstance(case.body, dict | list) else case.body
     case.query = lengthened(case.query, box) if case.query else case.query
     return case
