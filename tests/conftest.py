@@ -177,11 +177,17 @@ def start_attempt(jp_serverapp, api):
         b.close()
 
 
+def _uses_the_session_browser(item) -> bool:
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}).get("browser")
+    return bool(defs) and defs[-1].scope == "session"
+
+
 def pytest_collection_modifyitems(session, config, items):
-    """Browser tests last, wherever their module is (tests/ui, tests/security): the session's chromium,
-    driven by Playwright's sync API, keeps an event loop running in this thread from its first test on,
-    where pytest-jupyter's in-process servers would find it."""
-    items.sort(key=lambda item: "browser" in getattr(item, "fixturenames", ()))
+    """Tests on the session's chromium (tests/ui's ``browser``) last, wherever their module is
+    (tests/ui, tests/security): driven by Playwright's sync API, it keeps an event loop running in this
+    thread from its first test on, where pytest-jupyter's in-process servers would find it. A module
+    with a browser of its own (module-scoped, closed with it) stays where it is."""
+    items.sort(key=_uses_the_session_browser)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -13,6 +13,7 @@ import urllib.error
 import urllib.request
 import uuid
 
+from kernel_socket import execute_request
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
@@ -20,30 +21,9 @@ REPLY_TIMEOUT = 60.0  # seconds for one cell's execute_reply and the kernel's id
 
 
 def _request(code: str, session: str) -> tuple[str, str]:
-    msg_id = uuid.uuid4().hex
-    msg = {
-        "header": {
-            "msg_id": msg_id,
-            "msg_type": "execute_request",
-            "session": session,
-            "username": "",
-            "version": "5.3",
-            "date": "",
-        },
-        "parent_header": {},
-        "metadata": {},
-        "content": {
-            "code": code,
-            "silent": False,
-            "store_history": True,
-            "user_expressions": {},
-            "allow_stdin": False,
-            "stop_on_error": True,
-        },
-        "channel": "shell",
-        "buffers": [],
-    }
-    return msg_id, json.dumps(msg)
+    """An execute request as the legacy JSON protocol sends it: (its msg_id, the text)."""
+    msg = {**execute_request(code, session), "channel": "shell", "buffers": []}
+    return msg["header"]["msg_id"], json.dumps(msg)
 
 
 async def _run(url: str, token: str, kernel_id: str, code: str) -> str:
