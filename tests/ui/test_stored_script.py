@@ -18,12 +18,12 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from playwright.sync_api import Page, expect
-from ui import conftest as ui_fixtures
-from ui.lab import configured_lab
-from ui.test_lab_play import badge, open_lab, open_panel, oracle_cell, press_next, run_in_cell, start_task
-from ui.test_qwen_lab_ui import pick, start
 
 from cibench_lab.cli import main
+
+from .lab import TOKEN, configured_lab
+from .test_lab_play import badge, open_lab, open_panel, oracle_cell, press_next, run_in_cell, start_task
+from .test_qwen_lab_ui import pick, start
 
 BENCH = Path(__file__).parent.parent / "fixtures" / "qwen" / "benchmark"
 HOSTILE = (
@@ -36,10 +36,6 @@ HOSTILE = (
 PRIOR = f"import pandas as pd\ndf = pd.read_csv('weather.csv')\n{HOSTILE}print(df.head())"
 REFERENCE = f"{HOSTILE}print('reference ran')"
 NOTEBOOK = ".jp-NotebookPanel:visible"
-# the browser tests' fixtures: one chromium, a page per test, no in-process Jupyter server
-browser, page = ui_fixtures.browser, ui_fixtures.page
-jp_asyncio_loop, jp_server_cleanup = ui_fixtures.jp_asyncio_loop, ui_fixtures.jp_server_cleanup
-jp_asyncio_loop, jp_server_cleanup = ui_fixtures.jp_asyncio_loop, ui_fixtures.jp_server_cleanup
 #: What an output the server writes (or a reference cell shows) may carry: nothing a browser runs.
 SAFE_MIME = {"text/plain", "image/png", "image/jpeg"}
 
@@ -142,8 +138,8 @@ def test_a_qwen_prior_turn_with_script_is_kept_as_text_and_images_only(page: Pag
     expect(prior.locator(".jp-OutputArea-output").last).to_contain_text("day  temp")
     nb = json.loads(_attempt_notebook(lab.root, "ci_0001").read_text())
     assert (_pwned(page), _unsafe(nb)) == (None, [])
-    page.reload()  # opened again, from the signed file
-    open_lab(page, lab.url)
+    rel = _attempt_notebook(lab.root, "ci_0001").relative_to(lab.root).as_posix()
+    page.goto(f"{lab.url}/lab/tree/{rel}?token={TOKEN}")  # opened again, from the signed file
     expect(prior.locator(".jp-OutputArea-output").last).to_contain_text("day  temp", timeout=60_000)
     assert _pwned(page) is None
 
