@@ -106,19 +106,3 @@ def write_no_link(path: Path, text: str) -> None:
         raise
     finally:
         os.close(folder)
-
-
-def read_no_link(path: Path) -> str:
-    """The text of the file at ``path``, never read through a link (:class:`LinkRefused`)."""
-    folder = _open_folder(path)
-    try:
-        fd = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=folder)
-    except OSError as err:
-        if err.errno == errno.ELOOP:
-            raise LinkRefused(f"{path.name}: a link in the attempt folder; not read through it") from None
-        raise
-    finally:
-        os.close(folder)
-    with os.fdopen(fd, encoding="utf-8") as file:
-        _refuse_link(os.fstat(file.fileno()), path, "read")
-        return file.read()
