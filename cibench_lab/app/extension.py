@@ -29,6 +29,7 @@ from ..engine.roles import Roles, RoleSettings
 from ..engine.sandbox import SandboxSetting, configure, prepare
 from ..engine.sent import watch_requests
 from ..engine.settings import PlaySettings
+from ..engine.sockets import socket_room
 from ..engine.specguard import apply_specguard, kernelspec_problem
 from ..engine.studies import Studies
 from ..engine.study import StudyDef, StudyError, check_server, load_studies
@@ -96,6 +97,7 @@ class CIBenchLabApp(CIBenchLabTraits):
     def initialize_settings(self) -> None:
         self._start_kernel_python()
         self._start_sandbox()
+        socket_room(self._server.kernel_manager.context)
         ensure_kernelspec(self._server.kernel_spec_manager)
         self._exit_on(kernelspec_problem(self._server.kernel_spec_manager))
         new_tasks = self._new_tasks_dir()

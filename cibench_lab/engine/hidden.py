@@ -34,7 +34,7 @@ async def run_hidden(
     the notebook's ``[1]``)."""
     kernel = kernel_manager.get_kernel(kernel_id)
     kc = kernel.client(session=own_session(kernel.session))
-    kc.start_channels()
+    kc.start_channels(hb=False)  # a one-shot client: `ready` proves the kernel answers
     ran = []
     try:
         await ready(kc, kernel)
@@ -54,7 +54,7 @@ async def language_info(kernel_manager: Any, kernel_id: str) -> dict[str, Any]:
     notebook's metadata when the kernel connects."""
     kernel = kernel_manager.get_kernel(kernel_id)
     kc = kernel.client(session=own_session(kernel.session))
-    kc.start_channels()
+    kc.start_channels(hb=False)  # a one-shot client: `ready` proves the kernel answers
     try:
         content = await ready(kc, kernel)  # its answer is the kernel_info reply
     finally:
