@@ -17,9 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from cibench_lab.engine.executor import KernelExecutor
 from cibench_lab.grading import PROFILES, TurnOutput, grade
 from cibench_lab.grading import images as images_mod
+from cibench_lab.kernels.executor import KernelExecutor
 from cibench_lab.tasks.format import reference_output
 from cibench_lab.tasks.model import Step
 

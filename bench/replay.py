@@ -33,11 +33,11 @@ import psutil
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
-from cibench_lab.engine.attempt import Attempts
-from cibench_lab.engine.kernel import KERNEL_NAME, ensure_kernelspec, start_code
-from cibench_lab.engine.run import run_tasks
-from cibench_lab.engine.workspace import copy_data
+from cibench_lab.kernels.spec import KERNEL_NAME, ensure_kernelspec, start_code
+from cibench_lab.play.attempt import Attempts
+from cibench_lab.play.workspace import copy_data
 from cibench_lab.players import ReferencePlayer
+from cibench_lab.runs.local import run_tasks
 from cibench_lab.store import Store
 from cibench_lab.tasks.library import TaskLibrary, default_task_dirs
 from cibench_lab.tasks.model import Task
@@ -176,7 +176,7 @@ def scaling(attempts: Attempts, tasks: list[Task], timeout: float) -> None:
 
 def sandbox_cost(attempts: Attempts, tasks: list[Task], timeout: float) -> None:
     """The engine's replay with sandboxed vs plain kernels, interleaved, best of two each."""
-    from cibench_lab.engine.sandbox import SandboxSetting, configure, current
+    from cibench_lab.kernels.sandbox import SandboxSetting, configure, current
 
     before = current()
     runs: dict[bool, list[float]] = {True: [], False: []}

@@ -41,11 +41,11 @@ from replay import KernelMemory
 from scale_dask import dask_half, dask_report
 from scale_start import start_half, start_report
 
-from cibench_lab.engine.attempt import Attempts
-from cibench_lab.engine.kernel import LAUNCHER, ensure_kernelspec
-from cibench_lab.engine.pool import PoolSettings
-from cibench_lab.engine.run import RunObserver, run_tasks
+from cibench_lab.kernels.pool import PoolSettings
+from cibench_lab.kernels.spec import LAUNCHER, ensure_kernelspec
+from cibench_lab.play.attempt import Attempts
 from cibench_lab.players import ReferencePlayer
+from cibench_lab.runs.local import RunObserver, run_tasks
 from cibench_lab.store import Store
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
 from cibench_lab.tasks.model import Task

@@ -14,9 +14,9 @@ import argparse
 import sys
 import time
 
+from cibench_lab.authoring.verify import Verdict
 from cibench_lab.cli.common import library, start_sandbox
 from cibench_lab.cli.tasks import run_with_progress, summary_line, verdict_lines, verifiable
-from cibench_lab.engine.verify import Verdict
 
 BUDGET_SECONDS = 15 * 60
 

@@ -93,9 +93,9 @@ def write_tasks(root: Path) -> None:
 
 def people(db: str, root: Path) -> None:
     """The study recorded at alice's consent; alice and bob enrol and play (PLAYS), their times set."""
-    from cibench_lab.engine.attempt import Attempts
-    from cibench_lab.engine.enrolment import enrol
-    from cibench_lab.engine.study import parse_study
+    from cibench_lab.play.attempt import Attempts
+    from cibench_lab.studies.enrolment import enrol
+    from cibench_lab.studies.definition import parse_study
     from cibench_lab.store import Store
     from cibench_lab.tasks.library import TaskLibrary
 
@@ -115,9 +115,9 @@ def people(db: str, root: Path) -> None:
 
 
 def _play(attempts, study, task, who: str, script: list) -> str:
-    from cibench_lab.engine.attempt import NewAttempt, StudyAttempt
-    from cibench_lab.engine.environment import attempt_environment
-    from cibench_lab.engine.quit import quit_attempt
+    from cibench_lab.play.attempt import NewAttempt, StudyAttempt
+    from cibench_lab.kernels.environment import attempt_environment
+    from cibench_lab.record.quit import quit_attempt
     from cibench_lab.grading.turn import TurnOutput
 
     play = StudyAttempt(study.id, study.protocol, study.settings)

@@ -1,6 +1,6 @@
 /**
  * The one CSV cell rule of every CSV the lab writes in the browser (the
- * server's is `cibench_lab/engine/csvcells.py`; docs/exports.md, "CSV cells"):
+ * server's is `cibench_lab/views/csvcells.py`; docs/exports.md, "CSV cells"):
  * a text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return
  * gets a leading `'`, so a spreadsheet shows it as text instead of running it
  * as a formula. A real number (a negative score) stays a number; text that

@@ -56,7 +56,7 @@ class LocalCluster:
     def start_worker(self, i: int) -> subprocess.Popen:
         argv = _dask("worker", "--scheduler-file", str(self.scheduler_file), "--nworkers", "1",
                      "--nthreads", "1", "--nanny", "--no-dashboard", "--host", "127.0.0.1",
-                     "--preload", "cibench_lab.engine.worker")  # fmt: skip
+                     "--preload", "cibench_lab.runs.dask.preload")  # fmt: skip
         return self._spawn(argv, f"worker{i}.log")
 
     def running_workers(self) -> int:

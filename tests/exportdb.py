@@ -19,10 +19,10 @@ from pathlib import Path
 from rules_task import EN, attempts_for, figure, png, stdout
 from sqlalchemy import select, update
 
-from cibench_lab.engine.attempt import Attempts, NewAttempt
-from cibench_lab.engine.run import ensure_run
-from cibench_lab.engine.settings import PlaySettings
 from cibench_lab.grading import TurnOutput
+from cibench_lab.play.attempt import Attempts, NewAttempt
+from cibench_lab.play.settings import PlaySettings
+from cibench_lab.runs.local import ensure_run
 from cibench_lab.store.pseudonym import new_salt
 from cibench_lab.store.tables import Attempt, Enrolment, Event, Participant, StepRow, Study, Turn, utcnow
 

@@ -1,5 +1,5 @@
 """Real figures for the plot-grade tests: drawn on an Agg canvas, captured with the kernel's
-own capture code (``engine/figure_capture.py``), the PNG saved as the inline backend saves it."""
+own capture code (``kernels/inkernel/figure_capture.py``), the PNG saved as the inline backend saves it."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from cibench_lab.engine import figure_capture
 from cibench_lab.grading import TurnOutput, grade
+from cibench_lab.kernels.inkernel import figure_capture
 from cibench_lab.tasks.model import ReferenceOutput, Step
 from cibench_lab.tasks.plot import FIGURE_MIME
 

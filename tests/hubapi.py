@@ -1,5 +1,5 @@
 """A small HTTP server answering as JupyterHub's REST API does for the two requests the roles make
-(``GET users/{name}``, ``GET groups/{name}``), for fast tests of the real client (``engine/hub.py``).
+(``GET users/{name}``, ``GET groups/{name}``), for fast tests of the real client (``auth/hub.py``).
 The hub test (a real JupyterHub) covers the real hub's answers and scopes."""
 
 from __future__ import annotations

@@ -12,9 +12,9 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from PIL import Image
 
-from cibench_lab.engine.attempt import Attempts, NewAttempt
-from cibench_lab.engine.settings import PlaySettings
 from cibench_lab.grading import TurnOutput
+from cibench_lab.play.attempt import Attempts, NewAttempt
+from cibench_lab.play.settings import PlaySettings
 from cibench_lab.store import Store
 from cibench_lab.tasks.library import TaskLibrary
 

@@ -9,9 +9,9 @@ import nbformat
 import pytest
 from sqlalchemy import select
 
-from cibench_lab.engine.attempt import Attempts, NewAttempt
-from cibench_lab.engine.settings import PlaySettings
-from cibench_lab.engine.workspace import notebook_name
+from cibench_lab.play.attempt import Attempts, NewAttempt
+from cibench_lab.play.settings import PlaySettings
+from cibench_lab.play.workspace import notebook_name
 from cibench_lab.store import Store
 from cibench_lab.store.tables import Turn
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir

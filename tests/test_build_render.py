@@ -5,7 +5,7 @@ import json
 import nbformat
 import pytest
 
-from cibench_lab.engine.build import notebook_text
+from cibench_lab.authoring.build import notebook_text
 from cibench_lab.tasks.plot import FIGURE_MIME
 
 pytestmark = pytest.mark.fast

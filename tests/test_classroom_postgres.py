@@ -19,9 +19,9 @@ from sqlalchemy.exc import DBAPIError, ProgrammingError
 
 from cibench_lab.app.traits import DATABASE_URL_VAR
 from cibench_lab.cli import main
-from cibench_lab.engine.attempt import Attempts, NewAttempt, participant_id
-from cibench_lab.engine.errors import NotFound
-from cibench_lab.engine.settings import PlaySettings
+from cibench_lab.errors import NotFound
+from cibench_lab.play.attempt import Attempts, NewAttempt, participant_id
+from cibench_lab.play.settings import PlaySettings
 from cibench_lab.store import Store, StoreError, migrate, open_engine
 from cibench_lab.store.grants import Membership, grant, role_url
 from cibench_lab.store.locks import upgrade_lock

@@ -11,15 +11,15 @@ import pytest
 from conftest import PROBE_ID, SECRET_CODE, SECRET_OUT, SECRET_THOUGHT, write_probe_task
 from nbformat.v4 import new_output
 
-from cibench_lab.engine.attempt import Attempts, NewAttempt
-from cibench_lab.engine.classview import CSV_COLUMNS, class_progress, member_attempt, progress_csv
-from cibench_lab.engine.errors import NotFound
-from cibench_lab.engine.roles import RoleSettings
-from cibench_lab.engine.settings import PlaySettings
+from cibench_lab.auth.roles import RoleSettings
+from cibench_lab.errors import NotFound
 from cibench_lab.grading import TurnOutput
+from cibench_lab.play.attempt import Attempts, NewAttempt
+from cibench_lab.play.settings import PlaySettings
 from cibench_lab.store import Store
 from cibench_lab.store.tables import Attempt, Run, StepRow
 from cibench_lab.tasks.library import TaskLibrary
+from cibench_lab.views.classroom import CSV_COLUMNS, class_progress, member_attempt, progress_csv
 
 pytestmark = pytest.mark.fast
 

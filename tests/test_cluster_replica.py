@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from cibench_lab.engine import replica
-from cibench_lab.engine.attempt import Attempts, NewAttempt
-from cibench_lab.engine.cluster import ClusterOptions, is_local, scheduler_address, security
-from cibench_lab.engine.errors import BadInput
-from cibench_lab.engine.settings import PlaySettings
+from cibench_lab.errors import BadInput
 from cibench_lab.grading import TurnOutput
+from cibench_lab.play.attempt import Attempts, NewAttempt
+from cibench_lab.play.settings import PlaySettings
+from cibench_lab.runs.dask import replica
+from cibench_lab.runs.dask.client import ClusterOptions, is_local, scheduler_address, security
 from cibench_lab.store import Store
 from cibench_lab.store.tables import Attempt, StepRow, Turn
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
@@ -194,7 +194,7 @@ class _Context:  # what Driver.apply reads of a PlayContext
 
 
 async def test_the_driver_takes_deltas_only_from_the_latest_worker_and_each_once(tmp_path, library):
-    from cibench_lab.engine.cluster_run import Driver, Tracked
+    from cibench_lab.runs.dask.driver import Driver, Tracked
 
     store = Store(f"sqlite:///{tmp_path / 'driver.sqlite'}")
     attempts = Attempts(store, library)

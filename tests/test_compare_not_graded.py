@@ -10,10 +10,10 @@ import io
 import pytest
 
 from cibench_lab.cli.compare import emit
-from cibench_lab.engine.comparison import _result
 from cibench_lab.grading.compare import NOT_GRADED_NOTE, Played, RunInfo, StepResult, build
 from cibench_lab.grading.qwen.lab import METRICS
 from cibench_lab.store.tables import StepRow
+from cibench_lab.studies.comparison import _result
 
 TASK = "qwen_visualization/matplotlib/q1"
 VIS = {"metric": METRICS["vis"], "score": None, "passed": False}

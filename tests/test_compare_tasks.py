@@ -4,7 +4,7 @@
   participants enrolled with their plans) where the people finish the pandas and nltk tasks, one
   person only quits the matplotlib task and nobody plays the sklearn one; the model run (recorded
   through the Attempts API, no kernel) plays pandas and matplotlib.  `report --compare` and
-  `GET studies/{id}/compare` both list all four tasks (``engine/comparison.py: study_tasks``), the
+  `GET studies/{id}/compare` both list all four tasks (``studies/comparison.py: study_tasks``), the
   unplayed ones as "not played" and "—", never a missing row.
 * Words: one person is "1 person"; a value with its bounds is one rounding rule in the table, the
   JSON and the CSV ("8.3 [8.3–8.3]": one person passing 1 of 12 steps).
@@ -24,17 +24,17 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from test_report_compare import PARITY, STUDY, out
 from test_study_compare_server import api  # noqa: F401  # the fixture
 
+from cibench_lab.auth.roles import RoleSettings
 from cibench_lab.cli import main
 from cibench_lab.cli.compare import emit
-from cibench_lab.engine.attempt import Attempts, NewAttempt, StudyAttempt
-from cibench_lab.engine.enrolment import enrol
-from cibench_lab.engine.environment import attempt_environment
-from cibench_lab.engine.quit import quit_attempt
-from cibench_lab.engine.roles import RoleSettings
-from cibench_lab.engine.settings import PlaySettings
-from cibench_lab.engine.study import parse_study
 from cibench_lab.grading.compare import Played, RunInfo, StepResult, build
+from cibench_lab.kernels.environment import attempt_environment
+from cibench_lab.play.attempt import Attempts, NewAttempt, StudyAttempt
+from cibench_lab.play.settings import PlaySettings
+from cibench_lab.record.quit import quit_attempt
 from cibench_lab.store.tables import Run
+from cibench_lab.studies.definition import parse_study
+from cibench_lab.studies.enrolment import enrol
 from cibench_lab.tasks.library import TaskLibrary
 
 PANDAS, NLTK = "cibench_template/pandas/cmp_a", "cibench_template/nltk/cmp_b"

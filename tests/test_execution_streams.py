@@ -1,4 +1,4 @@
-"""A stream the kernel split into several IOPub messages is one output (engine/execution.py), so
+"""A stream the kernel split into several IOPub messages is one output (kernels/execution.py), so
 its chunking never changes what is graded, recorded or shown to a model (no kernel: the
 messages are fed as the capture and the headless executor would)."""
 
@@ -8,10 +8,10 @@ import pytest
 from nbformat.v4 import output_from_msg
 from rules_task import EN, write_task
 
-from cibench_lab.engine.execution import Execution, joined_streams
 from cibench_lab.grading import TurnOutput
 from cibench_lab.grading.profile import grade_all
 from cibench_lab.grading.render import render
+from cibench_lab.kernels.execution import Execution, joined_streams
 from cibench_lab.models.react import response
 from cibench_lab.models.tools import ToolsProtocol
 from cibench_lab.tasks.library import TaskLibrary

@@ -17,12 +17,12 @@ from rules_task import REFERENCE_PNG, attempts_for, start, stdout
 from sqlalchemy import select
 
 from cibench_lab.cli import main
-from cibench_lab.engine.attempt import Attempts, NewAttempt
-from cibench_lab.engine.oracle import record_reference
-from cibench_lab.engine.run import run_tasks
-from cibench_lab.engine.settings import PlaySettings
 from cibench_lab.grading import TurnOutput
+from cibench_lab.play.attempt import Attempts, NewAttempt
+from cibench_lab.play.oracle import record_reference
+from cibench_lab.play.settings import PlaySettings
 from cibench_lab.players import ReferencePlayer
+from cibench_lab.runs.local import run_tasks
 from cibench_lab.store import Store
 from cibench_lab.store.pseudonym import pseudonym
 from cibench_lab.store.tables import Turn

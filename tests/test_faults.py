@@ -280,7 +280,7 @@ def test_cli_import_into_a_read_only_or_full_folder_is_one_line(tmp_path):
 
 @pytest.mark.fast
 def test_an_attempts_data_copy_skips_links_out_of_datasources(tmp_path, caplog):
-    from cibench_lab.engine.workspace import copy_data
+    from cibench_lab.play.workspace import copy_data
     from cibench_lab.tasks.library import TaskLibrary
 
     data = a_task(tmp_path) / "datasources" / "data"
@@ -311,8 +311,8 @@ RECORD_ON_A_FULL_DISK = """
 import os, sys
 from pathlib import Path
 from sqlalchemy.exc import DBAPIError
-from cibench_lab.engine.attempt import Attempts, NewAttempt
-from cibench_lab.engine.settings import PlaySettings
+from cibench_lab.play.attempt import Attempts, NewAttempt
+from cibench_lab.play.settings import PlaySettings
 from cibench_lab.grading import TurnOutput
 from cibench_lab.store import Store
 from cibench_lab.store.errors import write_fault

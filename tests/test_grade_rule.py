@@ -10,12 +10,12 @@ import pytest
 from rules_task import TEXT, ZH, attempts_for, printed, start
 from sqlalchemy import select
 
-from cibench_lab.engine.errors import BadInput
-from cibench_lab.engine.settings import PLAYER_BEST, PlaySettings, attempt_settings
-from cibench_lab.engine.view import attempt_view
+from cibench_lab.errors import BadInput
 from cibench_lab.grading.criterion import LATIN_ONLY, criterion
 from cibench_lab.grading.kept import kept_turn
+from cibench_lab.play.settings import PLAYER_BEST, PlaySettings, attempt_settings
 from cibench_lab.store.tables import Attempt, StepRow
+from cibench_lab.views.attempt import attempt_view
 
 pytestmark = pytest.mark.fast
 

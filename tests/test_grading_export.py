@@ -20,10 +20,10 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from test_grading_golden import CORPUS, EXPECTED, turns_of
 
 from cibench_lab.cli import main
-from cibench_lab.engine.attempt import Attempts, NewAttempt
-from cibench_lab.engine.run import ensure_run
-from cibench_lab.engine.settings import PlaySettings
 from cibench_lab.grading import opencompass as oc
+from cibench_lab.play.attempt import Attempts, NewAttempt
+from cibench_lab.play.settings import PlaySettings
+from cibench_lab.runs.local import ensure_run
 from cibench_lab.store import Store
 from cibench_lab.tasks.library import TaskLibrary
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from cibench_lab.engine.settings import PlaySettings
 from cibench_lab.grading import TurnOutput, grade
 from cibench_lab.grading.comparability import conditions, mismatches
 from cibench_lab.grading.profile import VERSIONS
+from cibench_lab.play.settings import PlaySettings
 from cibench_lab.tasks.model import ReferenceOutput, Step
 
 pytestmark = pytest.mark.fast

@@ -1,7 +1,7 @@
 """The structural plot grade (fair vis): golden cases drawn with matplotlib, seaborn and pandas.
 
 Every figure here is real: drawn in-process on an Agg canvas and captured with the kernel's
-own capture code (``engine/figure_capture.py``, the text the start code sends), its PNG
+own capture code (``kernels/inkernel/figure_capture.py``, the text the start code sends), its PNG
 saved as the inline backend would (``tests/figures.py``).  Untrusted bundles:
 ``test_grading_plot_bounds.py``; a real ``cibench-lab`` kernel: ``test_grading_plot_kernel.py``.
 """
@@ -14,7 +14,7 @@ import pytest
 from figures import TIPS, bars, grades, image, line, output
 from matplotlib.figure import Figure
 
-from cibench_lab.engine import figure_capture
+from cibench_lab.kernels.inkernel import figure_capture
 from cibench_lab.tasks.plot import FIGURE_MIME
 
 sns = pytest.importorskip("seaborn")

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from matplotlib.figure import Figure
 
-from cibench_lab.engine import figure_capture
 from cibench_lab.grading import TurnOutput, grade
 from cibench_lab.grading.figure import FigureError, read_figure
+from cibench_lab.kernels.inkernel import figure_capture
 from cibench_lab.tasks.plot import FIGURE_MIME
 
 pytestmark = pytest.mark.fast
@@ -87,7 +87,7 @@ def test_capture_is_fast_and_never_raises():
 
 
 def test_a_large_bundle_is_kept_by_the_turn_bounds_and_json_counts_by_its_size():
-    from cibench_lab.engine.execution import MAX_TEXT, Execution
+    from cibench_lab.kernels.execution import MAX_TEXT, Execution
 
     def msg(data: dict) -> dict:
         return {"header": {"msg_type": "display_data"}, "content": {"data": data, "metadata": {}}}

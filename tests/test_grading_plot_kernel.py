@@ -11,12 +11,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from cibench_lab.engine.build import execute as build_execute
-from cibench_lab.engine.executor import KernelExecutor
-from cibench_lab.engine.kernel import ensure_kernelspec
+from cibench_lab.authoring.build import execute as build_execute
 from cibench_lab.grading import TurnOutput, grade_all
 from cibench_lab.grading.cibench import render_turns
 from cibench_lab.grading.figure import read_figure
+from cibench_lab.kernels.executor import KernelExecutor
+from cibench_lab.kernels.spec import ensure_kernelspec
 from cibench_lab.tasks.format import parse_notebook
 from cibench_lab.tasks.model import ReferenceOutput, Step
 from cibench_lab.tasks.plot import FIGURE_MIME

@@ -7,9 +7,9 @@ import asyncio
 import pytest
 
 from cibench_lab.cli import main
-from cibench_lab.engine.attempt import Attempts
-from cibench_lab.engine.run import run_tasks
+from cibench_lab.play.attempt import Attempts
 from cibench_lab.players import ReferencePlayer
+from cibench_lab.runs.local import run_tasks
 from cibench_lab.store import Store
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from cibench_lab.engine.executor import KernelExecutor
+from cibench_lab.kernels.executor import KernelExecutor
 
 PROBE = """\
 import json, os, warnings

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cibench_lab.engine.kernel import kernelspec_dict
-from cibench_lab.engine.kernel_launch import HIDE_VAR, kernel_env
+from cibench_lab.kernels.launch import HIDE_VAR, kernel_env
+from cibench_lab.kernels.spec import kernelspec_dict
 
 pytestmark = pytest.mark.fast
 

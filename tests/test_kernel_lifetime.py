@@ -20,9 +20,9 @@ import pytest
 from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.manager import AsyncKernelManager
 
-from cibench_lab.engine import sandbox
-from cibench_lab.engine.executor import KernelExecutor
-from cibench_lab.engine.kernel import KERNEL_NAME, ensure_kernelspec
+from cibench_lab.kernels import sandbox
+from cibench_lab.kernels.executor import KernelExecutor
+from cibench_lab.kernels.spec import KERNEL_NAME, ensure_kernelspec
 
 HERE = Path(__file__).parent
 BOUND = 60.0  # seconds a condition may take before the test gives up on it
@@ -32,7 +32,7 @@ BOUND = 60.0  # seconds a condition may take before the test gives up on it
 STARTER = """
 import asyncio, sys, time
 from jupyter_client.manager import AsyncKernelManager
-from cibench_lab.engine.kernel import KERNEL_NAME, ensure_kernelspec
+from cibench_lab.kernels.spec import KERNEL_NAME, ensure_kernelspec
 
 async def start(cwd, ready):
     ensure_kernelspec()

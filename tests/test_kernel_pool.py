@@ -1,4 +1,4 @@
-"""The warm kernel pool (engine/pool.py): a kernel goes to one attempt only, and a warm kernel
+"""The warm kernel pool (kernels/pool.py): a kernel goes to one attempt only, and a warm kernel
 plays a task exactly as a fresh one does (headless and in the lab)."""
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ import pytest
 from conftest import PROBE_ID, server_config
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from cibench_lab.engine.attempt import Attempts
-from cibench_lab.engine.executor import KernelExecutor
-from cibench_lab.engine.lab_pool import REFILL_AFTER_BIND
-from cibench_lab.engine.memory import tree_rss
-from cibench_lab.engine.pool import KernelPool, PoolSettings, pool_key
-from cibench_lab.engine.preimport import modules, preimport_code, task_imports
-from cibench_lab.engine.run import run_tasks
-from cibench_lab.engine.workspace import copy_data
+from cibench_lab.kernels.executor import KernelExecutor
+from cibench_lab.kernels.memory import tree_rss
+from cibench_lab.kernels.pool import KernelPool, PoolSettings, pool_key
+from cibench_lab.kernels.preimport import modules, preimport_code, task_imports
+from cibench_lab.lab.pool import REFILL_AFTER_BIND
+from cibench_lab.play.attempt import Attempts
+from cibench_lab.play.workspace import copy_data
 from cibench_lab.players import ReferencePlayer
+from cibench_lab.runs.local import run_tasks
 from cibench_lab.store import Store
 from cibench_lab.store.tables import Attempt, Turn
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
@@ -57,7 +57,7 @@ def _alive(pid: int) -> bool:
 
 
 def _tree(pid: int | None) -> set[int]:
-    from cibench_lab.engine.memory import children
+    from cibench_lab.kernels.memory import children
 
     found, todo = set(), [pid] if pid else []
     while todo:

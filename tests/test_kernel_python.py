@@ -12,17 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from cibench_lab.engine import interpreter
-from cibench_lab.engine.environment import environment
-from cibench_lab.engine.interpreter import (
+from cibench_lab.kernels import interpreter
+from cibench_lab.kernels.environment import environment
+from cibench_lab.kernels.interpreter import (
     PYTHON_VAR,
     KernelPythonError,
     describe,
     kernel_env_python,
     kernel_python,
 )
-from cibench_lab.engine.kernel import kernelspec_dict
-from cibench_lab.engine.kernel_launch import PYTHON_FLAG, unsandboxed_env
+from cibench_lab.kernels.launch import PYTHON_FLAG, unsandboxed_env
+from cibench_lab.kernels.spec import kernelspec_dict
 
 REPO = Path(__file__).resolve().parents[1]
 LOCK = REPO / "kernel-env" / "constraints.txt"
@@ -227,7 +227,7 @@ def test_a_corrupt_or_unreadable_kept_answer_is_ignored(tmp_path):
 
 @pytest.mark.fast
 def test_the_interpreter_is_asked_in_a_kernels_environment_without_secrets(tmp_path, monkeypatch):
-    from cibench_lab.engine.kernel import KERNEL_ENV
+    from cibench_lab.kernels.spec import KERNEL_ENV
     from cibench_lab.models.redact import HIDE_VAR, is_secret_name
 
     for name, value in {

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import PROBE_ID, write_probe_task
 
-from cibench_lab.engine.executor import execute
+from cibench_lab.kernels.executor import execute
 from cibench_lab.tasks import sidecar
 from cibench_lab.tasks.rendering import Rendering, TaskRendering
 

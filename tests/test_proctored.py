@@ -7,8 +7,8 @@ import json
 import pytest
 from conftest import PROBE_ID
 
-from cibench_lab.engine.kernel import KERNEL_NAME
-from cibench_lab.engine.sandbox import ENABLED_VAR, NETWORK_VAR
+from cibench_lab.kernels.sandbox import ENABLED_VAR, NETWORK_VAR
+from cibench_lab.kernels.spec import KERNEL_NAME
 
 
 @pytest.fixture

@@ -16,19 +16,19 @@ from pathlib import Path
 import pytest
 from conftest import server_config
 
+from cibench_lab.benchmarks.qwen.results import output_row
 from cibench_lab.cli import main
 from cibench_lab.cli.export.values import grade_columns
 from cibench_lab.cli.export.wording import score
-from cibench_lab.engine.classview import attempt_row, pass_rates
-from cibench_lab.engine.qwen_results import output_row
-from cibench_lab.engine.worktime import Clock
 from cibench_lab.grading import summarize
 from cibench_lab.grading.qwen.answer import extract_answer, fair_correct, fair_gold, gold_answer
 from cibench_lab.grading.qwen.lab import NO_JUDGE, grade_qwen, not_graded
 from cibench_lab.grading.turn import TurnOutput
+from cibench_lab.record.worktime import Clock
 from cibench_lab.store.tables import Attempt, StepRow
 from cibench_lab.tasks.library import TaskLibrary
 from cibench_lab.tasks.qwen import qwen_item
+from cibench_lab.views.classroom import attempt_row, pass_rates
 
 BENCH = Path(__file__).parent / "fixtures" / "qwen" / "benchmark"
 COMMA = "cibench_qwen/qwen-math/gsm8k_0003"  # gold "#### 2,100"
@@ -204,8 +204,8 @@ async def test_one_verdict_in_the_attempt_its_summary_and_the_attempt_list(start
 def test_the_rules_version_is_recorded_per_benchmark(lib):
     """Qwen's rules moved to version 2; a CIBench attempt still records version 1, so it stays
     comparable with the CIBench attempts recorded before."""
-    from cibench_lab.engine.environment import attempt_environment
     from cibench_lab.grading.profile import QWEN_VERSIONS, VERSIONS
+    from cibench_lab.kernels.environment import attempt_environment
     from cibench_lab.tasks.library import builtin_dir
 
     qwen_task = lib.get("cibench_qwen/qwen-vis/ci_0002")

@@ -16,13 +16,13 @@ import pytest
 from conftest import server_config
 
 from cibench_lab.cli import main
-from cibench_lab.engine.executor import execute
-from cibench_lab.engine.fonts import CJK_FAMILY, font_set_digest
-from cibench_lab.engine.interpreter import Interpreter
-from cibench_lab.engine.qwen_setup import PRIOR, instruction_text, setup_codes
-from cibench_lab.engine.sandbox import mpl_cache_dir
 from cibench_lab.grading.qwen.lab import NO_JUDGE, grade_qwen
 from cibench_lab.grading.turn import TurnOutput
+from cibench_lab.kernels.executor import execute
+from cibench_lab.kernels.fonts import CJK_FAMILY, font_set_digest
+from cibench_lab.kernels.interpreter import Interpreter
+from cibench_lab.kernels.sandbox import mpl_cache_dir
+from cibench_lab.lab.setup import PRIOR, instruction_text, setup_codes
 from cibench_lab.store.tables import Attempt
 from cibench_lab.tasks.library import TaskLibrary
 

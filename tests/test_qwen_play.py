@@ -10,15 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from cibench_lab.benchmarks.qwen.results import file_task, output_row
 from cibench_lab.cli import main
-from cibench_lab.engine.lab_pool import LabKernels
-from cibench_lab.engine.pool import PoolSettings, pooled
-from cibench_lab.engine.qwen_results import file_task, output_row
-from cibench_lab.engine.qwen_setup import QWEN_START
-from cibench_lab.engine.run import task_kernel
-from cibench_lab.engine.settings import PlaySettings
-from cibench_lab.engine.step import settle_rule
 from cibench_lab.grading import TurnOutput
+from cibench_lab.kernels.pool import PoolSettings, pooled
+from cibench_lab.lab.pool import LabKernels
+from cibench_lab.lab.setup import QWEN_START
 from cibench_lab.models.qwen_react import (
     chat_messages,
     cut_at_stop,
@@ -27,8 +24,11 @@ from cibench_lab.models.qwen_react import (
     item_prompt,
     observation_images,
 )
+from cibench_lab.play.rules import settle_rule
+from cibench_lab.play.settings import PlaySettings
 from cibench_lab.players import Proposal
 from cibench_lab.players.qwen import QwenSession, generation, interpreter_code
+from cibench_lab.runs.local import task_kernel
 from cibench_lab.tasks.library import TaskLibrary
 from cibench_lab.tasks.qwen import qwen_item
 
@@ -149,7 +149,7 @@ def test_a_played_item_becomes_the_row_the_original_writes(lib):
 
 
 def test_recorded_turns_rebuild_the_sessions_text(lib):
-    """What engine/history.py feeds a fresh session after a restart gives the same text."""
+    """What play/history.py feeds a fresh session after a restart gives the same text."""
     task = lib.get("cibench_qwen/qwen-vis/ci_0002")  # easy: the prior turn adds nothing
     fresh = QwenSession(None, task)
     step = task.steps[0]

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from cibench_lab.benchmarks.qwen.exec import QwenExecutor
 from cibench_lab.cli import main
 from cibench_lab.cli.qwen import RecordedReplies
-from cibench_lab.engine.qwen_exec import QwenExecutor
 from cibench_lab.grading.qwen.execrate import ExecItem, prepare
 from cibench_lab.grading.qwen.score import ExecResult, score_folder
 from cibench_lab.grading.qwen.table import as_dict

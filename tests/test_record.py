@@ -1,5 +1,5 @@
 """The participant record's routes: pause / resume of the working clock, notes, edit counts
-(engine/record.py, handlers/record.py). Times are moved in the database instead of waited for."""
+(record/activity.py, handlers/record.py). Times are moved in the database instead of waited for."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from conftest import PROBE_ID
 from sqlalchemy import select
 
-from cibench_lab.engine.attempt import NewAttempt
-from cibench_lab.engine.record import NOTE_MAX
-from cibench_lab.engine.settings import PlaySettings
+from cibench_lab.play.attempt import NewAttempt
+from cibench_lab.play.settings import PlaySettings
+from cibench_lab.record.activity import NOTE_MAX
 from cibench_lab.store.tables import Event, StepRow
 
 pytestmark = pytest.mark.fast

@@ -9,8 +9,8 @@ import pytest
 from exportdb import build
 from sqlalchemy import func, select
 
-from cibench_lab.engine.errors import Conflict
-from cibench_lab.engine.record import record_activity, record_cell_run
+from cibench_lab.errors import Conflict
+from cibench_lab.record.activity import record_activity, record_cell_run
 from cibench_lab.store.tables import Attempt, Event
 
 pytestmark = pytest.mark.fast

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from figures import bars, output
 
-from cibench_lab.engine.view import reference_view
 from cibench_lab.tasks.model import ReferenceOutput, Step
+from cibench_lab.views.attempt import reference_view
 
 pytestmark = pytest.mark.fast
 

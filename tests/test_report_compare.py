@@ -35,12 +35,12 @@ from openai_server import ScriptedServer
 from sqlalchemy import select
 
 from cibench_lab.cli import main
-from cibench_lab.engine.attempt import Attempts, NewAttempt
-from cibench_lab.engine.environment import attempt_environment
-from cibench_lab.engine.settings import PlaySettings
 from cibench_lab.grading.comparability import conditions, mismatches
 from cibench_lab.grading.rasch import RIDGE, fit
 from cibench_lab.grading.turn import TurnOutput
+from cibench_lab.kernels.environment import attempt_environment
+from cibench_lab.play.attempt import Attempts, NewAttempt
+from cibench_lab.play.settings import PlaySettings
 from cibench_lab.store import Store
 from cibench_lab.store.pseudonym import new_salt, pseudonym
 from cibench_lab.store.tables import Attempt, Run, StepRow, Study, Turn

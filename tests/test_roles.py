@@ -11,9 +11,9 @@ import socket
 import pytest
 from hubapi import TOKEN, hub_api
 
-from cibench_lab.engine.errors import BadInput
-from cibench_lab.engine.hub import Hub
-from cibench_lab.engine.roles import Roles, RoleSettings, identity
+from cibench_lab.auth.hub import Hub
+from cibench_lab.auth.roles import Roles, RoleSettings, identity
+from cibench_lab.errors import BadInput
 
 pytestmark = pytest.mark.fast
 

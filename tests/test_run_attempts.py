@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 from conftest import PROBE_ID
 
-from cibench_lab.engine.attempt import NewAttempt
-from cibench_lab.engine.roles import RoleSettings
-from cibench_lab.engine.run import ensure_run
-from cibench_lab.engine.settings import PlaySettings
+from cibench_lab.auth.roles import RoleSettings
 from cibench_lab.grading import TurnOutput
+from cibench_lab.play.attempt import NewAttempt
+from cibench_lab.play.settings import PlaySettings
+from cibench_lab.runs.local import ensure_run
 
 pytestmark = pytest.mark.fast
 PLAYER = "openai:m"

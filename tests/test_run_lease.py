@@ -20,9 +20,9 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from sqlalchemy import event, select, update
 
-from cibench_lab.engine.attempt import participant_id
-from cibench_lab.engine.lease import STALE_ENV, Lease, RunBusy
-from cibench_lab.engine.run import _leased
+from cibench_lab.play.attempt import participant_id
+from cibench_lab.runs.lease import STALE_ENV, Lease, RunBusy
+from cibench_lab.runs.local import _leased
 from cibench_lab.store import Store
 from cibench_lab.store.tables import Participant, RunLease
 

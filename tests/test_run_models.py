@@ -22,7 +22,7 @@ from openai_server import ScriptedServer, exchanges_from_golden
 from sqlalchemy import select
 
 from cibench_lab.cli import main
-from cibench_lab.engine.lease import STALE_ENV
+from cibench_lab.runs.lease import STALE_ENV
 from cibench_lab.store import Store
 from cibench_lab.store.tables import Attempt, Event, Run, Turn
 
@@ -209,7 +209,7 @@ def write_transcript(path: Path, steps: list[list[str]]) -> None:
 
 
 def test_replay_survives_kernel_death_and_compat_timeout(env, capsys, tmp_path, monkeypatch):
-    import cibench_lab.engine.run as engine_run
+    import cibench_lab.runs.local as engine_run
 
     monkeypatch.setattr(engine_run, "COMPAT_SILENCE", 1.0)
     transcript = tmp_path / "t.jsonl"
@@ -241,7 +241,7 @@ def test_replay_survives_kernel_death_and_compat_timeout(env, capsys, tmp_path, 
 
 
 def test_a_turn_that_will_not_stop_is_restarted_and_restored(env, capsys, tmp_path, monkeypatch):
-    import cibench_lab.engine.executor as executor
+    import cibench_lab.kernels.executor as executor
 
     monkeypatch.setattr(executor, "INTERRUPT_GRACE", 1.0)
     ignores = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"
@@ -308,9 +308,9 @@ def test_an_open_attempt_of_a_changed_task_is_restarted(tmp_path):
     import asyncio
     import dataclasses
 
-    from cibench_lab.engine.attempt import Attempts
-    from cibench_lab.engine.run import PlayContext, _open_attempt, ensure_run
+    from cibench_lab.play.attempt import Attempts
     from cibench_lab.players import ReferencePlayer
+    from cibench_lab.runs.local import PlayContext, _open_attempt, ensure_run
     from cibench_lab.tasks.library import TaskLibrary
 
     lib = TaskLibrary.load([REACT / "tasks"])

@@ -13,11 +13,11 @@ import pytest
 from jupyter_core.paths import jupyter_runtime_dir
 
 import cibench_lab
-from cibench_lab.engine import sandbox
-from cibench_lab.engine.executor import KernelExecutor
-from cibench_lab.engine.kernel import LAUNCHER, PROVISIONER, kernelspec_dict
-from cibench_lab.engine.provisioner import with_flags
-from cibench_lab.engine.sandbox import ATTEMPT_DIR, SandboxPolicy, SandboxSetting, bwrap_argv, sandbox_env
+from cibench_lab.kernels import sandbox
+from cibench_lab.kernels.executor import KernelExecutor
+from cibench_lab.kernels.provisioner import with_flags
+from cibench_lab.kernels.sandbox import ATTEMPT_DIR, SandboxPolicy, SandboxSetting, bwrap_argv, sandbox_env
+from cibench_lab.kernels.spec import LAUNCHER, PROVISIONER, kernelspec_dict
 from cibench_lab.tasks.library import builtin_dir
 
 CANARY = "CIBENCH_CANARY_SECRET"
@@ -269,7 +269,7 @@ OTHER_LIBRARIES = [
 
 
 def test_the_other_libraries_replay_their_references_sandboxed(_sandbox_setting):
-    from cibench_lab.engine.verify import verify_tasks
+    from cibench_lab.authoring.verify import verify_tasks
     from cibench_lab.tasks.library import TaskLibrary
 
     assert sandbox.current().enabled

@@ -11,8 +11,8 @@ import pytest
 from jupyter_core.paths import jupyter_runtime_dir
 from sqlalchemy import select
 
-from cibench_lab.engine.kernel import KERNEL_NAME
-from cibench_lab.engine.sandbox import ATTEMPT_DIR, ENABLED_VAR, NETWORK_VAR
+from cibench_lab.kernels.sandbox import ATTEMPT_DIR, ENABLED_VAR, NETWORK_VAR
+from cibench_lab.kernels.spec import KERNEL_NAME
 from cibench_lab.store.tables import Turn
 
 CANARY = "CIBENCH_LAB_CANARY_TOKENLESS"

@@ -73,7 +73,7 @@ async def test_every_route_needs_its_role(jp_serverapp, api, jp_fetch):
     """Every operation documents its role (x-role); a caller without it gets 403 before anything
     runs, and the same caller given the role (the server's setting) gets past the check. Every
     caller is a participant, so a participant's route refuses nobody for the role."""
-    from cibench_lab.engine.roles import ROLES, RoleSettings
+    from cibench_lab.auth.roles import ROLES, RoleSettings
 
     doc = (await api("GET", "openapi.json"))[1]
     operations = [(path, method, op) for path, item in doc["paths"].items() for method, op in item.items()]
@@ -169,8 +169,8 @@ def test_the_reference_plot_reaches_the_view_only_when_revealed(tmp_path, reveal
     under after-task until the attempt is done, never under never."""
     from rules_task import REFERENCE_PNG, attempts_for, printed, start
 
-    from cibench_lab.engine.view import attempt_view, turns_view
     from cibench_lab.grading import TurnOutput
+    from cibench_lab.views.attempt import attempt_view, turns_view
 
     attempts = attempts_for(tmp_path)
     aid = start(attempts, reveal=reveal)

@@ -11,9 +11,9 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from openai_server import ScriptedServer
 from test_grading_pool import plot_png
 
-from cibench_lab.engine.attempt import turn_output
 from cibench_lab.grading import grade_all
 from cibench_lab.models.judge import VisionJudge
+from cibench_lab.play.attempt import turn_output
 
 VIS_ID = "cibench_template/matplotlib/one_plot"
 KEY = "sk-test-judge"

@@ -169,9 +169,9 @@ def test_a_database_made_before_migrations_is_upgraded_with_every_result(tmp_pat
 
 
 def test_the_app_reads_upgraded_results(tmp_path):
-    from cibench_lab.engine.attempt import Attempts
-    from cibench_lab.engine.view import attempt_view
+    from cibench_lab.play.attempt import Attempts
     from cibench_lab.tasks.library import TaskLibrary, default_task_dirs
+    from cibench_lab.views.attempt import attempt_view
 
     path = tmp_path / "class.sqlite"
     shutil.copy(FIXTURES / "results-v0.sqlite", path)

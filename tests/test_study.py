@@ -1,5 +1,5 @@
-"""A study's definition (engine/study.py): loading JSON and TOML, errors naming the file and the
-field, the protocol presets, the questionnaire's answers, and the plan's draw (engine/plan.py)."""
+"""A study's definition (studies/definition.py): loading JSON and TOML, errors naming the file and the
+field, the protocol presets, the questionnaire's answers, and the plan's draw (studies/plan.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from cibench_lab.engine.errors import BadInput
-from cibench_lab.engine.plan import drawn, make_plan
-from cibench_lab.engine.settings import PlaySettings
-from cibench_lab.engine.study import (
+from cibench_lab.errors import BadInput
+from cibench_lab.play.settings import PlaySettings
+from cibench_lab.studies.definition import (
     PRESETS,
     SETTLE_NOTE,
     StudyError,
@@ -21,6 +20,7 @@ from cibench_lab.engine.study import (
     parse_study,
     read_study_file,
 )
+from cibench_lab.studies.plan import drawn, make_plan
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
 
 pytestmark = pytest.mark.fast

@@ -1,4 +1,4 @@
-"""An enrolled study's definition does not change (engine/study_change.py): a consent under a
+"""An enrolled study's definition does not change (studies/change.py): a consent under a
 changed definition is refused and the recorded one stays; a server started with a changed study
 file exits naming the file and the field; a new title is allowed."""
 
@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from conftest import PROBE_ID
 
-from cibench_lab.engine.enrolment import enrol, record_study
-from cibench_lab.engine.errors import Conflict
-from cibench_lab.engine.study import StudyError, read_study_file
-from cibench_lab.engine.study_change import changed_field, check_recorded
+from cibench_lab.errors import Conflict
 from cibench_lab.store import Store
 from cibench_lab.store.tables import Enrolment, Study
+from cibench_lab.studies.change import changed_field, check_recorded
+from cibench_lab.studies.definition import StudyError, read_study_file
+from cibench_lab.studies.enrolment import enrol, record_study
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
 
 PILOT = f"""

@@ -17,11 +17,11 @@ from conftest import server_config
 from sqlalchemy import select
 from test_report_compare import ANSWERS, STUDY, A, out, people, write_tasks
 
+from cibench_lab.auth.roles import RoleSettings
 from cibench_lab.cli import main
-from cibench_lab.engine.attempt import Attempts, NewAttempt
-from cibench_lab.engine.environment import attempt_environment
-from cibench_lab.engine.roles import RoleSettings
-from cibench_lab.engine.settings import PlaySettings
+from cibench_lab.kernels.environment import attempt_environment
+from cibench_lab.play.attempt import Attempts, NewAttempt
+from cibench_lab.play.settings import PlaySettings
 from cibench_lab.store.tables import Attempt, Run
 from cibench_lab.tasks.library import TaskLibrary
 

@@ -9,10 +9,10 @@ import pytest
 from conftest import PROBE_ID
 from sqlalchemy import select
 
-from cibench_lab.engine.enrolment import enrol
-from cibench_lab.engine.roles import RoleSettings
-from cibench_lab.engine.study import SETTLE_NOTE
+from cibench_lab.auth.roles import RoleSettings
 from cibench_lab.store.tables import Attempt, Enrolment, Event, Participant, Study
+from cibench_lab.studies.definition import SETTLE_NOTE
+from cibench_lab.studies.enrolment import enrol
 
 PANDAS = "cibench_template/pandas/tips_ratio_by_group"
 PARITY = {

@@ -99,7 +99,7 @@ def test_tasks_build_writes_a_notebook_whose_instruction_says_it(tmp_path, capsy
 
 
 def test_the_reference_build_refuses_before_starting_a_kernel(tmp_path):
-    from cibench_lab.engine.build import BuildError, build
+    from cibench_lab.authoring.build import BuildError, build
 
     nb = nbformat.from_dict(FLAGGED)
     nb.metadata["kernelspec"] = {

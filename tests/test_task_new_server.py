@@ -7,7 +7,7 @@ import pytest
 from conftest import server_config
 from newtask import GOOD, LOAD, write_solution
 
-from cibench_lab.engine.roles import RoleSettings
+from cibench_lab.auth.roles import RoleSettings
 
 TASK_ID = "classroom/pandas/bills_week"
 

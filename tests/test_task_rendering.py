@@ -25,14 +25,14 @@ from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from cibench_lab.authoring.verify import verify_tasks
 from cibench_lab.cli import main
-from cibench_lab.engine.attempt import Attempts
-from cibench_lab.engine.executor import KernelExecutor
-from cibench_lab.engine.interpreter import kernel_python
-from cibench_lab.engine.run import run_tasks
-from cibench_lab.engine.verify import verify_tasks
 from cibench_lab.grading import TurnOutput, grade
+from cibench_lab.kernels.executor import KernelExecutor
+from cibench_lab.kernels.interpreter import kernel_python
+from cibench_lab.play.attempt import Attempts
 from cibench_lab.players import ReferencePlayer
+from cibench_lab.runs.local import run_tasks
 from cibench_lab.store import Store
 from cibench_lab.tasks import sidecar
 from cibench_lab.tasks.library import TaskLibrary
@@ -63,7 +63,7 @@ def stock_kernels(root: Path) -> KernelSpecManager:
     profile = root / "ipython-legacy" / "profile_default"
     profile.mkdir(parents=True)
     (profile / "ipython_kernel_config.py").write_text(f"c.InlineBackend.rc = {LEGACY_RC!r}\n")
-    # --matplotlib=inline: as our kernelspec, so that the first figure is a PNG (engine/kernel.py)
+    # --matplotlib=inline: as our kernelspec, so that the first figure is a PNG (kernels/spec.py)
     argv = [kernel_python(), "-m", "ipykernel_launcher", "-f", "{connection_file}", "--matplotlib=inline"]
     inline = {"MPLBACKEND": "module://matplotlib_inline.backend_inline"}  # what ipykernel sets
     for name, env in (("stock", inline), ("legacy", {**inline, "IPYTHONDIR": str(profile.parent)})):
@@ -195,7 +195,7 @@ def png_of(outputs: list[dict]) -> str:
 
 async def played(task, rendering: Rendering, folder: Path) -> TurnOutput:
     """The task's first step, then ``TURN`` for its second, on our kernel under ``rendering``."""
-    from cibench_lab.engine.workspace import copy_data
+    from cibench_lab.play.workspace import copy_data
 
     copy_data(task, folder)
     ex = KernelExecutor(folder, timeout=60, rendering=rendering)
@@ -252,7 +252,7 @@ def test_a_headless_run_plays_each_dataset_under_its_rendering(folders, tmp_path
 
 
 def test_build_runs_a_task_we_write_under_its_rendering_and_records_it(folders, tmp_path):
-    from cibench_lab.engine.build import main as build_main
+    from cibench_lab.authoring.build import main as build_main
 
     root = tmp_path / "ours"
     shutil.copytree(folders["stock"], root, ignore=shutil.ignore_patterns(".cibench-lab"))

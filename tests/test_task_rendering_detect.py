@@ -14,7 +14,7 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from cibench_lab.engine.kernel import START_CODE, rendering_code, start_code  # noqa: E402
+from cibench_lab.kernels.spec import START_CODE, rendering_code, start_code  # noqa: E402
 from cibench_lab.tasks import sidecar  # noqa: E402
 from cibench_lab.tasks.errors import TaskError  # noqa: E402
 from cibench_lab.tasks.format import parse_notebook  # noqa: E402

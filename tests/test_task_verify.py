@@ -10,8 +10,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from cibench_lab.authoring.verify import verify_tasks
 from cibench_lab.cli import main
-from cibench_lab.engine.verify import verify_tasks
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
 
 #: One built-in task per library this suite's owner wrote (the fastest of each).

@@ -1,5 +1,5 @@
 """The action trace on a real kernel: every execution the server's capture sees is a ``cell_run``
-of the attempt (engine/trace.py) — the step's reported runs graded, any other cell's runs
+of the attempt (lab/trace.py) — the step's reported runs graded, any other cell's runs
 exploration — and a run while the clock is paused resumes it."""
 
 from __future__ import annotations

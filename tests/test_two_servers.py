@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from cibench_lab.engine.kernel import KERNEL_NAME
+from cibench_lab.kernels.spec import KERNEL_NAME
 from cibench_lab.store.tables import Attempt, Event
 
 HERE = Path(__file__).parent

@@ -1,6 +1,6 @@
 """The attempt view (``GET attempts/{id}``) reads the database a fixed number of times, however
-many steps, turns and edits the attempt has (engine/view.py), and the class view's progress
-(``GET classes/{name}/progress``) however many members the class has (engine/classview.py; no
+many steps, turns and edits the attempt has (views/attempt.py), and the class view's progress
+(``GET classes/{name}/progress``) however many members the class has (views/classroom.py; no
 kernel: recorded turns)."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import pytest
 from rules_task import EN, TEXT, attempts_for, printed, start
 from sqlalchemy import event, select
 
-from cibench_lab.engine.attempt import NewAttempt
-from cibench_lab.engine.classview import class_progress
-from cibench_lab.engine.settings import PlaySettings
-from cibench_lab.engine.view import attempt_view
-from cibench_lab.engine.worktime import ACTIVITY, CELL_RUN
+from cibench_lab.play.attempt import NewAttempt
+from cibench_lab.play.settings import PlaySettings
+from cibench_lab.record.worktime import ACTIVITY, CELL_RUN
 from cibench_lab.store.tables import Event, StepRow, Turn
+from cibench_lab.views.attempt import attempt_view
+from cibench_lab.views.classroom import class_progress
 
 pytestmark = pytest.mark.fast
 

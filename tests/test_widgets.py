@@ -18,10 +18,10 @@ from conftest import server_config
 from jupyter_client import BlockingKernelClient, KernelManager
 from rules_task import EN, attempts_for, printed
 
-from cibench_lab.engine import sandbox
-from cibench_lab.engine.attempt import NewAttempt
-from cibench_lab.engine.executor import KernelExecutor
-from cibench_lab.engine.settings import PlaySettings
+from cibench_lab.kernels import sandbox
+from cibench_lab.kernels.executor import KernelExecutor
+from cibench_lab.play.attempt import NewAttempt
+from cibench_lab.play.settings import PlaySettings
 from cibench_lab.store.tables import Attempt, Run, Study
 from cibench_lab.widgets import where
 from cibench_lab.widgets.where import Unavailable, find_server

@@ -1,4 +1,4 @@
-"""Working time: a step's time net of pauses (engine/worktime.py) and the activity route."""
+"""Working time: a step's time net of pauses (record/worktime.py) and the activity route."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 from conftest import PROBE_ID
 from sqlalchemy import select
 
-from cibench_lab.engine.attempt import NewAttempt
-from cibench_lab.engine.settings import PlaySettings
-from cibench_lab.engine.worktime import working_seconds
+from cibench_lab.play.attempt import NewAttempt
+from cibench_lab.play.settings import PlaySettings
+from cibench_lab.record.worktime import working_seconds
 from cibench_lab.store.tables import Event, StepRow
 
 T0 = dt.datetime(2025, 1, 1, 12, 0, 0, tzinfo=dt.timezone.utc)

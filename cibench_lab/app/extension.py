@@ -12,36 +12,36 @@ from pathlib import Path
 
 from jupyter_server.serverapp import ServerApp
 
-from ..engine.attempt import Attempts
-from ..engine.contents import apply_contents
-from ..engine.cull import check_cull
-from ..engine.errors import BadInput
-from ..engine.hub import Hub
-from ..engine.interpreter import PYTHON_VAR, check_kernel_python, kernel_python, kernel_python_note
-from ..engine.kernel import ensure_kernelspec, hide_from_kernels
-from ..engine.lab import LabConfig, LabPlay
-from ..engine.lab_pool import apply_pool
-from ..engine.labconfig import settings_policy
-from ..engine.limits import KernelLimits, process_limit_problem
-from ..engine.pool import PoolSettings
-from ..engine.proctor import apply_preset
-from ..engine.roles import Roles, RoleSettings
-from ..engine.sandbox import SandboxSetting, configure, prepare
-from ..engine.sent import watch_requests
-from ..engine.settings import PlaySettings
-from ..engine.sockets import socket_room
-from ..engine.specguard import apply_specguard, kernelspec_problem
-from ..engine.studies import Studies
-from ..engine.study import StudyDef, StudyError, check_server, load_studies
-from ..engine.study_change import check_recorded
-from ..engine.workspace import check_writable, unwritable
+from ..auth.hub import Hub
+from ..auth.roles import Roles, RoleSettings
+from ..errors import BadInput
 from ..grading.pool import Grader
 from ..grading.profile import PROFILES
 from ..handlers.routes import handlers
+from ..kernels.interpreter import PYTHON_VAR, check_kernel_python, kernel_python, kernel_python_note
+from ..kernels.limits import KernelLimits, process_limit_problem
+from ..kernels.pool import PoolSettings
+from ..kernels.sandbox import SandboxSetting, configure, prepare
+from ..kernels.spec import ensure_kernelspec, hide_from_kernels
+from ..kernels.specguard import apply_specguard, kernelspec_problem
+from ..lab.config import settings_policy
+from ..lab.contents import apply_contents
+from ..lab.cull import check_cull
+from ..lab.play import LabConfig, LabPlay
+from ..lab.pool import apply_pool
+from ..lab.sent import watch_requests
+from ..lab.sockets import socket_room
 from ..models.config import ModelRegistry, read_config_file
 from ..models.judge import VisionJudge
 from ..models.redact import redact_logs
+from ..play.attempt import Attempts
+from ..play.settings import PlaySettings
+from ..play.workspace import check_writable, unwritable
 from ..store import DATABASE_URL_VAR, NeedsUpgrade, Store, StoreError, configured_url
+from ..studies.change import check_recorded
+from ..studies.definition import StudyDef, StudyError, check_server, load_studies
+from ..studies.proctor import apply_preset
+from ..studies.service import Studies
 from ..tasks.library import TaskLibrary, default_task_dirs, user_tasks_dir
 from .traits import CIBenchLabTraits
 
@@ -91,13 +91,12 @@ class CIBenchLabApp(CIBenchLabTraits):
         apply_specguard(serverapp)  # a cibench-lab kernel starts sandboxed or not at all
         if self.proctored:  # before the server builds its kernel managers and terminals
             apply_preset(serverapp)
-        if self.kernel_pool_size > 0:  # Start's session takes a warm kernel (engine/lab_pool.py)
+        if self.kernel_pool_size > 0:  # Start's session takes a warm kernel (lab/pool.py)
             apply_pool(serverapp)
 
     def initialize_settings(self) -> None:
         self._start_kernel_python()
         self._start_sandbox()
-        socket_room(self._server.kernel_manager.context)
         ensure_kernelspec(self._server.kernel_spec_manager)
         self._exit_on(kernelspec_problem(self._server.kernel_spec_manager))
         new_tasks = self._new_tasks_dir()
@@ -267,6 +266,7 @@ class CIBenchLabApp(CIBenchLabTraits):
             self.kernel_max_processes, self.kernel_memory_mb, self.kernel_tmp_mb, self.kernel_file_mb
         )
         configure(SandboxSetting(self.kernel_sandbox, self.kernel_network, limits))
+        socket_room(self._server.kernel_manager.context)  # before its first kernel: room for many
         problem = process_limit_problem(limits) if self.kernel_sandbox else None
         if problem:
             self.log.warning("cibench-lab: %s", problem)

@@ -10,11 +10,11 @@ from __future__ import annotations
 from jupyter_server.extension.application import ExtensionApp
 from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 
-from ..engine.limits import KernelLimits
-from ..engine.settings import REVEAL
 from ..grading.kept import GRADE_RULES
 from ..grading.pool import WORKERS
 from ..grading.profile import PROFILES
+from ..kernels.limits import KernelLimits
+from ..play.settings import REVEAL
 from ..store import DATABASE_URL_VAR
 from .listtrait import NameList
 

@@ -97,7 +97,7 @@ def run_command(args: argparse.Namespace) -> int:
     """Run the parsed command; an expected failure is one line (``fail``)."""
     from sqlalchemy.exc import DBAPIError
 
-    from ..engine.errors import EngineError
+    from ..errors import EngineError
     from ..models.redact import redact_logs
     from ..store.errors import StoreError
     from ..tasks.errors import TaskError

@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..engine.roles import check_class_name
+from ..auth.roles import check_class_name
 from ..store.db import open_engine
 from ..store.errors import StoreError
 from ..store.grants import Membership, grant, revoke, role_name, role_url

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 
-from ..engine.cluster import ClusterOptions, JobOptions
-from ..engine.errors import BadInput
+from ..errors import BadInput
+from ..runs.dask.client import ClusterOptions, JobOptions
 
 
 def wanted(args) -> bool:

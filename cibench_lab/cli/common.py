@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ..engine.limits import KernelLimits
+from ..kernels.limits import KernelLimits
 from ..store import configured_url
 from ..tasks.library import TaskLibrary, default_task_dirs
 
@@ -33,9 +33,9 @@ def start_sandbox(args) -> bool:
     """Check the kernel Python (``CIBENCH_LAB_KERNEL_PYTHON``) and configure the kernel sandbox
     from ``--no-sandbox``/``--allow-network``; False (and one line on stderr) when either cannot
     start."""
-    from ..engine.interpreter import check_kernel_python, kernel_python, kernel_python_note
-    from ..engine.limits import process_limit_problem
-    from ..engine.sandbox import SandboxSetting, configure, prepare
+    from ..kernels.interpreter import check_kernel_python, kernel_python, kernel_python_note
+    from ..kernels.limits import process_limit_problem
+    from ..kernels.sandbox import SandboxSetting, configure, prepare
 
     problem = check_kernel_python()
     if problem:

@@ -1,6 +1,6 @@
 """`cibench-lab report --compare humans:STUDY RUN [RUN ...]`: people beside model runs.
 
-Reads the study's people and the runs (``engine/comparison.py``), checks that they were played under
+Reads the study's people and the runs (``studies/comparison.py``), checks that they were played under
 the same conditions (``grading/comparability.py``: a mismatch is refused unless ``--allow-mismatch``,
 which marks it in every row it affects), and shows per step, task and library the people's pass rate
 with its bootstrap CI, their working time, each run's result and the steps' Rasch difficulty
@@ -14,10 +14,10 @@ import json
 import sys
 from typing import Any
 
-from ..engine import csvcells
-from ..engine.comparison import NotComparable, compare
-from ..engine.errors import EngineError
+from ..errors import EngineError
 from ..store import Store
+from ..studies.comparison import NotComparable, compare
+from ..views import csvcells
 from .common import library
 
 SPEC = "humans:"

@@ -20,8 +20,8 @@ INTO_HELP = (
 
 
 def cmd_new(args) -> int:
-    from ..engine.errors import EngineError
-    from ..engine.newtask import NewTaskOptions, new_task
+    from ..authoring.new import NewTaskOptions, new_task
+    from ..errors import EngineError
     from ..tasks.library import user_tasks_dir
     from .common import start_sandbox
 

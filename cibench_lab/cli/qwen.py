@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..engine.qwen_exec import QwenExecutor
+from ..benchmarks.qwen.exec import QwenExecutor
 from ..grading.qwen.judge import VisItem
 from ..grading.qwen.outputs import OutputFile, upload_folder
 from ..grading.qwen.score import PROFILES, score_folder

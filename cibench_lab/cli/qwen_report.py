@@ -1,7 +1,7 @@
 """`cibench-lab report` on runs of Qwen benchmark tasks: the original's table, scored as it scores.
 
 A run's finished Qwen attempts are read as the original's output rows
-(:mod:`cibench_lab.engine.qwen_results`) and scored by the same code as `cibench-lab qwen score`
+(:mod:`cibench_lab.benchmarks.qwen.results`) and scored by the same code as `cibench-lab qwen score`
 (``grading/qwen``): the executable rate re-runs the action code the original re-runs, each item
 in its own sandboxed process; Math accuracy is the original's answer rule; Visualization accuracy
 asks the VLM judge the ``CIBENCH_LAB_JUDGE_*`` variables configure, and says "not graded"
@@ -16,8 +16,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..engine.qwen_exec import QwenExecutor
-from ..engine.qwen_results import REACT, TOOLS, RunOutputs, run_outputs
+from ..benchmarks.qwen.exec import QwenExecutor
+from ..benchmarks.qwen.results import REACT, TOOLS, RunOutputs, run_outputs
 from ..grading.bounds import bounded
 from ..grading.leaderboard import B
 from ..grading.qwen.intervals import SECTIONS, cell_cis

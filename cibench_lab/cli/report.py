@@ -18,16 +18,16 @@ from typing import Any
 
 from sqlalchemy import select
 
-from ..engine import csvcells
-from ..engine.comparison import find_runs
-from ..engine.settings import PlaySettings
 from ..grading.bounds import bounded
 from ..grading.leaderboard import Record, leaderboard, run_report
 from ..grading.profile import PROFILES
 from ..grading.summary import METRICS
+from ..play.settings import PlaySettings
 from ..store import Store
+from ..store.runs import find_runs
 from ..store.tables import Attempt, StepRow
 from ..tasks.qwenimport import SPLIT as QWEN_SPLIT
+from ..views import csvcells
 from . import add_command
 
 GENERAL_NOTE = (

@@ -26,10 +26,10 @@ import threading
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
-from ..engine.attempt import PROFILE, Attempts
-from ..engine.errors import BadInput
+from ..errors import BadInput
 from ..grading.pool import WORKERS
 from ..models.redact import redact
+from ..play.attempt import PROFILE, Attempts
 from ..store import Store
 from ..tasks.model import Task
 from . import add_command
@@ -41,9 +41,9 @@ if TYPE_CHECKING:
 
 
 def cmd_run(args) -> int:
-    from ..engine.kernel import hide_from_kernels
-    from ..engine.lease import RunBusy
+    from ..kernels.spec import hide_from_kernels
     from ..models.judge import VisionJudge
+    from ..runs.lease import RunBusy
 
     store = Store(args.db)
     store.check_writable()  # a run records every turn: refuse now, in one line, not per task
@@ -172,15 +172,15 @@ def _player(args, store: Store):
 
 
 def _pool(args):
-    from ..engine.pool import PoolSettings
+    from ..kernels.pool import PoolSettings
 
     memory = PoolSettings.memory_mb if args.kernel_pool_memory is None else args.kernel_pool_memory
     return PoolSettings(args.kernel_pool, memory) if args.kernel_pool > 0 else None
 
 
 async def _run(attempts, tasks, player, args, run_name: str, observer, judge) -> list[str]:
-    from ..engine.run import run_tasks
     from ..grading.pool import Grader
+    from ..runs.local import run_tasks
 
     grader = Grader(judge, args.grading_workers)
     try:
@@ -217,7 +217,7 @@ def _remote(args, hidden: tuple[str, ...]):
 
 
 async def _run_remote(attempts, tasks, player, args, run_name: str, observer, remote) -> list[str]:
-    from ..engine.cluster_run import run_on_cluster
+    from ..runs.dask.driver import run_on_cluster
 
     cluster, jobs = remote
     with observer:
@@ -255,7 +255,7 @@ def default_run_name(player, mode: str) -> str:
     return f"{player.name}-{mode}"
 
 
-class ProgressObserver:  # a RunObserver (engine.run)
+class ProgressObserver:  # a RunObserver (runs.local)
     """A rich progress bar over the run's steps (plain lines when stderr is not a terminal)."""
 
     def __init__(self, tasks: list[Task], live: bool = True):

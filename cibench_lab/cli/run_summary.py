@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from ..engine.attempt import PROFILE
 from ..grading.summary import METRICS, format_row, summarize
+from ..play.attempt import PROFILE
 from ..store import Store
 from ..store.tables import Attempt, StepRow
 from ..tasks.library import TaskLibrary

@@ -186,7 +186,7 @@ def run_with_progress(tasks: list[Task], args) -> list:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from ..engine.verify import verify_tasks
+    from ..authoring.verify import verify_tasks
 
     console = Console(stderr=True)
     columns = (TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -242,7 +242,7 @@ def cmd_verify(args) -> int:
     import dataclasses
     import time
 
-    from ..engine.verify import record_figures, record_renderings
+    from ..authoring.verify import record_figures, record_renderings
 
     tasks = library(args).select(args.patterns or None)
     if not tasks:
@@ -292,7 +292,7 @@ def rendering_arg(text: str):
 
 
 def cmd_build(args) -> int:
-    from ..engine.build import build_all
+    from ..authoring.build import build_all
     from ..tasks.library import user_tasks_dir
     from ..tasks.template import build_table
 

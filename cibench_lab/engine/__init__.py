@@ -1,0 +1,1 @@
+"""Former paths kept while kernelspecs and installs of earlier versions name them (issue 28 removes them)."""

@@ -1,7 +1,7 @@
 """Humans beside models: per step, task and library, on one profile, with step difficulty.
 
 Inputs are plain records (``Played``: one respondent's attempt at one task; the results database is
-read by ``engine/comparison.py``).  The rules:
+read by ``studies/comparison.py``).  The rules:
 
 * **Which tasks.** Every task of the study (``tasks``: its list, its participants' plans and what they
   played, with each task's steps as far as they are known) has its rows, played or not: a step nobody

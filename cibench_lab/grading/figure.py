@@ -1,7 +1,7 @@
 """A figure's structure, read from untrusted output: bounded, schema-checked, then typed.
 
 The kernel's start code displays, beside each matplotlib figure's ``image/png``, what the
-figure shows (``FIGURE_MIME``; ``engine/figure_capture.py`` builds it).  The player's code
+figure shows (``FIGURE_MIME``; ``kernels/inkernel/figure_capture.py`` builds it).  The player's code
 runs in that kernel and may publish anything under that MIME, so a bundle is read only
 within bounds: at most ``MAX_BYTES`` of JSON, ``MAX_DEPTH`` levels and ``MAX_NODES``
 values (checked by an iterative walk before anything recursive touches it), then the

@@ -58,7 +58,7 @@ class Record:
     split: str
     lib: str
     grades: list[dict[str, Any]] = field(default_factory=list)
-    grade_rule: str = "settling"  # how each step's grade was kept (engine/settings.py)
+    grade_rule: str = "settling"  # how each step's grade was kept (play/settings.py)
 
 
 def task_matrix(records: list[Record]) -> tuple[np.ndarray, np.ndarray]:

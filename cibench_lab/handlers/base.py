@@ -16,11 +16,11 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from sqlalchemy.exc import DBAPIError
 from tornado import web
 
-from ..engine.errors import BadInput, EngineError
-from ..engine.roles import PARTICIPANT, ROLES, Identity, identity
-from ..engine.seat import KEY_HEADER
+from ..auth.roles import PARTICIPANT, ROLES, Identity, identity
+from ..errors import BadInput, EngineError
 from ..models.redact import redact
 from ..store.errors import StoreError, write_fault
+from ..studies.seat import KEY_HEADER
 from ..tasks.errors import TaskError
 from .schemas import describe
 
@@ -108,7 +108,7 @@ class Handler(APIHandler):
     async def identity(self) -> Identity:
         """The caller's roles and classes, read once a request: the server's user's — or, while a
         participant code is signed in in their place, or at a shared seat with no code signed in
-        and without the researcher key (``engine/seat.py``), the participant role alone."""
+        and without the researcher key (``studies/seat.py``), the participant role alone."""
         if self._identity is None:
             seat = self.services.studies.seat
             if seat.holds_server_roles(self.request.headers.get(KEY_HEADER)):
@@ -124,7 +124,7 @@ class Handler(APIHandler):
     @property
     def participant(self) -> str:
         """Who plays: the server's participant (one per single-user server, as on JupyterHub),
-        or the participant code signed in at a study's consent (``engine/seat.py``).
+        or the participant code signed in at a study's consent (``studies/seat.py``).
 
         Token logins without a cookie get a fresh anonymous Jupyter identity on every
         request, so the identity of record is the server's: see ``CIBenchLabApp.participant``.

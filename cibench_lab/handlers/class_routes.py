@@ -1,6 +1,6 @@
 """Thin handlers of what an instructor reads of all the classes they teach at once, for
 ``Results()``: the participants' attempts (their own work: no headless run's), and one of them —
-the class view's record of a member's attempt (``engine/classview.py: member_attempt``, the one
+the class view's record of a member's attempt (``views/classroom.py: member_attempt``, the one
 read of it; docs/classroom.md)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from ..engine.classview import member_attempt, member_attempts, member_turns
-from ..engine.roles import INSTRUCTOR
+from ..auth.roles import INSTRUCTOR
+from ..views.classroom import member_attempt, member_attempts, member_turns
 from . import schemas as s
 from .base import Handler, Route
 

@@ -1,11 +1,11 @@
-"""``POST tasks``: the lab's "Make a CIBench Task from This Notebook" (engine/newtask.py does it)."""
+"""``POST tasks``: the lab's "Make a CIBench Task from This Notebook" (authoring/new.py does it)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..engine.errors import BadInput, Forbidden
-from ..engine.newtask import NewTaskOptions, new_task
+from ..authoring.new import NewTaskOptions, new_task
+from ..errors import BadInput, Forbidden
 from ..tasks.links import LinkRefused, check_no_link
 from . import schemas as s
 

@@ -4,7 +4,7 @@
 (``jlpm gen:api`` then builds ``src/schema.ts`` from it); a test fails when either drifts.
 Each operation's ``x-permission`` is the ``{resource, action}`` that jupyter_server's
 authorizer is asked for it, and its ``x-role`` the role the caller must hold (participant,
-instructor or researcher; ``engine/roles.py``), or a list of roles any of which will do.
+instructor or researcher; ``auth/roles.py``), or a list of roles any of which will do.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """What of the engine's turn and settle answers the browser may see: grades hidden while live grades are off
-and the attempt is open (``engine/view.py: grades_visible``)."""
+and the attempt is open (``views/attempt.py: grades_visible``)."""
 
 from __future__ import annotations
 
-from ..engine.view import attempt_view, grades_visible
+from ..views.attempt import attempt_view, grades_visible
 
 
 def grades_shown(view: dict) -> bool:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from ..engine.roles import PARTICIPANT
-from ..engine.trace import trace_view
-from ..engine.view import attempt_view
+from ..auth.roles import PARTICIPANT
+from ..lab.trace import trace_view
+from ..views.attempt import attempt_view
 from . import schemas as s
 from .base import AID, Handler, Route
 

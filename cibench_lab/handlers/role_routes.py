@@ -1,14 +1,14 @@
 """Thin handlers of the role routes: who the caller is, the classes an instructor teaches and
-their class view (``engine/roles.py``, ``engine/classview.py``; docs/classroom.md)."""
+their class view (``auth/roles.py``, ``views/classroom.py``; docs/classroom.md)."""
 
 from __future__ import annotations
 
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from ..engine.classview import class_progress, member_attempt, progress_csv
-from ..engine.errors import NotFound
-from ..engine.roles import INSTRUCTOR, PARTICIPANT
+from ..auth.roles import INSTRUCTOR, PARTICIPANT
+from ..errors import NotFound
+from ..views.classroom import class_progress, member_attempt, progress_csv
 from . import schemas as s
 from .base import Handler, Route
 

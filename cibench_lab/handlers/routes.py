@@ -7,9 +7,9 @@ from typing import Any
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from ..engine.errors import NotFound
-from ..engine.roles import INSTRUCTOR, PARTICIPANT, RESEARCHER
-from ..engine.view import attempt_view, turns_view
+from ..auth.roles import INSTRUCTOR, PARTICIPANT, RESEARCHER
+from ..errors import NotFound
+from ..views.attempt import attempt_view, turns_view
 from . import schemas as s
 from .base import AID, API, Handler, NotFoundHandler, Route, bind
 from .class_routes import CLASS_ROUTES

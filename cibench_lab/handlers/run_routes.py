@@ -1,13 +1,13 @@
 """Thin handlers of what the server lets a researcher read of the headless runs' attempts, for
-``Results()``: the list, one attempt's view and its turns (``engine/runview.py``; docs/api.md)."""
+``Results()``: the list, one attempt's view and its turns (``views/run.py``; docs/api.md)."""
 
 from __future__ import annotations
 
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from ..engine.roles import RESEARCHER
-from ..engine.runview import run_attempt_view, run_attempts, run_turns_view
+from ..auth.roles import RESEARCHER
+from ..views.run import run_attempt_view, run_attempts, run_turns_view
 from . import schemas as s
 from .base import Handler, Route
 

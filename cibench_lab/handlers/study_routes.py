@@ -1,12 +1,12 @@
 """Thin handlers of the study routes (``/studies...``; docs/api.md, docs/studies.md): each acts for
-the server's participant now (a participant code once signed in) through ``engine/studies.py``."""
+the server's participant now (a participant code once signed in) through ``studies/service.py``."""
 
 from __future__ import annotations
 
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from ..engine.roles import PARTICIPANT, RESEARCHER
+from ..auth.roles import PARTICIPANT, RESEARCHER
 from . import schemas as s
 from . import study_schemas as ss
 from .base import Handler, Route

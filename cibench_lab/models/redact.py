@@ -29,7 +29,7 @@ _known: set[str] = set()
 
 def is_secret_name(name: str) -> bool:
     """Whether an environment variable's name looks like a secret's (the one rule: what
-    :func:`redact` masks and what task kernels never inherit, ``engine/kernel_launch.py``)."""
+    :func:`redact` masks and what task kernels never inherit, ``kernels/launch.py``)."""
     return SECRET_NAME.search(name) is not None
 
 

@@ -1,6 +1,6 @@
 """What every player is: it proposes the code of a step's turn; a session per attempt holds its state.
 
-The step driver (:mod:`cibench_lab.engine.driver`) is the only caller::
+The step driver (:mod:`cibench_lab.play.driver`) is the only caller::
 
     session = player.session(task, mode)                 # one per attempt
     proposal = await session.propose(step, turn)          # may call a model

@@ -7,7 +7,7 @@ history at every step — and asks its protocol (``cibench-react`` or ``tools``)
 for the exact messages.  Everything a turn adds to the conversation is derived
 from what the database records (the reply in ``Turn.meta``, the outputs, the
 settle outcome, the oracle reference's outputs), so
-:func:`cibench_lab.engine.history.replay_history` rebuilds a session exactly.
+:func:`cibench_lab.play.history.replay_history` rebuilds a session exactly.
 The session never judges a turn itself: the driver's settle rule decides, and
 ``settle(step, "passed")`` says the last observed turn is the accepted one.
 """

@@ -13,7 +13,7 @@ whose prompt already holds the query's recorded observation.
 
 Over a chat endpoint the prompt is sent as its chat turns (:func:`~.qwen_react.chat_messages`:
 the open assistant turn a final assistant message) with the stop words as ``stop``.  When the
-step ends is the settle rule's (:mod:`cibench_lab.engine.step`: call limit, stop words, no
+step ends is the settle rule's (:mod:`cibench_lab.play.rules`: call limit, stop words, no
 call); every turn's ``qwen_text`` is what it added to the text, so the recorded turns rebuild
 the session and give the original's ``gen`` (:func:`generation`).
 """

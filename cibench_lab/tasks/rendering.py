@@ -7,7 +7,7 @@ figure face and edge, 10 pt font, subplot bottom 0.125); from 0.1.4 on it sets n
 so a stock kernel of today renders with matplotlib's own defaults (100 dpi, 6.4×4.8 in,
 white).  A :class:`Rendering` is one of those settings: a named preset plus the figure
 dpi.  Every kernel that plays a task gets its task's rendering as rcParams
-(``engine/kernel.py: start_code``).
+(``kernels/spec.py: start_code``).
 
 Where a task's rendering comes from (:class:`TaskRendering`, ``basis``):
 

@@ -17,7 +17,7 @@ Instantiation substitutes the parameters (``{{name}}`` -> ``str(value)``), merge
 clears outputs and writes ``<into>/<split>/<lib>/<stem>.ipynb`` for the template
 (split ``cibench_template``) and for each translation -- unless the task lint
 (:mod:`cibench_lab.tasks.lint`) flags any of them: then none is written.  References are then
-recorded by executing the notebooks (``python -m cibench_lab.engine.build PATH...``,
+recorded by executing the notebooks (``python -m cibench_lab.authoring.build PATH...``,
 or ``cibench-lab tasks build TABLE...`` for both at once).
 An unknown or unused placeholder is an error naming the file and the cell.
 

@@ -4,7 +4,7 @@ tools find it — standard library only, so a sandboxed kernel can run it too.
 In order (docs/classroom.md, *Results in a notebook*):
 
 - in a sandboxed task kernel (``CIBENCH_LAB_SANDBOXED=1``, set by the sandbox:
-  ``engine/sandbox.py``; a task kernel started with the sandbox off has ``0``, an ordinary
+  ``kernels/sandbox.py``; a task kernel started with the sandbox off has ``0``, an ordinary
   kernel none) nothing is looked for: the widget is unavailable there;
 - the server's URL: ``JUPYTER_SERVER_URL`` when set, else ``JUPYTERHUB_SERVICE_URL`` (what
   JupyterHub gives a single-user server, and its kernels inherit), else the running-server
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-SANDBOX_MARKER = "CIBENCH_LAB_SANDBOXED"  # engine/sandbox.py's MARKER_VAR
+SANDBOX_MARKER = "CIBENCH_LAB_SANDBOXED"  # kernels/sandbox.py's MARKER_VAR
 TOKEN_VARS = ("JUPYTERHUB_API_TOKEN", "JPY_API_TOKEN")
 API = "cibench-lab/api/"
 

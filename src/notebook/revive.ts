@@ -11,7 +11,7 @@ import { Widget } from '@lumino/widgets';
 
 import { IKernelBinding } from '../api';
 
-/** The kernelspec every attempt kernel runs (engine/kernel.py). */
+/** The kernelspec every attempt kernel runs (kernels/spec.py). */
 export const KERNEL_NAME = 'cibench-lab';
 
 export const NOTE_CLASS = 'jp-CIBench-kernelNote';

@@ -1,7 +1,7 @@
 /**
  * What an oracle reference cell shows: a reference comes from a task someone
  * imported, so the lab runs it with the server's rule for outputs it writes
- * into a notebook (`cibench_lab/engine/safe_outputs.py`): of each MIME bundle
+ * into a notebook (`cibench_lab/play/safe_outputs.py`): of each MIME bundle
  * only `text/plain`, `image/png` and `image/jpeg` — no HTML, JavaScript, SVG,
  * markdown or widget view, nothing a browser runs — and a bundle left with
  * none of them says in `text/plain` what was not shown. Streams and errors

@@ -9,7 +9,7 @@ import { messageOf, stepLabel } from '../model';
 import { IRecordActions } from './actions';
 import { button, h } from './dom';
 
-/** The server's limit on a note (engine/record.py, NOTE_MAX). */
+/** The server's limit on a note (record/activity.py, NOTE_MAX). */
 export const NOTE_MAX = 10_000;
 /** A note is saved this long after the last keystroke (and at once when the box loses the focus). */
 export const NOTE_SAVE_MS = 1_000;

@@ -83,7 +83,7 @@ async def test_a_6kb_notebook_path_or_an_unreadable_notebook_is_a_400_naming_it_
 
 # ---- a participant code that is a hub user's name --------------------------------------------
 async def test_a_participant_code_equal_to_a_users_name_is_refused(api, jp_serverapp):
-    from cibench_lab.engine.enrolment import enrol
+    from cibench_lab.studies.enrolment import enrol
 
     services = jp_serverapp.web_app.settings["cibench_lab"]
     a = services.lab.attempts

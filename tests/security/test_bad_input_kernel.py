@@ -7,7 +7,7 @@ from __future__ import annotations
 from newtask import write_solution
 
 from cibench_lab.cli import main
-from cibench_lab.engine.executor import KernelExecutor
+from cibench_lab.kernels.executor import KernelExecutor
 
 #: A cell publishing, on its own IOPub, a display whose data is a list and a stream whose text is a
 #: number (ipykernel's own session and socket, the parent its request's), then a well-formed print.

@@ -17,13 +17,13 @@ from conftest import server_config, write_probe_task
 from nbformat.v4 import new_output
 
 from cibench_lab.cli import main
-from cibench_lab.engine.attempt import NewAttempt, StudyAttempt
-from cibench_lab.engine.csvcells import neutral
-from cibench_lab.engine.enrolment import enrol
-from cibench_lab.engine.record import save_note
-from cibench_lab.engine.run import ensure_run
-from cibench_lab.engine.settings import PlaySettings
 from cibench_lab.grading import TurnOutput
+from cibench_lab.play.attempt import NewAttempt, StudyAttempt
+from cibench_lab.play.settings import PlaySettings
+from cibench_lab.record.activity import save_note
+from cibench_lab.runs.local import ensure_run
+from cibench_lab.studies.enrolment import enrol
+from cibench_lab.views.csvcells import neutral
 
 pytestmark = pytest.mark.fast
 

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from conftest import PROBE_ID
 
-from cibench_lab.engine.workspace import attempt_notebook, write_notebook
+from cibench_lab.play.workspace import attempt_notebook, write_notebook
 from cibench_lab.tasks.library import TaskLibrary
 from cibench_lab.tasks.links import LinkRefused
 

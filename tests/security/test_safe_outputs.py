@@ -1,4 +1,4 @@
-"""The rule for outputs the server writes into a notebook (engine/safe_outputs.py): only what a
+"""The rule for outputs the server writes into a notebook (play/safe_outputs.py): only what a
 browser shows without running anything, and a notebook signed only when all of it is so."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from nbformat.sign import NotebookNotary
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from cibench_lab.engine.safe_outputs import safe_outputs, sign_notebook, unsafe_cells
+from cibench_lab.play.safe_outputs import safe_outputs, sign_notebook, unsafe_cells
 
 pytestmark = pytest.mark.fast
 

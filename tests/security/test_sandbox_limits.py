@@ -12,9 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from cibench_lab.engine.executor import KernelExecutor
+from cibench_lab.kernels.executor import KernelExecutor
 
-LIMITS_VAR = "CIBENCH_LAB_KERNEL_LIMITS"  # engine.limits.LIMITS_VAR, as sandbox.configure sets it
+LIMITS_VAR = "CIBENCH_LAB_KERNEL_LIMITS"  # kernels.limits.LIMITS_VAR, as sandbox.configure sets it
 LIMITS = "64,4096,16,8"  # KernelLimits(processes=64, memory_mb=4096, tmp_mb=16, file_mb=8).flag()
 BOMBS = {
     # sleeping children (no CPU burnt): the 65th fork fails

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from cibench_lab.engine import seccomp
-from cibench_lab.engine.executor import KernelExecutor
+from cibench_lab.kernels import seccomp
+from cibench_lab.kernels.executor import KernelExecutor
 
 ATTEMPTS = {
     "symlink to /": "os.symlink('/', 'root')",

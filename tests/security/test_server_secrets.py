@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cibench_lab.engine.kernel import KERNEL_NAME, PROVISIONER, kernelspec_dict
+from cibench_lab.kernels.spec import KERNEL_NAME, PROVISIONER, kernelspec_dict
 
 pytestmark = pytest.mark.fast
 
@@ -36,7 +36,7 @@ def test_the_server_refuses_to_start_on_a_kernelspec_without_the_sandbox(shadow,
     """What ``initialize_settings`` checks once it wrote its own kernelspec (the shadow is found first)."""
     from jupyter_client.kernelspec import KernelSpecManager
 
-    from cibench_lab.engine.specguard import kernelspec_problem
+    from cibench_lab.kernels.specguard import kernelspec_problem
 
     path = shadow_kernelspec(shadow)
     with pytest.raises(SystemExit):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from conftest import server_config
 
-from cibench_lab.engine.errors import BadInput
-from cibench_lab.engine.settings import PlaySettings, attempt_settings
+from cibench_lab.errors import BadInput
+from cibench_lab.play.settings import PlaySettings, attempt_settings
 
 SERVER = PlaySettings(show_grades=False, turn_cap=2, reveal="never", grade_rule="settling")
 LOOSE = {"turn_cap": 50, "reveal": "after-step", "show_grades": True, "grade_rule": "best"}

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.fast
 
 OPEN_SOCKETS = """
 import resource, sys, zmq
-from cibench_lab.engine.sockets import socket_room
+from cibench_lab.lab.sockets import socket_room
 resource.setrlimit(resource.RLIMIT_NOFILE, (4096, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 ctx = zmq.Context()
 if sys.argv[1] == "room":

@@ -22,9 +22,9 @@ from conftest import PROBE_ID, SECRET_OUT, write_probe_task
 from nbformat.v4 import new_output
 from playwright.sync_api import Page, expect
 
-from cibench_lab.engine.attempt import Attempts, NewAttempt
-from cibench_lab.engine.settings import PlaySettings
 from cibench_lab.grading import TurnOutput
+from cibench_lab.play.attempt import Attempts, NewAttempt
+from cibench_lab.play.settings import PlaySettings
 from cibench_lab.store import Store
 from cibench_lab.tasks.library import TaskLibrary
 

@@ -3,10 +3,10 @@ checks both ways)."""
 
 from __future__ import annotations
 
-from ...engine.settings import PlaySettings
 from ...grading.profile import PROFILES
 from ...grading.qwen.lab import QWEN_MEASURES
 from ...grading.summary import METRICS
+from ...play.settings import PlaySettings
 
 SETTINGS = tuple(PlaySettings.__dataclass_fields__)
 STEP_GRADE = ("score", "passed", "kept_turn")

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from ...engine.attempt import turn_output
-from ...engine.settings import PlaySettings
 from ...grading import TurnOutput
 from ...grading import opencompass as oc
+from ...play.attempt import turn_output
+from ...play.settings import PlaySettings
 from ...store import Store
 from ...store.tables import Attempt, Turn
 from ..common import library

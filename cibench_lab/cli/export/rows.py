@@ -13,9 +13,9 @@ from typing import Any
 from sqlalchemy import and_, false, func, select
 from sqlalchemy.orm import Session
 
-from ...engine.settings import PlaySettings
-from ...engine.trace import with_graded
-from ...engine.worktime import CELL_RUN, attempt_working_seconds
+from ...lab.trace import with_graded
+from ...play.settings import PlaySettings
+from ...record.worktime import CELL_RUN, attempt_working_seconds
 from ...store.tables import Attempt, Enrolment, Event, Participant, StepRow, Study, Turn
 from .columns import ANSWER_PREFIX, SETTINGS, STEP_GRADE, TURN_GRADE
 from .selection import Selection

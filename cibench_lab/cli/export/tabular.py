@@ -13,9 +13,9 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
 
-from ...engine import csvcells
 from ...store import Store
 from ...store.tables import utcnow
+from ...views import csvcells
 from . import rows
 from .columns import ATTEMPTS, EVENTS, PARTICIPANTS, STEPS, TURNS
 from .selection import Selection

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ...engine.trace import turn_numbers, with_graded
+from ...lab.trace import turn_numbers, with_graded
 from ...store.tables import Event, Turn
 
 TRACE = ("cell_run", "oracle", "pause", "resume")

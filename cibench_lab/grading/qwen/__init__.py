@@ -5,5 +5,5 @@ changes only what docs/qwen.md lists.
 One module per measurement: the ReAct text of a recorded generation (react.py), the math answer
 (answer.py), which code the executable rate runs (execrate.py), the visualization judge's
 question and verdict (judge.py), the output files (outputs.py) and the table (table.py).  Running
-the code is the engine's (``cibench_lab.engine.qwen_exec``); asking a judge is the models'.
+the code is the engine's (``cibench_lab.benchmarks.qwen.exec``); asking a judge is the models'.
 """

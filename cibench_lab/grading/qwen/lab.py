@@ -20,7 +20,7 @@ follows the original's rules, i.e. the ``qwen`` profile of docs/qwen.md; ``fair`
 
 A run that raised (or timed out, or whose kernel died) says so first ("raised ZeroDivisionError ·
 …"); no answer is read from it, so a traceback's numbers never count (a headless run's table is
-the original's, read from its completion: ``engine/qwen_results.py``).
+the original's, read from its completion: ``benchmarks/qwen/results.py``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The class view: a class's progress table and pass rates, its CSV, one member's attempt record
-(instructors of the class only; ``engine/classview.py``)."""
+(instructors of the class only; ``views/classroom.py``)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ GradeRule = TypeAliasType("GradeRule", Literal["best", "settling"])
 KernelStatus = TypeAliasType("KernelStatus", Literal["running", "stopped", "none"])
 KernelStop = TypeAliasType("KernelStop", Literal["idle", "finished"])
 Action = TypeAliasType("Action", Literal["code", "empty", "no_action", "invalid", "finish", "give_up"])
-#: How a step settled (engine/step.py: OUTCOMES; src/grade.ts words them).
+#: How a step settled (play/rules.py: OUTCOMES; src/grade.ts words them).
 OUTCOME_DOC = (
     "how the step settled: passed (a player's turn ran without error), next, gave_up, turn_cap, "
     "out_of_turns (max_turn, or a Qwen task's call limit), stopped (Qwen: an observation held "

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 from typing_extensions import TypeAliasType
 
-from ...engine.record import CELL_EDITS_MAX, NOTE_MAX
+from ...record.activity import CELL_EDITS_MAX, NOTE_MAX
 from .common import Closed, Count, Id, Request, StepIndex, Text, absent
 
 PauseCause = TypeAliasType("PauseCause", Literal["button", "command"])

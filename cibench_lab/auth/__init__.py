@@ -1,0 +1,1 @@
+"""Who the caller is: roles, and JupyterHub's groups as the server's own token reads them."""

@@ -1,0 +1,1 @@
+"""Task authoring: building and verifying references, and a task from a teacher's solution notebook."""

@@ -1,0 +1,1 @@
+"""Benchmarks served besides CIBench's own rules."""

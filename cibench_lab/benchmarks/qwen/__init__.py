@@ -1,0 +1,1 @@
+"""Qwen's Code Interpreter Benchmark: its executable rate and its output files."""

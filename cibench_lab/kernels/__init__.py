@@ -1,0 +1,1 @@
+"""The task kernel wherever it runs: spec, launcher, sandbox, provisioner, executor, warm pool."""

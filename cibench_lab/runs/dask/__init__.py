@@ -1,0 +1,1 @@
+"""Distributed runs: a run's attempts played on the workers of a Dask cluster."""

@@ -1,0 +1,1 @@
+"""Studies: their definition, plans, enrolment, seats, proctoring and the comparison report."""
