@@ -25,7 +25,7 @@ from ..kernels.sandbox import SandboxSetting, configure, prepare
 from ..kernels.spec import ensure_kernelspec, hide_from_kernels
 from ..kernels.specguard import apply_specguard, kernelspec_problem
 from ..lab.config import settings_policy
-from ..lab.contents import apply_contents
+from ..lab.contents import apply_contents, no_link_cwd
 from ..lab.cull import check_cull
 from ..lab.play import LabConfig, LabPlay
 from ..lab.pool import apply_pool
@@ -335,6 +335,7 @@ class CIBenchLabApp(CIBenchLabTraits):
             what = f"the attempts folder {folder}"
             self.log.critical("cibench-lab: %s", unwritable(err, what, "CIBenchLabApp.attempts_dir"))
             raise SystemExit(1) from None
+        no_link_cwd(self._server.kernel_manager, str(root), self.attempts_dir)
 
     def _judge(self) -> VisionJudge | None:
         """The VLM judge the ``judge_*`` traits (and any ``VisionJudge`` config) describe."""

@@ -105,6 +105,21 @@ def _files_handler(self: Any) -> type:
     return NoLinkFileHandler
 
 
+def no_link_cwd(kernel_manager: Any, root: str, attempts_dir: str) -> None:
+    """A kernel started by path (``POST /api/kernels``, a session) never starts through a link in the
+    attempts folder: it starts in the attempts folder itself (its sandbox shows an empty attempt folder)."""
+    found = kernel_manager.cwd_for_path
+
+    def cwd_for_path(path: str, **kwargs: Any) -> str:
+        os_path = found(path, **kwargs)
+        try:
+            return checked(os_path, root, attempts_dir)
+        except Refused:
+            return os.path.join(root, attempts_dir)
+
+    kernel_manager.cwd_for_path = cwd_for_path
+
+
 def apply_contents(serverapp: Any, attempts_dir: str, log: Any) -> None:
     """Mix :class:`NoLinkContents` into the server's contents manager class (before it is built)."""
     base = serverapp.contents_manager_class

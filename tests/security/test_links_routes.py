@@ -60,3 +60,15 @@ async def test_a_players_transcript_follows_no_link(api, links):
     for transcript in ("t.jsonl", "through/t.jsonl", "hard.jsonl"):
         choice = {"task_id": PROBE_ID, "mode": "e2e", "player": {"transcript": f"{MINE}/{transcript}"}}
         refused(*await api("POST", "attempts", choice))
+
+
+def test_a_kernels_path_follows_no_link(jp_serverapp, links, jp_root_dir):
+    """``POST /api/kernels {"path"}`` starts a kernel in the folder its path names: through a link
+    to another attempt, the kernel's folder would be that attempt's (the sandbox binds the real
+    folder it finds inside the attempts folder). It starts in the attempts folder itself instead,
+    where a sandboxed kernel sees an empty attempt folder."""
+    km = jp_serverapp.kernel_manager
+    attempts = str(jp_root_dir / ATTEMPTS)
+    assert km.cwd_for_path(f"{MINE}/through") == attempts
+    assert km.cwd_for_path(f"{MINE}/through/data") == attempts
+    assert km.cwd_for_path(MINE) == str(jp_root_dir / MINE)  # a real attempt folder is its own
