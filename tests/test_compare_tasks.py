@@ -25,6 +25,7 @@ from test_report_compare import PARITY, STUDY, out
 from test_study_compare_server import api  # noqa: F401  # the fixture
 
 from cibench_lab.auth.roles import RoleSettings
+from cibench_lab.benchmarks import benchmark_of
 from cibench_lab.cli import main
 from cibench_lab.cli.compare import emit
 from cibench_lab.grading.compare import Played, RunInfo, StepResult, build
@@ -74,7 +75,15 @@ def record(store, lib: TaskLibrary) -> None:
 
     def attempt(task_id: str, who: str, answers: list[str]) -> str:
         task = lib.get(task_id)
-        new = NewAttempt(task, "e2e", "human", who, PARITY, attempt_environment(task), study=play)
+        new = NewAttempt(
+            task,
+            "e2e",
+            "human",
+            who,
+            PARITY,
+            attempt_environment(task, benchmark_of(task).profile_versions()),
+            study=play,
+        )
         attempt_id = attempts.create(new)
         for step, answer in enumerate(answers):
             attempts.record_turn(attempt_id, step, out(answer))
@@ -93,7 +102,7 @@ def record(store, lib: TaskLibrary) -> None:
         run_id = run.id
     for task_id, answers in ((PANDAS, ["11", "0"]), (QUIT, ["44", "55"])):
         task = lib.get(task_id)
-        env = attempt_environment(task)
+        env = attempt_environment(task, benchmark_of(task).profile_versions())
         attempt_id = attempts.create(
             NewAttempt(task, "e2e", "openai:scripted", "model", PlaySettings(), env, run_id=run_id)
         )

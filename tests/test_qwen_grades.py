@@ -204,11 +204,20 @@ async def test_one_verdict_in_the_attempt_its_summary_and_the_attempt_list(start
 def test_the_rules_version_is_recorded_per_benchmark(lib):
     """Qwen's rules moved to version 2; a CIBench attempt still records version 1, so it stays
     comparable with the CIBench attempts recorded before."""
+    from cibench_lab.benchmarks import benchmark_of
     from cibench_lab.grading.profile import QWEN_VERSIONS, VERSIONS
     from cibench_lab.kernels.environment import attempt_environment
     from cibench_lab.tasks.library import builtin_dir
 
     qwen_task = lib.get("cibench_qwen/qwen-vis/ci_0002")
     cibench_task = TaskLibrary.load([builtin_dir()]).get("cibench_template/pandas/penguins_raw_tidy")
-    assert attempt_environment(qwen_task)["profiles"] == QWEN_VERSIONS == {"cibench": 2, "fair": 2}
-    assert attempt_environment(cibench_task)["profiles"] == VERSIONS == {"cibench": 1, "fair": 2}
+    assert (
+        attempt_environment(qwen_task, benchmark_of(qwen_task).profile_versions())["profiles"]
+        == QWEN_VERSIONS
+        == {"cibench": 2, "fair": 2}
+    )
+    assert (
+        attempt_environment(cibench_task, benchmark_of(cibench_task).profile_versions())["profiles"]
+        == VERSIONS
+        == {"cibench": 1, "fair": 2}
+    )

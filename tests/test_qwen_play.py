@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from cibench_lab.benchmarks import pooled
 from cibench_lab.benchmarks.qwen.results import file_task, output_row
+from cibench_lab.benchmarks.qwen.start import QWEN_START
 from cibench_lab.cli import main
 from cibench_lab.grading import TurnOutput
-from cibench_lab.kernels.pool import PoolSettings, pooled
+from cibench_lab.kernels.pool import PoolSettings
 from cibench_lab.lab.pool import LabKernels
-from cibench_lab.lab.setup import QWEN_START
 from cibench_lab.models.qwen_react import (
     chat_messages,
     cut_at_stop,

@@ -34,6 +34,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from openai_server import ScriptedServer
 from sqlalchemy import select
 
+from cibench_lab.benchmarks import benchmark_of
 from cibench_lab.cli import main
 from cibench_lab.grading.comparability import conditions, mismatches
 from cibench_lab.grading.rasch import RIDGE, fit
@@ -106,7 +107,16 @@ def out(text: str) -> TurnOutput:
 
 def play(attempts: Attempts, task, person: str, script: list[tuple[list[str], str | None]]) -> str:
     """A person's attempt: per step, the printed answers and how they settle it (None: the turn cap)."""
-    attempt_id = attempts.create(NewAttempt(task, "e2e", "human", person, PARITY, attempt_environment(task)))
+    attempt_id = attempts.create(
+        NewAttempt(
+            task,
+            "e2e",
+            "human",
+            person,
+            PARITY,
+            attempt_environment(task, benchmark_of(task).profile_versions()),
+        )
+    )
     with attempts.store.session() as s:
         row = s.get(Attempt, attempt_id)
         row.study_id, row.protocol = STUDY, "model-parity"

@@ -18,6 +18,7 @@ from sqlalchemy import select
 from test_report_compare import ANSWERS, STUDY, A, out, people, write_tasks
 
 from cibench_lab.auth.roles import RoleSettings
+from cibench_lab.benchmarks import benchmark_of
 from cibench_lab.cli import main
 from cibench_lab.kernels.environment import attempt_environment
 from cibench_lab.play.attempt import Attempts, NewAttempt
@@ -69,7 +70,7 @@ def model_run(store, lib: TaskLibrary) -> None:
     attempts = Attempts(store, lib)
     for task_id, answers in sorted(MODEL.items(), key=lambda kv: kv[0]):
         task = lib.get(task_id)
-        env = attempt_environment(task)
+        env = attempt_environment(task, benchmark_of(task).profile_versions())
         new = NewAttempt(task, "e2e", "openai:scripted", "model", PlaySettings(), env, run_id=run_id)
         attempt_id = attempts.create(new)
         for step, answer in enumerate(answers):

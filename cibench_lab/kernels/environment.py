@@ -14,9 +14,8 @@ import sys
 from functools import lru_cache
 from importlib import metadata
 
-from ..grading.profile import VERSIONS, profile_versions
+from ..grading.profile import VERSIONS
 from ..tasks.model import Task
-from ..tasks.qwen import is_qwen
 from .fonts import fonts_record
 from .interpreter import describe, kernel_python
 from .sandbox import current
@@ -82,8 +81,9 @@ def _machine() -> dict:
     }
 
 
-def attempt_environment(task: Task) -> dict:
-    """:func:`environment` plus how ``task``'s plots are rendered in its kernels (tasks/rendering.py)."""
+def attempt_environment(task: Task, profiles: dict[str, int]) -> dict:
+    """:func:`environment` plus how ``task``'s plots are rendered in its kernels (tasks/rendering.py)
+    and ``profiles``, the grading profiles' versions its benchmark records."""
     r = task.rendering
     rendering = {**r.rendering.record(), "basis": r.basis, "verified": r.verified}
-    return {**environment(), "rendering": rendering, "profiles": profile_versions(is_qwen(task))}
+    return {**environment(), "rendering": rendering, "profiles": dict(profiles)}

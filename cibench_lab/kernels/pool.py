@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..tasks.model import Task
-from ..tasks.qwen import is_qwen
 from ..tasks.rendering import Rendering
 from .executor import KernelExecutor
 from .memory import tree_rss
@@ -62,12 +61,6 @@ class PoolSettings:
     @property
     def enabled(self) -> bool:
         return self.size > 0
-
-
-def pooled(task: Task) -> bool:
-    """May ``task`` take a warm kernel?  Not a Qwen benchmark task: its kernel works in the
-    attempt's ``upload_file/`` after the original's own start code, not a warm slot's set-up."""
-    return not is_qwen(task)
 
 
 def pool_key(task: Task, environment: str | None = None) -> PoolKey:

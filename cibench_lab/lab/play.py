@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..benchmarks import benchmark_of
 from ..errors import BadInput, Conflict, Unavailable
 from ..grading import TurnOutput
 from ..grading.pool import Grader
@@ -183,7 +184,14 @@ class LabPlay:
         settings = attempt_settings(
             self.config.settings, overrides, spec == HUMAN, settings_policy(self.config)
         )
-        new = NewAttempt(task, mode, spec, participant, settings, attempt_environment(task))
+        new = NewAttempt(
+            task,
+            mode,
+            spec,
+            participant,
+            settings,
+            attempt_environment(task, benchmark_of(task).profile_versions()),
+        )
         return await self.create(new)
 
     async def create(self, new: NewAttempt) -> str:

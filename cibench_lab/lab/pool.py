@@ -23,8 +23,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..benchmarks import pooled
 from ..kernels.executor import KernelExecutor, ready
-from ..kernels.pool import KernelPool, PoolKey, PoolSettings, pool_key, pooled
+from ..kernels.pool import KernelPool, PoolKey, PoolSettings, pool_key
 from ..kernels.preimport import task_imports
 from ..kernels.spec import KERNEL_NAME
 from ..play.workspace import copy_data

@@ -28,10 +28,8 @@ from typing import Any
 import nbformat
 from nbformat.v4 import new_code_cell
 
-from ..benchmarks.qwen.start import QWEN_START
-from ..errors import BadInput
+from ..benchmarks import benchmark_of
 from ..grading import TurnOutput
-from ..grading.qwen.react import extract_code
 from ..kernels.spec import start_code
 from ..models.qwen_react import prior_turn_code
 from ..play.safe_outputs import safe_outputs
@@ -47,27 +45,18 @@ _FAMILY_WORDS = {"qwen-vis": "visualization", "qwen-math": "math", "qwen-general
 
 
 def check_mode(task: Task, mode: str) -> None:
-    """A Qwen task is one step with no reference code: end-to-end only."""
-    if mode != "e2e" and qwen_item(task) is not None:
-        raise BadInput(f"mode: {task.id} is a Qwen benchmark task, played end-to-end only (no oracle mode)")
+    """A mode the task's benchmark plays (BadInput otherwise: a Qwen task is end-to-end only)."""
+    benchmark_of(task).check_mode(task, mode)
 
 
 def prior_code(task: Task) -> str | None:
-    """The code of an easy item's prior turn, as the original runs it (None: no prior turn)."""
-    item = qwen_item(task)
-    if item is None:
-        return None
-    action = prior_turn_code(item["query"], list(item.get("input_file_path", [])))
-    return None if action is None else extract_code(action)
+    """The code of a turn the task's benchmark plays before the person's first (None: none)."""
+    return benchmark_of(task).prior_code(task)
 
 
 def setup_codes(task: Task, prior_turn: bool = True) -> list[str]:
-    """What a Qwen task's kernel runs after the start code: the original's start, the prior turn
-    (``prior_turn``: a person's attempt; a player's proposes it as its first turn)."""
-    if qwen_item(task) is None:
-        return []
-    prior = prior_code(task) if prior_turn else None
-    return [QWEN_START] if prior is None else [QWEN_START, prior]
+    """What the task's kernel runs after the start code (:meth:`.Benchmark.start_codes`)."""
+    return benchmark_of(task).start_codes(task, prior_turn)
 
 
 class KernelSetup:

@@ -28,14 +28,14 @@ from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy import select
 
-from ..benchmarks.qwen.start import QWEN_START
+from ..benchmarks import benchmark_of, pooled
 from ..errors import BadInput
 from ..grading import TurnOutput
 from ..grading.pool import Grader
 from ..kernels.environment import attempt_environment
 from ..kernels.execution import Execution
 from ..kernels.executor import COMPAT_SILENCE, KernelExecutor
-from ..kernels.pool import KernelPool, PoolSettings, pool_key, pooled
+from ..kernels.pool import KernelPool, PoolSettings, pool_key
 from ..kernels.preimport import task_imports
 from ..play.attempt import Attempts, NewAttempt, _get
 from ..play.driver import Executed, StepDriver
@@ -44,7 +44,6 @@ from ..play.workspace import copy_data
 from ..players import Player, PlayerError
 from ..store.tables import Attempt, Event, Run
 from ..tasks.model import Task
-from ..tasks.qwen import CALL_TIMEOUT, is_qwen
 from .lease import Lease, RunBusy
 
 log = logging.getLogger(__name__)
@@ -270,7 +269,7 @@ async def _open_attempt(ctx: PlayContext, task: Task, attempt_id: str | None) ->
         player=ctx.player.name,
         participant=f"player:{ctx.player.name}",
         settings=ctx.settings,
-        environment=attempt_environment(task),
+        environment=attempt_environment(task, benchmark_of(task).profile_versions()),
         run_id=ctx.run_id,
     )
     return await ctx.db(ctx.attempts.create, new), False
@@ -327,11 +326,10 @@ async def _kernel(ctx: PlayContext, task: Task, folder: Path, resumed: bool) -> 
 
 
 def task_kernel(task: Task, timeout: float) -> tuple[float, str]:
-    """(turn timeout, prelude) of ``task``'s kernel: a Qwen task's runs the original's start code
-    (the lab's, :data:`.qwen_setup.QWEN_START`) and bounds a call by its 30 s."""
-    if is_qwen(task):
-        return min(timeout, CALL_TIMEOUT), QWEN_START
-    return timeout, ""
+    """(turn timeout, prelude) of ``task``'s kernel, as its benchmark says (a player's attempt: no
+    prior turn at the start, the player proposes it)."""
+    benchmark = benchmark_of(task)
+    return benchmark.turn_timeout(task, timeout), "".join(benchmark.start_codes(task, False))
 
 
 def _settled(observer: RunObserver, task: Task, settled: dict) -> None:

@@ -11,6 +11,7 @@ import asyncio
 from typing import Any
 
 from ..auth.roles import PARTICIPANT, RESEARCHER, Identity, Roles, identity
+from ..benchmarks import benchmark_of
 from ..errors import BadInput, Conflict, Forbidden, NotFound
 from ..kernels.environment import attempt_environment
 from ..lab.play import LabPlay
@@ -155,7 +156,7 @@ class Studies:
             except KeyError:
                 raise NotFound(f"task {item['task_id']!r} of the plan is no longer available") from None
             play = StudyAttempt(study.id, study.protocol, study.settings)
-            environment = attempt_environment(task)
+            environment = attempt_environment(task, benchmark_of(task).profile_versions())
             new = NewAttempt(task, item["mode"], HUMAN, who, play.settings, environment, study=play)
             attempt_id = await self.lab.create(new)
         attempt = await self.lab.call(attempt_view, self.attempts, attempt_id, who)

@@ -17,10 +17,9 @@ from typing import Any
 from sqlalchemy import case, select
 from sqlalchemy.orm import Session
 
-from ..grading.criterion import criterion
+from ..benchmarks import benchmark_of
 from ..grading.fair import first_image
 from ..grading.kept import kept_turn
-from ..grading.qwen.lab import qwen_criterion
 from ..lab.cull import kernel_state
 from ..play.attempt import Attempts
 from ..play.rules import HUMAN, next_action, person_cap
@@ -110,9 +109,7 @@ def _step_view(
         "seconds": None,
         "kept_turn": None,
         "run_limit": person_cap(settings, task) if row.player == HUMAN else None,
-        "criterion": criterion(profile, step.kind, task.language)
-        if step.qwen is None
-        else qwen_criterion(step),
+        "criterion": benchmark_of(task).criterion(step, profile, task.language),
     }
     if srow.settled_at is not None:
         view["seconds"] = round((srow.settled_at - srow.opened_at).total_seconds(), 1)
