@@ -7,7 +7,7 @@ small task library it writes there (``OUTDIR/tasks``: four tasks whose steps pri
 * the study ``demo`` (model-parity, the four tasks as a fixed list), recorded by the engine at the
   first consent; two simulated participants, alice and bob, enrol (their plans recorded) and play
   through the engine's Attempts API — every run graded for real against the task's reference — as
-  tests/test_report_compare.py's people do; their working times are set on the rows (simulated:
+  tests/studies/test_report_compare.py's people do; their working times are set on the rows (simulated:
   nobody waits).  alice finishes pandas and nltk and quits matplotlib; bob finishes pandas and quits
   nltk; nobody reaches sklearn;
 * the run ``model``: `cibench-lab run --player openai:scripted` over our OpenAI-compatible test server

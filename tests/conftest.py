@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import nbformat
@@ -10,6 +11,12 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
+
+# The tests mirror the packages (tests/play/, tests/kernels/, ...); a test module that shares another's
+# helpers imports it by name, from whichever folder it is in (pytest's rootdir-relative import).
+for _folder in sorted(Path(__file__).parent.iterdir()):
+    if _folder.is_dir() and _folder.name not in ("fixtures", "ui", "security", "__pycache__"):
+        sys.path.insert(1, str(_folder))
 
 SECRET_CODE = "LEAKPROBE_CODE_X1"
 SECRET_OUT = "LEAKPROBE_OUT_X2"

@@ -1,5 +1,5 @@
 """A local Dask cluster for tests and benchmarks: a scheduler and nanny workers on 127.0.0.1,
-each in a process group of its own, stopped by PID (tests/test_cluster_run.py, bench/scale_dask.py)."""
+each in a process group of its own, stopped by PID (tests/runs/test_cluster_run.py, bench/scale_dask.py)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ one, searching back (``num``); text the same way with ROUGE-1 of the first fence
 block of any label (``text``); vis from the first image of the latest successful
 turn only (``vis``) — all on the interpreter's rendering (``render``).  A
 reference without a printed output (``None``) makes the original raise and score
-0; so does ours.  Verified against the original code: tests/test_grading_golden.py.
+0; so does ours.  Verified against the original code: tests/grading/test_grading_golden.py.
 """
 
 from __future__ import annotations

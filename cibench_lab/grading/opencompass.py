@@ -14,7 +14,7 @@ AgentInferencer saves multi-round results; ``steps[k]`` is the list of lagent
 action dicts of step k's turns, rendered by the original interpreter's rules
 (``render``): ``result = {text, image_path}`` on success, else ``errmsg = repr(...)``.
 ``rescore`` scores such a file back with the ``cibench`` rules — the test that an
-export round-trips (tests/test_grading_export.py).
+export round-trips (tests/grading/test_grading_export.py).
 """
 
 from __future__ import annotations

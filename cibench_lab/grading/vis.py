@@ -24,7 +24,7 @@ def ssim_channels(im1: np.ndarray, im2: np.ndarray, data_range: float, win: int 
     (uniform 7-window, sample covariance, K1 .01, K2 .03), all channels in one pass.
 
     Same operations in the same order, so it agrees with scikit-image to ~1e-15
-    (tests/test_grading_robust.py checks it on random images) at a fraction of the
+    (tests/grading/test_grading_robust.py checks it on random images) at a fraction of the
     cost.  Raises ValueError where scikit-image does (shapes differ, image < window).
     """
     from scipy.ndimage import uniform_filter

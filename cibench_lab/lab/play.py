@@ -6,9 +6,8 @@ attempt's session, runs hidden work itself (start code, restoring state after a
 restart) and hands the driver each turn as its own IOPub capture read it
 (:mod:`.capture`), never what the browser says the outputs were.
 
-A turn over ``turn_timeout`` is stopped (interrupted, then restarted after ``interrupt_grace``;
-a dead kernel is noticed by the restarter, :mod:`.interrupt`): the restart path restores the
-attempt's state and the turn's answer waits for it. Hidden work: :mod:`.hidden`; culling: :mod:`.cull`.
+A turn over ``turn_timeout`` is interrupted, then restarted after ``interrupt_grace`` (:mod:`.interrupt`);
+the restart restores the attempt's state and the turn's answer waits for it (:mod:`.hidden`, :mod:`.cull`).
 """
 
 from __future__ import annotations
@@ -184,15 +183,8 @@ class LabPlay:
         settings = attempt_settings(
             self.config.settings, overrides, spec == HUMAN, settings_policy(self.config)
         )
-        new = NewAttempt(
-            task,
-            mode,
-            spec,
-            participant,
-            settings,
-            attempt_environment(task, benchmark_of(task).profile_versions()),
-        )
-        return await self.create(new)
+        environment = attempt_environment(task, benchmark_of(task).profile_versions())
+        return await self.create(NewAttempt(task, mode, spec, participant, settings, environment))
 
     async def create(self, new: NewAttempt) -> str:
         """Record ``new`` (a study's too), then its folder, session, kernel, notebook; a fault undoes all."""

@@ -20,7 +20,7 @@ the code is ours:
 * each observation is appended as ``\\nObservation: <text>\\nThought:``; generation stops at
   ``Observation:``.
 
-Verified against the original code: tests/test_qwen_prompt.py (goldens made by
+Verified against the original code: tests/benchmarks/test_qwen_prompt.py (goldens made by
 tests/fixtures/qwen/prompts/make_goldens.py).
 """
 

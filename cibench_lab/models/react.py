@@ -24,7 +24,7 @@ the strings below are protocol data, the code is ours:
   every other non-assistant message becomes ``user``, and neighbours with the
   same role are joined with a newline.
 
-Verified against the original code: tests/test_models_react.py (goldens made by
+Verified against the original code: tests/models/test_models_react.py (goldens made by
 tests/fixtures/react/make_golden.py).
 """
 

@@ -4,7 +4,8 @@ The original ``exec``s every item's code one after another in its scoring proces
 ``exec(code, locals())`` (so the code's globals hold only ``text``), inside func_timeout's
 worker thread when the family has a limit, and ``pip install``s a missing module and tries
 again.  Here each item runs in a fresh process of the kernel Python, in the trusted-play
-sandbox (:mod:`.sandbox`: no network) unless it is turned off, in a scratch folder holding a
+sandbox (:mod:`cibench_lab.kernels.sandbox`: no network, the system-call filter, the task kernels'
+limits — :mod:`cibench_lab.kernels.limits`) unless it is turned off, in a scratch folder holding a
 copy of ``upload_file_clean`` as ``upload_file`` (the original's ``pre_load`` changes into it);
 nothing is ever installed.  As in the original: the same globals, a worker thread when there is
 a limit (``signal`` fails there as it did), the limit counted after the libraries the original
@@ -29,6 +30,7 @@ from ...grading.qwen.execrate import ExecItem
 from ...grading.qwen.score import ExecResult
 from ...kernels.interpreter import describe, kernel_python
 from ...kernels.launch import kernel_env, unsandboxed_env
+from ...kernels.limits import LIMITS_VAR, KernelLimits
 from ...kernels.sandbox import bwrap_argv, kernel_policy, prepare, sandbox_env
 from ...kernels.seccomp import filter_fd
 
@@ -73,6 +75,8 @@ class QwenExecutor:
         self.upload = upload
         self.sandbox = sandbox
         self.python = kernel_python()
+        # the task kernels' limits (as configured for this process's kernels, else the defaults)
+        self.limits = KernelLimits.parse(os.environ.get(LIMITS_VAR, ""))
         if sandbox:
             problem = prepare()
             if problem:
@@ -95,6 +99,7 @@ class QwenExecutor:
                     cwd=cwd,
                     timeout=limit + WARM_ALLOWANCE,
                     pass_fds=() if fd is None else (fd,),
+                    preexec_fn=self.limits.apply if self.sandbox else None,
                 )
             except subprocess.TimeoutExpired:
                 return ExecResult(False, f"timed out after {limit:g} seconds (the process was stopped)")
@@ -114,7 +119,8 @@ class QwenExecutor:
         command = [self.python, "-c", RUNNER, str(limit)]
         if not self.sandbox:
             return command, unsandboxed_env(dict(os.environ), self.python), str(folder)
-        policy = replace(kernel_policy(folder, None, False, describe(self.python)), seccomp_fd=fd)
+        policy = kernel_policy(folder, None, False, describe(self.python))
+        policy = replace(policy, seccomp_fd=fd, limits=self.limits)
         env = sandbox_env(kernel_env(dict(os.environ)), policy, {})
         return bwrap_argv(policy, command), env, str(folder)
 
