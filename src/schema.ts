@@ -837,9 +837,11 @@ export type components = {
       step_seconds: number | null;
       /** @description settled steps whose kept grade passed */
       passed: number;
+      /** @description settled steps with a kept grade (passed or missed; not those not graded) */
+      settled: number;
       /** @description settled steps whose kept grade is not graded (a Qwen visualization step without a judge's verdict): neither passed nor missed */
       not_graded: number;
-      /** @description the kept score: passed steps of all graded ones (not counting those not graded), x100; null when no step is graded */
+      /** @description the kept score: passed steps of the settled ones with a grade (`passed` of `settled`), x100; null while none is (a step still open is neither passed nor missed) */
       score: number | null;
       created_at: string;
     };

@@ -36,6 +36,7 @@ CSV_COLUMNS = (
     "step",
     "step_seconds",
     "passed",
+    "settled",
     "not_graded",
     "score",
     "created_at",
@@ -67,10 +68,12 @@ def attempt_row(
 ) -> dict:
     """One attempt's cell of the class table: status, step n of m, the open step's working time
     (from the attempt's ``clock``; None once the attempt ended: no step is open, and the table
-    shows a dash), the steps passed so far, those not graded, and the kept score (passed steps of
-    all graded ones, x100; None when none is graded)."""
+    shows a dash), the steps passed so far, the steps settled and graded, those settled but not
+    graded, and the kept score: the passed steps of the settled and graded ones, x100 (None
+    while none is: a step someone is still on is neither passed nor missed)."""
     passed = sum(1 for r in steps if r.settled_at is not None and passed_under(r.grade, profile))
     none = sum(not_graded_under(r, profile) for r in steps)
+    settled = sum(1 for r in steps if r.settled_at is not None) - none
     current = next((r for r in steps if r.index == row.current_step), None)
     seconds = None
     if current is not None and row.status == "open":
@@ -86,8 +89,9 @@ def attempt_row(
         "n_steps": row.n_steps,
         "step_seconds": seconds,
         "passed": passed,
+        "settled": settled,
         "not_graded": none,
-        "score": round(100 * passed / (row.n_steps - none), 1) if row.n_steps > none else None,
+        "score": round(100 * passed / settled, 1) if settled else None,
         "created_at": iso(row.created_at),
     }
 
