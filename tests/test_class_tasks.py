@@ -69,3 +69,17 @@ async def test_the_teacher_and_someone_in_no_listed_class_see_every_task(jp_serv
         code, tasks = await api("GET", "tasks")
         assert code == 200 and OTHER in [t["id"] for t in tasks] and len(tasks) > 100, settings
         assert (await api("GET", f"tasks/{OTHER}"))[0] == 200
+
+
+def test_the_hub_configs_command_line_sets_the_list():
+    """``docs/jupyterhub_config.example.py`` passes the list on each server's command line, where
+    the server reads it before it knows the extension's traits."""
+    import json
+
+    from jupyter_server.serverapp import ServerApp
+
+    from cibench_lab.app import CIBenchLabApp
+
+    server = ServerApp()
+    server.parse_command_line([f"--CIBenchLabApp.class_tasks={json.dumps({'demo': ['classroom/*']})}"])
+    assert CIBenchLabApp(config=server.config).class_tasks == {"demo": ["classroom/*"]}

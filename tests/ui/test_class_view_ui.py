@@ -214,7 +214,9 @@ def test_the_class_is_listed_before_anyone_starts_and_comes_back_after_a_reload(
     expect(cell).to_contain_text("step 2 of 4", timeout=30_000)
     expect(cell).to_contain_text("0 of 1 settled passed")
     cell.click()
-    first = view.locator(f".jp-CIBench-memberAttempt[data-attempt='{aid}'] .jp-CIBench-memberStep[data-step='0']")
+    first = view.locator(
+        f".jp-CIBench-memberAttempt[data-attempt='{aid}'] .jp-CIBench-memberStep[data-step='0']"
+    )
     expect(first.locator(".jp-CIBench-memberOutcome")).to_have_text("Step 1 (exec): gave up · no run")
     expect(first).not_to_contain_text("No turn yet")
     view.get_by_role("button", name="Back to the class").click()
