@@ -116,13 +116,7 @@ class CIBenchLabApp(CIBenchLabTraits):
         self._check_enrolled(store, defs)
         attempts = Attempts(store, library, self.profile)
         participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
-        config = self._lab_config(root, participant)
-        config.guard_settings = self._guarded(bool(defs))
-        config.settings.validate()
-        # idle kernels are culled after the working clock pauses, or the server exits saying so
-        self._or_exit(
-            check_cull, config.kernel_idle_cull, config.settings.pause_after, "CIBenchLabApp.pause_after"
-        )
+        config = self._play_config(root, participant, bool(defs))
         models = ModelRegistry(self._model_configs())
         self._check_key_files(models, root, self._server.contents_manager.allow_hidden)
         hide_from_kernels(
@@ -183,6 +177,16 @@ class CIBenchLabApp(CIBenchLabTraits):
             settings=settings,
             participant=participant,
         )
+
+    def _play_config(self, root: Path, participant: str, has_studies: bool) -> LabConfig:
+        """The lab's configuration, checked: idle kernels are culled after the working clock pauses,
+        or the server exits saying so."""
+        config = self._lab_config(root, participant)
+        config.guard_settings = self._guarded(has_studies)
+        config.settings.validate()
+        pause = config.settings.pause_after
+        self._or_exit(check_cull, config.kernel_idle_cull, pause, "CIBenchLabApp.pause_after")
+        return config
 
     def _guarded(self, has_studies: bool) -> bool:
         """A person's settings only tighten the server's (``guard_settings``; auto: where the server

@@ -1,13 +1,14 @@
 """The class view in the lab: an instructor (roles from the server's settings) opens "CIBench: Class
-View" from the panel's button (or the palette) while a scripted student plays through the engine, into the same results
-database. The teacher, a member of the class with an attempt of their own, is none of its
-participants: no row, no line of the CSV, no bar. Without a reload the student's cell moves on
+View" from the panel's button (or the palette) while a scripted student plays through the engine,
+into the same results database. The teacher, a member of the class with an attempt of their own,
+is none of its participants: no row, no line of the CSV, no bar. Without a reload the student's cell moves on
 (step and score) and the pass-rate chart grows; Enter on the cell drills down to each step's
 outcome in the panel's words, its instruction's markdown rendered, the turn's code and grade; the
 score counts the steps settled ("2 of 2 settled passed"); the status filter hides the row and says
 so when no row is left; the CSV downloads the table; the view passes axe in both themes, its
 code and output boxes showing on its ground in each. Before anyone starts, every participant has a
-row; the view chosen on another class is back on it after a reload."""
+row, and a step given up without a run reads "gave up · no run" as the student's panel said; the
+view chosen on another class is back on it after a reload."""
 
 from __future__ import annotations
 
