@@ -10,7 +10,7 @@ notes, times) and how the server graded it.
 from __future__ import annotations
 
 import io
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import select
@@ -201,15 +201,27 @@ def member_attempts(attempts: Attempts, members: Collection[str]) -> list[dict[s
 
 
 def member_attempt(attempts: Attempts, attempt_id: str, members: Collection[str]) -> dict[str, Any]:
-    """A class member's attempt for their instructor: each opened step with its turns (code, outputs,
-    grade, times), kept grade, outcome, note and working time. NotFound when the attempt is not a
-    member's (another class's attempts do not exist for the caller)."""
+    """A class member's attempt for their instructor (:func:`attempt_record`). NotFound when the
+    attempt is not a member's own work (another class's attempts do not exist for the caller)."""
+
+    def theirs(row: Attempt, name: str) -> bool:
+        return name in members and row.run_id is None
+
+    return attempt_record(attempts, attempt_id, theirs, f"unknown attempt {attempt_id!r} in this class")
+
+
+def attempt_record(
+    attempts: Attempts, attempt_id: str, readable: Callable[[Attempt, str], bool], unknown: str
+) -> dict[str, Any]:
+    """An attempt as the class view shows it: each opened step with its turns (code, outputs, grade,
+    times), kept grade, outcome, note and working time; no reference material. NotFound(``unknown``)
+    unless ``readable(its row, its participant's name)``."""
     row, task = attempts.load(attempt_id)
     profile = attempts.profile
     with attempts.store.session() as s:
         owner = s.get(Participant, row.participant_id)
-        if owner is None or owner.name not in members or row.run_id is not None:
-            raise NotFound(f"unknown attempt {attempt_id!r} in this class")
+        if owner is None or not readable(row, owner.name):
+            raise NotFound(unknown)
         srows = list(s.scalars(select(StepRow).where(StepRow.attempt_id == row.id).order_by(StepRow.index)))
         turns = s.scalars(
             select(Turn).where(Turn.attempt_id == row.id).order_by(Turn.step, Turn.number)
