@@ -71,15 +71,25 @@ async def test_the_teacher_and_someone_in_no_listed_class_see_every_task(jp_serv
         assert (await api("GET", f"tasks/{OTHER}"))[0] == 200
 
 
-def test_the_hub_configs_command_line_sets_the_list():
-    """``docs/jupyterhub_config.example.py`` passes the list on each server's command line, where
-    the server reads it before it knows the extension's traits."""
-    import json
+def test_the_hub_configs_command_line_sets_the_list(tmp_path, monkeypatch):
+    """``docs/jupyterhub_config.example.py`` with ``CLASS_TASKS`` filled in passes the list on each
+    server's command line, which the server reads before it knows the extension's traits."""
+    from pathlib import Path
 
     from jupyter_server.serverapp import ServerApp
+    from traitlets.config import Config
 
     from cibench_lab.app import CIBenchLabApp
 
+    example = Path(__file__).resolve().parents[1] / "docs" / "jupyterhub_config.example.py"
+    source = example.read_text(encoding="utf-8")
+    assert "CLASS_TASKS: list[str] = []\n" in source  # every task, unless the teacher lists some
+    source = source.replace("CLASS_TASKS: list[str] = []", 'CLASS_TASKS: list[str] = ["classroom/*"]')
+    monkeypatch.setenv("CIBENCH_CLASS_DIR", str(tmp_path))
+    monkeypatch.setenv("CIBENCH_CLASS_PASSWORD", "a class password")
+    c = Config()
+    exec(compile(source, str(example), "exec"), {"get_config": lambda: c, "__name__": "config"})
+    args = [a for a in c.Spawner.args if a.startswith("--CIBenchLabApp.class_tasks=")]
     server = ServerApp()
-    server.parse_command_line([f"--CIBenchLabApp.class_tasks={json.dumps({'demo': ['classroom/*']})}"])
+    server.parse_command_line(args)
     assert CIBenchLabApp(config=server.config).class_tasks == {"demo": ["classroom/*"]}

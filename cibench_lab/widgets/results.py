@@ -15,7 +15,7 @@ refusal — is a sentence in the widget, never a traceback."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,7 +149,8 @@ class Results(w.VBox):
     def _list(self, source: str) -> None:
         assert self.api is not None
         self.rows = self._study_rows() if source == STUDY else self.api.get(BY_KEY[source].rows)
-        self.group.options = group_options(self.rows, self.studies)
+        listed = [f"study:{study_id}" for study_id in self.participants] if source == STUDY else []
+        self.group.options = group_options(self.rows, self.studies, listed)
         self.group.value = ALL
         self._show(ALL)  # also when the value stayed (no change to observe)
 
@@ -237,10 +238,13 @@ def group_of(row: dict[str, Any]) -> str:
     return f"study:{row['study_id']}" if row.get("study_id") else NONE
 
 
-def group_options(rows: list[dict[str, Any]], studies: dict[str, str]) -> list[tuple[str, str]]:
-    """All, then each study and run the rows belong to (studies by title), then the rest; each
-    with its count of attempts."""
-    counts: dict[str, int] = {}
+def group_options(
+    rows: list[dict[str, Any]], studies: dict[str, str], also: Iterable[str] = ()
+) -> list[tuple[str, str]]:
+    """All, then each study and run the rows belong to (studies by title) and each key of
+    ``also`` (a study whose participants have no attempt yet), then the rest; each with its count
+    of attempts."""
+    counts: dict[str, int] = dict.fromkeys(also, 0)
     for row in rows:
         counts[group_of(row)] = counts.get(group_of(row), 0) + 1
 
