@@ -90,6 +90,9 @@ c.Spawner.http_timeout = 120
 # --- the class's own tasks: a teacher's "Make a CIBench Task from This Notebook" writes into one
 # shared folder, which every server (students' and teachers') serves and rescans while it runs
 TASKS_DIR = CLASS_DIR / "tasks"
+# the class's task list: what its students see and start (task ids or patterns; [] = every task).
+# A teacher's tasks are classroom/<lib>/<stem>: ["classroom/*"] shows the students those alone
+CLASS_TASKS: list[str] = []
 
 # --- JupyterLab without its "Jupyter news?" prompt and update checks, as scripts/lab-settings does
 # for local play: these overrides of the lab's defaults, in the class folder
@@ -102,6 +105,7 @@ LAB_SETTINGS.mkdir(parents=True, exist_ok=True)
 
 c.Spawner.args = [
     f"--CIBenchLabApp.new_tasks_dir={TASKS_DIR}",
+    *([f"--CIBenchLabApp.class_tasks={json.dumps({CLASS: CLASS_TASKS})}"] if CLASS_TASKS else []),
     f"--LabApp.app_settings_dir={LAB_SETTINGS}",
     "--LabApp.news_url=None",
     "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",

@@ -653,6 +653,23 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/cibench-lab/api/studies/{study_id}/attempts/{attempt_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A participant's attempt of the study, as the class view shows one: no reference (researchers only) */
+    get: operations['get_studies_study_id_attempts_attempt_id'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/cibench-lab/api/studies/{study_id}/runs': {
     parameters: {
       query?: never;
@@ -837,9 +854,11 @@ export type components = {
       step_seconds: number | null;
       /** @description settled steps whose kept grade passed */
       passed: number;
+      /** @description settled steps with a kept grade (passed or missed; not those not graded) */
+      settled: number;
       /** @description settled steps whose kept grade is not graded (a Qwen visualization step without a judge's verdict): neither passed nor missed */
       not_graded: number;
-      /** @description the kept score: passed steps of all graded ones (not counting those not graded), x100; null when no step is graded */
+      /** @description the kept score: passed steps of the settled ones with a grade (`passed` of `settled`), x100; null while none is (a step still open is neither passed nor missed) */
       score: number | null;
       created_at: string;
     };
@@ -3170,6 +3189,40 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ParticipantRecord'][];
+        };
+      };
+      /** @description an error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  get_studies_study_id_attempts_attempt_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a study id */
+        study_id: string;
+        /** @description an attempt id (32 hex digits) */
+        attempt_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A participant's attempt of the study, as the class view shows one: no reference (researchers only) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MemberAttempt'];
         };
       };
       /** @description an error */

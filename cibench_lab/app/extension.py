@@ -7,11 +7,14 @@ import getpass
 import logging
 import os
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from jupyter_server.serverapp import ServerApp
 
+from ..auth.class_tasks import ClassTasks
 from ..auth.hub import Hub
 from ..auth.roles import Roles, RoleSettings
 from ..errors import BadInput
@@ -19,6 +22,7 @@ from ..grading.pool import Grader
 from ..grading.profile import PROFILES
 from ..handlers.routes import handlers
 from ..kernels.interpreter import PYTHON_VAR, check_kernel_python, kernel_python, kernel_python_note
+from ..kernels.libraries import check_libraries
 from ..kernels.limits import KernelLimits, process_limit_problem
 from ..kernels.pool import PoolSettings
 from ..kernels.sandbox import SandboxSetting, configure, prepare
@@ -45,6 +49,7 @@ from ..studies.service import Studies
 from ..tasks.library import TaskLibrary, default_task_dirs, user_tasks_dir
 from .traits import CIBenchLabTraits
 
+T = TypeVar("T")
 KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
 
 
@@ -61,6 +66,7 @@ class Services:
     studies: Studies
     roles: Roles
     new_tasks_dir: Path  # where the lab's "Make a CIBench Task" writes (CIBenchLabApp.new_tasks_dir)
+    class_tasks: ClassTasks = field(default_factory=ClassTasks)  # what each class's students see
 
     def settings_view(self) -> dict:
         c = self.lab.config
@@ -109,10 +115,7 @@ class CIBenchLabApp(CIBenchLabTraits):
         self._check_enrolled(store, defs)
         attempts = Attempts(store, library, self.profile)
         participant = self.participant or os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
-        config = self._lab_config(root, participant)
-        config.guard_settings = self._guarded(bool(defs))
-        config.settings.validate()
-        self._check_cull(config)
+        config = self._play_config(root, participant, bool(defs))
         models = ModelRegistry(self._model_configs())
         self._check_key_files(models, root, self._server.contents_manager.allow_hidden)
         hide_from_kernels(
@@ -125,9 +128,11 @@ class CIBenchLabApp(CIBenchLabTraits):
         self._watch_requests(lab)
         roles = self._roles()
         hub = bool(os.environ.get("JUPYTERHUB_USER"))  # the hub user plays: no participant codes
-        studies = self._study_service(defs, lab, roles, hub)
+        # a malformed researcher key hash or class task list: the server exits with one line
+        studies = self._or_exit(Studies, defs, lab, roles, hub, self.researcher_key_sha256)
+        tasks = self._or_exit(ClassTasks.of, self.class_tasks)
         self.services = Services(
-            library, store, attempts, lab, participant, models, studies, roles, new_tasks
+            library, store, attempts, lab, participant, models, studies, roles, new_tasks, tasks
         )
         self.settings.update({"cibench_lab": self.services})
         events = self._server.event_logger
@@ -172,6 +177,16 @@ class CIBenchLabApp(CIBenchLabTraits):
             participant=participant,
         )
 
+    def _play_config(self, root: Path, participant: str, has_studies: bool) -> LabConfig:
+        """The lab's configuration, checked: idle kernels are culled after the working clock pauses,
+        or the server exits saying so."""
+        config = self._lab_config(root, participant)
+        config.guard_settings = self._guarded(has_studies)
+        config.settings.validate()
+        pause = config.settings.pause_after
+        self._or_exit(check_cull, config.kernel_idle_cull, pause, "CIBenchLabApp.pause_after")
+        return config
+
     def _guarded(self, has_studies: bool) -> bool:
         """A person's settings only tighten the server's (``guard_settings``; auto: where the server
         holds other people's rules: proctored, studies, roles or classes, locked, under JupyterHub)."""
@@ -182,18 +197,15 @@ class CIBenchLabApp(CIBenchLabTraits):
         return bool(self.proctored or has_studies or roles or self.lock_settings or hub)
 
     def _roles(self) -> Roles:
-        """Roles from the settings, joined by the hub's groups when the server runs under JupyterHub."""
-        try:
-            settings = RoleSettings.of(self.instructors, self.researchers, self.class_members)
-        except BadInput as err:
-            self.log.critical("cibench-lab: %s", err)
-            raise SystemExit(1) from None
+        """Roles from the settings, joined by the hub's groups when the server runs under JupyterHub
+        (a malformed class: the server exits with one line)."""
+        settings = self._or_exit(RoleSettings.of, self.instructors, self.researchers, self.class_members)
         return Roles(settings, Hub.from_env(os.environ, self.hub_groups_ttl, self.log))
 
-    def _study_service(self, defs: dict[str, StudyDef], lab: LabPlay, roles: Roles, hub: bool) -> Studies:
-        """The studies' service, or the server exits with one line: a malformed researcher key hash."""
+    def _or_exit(self, make: Callable[..., T], *args: Any) -> T:
+        """``make(*args)``, or the server exits with its BadInput's one line."""
         try:
-            return Studies(defs, lab, roles, hub, self.researcher_key_sha256)
+            return make(*args)
         except BadInput as err:
             self.log.critical("cibench-lab: %s", err)
             raise SystemExit(1) from None
@@ -227,14 +239,6 @@ class CIBenchLabApp(CIBenchLabTraits):
             self.log.critical("cibench-lab: %s", problem)
             raise SystemExit(1)
 
-    def _check_cull(self, config: LabConfig) -> None:
-        """Idle kernels are culled after the working clock pauses, or the server exits saying so."""
-        try:
-            check_cull(config.kernel_idle_cull, config.settings.pause_after, "CIBenchLabApp.pause_after")
-        except BadInput as err:
-            self.log.critical("cibench-lab: %s", err)
-            raise SystemExit(1) from None
-
     def _exit_on(self, problem: str | None) -> None:
         """A problem found at start: the server exits with its one line."""
         if problem:
@@ -245,7 +249,8 @@ class CIBenchLabApp(CIBenchLabTraits):
         """Kernels run the configured Python, or the server exits with one line saying why not."""
         if self.kernel_python:
             os.environ[PYTHON_VAR] = self.kernel_python
-        problem = check_kernel_python()
+        problem = check_kernel_python()  # then the task libraries (kernel_check, kernel_libraries)
+        problem = problem or check_libraries(kernel_python(), self.kernel_libraries, self.kernel_check)
         if problem:
             self.log.critical("cibench-lab: %s", problem)
             raise SystemExit(1)

@@ -13,6 +13,7 @@ from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 from ..grading.kept import GRADE_RULES
 from ..grading.pool import WORKERS
 from ..grading.profile import PROFILES
+from ..kernels.libraries import CHECKS, TASK_LIBRARIES
 from ..kernels.limits import KernelLimits
 from ..play.settings import REVEAL
 from ..store import DATABASE_URL_VAR
@@ -253,6 +254,14 @@ class CIBenchLabTraits(ExtensionApp):
             "cibench-class-<class name>; an instructor teaches each class they are a member of."
         ),
     ).tag(config=True)
+    class_tasks = Dict(
+        default_value={},
+        help=(
+            "Each class's task list: {class name: [task ids or patterns such as 'classroom/*']}. A "
+            "participant of a class named here sees and starts only the tasks of their classes' lists; "
+            "instructors, researchers and users in no such class see every task (docs/classroom.md)."
+        ),
+    ).tag(config=True)
     hub_groups_ttl = Float(
         60.0,
         help=(
@@ -292,6 +301,23 @@ class CIBenchLabTraits(ExtensionApp):
             "kernel environment scripts/setup installs inside the server's environment "
             "(<venv>/kernel/bin/python) when it exists, else the server's own Python (logged). "
             "Each attempt records its version and libraries, asked of that interpreter."
+        ),
+    ).tag(config=True)
+    kernel_check = Enum(
+        list(CHECKS),
+        "find",
+        help=(
+            "What the server checks at start of the kernel Python (kernel_libraries and ipykernel), "
+            "refusing to start with one line naming what failed: 'find' (default) that each is "
+            "installed (free: the interpreter's own answer, kept on disk); 'import' also imports each "
+            "once (~5 s for the ten; kept until the environment's packages change); 'off' nothing."
+        ),
+    ).tag(config=True)
+    kernel_libraries = NameList(
+        default_value=list(TASK_LIBRARIES),
+        help=(
+            "The import names kernel_check checks in the kernel Python; default CIBench's ten "
+            f"({', '.join(TASK_LIBRARIES)}). [] checks ipykernel only."
         ),
     ).tag(config=True)
     kernel_network = Bool(

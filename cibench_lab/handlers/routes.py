@@ -27,7 +27,8 @@ class TasksHandler(Handler):
     async def get(self):
         library = self.services.library
         library.rescan()  # a task made or changed since (throttled: TaskLibrary.rescan)
-        await self.respond([t.summary() for t in library.select(None)])
+        who, shown = await self.identity(), self.services.class_tasks  # a class's list bounds it
+        await self.respond([t.summary() for t in library.select(None) if shown.allows(who, t.id)])
 
     @web.authenticated
     @authorized
@@ -48,6 +49,7 @@ class TaskHandler(Handler):
         task = self.services.library.find(task_id)
         if task is None:
             raise NotFound(f"unknown task {task_id!r}")
+        self.services.class_tasks.check(await self.identity(), task.id)
         return task.public()
 
 
@@ -67,6 +69,7 @@ class AttemptsHandler(Handler):
         settings = None if body.settings is None else body.settings.model_dump(exclude_unset=True)
         player = None if body.player is None else body.player.choice()
         lab = self.services.lab
+        self.services.class_tasks.check(await self.identity(), body.task_id)
         await self.services.studies.check_free_play(body.task_id, self.participant)
         attempt_id = await lab.start(body.task_id, body.mode, self.participant, settings, player)
         return await lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)

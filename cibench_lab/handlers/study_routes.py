@@ -88,6 +88,18 @@ class ParticipantsHandler(Handler):
         return await self.services.studies.participants(study_id, await self.identity())
 
 
+class StudyAttemptHandler(Handler):
+    """A participant's attempt of the study, as the class view shows one (researchers only)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, study_id: str, attempt_id: str):
+        await self.respond(self._attempt(study_id, attempt_id))
+
+    async def _attempt(self, study_id: str, attempt_id: str):
+        return await self.services.studies.attempt(study_id, attempt_id, await self.identity())
+
+
 class CompareHandler(Handler):
     """The study's people beside recorded runs: `report --compare`'s JSON (researchers only)."""
 
@@ -179,6 +191,14 @@ STUDY_ROUTES: tuple[Route, ...] = (
         ParticipantsHandler,
         list[ss.ParticipantRecord],
         "Every participant's record of the study (researchers only)",
+        role=RESEARCHER,
+    ),
+    Route(
+        "GET",
+        f"{SID}/attempts/{{attempt_id}}",
+        StudyAttemptHandler,
+        s.MemberAttempt,
+        "A participant's attempt of the study, as the class view shows one: no reference (researchers only)",
         role=RESEARCHER,
     ),
     Route(

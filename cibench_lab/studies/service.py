@@ -19,6 +19,7 @@ from ..play.attempt import NewAttempt, StudyAttempt
 from ..play.rules import HUMAN
 from ..record.quit import quit_attempt
 from ..views.attempt import attempt_view
+from ..views.classroom import attempt_record
 from .comparison import compare, recorded_runs
 from .definition import StudyDef
 from .enrolment import enrol, enrolment_of, held_by_another, progress, the_enrolment
@@ -212,6 +213,17 @@ class Studies:
         study = self.for_researchers(study_id, who, "compare the people of")
         a = self.attempts
         return await self.lab.call(compare, a.store, study.id, runs, profile, allow, lambda: a.library)
+
+    async def attempt(self, study_id: str, attempt_id: str, who: Identity) -> dict[str, Any]:
+        """A participant's attempt of the study, as the class view shows one (no reference
+        material): researchers only (``classview.attempt_record``)."""
+        study = self.for_researchers(study_id, who, "read the attempts of")
+
+        def of_study(row, _name: str) -> bool:
+            return row.study_id == study.id
+
+        missing = f"unknown attempt {attempt_id!r} of study {study.id!r}"
+        return await self.lab.call(attempt_record, self.attempts, attempt_id, of_study, missing)
 
     async def runs(self, study_id: str, who: Identity) -> list[dict[str, Any]]:
         """The recorded runs a comparison can name: researchers only."""

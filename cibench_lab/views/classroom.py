@@ -10,7 +10,7 @@ notes, times) and how the server graded it.
 from __future__ import annotations
 
 import io
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import select
@@ -36,6 +36,7 @@ CSV_COLUMNS = (
     "step",
     "step_seconds",
     "passed",
+    "settled",
     "not_graded",
     "score",
     "created_at",
@@ -67,10 +68,12 @@ def attempt_row(
 ) -> dict:
     """One attempt's cell of the class table: status, step n of m, the open step's working time
     (from the attempt's ``clock``; None once the attempt ended: no step is open, and the table
-    shows a dash), the steps passed so far, those not graded, and the kept score (passed steps of
-    all graded ones, x100; None when none is graded)."""
+    shows a dash), the steps passed so far, the steps settled and graded, those settled but not
+    graded, and the kept score: the passed steps of the settled and graded ones, x100 (None
+    while none is: a step someone is still on is neither passed nor missed)."""
     passed = sum(1 for r in steps if r.settled_at is not None and passed_under(r.grade, profile))
     none = sum(not_graded_under(r, profile) for r in steps)
+    settled = sum(1 for r in steps if r.settled_at is not None) - none
     current = next((r for r in steps if r.index == row.current_step), None)
     seconds = None
     if current is not None and row.status == "open":
@@ -86,8 +89,9 @@ def attempt_row(
         "n_steps": row.n_steps,
         "step_seconds": seconds,
         "passed": passed,
+        "settled": settled,
         "not_graded": none,
-        "score": round(100 * passed / (row.n_steps - none), 1) if row.n_steps > none else None,
+        "score": round(100 * passed / settled, 1) if settled else None,
         "created_at": iso(row.created_at),
     }
 
@@ -197,15 +201,27 @@ def member_attempts(attempts: Attempts, members: Collection[str]) -> list[dict[s
 
 
 def member_attempt(attempts: Attempts, attempt_id: str, members: Collection[str]) -> dict[str, Any]:
-    """A class member's attempt for their instructor: each opened step with its turns (code, outputs,
-    grade, times), kept grade, outcome, note and working time. NotFound when the attempt is not a
-    member's (another class's attempts do not exist for the caller)."""
+    """A class member's attempt for their instructor (:func:`attempt_record`). NotFound when the
+    attempt is not a member's own work (another class's attempts do not exist for the caller)."""
+
+    def theirs(row: Attempt, name: str) -> bool:
+        return name in members and row.run_id is None
+
+    return attempt_record(attempts, attempt_id, theirs, f"unknown attempt {attempt_id!r} in this class")
+
+
+def attempt_record(
+    attempts: Attempts, attempt_id: str, readable: Callable[[Attempt, str], bool], unknown: str
+) -> dict[str, Any]:
+    """An attempt as the class view shows it: each opened step with its turns (code, outputs, grade,
+    times), kept grade, outcome, note and working time; no reference material. NotFound(``unknown``)
+    unless ``readable(its row, its participant's name)``."""
     row, task = attempts.load(attempt_id)
     profile = attempts.profile
     with attempts.store.session() as s:
         owner = s.get(Participant, row.participant_id)
-        if owner is None or owner.name not in members or row.run_id is not None:
-            raise NotFound(f"unknown attempt {attempt_id!r} in this class")
+        if owner is None or not readable(row, owner.name):
+            raise NotFound(unknown)
         srows = list(s.scalars(select(StepRow).where(StepRow.attempt_id == row.id).order_by(StepRow.index)))
         turns = s.scalars(
             select(Turn).where(Turn.attempt_id == row.id).order_by(Turn.step, Turn.number)

@@ -12,6 +12,7 @@ from urllib.parse import quote
 from .where import Server, Unavailable
 
 TIMEOUT = 30.0
+KEY_HEADER = "X-CIBench-Researcher-Key"  # engine/seat.py's KEY_HEADER
 
 
 class Api:
@@ -23,6 +24,8 @@ class Api:
         :class:`Unavailable` with the server's own sentence."""
         request = urllib.request.Request(self.server.api + quote(path, safe="/?=&"), method="GET")
         request.add_header("Authorization", f"token {self.server.token}")
+        if self.server.key:  # a study's shared seat: the researcher's roles (docs/studies.md)
+            request.add_header(KEY_HEADER, self.server.key)
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as answer:
                 return json.loads(answer.read() or b"null")

@@ -113,3 +113,35 @@ def _text(value: Any) -> str:
 
 def _image(png: str) -> str:
     return f"<img style='max-width:100%' src='data:image/png;base64,{escape(png.strip())}'/>"
+
+
+def seconds_words(seconds: float | None) -> str:
+    """Seconds as the lab says them: ``42.0 s``, ``3m 05s``; ``–`` for none."""
+    if not isinstance(seconds, int | float):
+        return "–"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(int(round(seconds)), 60)
+    return f"{minutes}m {rest:02d}s"
+
+
+def participants_html(records: list[dict[str, Any]]) -> str:
+    """A study's participants (``GET studies/{id}/participants``) as a table: each one's consent,
+    the plan's tasks ended of all, the time worked and when they finished."""
+    if not records:
+        return "<p>No participant has consented yet.</p>"
+    head = "".join(
+        f"<th>{h}</th>" for h in ("participant", "consented", "tasks ended", "working time", "finished")
+    )
+    rows = []
+    for r in records:
+        ended = sum(item["status"] in ("done", "quit") for item in r["items"])
+        cells = (
+            r["participant"],
+            (r["consent_at"] or "–")[:16],
+            f"{ended} of {len(r['items'])}",
+            seconds_words(r["total_seconds"]),
+            (r["finished_at"] or "–")[:16],
+        )
+        rows.append("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"

@@ -3,23 +3,27 @@
 Sources → studies and runs → attempts → an attempt's steps and turns.  Every answer is the
 server's: a participant lists their own attempts, an instructor also their classes' (``GET
 classes/attempts``, the source it opens on), a researcher the headless runs' (``GET
-runs/attempts``) — each source offered when the user holds the role its list route requires in
-the server's own OpenAPI document, so the server's rule decides; the study (titled by ``GET
-studies``) or headless run each listed attempt belongs to makes the level between; and a step's
-reference shows only where the server's view holds one (the reveal policy).  Anything that stops
-it — no server, a refusal — is a sentence in the widget, never a traceback."""
+runs/attempts``) and the studies' participants (``GET studies/{id}/participants``, each
+participant's attempts opened by ``GET studies/{id}/attempts/{attempt_id}``) — each source offered
+when the user holds the role its list route requires in the server's own OpenAPI document, so the
+server's rule decides; the study (titled by ``GET studies``) or headless run each listed attempt
+belongs to makes the level between; and a step's reference shows only where the server's view
+holds one (the reveal policy).  The server is the kernel's own, or one named outright
+(``Results(url=..., token=...)``, with a study's researcher key: a proctored study's server, whose
+sandboxed kernels cannot run the widget; docs/results.md).  Anything that stops it — no server, a
+refusal — is a sentence in the widget, never a traceback."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as w
 
 from .client import Api
-from .render import attempt_html
-from .where import Unavailable, find_server
+from .render import attempt_html, participants_html, seconds_words
+from .where import Server, Unavailable, find_server
 
 ALL, NONE = "all", "none"  # every listed attempt; those in no study and no run
 API_PATH = "/cibench-lab/api/"  # the routes' prefix in the OpenAPI document
@@ -48,15 +52,34 @@ SOURCES = (
     Source(
         "runs", "Headless runs' attempts", "runs/attempts", "runs/attempts/{id}", "runs/attempts/{id}/turns"
     ),
+    # listed study by study (engine/studyview.py participants_view: each plan item's attempt)
+    Source(
+        "study",
+        "Study participants' attempts",
+        "studies/{study_id}/participants",
+        "studies/{study}/attempts/{id}",
+        None,
+    ),
 )
-MINE, CLASS, RUNS = (source.key for source in SOURCES)
+MINE, CLASS, RUNS, STUDY = (source.key for source in SOURCES)
 BY_KEY = {source.key: source for source in SOURCES}
 
 
 class Results(w.VBox):
     """Browse the attempts this notebook's user may read; pure ipywidgets (JupyterLab, Notebook)."""
 
-    def __init__(self, environ: Mapping[str, str] | None = None, **kwargs: Any):
+    def __init__(
+        self,
+        url: str | None = None,
+        token: str | None = None,
+        researcher_key: str | None = None,
+        *,
+        environ: Mapping[str, str] | None = None,
+        **kwargs: Any,
+    ):
+        """``url``, ``token``: a server named outright (default: the kernel's own, found in its
+        environment); ``researcher_key``: a study's shared seat's (default:
+        ``$CIBENCH_LAB_RESEARCHER_KEY``)."""
         self.status = w.HTML()
         self.source = w.Dropdown(description="Show", options=[], layout=w.Layout(width="auto"))
         self.group = w.Dropdown(description="Study / run", options=[], layout=w.Layout(width="auto"))
@@ -67,9 +90,10 @@ class Results(w.VBox):
         self.me: dict[str, Any] | None = None
         self.studies: dict[str, str] = {}  # study id: title, as GET studies names them
         self.rows: list[dict[str, Any]] = []  # the source's attempts
+        self.participants: dict[str, list[dict[str, Any]]] = {}  # study id: its participants' records
         self.shown: list[dict[str, Any]] = []  # of those, the chosen study's or run's
         self.error: str | None = None
-        self._attempt(lambda: self._connect(environ))
+        self._attempt(lambda: self._connect(find_server(environ, url, token, researcher_key)))
 
     @property
     def attempts(self) -> list[dict[str, Any]]:
@@ -106,14 +130,14 @@ class Results(w.VBox):
         self.picker.value = attempt_id
 
     # ---- what the widgets do ----------------------------------------------------
-    def _connect(self, environ: Mapping[str, str] | None) -> None:
-        self.api = Api(find_server(environ))
+    def _connect(self, server: Server) -> None:
+        self.api = Api(server)
         self.me = self.api.get("me")
         roles = self.me["roles"]
         self.status.value = f"<b>{self.me['name']}</b> · {', '.join(roles)}"
         self.studies = {study["id"]: study["title"] for study in self.api.get("studies")}
         openapi = self.api.get("openapi.json")
-        offered = [source for source in SOURCES if source.readable(roles, openapi)]
+        offered = [s for s in SOURCES if s.readable(roles, openapi) and (s.key != STUDY or self.studies)]
         self.source.options = [(_source_label(source, self.me), source.key) for source in offered]
         first = default_source([source.key for source in offered], roles)
         self.source.value = first
@@ -124,29 +148,46 @@ class Results(w.VBox):
 
     def _list(self, source: str) -> None:
         assert self.api is not None
-        self.rows = self.api.get(BY_KEY[source].rows)
-        self.group.options = group_options(self.rows, self.studies)
+        self.rows = self._study_rows() if source == STUDY else self.api.get(BY_KEY[source].rows)
+        listed = [f"study:{study_id}" for study_id in self.participants] if source == STUDY else []
+        self.group.options = group_options(self.rows, self.studies, listed)
         self.group.value = ALL
         self._show(ALL)  # also when the value stayed (no change to observe)
+
+    def _study_rows(self) -> list[dict[str, Any]]:
+        """Every started plan item of every study's participants, as attempt rows (the studies
+        ``GET studies`` lists; a study whose participants the server refuses is its sentence)."""
+        assert self.api is not None
+        rows: list[dict[str, Any]] = []
+        for study_id in self.studies:
+            records = self.api.get(f"studies/{study_id}/participants")
+            self.participants[study_id] = records
+            for record in records:
+                rows.extend(
+                    study_row(study_id, record, item) for item in record["items"] if item["attempt_id"]
+                )
+        return rows
 
     def _show(self, key: str | None) -> None:
         self.shown = [row for row in self.rows if key in (ALL, None) or group_of(row) == key]
         self.detail.value = ""
-        self.picker.options = [(_label(row), row["id"]) for row in self.shown]
+        self.picker.options = [(attempt_label(row), row["id"]) for row in self.shown]
         self.picker.value = None
-        if not self.shown:
+        if self.source.value == STUDY and key and key.startswith("study:"):
+            self.detail.value = participants_html(self.participants.get(key.removeprefix("study:"), []))
+        elif not self.shown:
             self.detail.value = "<p>No attempts yet.</p>"
 
     def _open(self, attempt_id: str | None) -> None:
         if attempt_id is None or self.api is None:
             return
         source = BY_KEY[self.source.value]
-        view = self.api.get(source.view.format(id=attempt_id))
+        row = next((row for row in self.shown if row["id"] == attempt_id), {})
+        view = self.api.get(source.view.format(id=attempt_id, study=row.get("study_id")))
         if source.turns is None:  # the class view's record: each step holds its turns
             turns = [turn for step in view["steps"] for turn in step["turns"]]
         else:
             turns = self.api.get(source.turns.format(id=attempt_id))
-        row = next((row for row in self.shown if row["id"] == attempt_id), {})
         self.detail.value = attempt_html(view, turns, row.get("participant") or self._my_name())
 
     def _my_name(self) -> str | None:
@@ -168,8 +209,26 @@ class Results(w.VBox):
 
 def default_source(offered: list[str], roles: list[str]) -> str:
     """The source listed first: an instructor's classes' attempts (a teacher has few of their
-    own), else the user's own."""
-    return CLASS if "instructor" in roles and CLASS in offered else MINE
+    own), a researcher's studies' participants', else the user's own."""
+    if "instructor" in roles and CLASS in offered:
+        return CLASS
+    return STUDY if "researcher" in roles and STUDY in offered else MINE
+
+
+def study_row(study_id: str, record: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
+    """A participant's plan item (``GET studies/{id}/participants``) as an attempt row."""
+    return {
+        "id": item["attempt_id"],
+        "participant": record["participant"],
+        "task_id": item["task_id"],
+        "title": item["title"],
+        "status": item["status"],
+        "study_id": study_id,
+        "item": item["index"],
+        "n_items": len(record["items"]),
+        "working_seconds": item["working_seconds"],
+        "created_at": record["consent_at"] or "",
+    }
 
 
 def group_of(row: dict[str, Any]) -> str:
@@ -179,10 +238,13 @@ def group_of(row: dict[str, Any]) -> str:
     return f"study:{row['study_id']}" if row.get("study_id") else NONE
 
 
-def group_options(rows: list[dict[str, Any]], studies: dict[str, str]) -> list[tuple[str, str]]:
-    """All, then each study and run the rows belong to (studies by title), then the rest; each
-    with its count of attempts."""
-    counts: dict[str, int] = {}
+def group_options(
+    rows: list[dict[str, Any]], studies: dict[str, str], also: Iterable[str] = ()
+) -> list[tuple[str, str]]:
+    """All, then each study and run the rows belong to (studies by title) and each key of
+    ``also`` (a study whose participants have no attempt yet), then the rest; each with its count
+    of attempts."""
+    counts: dict[str, int] = dict.fromkeys(also, 0)
     for row in rows:
         counts[group_of(row)] = counts.get(group_of(row), 0) + 1
 
@@ -199,14 +261,29 @@ def _source_label(source: Source, me: dict[str, Any]) -> str:
     return f"{source.label} ({', '.join(me['classes'])})" if source.key == CLASS else source.label
 
 
-def _label(row: dict[str, Any]) -> str:
+def attempt_label(row: dict[str, Any]) -> str:
+    """An attempt row as the picker lists it: who, the task, its status, how far or how it
+    ended (:func:`passed_words`; a study's: which task of the plan and the time worked), when."""
     who = f"{row['participant']} · " if "participant" in row else ""
-    progress = (
-        f"{row['passed']}/{row['n_steps']} passed"
-        if row.get("passed") is not None
-        else (f"step {row['current_step'] + 1} of {row['n_steps']}")
-    )
+    if "item" in row:  # a study participant's plan item
+        progress = f"task {row['item'] + 1} of {row['n_items']} · {seconds_words(row['working_seconds'])}"
+    else:
+        progress = passed_words(row) or f"step {row['current_step'] + 1} of {row['n_steps']}"
     return f"{who}{row['title'] or row['task_id']} · {row['status']} · {progress} · {row['created_at'][:16]}"
+
+
+def passed_words(row: dict[str, Any]) -> str | None:
+    """A finished attempt's passed steps as the lab's attempt list says them (src/panel/words.ts
+    passedCount): ``9/12 passed``; a step not graded (a Qwen visualization item without a judge's
+    verdict) is neither passed nor missed: ``0/1 passed · 1 not graded``, and ``not graded`` when
+    none was. None for an open attempt (no count yet)."""
+    if row.get("passed") is None:
+        return None
+    none = row.get("not_graded") or 0
+    if none >= row["n_steps"]:
+        return "not graded"
+    count = f"{row['passed']}/{row['n_steps'] - none} passed"
+    return f"{count} · {none} not graded" if none else count
 
 
 def _escape(text: str) -> str:

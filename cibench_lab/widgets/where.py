@@ -1,7 +1,7 @@
 """Where the notebook's server is, read from the kernel's environment the way Jupyter's own
 tools find it — standard library only, so a sandboxed kernel can run it too.
 
-In order (docs/classroom.md, *Results in a notebook*):
+In order (docs/results.md, *Where it runs*):
 
 - in a sandboxed task kernel (``CIBENCH_LAB_SANDBOXED=1``, set by the sandbox:
   ``kernels/sandbox.py``; a task kernel started with the sandbox off has ``0``, an ordinary
@@ -12,6 +12,12 @@ In order (docs/classroom.md, *Results in a notebook*):
   whose PID is the kernel's ``JPY_PARENT_PID``, or the only one;
 - its token: ``JUPYTERHUB_API_TOKEN``, else ``JPY_API_TOKEN`` (JupyterHub's older name), else
   the running server's own token (its ``jpserver`` file), else ``JUPYTER_TOKEN``.
+
+A server named outright (``Results(url=..., token=...)``: another machine's, a proctored study's,
+whose own kernels cannot run the widget) takes its token from ``token=`` else ``JUPYTER_TOKEN``,
+never a token this kernel's own server gave it. The researcher key of a study's shared seat
+(``X-CIBench-Researcher-Key``, docs/studies.md) comes from ``researcher_key=`` else
+``CIBENCH_LAB_RESEARCHER_KEY``.
 
 What goes wrong is an :class:`Unavailable` whose text is one sentence for the widget.
 """
@@ -26,6 +32,7 @@ from pathlib import Path
 
 SANDBOX_MARKER = "CIBENCH_LAB_SANDBOXED"  # kernels/sandbox.py's MARKER_VAR
 TOKEN_VARS = ("JUPYTERHUB_API_TOKEN", "JPY_API_TOKEN")
+KEY_VAR = "CIBENCH_LAB_RESEARCHER_KEY"  # the researcher key, kept out of the notebook
 API = "cibench-lab/api/"
 
 
@@ -37,6 +44,7 @@ class Unavailable(Exception):
 class Server:
     url: str  # the server's base URL, ending in "/" (its base_url / the hub's prefix included)
     token: str
+    key: str = ""  # the researcher key sent with each request (none: "")
 
     @property
     def api(self) -> str:
@@ -52,10 +60,33 @@ def check_not_sandboxed(environ: Mapping[str, str]) -> None:
         )
 
 
-def find_server(environ: Mapping[str, str] | None = None) -> Server:
-    """The server this kernel belongs to, with a token that acts as its user."""
+def find_server(
+    environ: Mapping[str, str] | None = None,
+    url: str | None = None,
+    token: str | None = None,
+    key: str | None = None,
+) -> Server:
+    """The server this kernel belongs to, with a token that acts as its user — or the server at
+    ``url`` with ``token`` (else ``JUPYTER_TOKEN``); ``key``: the researcher key (None: from
+    ``CIBENCH_LAB_RESEARCHER_KEY``; "": none)."""
     env = os.environ if environ is None else environ
     check_not_sandboxed(env)
+    key = env.get(KEY_VAR, "") if key is None else key
+    if url:
+        return _named_server(url, token or env.get("JUPYTER_TOKEN", ""), key)
+    found = _own_server(env)
+    return Server(found.url, found.token, key)
+
+
+def _named_server(url: str, token: str, key: str) -> Server:
+    url = url if url.endswith("/") else url + "/"
+    if not token:
+        raise Unavailable(f"No token for the server at {url}: pass token=… (or set JUPYTER_TOKEN).")
+    return Server(url, token, key)
+
+
+def _own_server(env: Mapping[str, str]) -> Server:
+    """The kernel's own server, from its environment (the module's docstring)."""
     listed = _running_server(env)
     url = env.get("JUPYTER_SERVER_URL") or env.get("JUPYTERHUB_SERVICE_URL") or (listed or {}).get("url")
     if not url:

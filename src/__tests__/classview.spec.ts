@@ -11,7 +11,13 @@ import {
 import { memberAttemptView } from '../class/attempt';
 import { passRateChart, RATE_LEGEND, rateText } from '../class/chart';
 import { InstructionMarkdown } from '../class/markdown';
-import { cellText, classTable, latestCells, tableNote } from '../class/table';
+import {
+  cellText,
+  classTable,
+  filterNote,
+  latestCells,
+  tableNote
+} from '../class/table';
 
 const TASK = 'cibench_template/pandas/leak_probe';
 
@@ -26,8 +32,9 @@ function attempt(over: Partial<IClassAttempt> = {}): IClassAttempt {
     n_steps: 4,
     step_seconds: 65,
     passed: 2,
+    settled: 2,
     not_graded: 0,
-    score: 50,
+    score: 100,
     created_at: '2026-01-01T10:00:00Z',
     ...over
   };
@@ -70,12 +77,41 @@ describe('the class table', () => {
     expect(cells.has(`bob\t${TASK}`)).toBe(false);
   });
 
-  it('says where an attempt stands', () => {
-    expect(cellText(attempt())).toBe('step 3 of 4 · 1m 05s · score 50.0');
-    expect(cellText(attempt({ status: 'done', score: 75 }))).toBe(
-      'done (4 steps) · – · score 75.0'
+  it('says where an attempt stands and how many of the steps settled passed', () => {
+    expect(cellText(attempt())).toBe(
+      'step 3 of 4 · 1m 05s · 2 of 2 settled passed'
+    );
+    const done = { status: 'done', passed: 3, settled: 4, score: 75 } as const;
+    expect(cellText(attempt(done))).toBe(
+      'done (4 steps) · – · 3 of 4 settled passed'
+    );
+    const first = { current_step: 0, passed: 0, settled: 0, score: null };
+    expect(cellText(attempt(first))).toBe(
+      'step 1 of 4 · 1m 05s · none settled yet'
+    );
+    const qwen = { n_steps: 1, passed: 0, settled: 0, not_graded: 1 };
+    expect(cellText(attempt({ ...qwen, status: 'done', score: null }))).toBe(
+      'done (1 step) · – · not graded'
+    );
+    const some = { passed: 1, settled: 1, not_graded: 1, score: 100 };
+    expect(cellText(attempt(some))).toBe(
+      'step 3 of 4 · 1m 05s · 1 of 1 settled passed · 1 not graded'
     );
     expect(cellText(undefined)).toBe('not started');
+  });
+
+  it('says so when the filters leave no participant', () => {
+    const data = progress([attempt()]);
+    expect(filterNote(data, { task: null, status: null })).toBeNull();
+    expect(filterNote(data, { task: null, status: 'open' })).toBeNull();
+    expect(filterNote(data, { task: null, status: 'done' })!.textContent).toBe(
+      'No participant has a cell that is done. Choose Any status to see everyone.'
+    );
+    expect(filterNote(data, { task: TASK, status: 'quit' })!.textContent).toBe(
+      'No participant has a cell that is quit in Leak probe. Choose Any status to see everyone.'
+    );
+    const none = { ...progress([]), members: [] };
+    expect(filterNote(none, { task: null, status: 'done' })).toBeNull(); // tableNote says it
   });
 
   it('filters members by the status of their cells and opens a cell on click', () => {
@@ -251,6 +287,24 @@ function member(steps: IMemberAttempt['steps']): IMemberAttempt {
   };
 }
 
+/** `s` with one turn run. */
+function ran(
+  s: IMemberAttempt['steps'][number]
+): IMemberAttempt['steps'][number] {
+  const turn = {
+    step: s.index,
+    turn: 0,
+    code: 'print(1)',
+    output: '1\n',
+    image: null,
+    error: false,
+    grade: null,
+    started_at: '2026-01-01T10:00:01Z',
+    finished_at: '2026-01-01T10:00:02Z'
+  };
+  return { ...s, turns: [turn] };
+}
+
 function step(
   index: number,
   outcome: string | null,
@@ -274,9 +328,9 @@ function step(
 describe("a member's step, in the words of the student's panel", () => {
   it('names how each step settled, never the outcome code', () => {
     const steps = [
-      step(0, 'next'),
-      step(1, 'turn_cap'),
-      step(2, 'gave_up'),
+      ran(step(0, 'next')),
+      ran(step(1, 'turn_cap')),
+      ran(step(2, 'gave_up')),
       step(3, null)
     ];
     const node = memberAttemptView(member(steps), () => undefined);
@@ -292,6 +346,26 @@ describe("a member's step, in the words of the student's panel", () => {
     ]);
     expect(node.textContent).not.toContain('turn_cap');
     expect(node.textContent).toContain('end-to-end · played by ada');
+  });
+
+  it('says "gave up · no run" where the student ran nothing, as their panel did', () => {
+    const steps = [step(0, 'gave_up'), step(1, 'next'), step(2, null)];
+    const node = memberAttemptView(member(steps), () => undefined);
+    const heads = Array.from(
+      node.querySelectorAll('.jp-CIBench-memberOutcome'),
+      e => e.textContent
+    );
+    expect(heads).toEqual([
+      'Step 1 (text): gave up · no run',
+      'Step 2 (text): settled · no run',
+      'Step 3 (text): open'
+    ]);
+    const said = Array.from(
+      node.querySelectorAll('.jp-CIBench-memberStep'),
+      e => e.textContent
+    );
+    expect(said[0]).not.toContain('No turn yet');
+    expect(said[2]).toContain('No turn yet.');
   });
 
   it("renders an instruction's markdown through the registry, sanitized, once per attempt", async () => {

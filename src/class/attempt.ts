@@ -5,7 +5,7 @@
  * the kernel published, the grade as of each turn and when it ran. No
  * reference material (the server sends none).
  */
-import { outcomeText } from '../grade';
+import { outcomeText, ranNothing, stepOutcomeText } from '../grade';
 import { modeLabel, playerLabel } from '../model';
 import { h } from '../panel/dom';
 import { DASH, formatSeconds, keptGradeText } from '../panel/words';
@@ -49,13 +49,30 @@ function playedBy(record: IMemberAttempt): string {
     : `player: ${playerLabel(record.player)}`;
 }
 
+/**
+ * How a step settled, as the student's panel said it ("gave up · no run" for
+ * a step settled without a run), and whether it ran nothing.
+ */
+function stepOutcome(
+  record: IMemberAttempt,
+  step: IMemberStep
+): { outcome: string; unrun: boolean } {
+  const settled = step.settled_at !== null;
+  const run = { outcome: step.outcome, settled, turns: step.turns.length };
+  const unrun = ranNothing({ ...run, grade: null }) !== null;
+  const outcome = unrun
+    ? stepOutcomeText({ ...run, grade: null }, record.turn_cap)
+    : outcomeText(step.outcome, settled, record.turn_cap);
+  return { outcome, unrun };
+}
+
 function stepView(
   record: IMemberAttempt,
   step: IMemberStep,
   markdown: InstructionMarkdown
 ): HTMLElement {
-  const settled = step.settled_at !== null;
-  const outcome = outcomeText(step.outcome, settled, record.turn_cap);
+  const { outcome, unrun } = stepOutcome(record, step);
+  const kept = step.settled_at && !unrun ? keptGradeText(step.grade) : DASH;
   return h(
     'section',
     {
@@ -69,7 +86,7 @@ function stepView(
     markdown.render(record.id, step.index, step.instruction),
     h('p', {
       className: 'jp-CIBench-memberGrade',
-      text: `kept grade: ${step.settled_at ? keptGradeText(step.grade) : DASH} · working time ${formatSeconds(step.working_seconds)} · opened ${when(step.opened_at)}${step.settled_at ? ` · settled ${when(step.settled_at)}` : ''}`
+      text: `kept grade: ${kept} · working time ${formatSeconds(step.working_seconds)} · opened ${when(step.opened_at)}${step.settled_at ? ` · settled ${when(step.settled_at)}` : ''}`
     }),
     step.note
       ? h('p', {
@@ -77,16 +94,22 @@ function stepView(
           text: `note: ${step.note}`
         })
       : null,
-    step.turns.length
-      ? h(
-          'ol',
-          {
-            className: 'jp-CIBench-memberTurns',
-            attrs: { 'aria-label': `Step ${step.index + 1}'s turns` }
-          },
-          ...step.turns.map(turnView)
-        )
-      : h('p', { text: 'No turn yet.' })
+    turnsView(step)
+  );
+}
+
+/** The step's turns; "No turn yet." while it is open without one (a settled one's heading says "no run"). */
+function turnsView(step: IMemberStep): HTMLElement | null {
+  if (!step.turns.length) {
+    return step.settled_at ? null : h('p', { text: 'No turn yet.' });
+  }
+  return h(
+    'ol',
+    {
+      className: 'jp-CIBench-memberTurns',
+      attrs: { 'aria-label': `Step ${step.index + 1}'s turns` }
+    },
+    ...step.turns.map(turnView)
   );
 }
 

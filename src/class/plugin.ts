@@ -1,6 +1,6 @@
 /**
- * The class view plugin: the command "CIBench: Class View" (palette, for
- * instructors only) opening the class view in the main area, which the
+ * The class view plugin: the command "CIBench: Class View" (the palette and
+ * a button in the panel's header, for instructors only) opening the class view in the main area, which the
  * layout restorer reopens after a reload, on the class it showed.
  */
 import {
@@ -17,6 +17,7 @@ import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 
 import { CATEGORY } from '../commands';
+import { button } from '../panel/dom';
 import { followNumber } from '../settings';
 import { ICIBenchLab } from '../tokens';
 import { ClassApi } from './api';
@@ -75,8 +76,10 @@ export const classViewPlugin: JupyterFrontEndPlugin<void> = {
       name: () => 'class-view'
     });
     palette?.addItem({ command: CLASS_VIEW, category: CATEGORY, rank: 30 });
+    const shortcut = headerButton(app, lab);
     void lab.api.me().then(me => {
       instructor = me.roles.includes('instructor');
+      shortcut.hidden = !instructor;
       app.commands.notifyCommandChanged(CLASS_VIEW);
     });
     followNumber(registry, SETTINGS, 'classViewPoll', POLL_DEFAULT, 1, s => {
@@ -84,6 +87,22 @@ export const classViewPlugin: JupyterFrontEndPlugin<void> = {
     });
   }
 };
+
+/** The panel header's Class View button: hidden until the user is known to be an instructor. */
+function headerButton(
+  app: JupyterFrontEnd,
+  lab: ICIBenchLab
+): HTMLButtonElement {
+  const shortcut = button(
+    'Class View',
+    'jp-CIBench-classViewButton',
+    () => void app.commands.execute(CLASS_VIEW),
+    "Your classes' progress, scores and attempts"
+  );
+  shortcut.hidden = true;
+  lab.panel.addHeaderButton(shortcut);
+  return shortcut;
+}
 
 /**
  * The command's action: open the class view (`args.class`: on that class,

@@ -35,9 +35,11 @@ export function latestCells(
 }
 
 /**
- * A cell in words: "step 3 of 4 · 1m 05s · score 50.0", "not started"; the
- * score of the graded steps, "not graded" when none was (a Qwen
- * visualization step without a judge is neither passed nor missed).
+ * A cell in words: "step 3 of 4 · 1m 05s · 2 of 2 settled passed", "not
+ * started". The score is of the steps settled with a grade: a step someone is
+ * still on is neither passed nor missed ("none settled yet"), nor is a step
+ * not graded (a Qwen visualization step without a judge: "not graded",
+ * counted apart).
  */
 export function cellText(attempt: IClassAttempt | undefined): string {
   if (!attempt) {
@@ -49,9 +51,17 @@ export function cellText(attempt: IClassAttempt | undefined): string {
       : `${attempt.status} (${attempt.n_steps} step${attempt.n_steps === 1 ? '' : 's'})`;
   const time =
     attempt.status === 'open' ? formatSeconds(attempt.step_seconds) : DASH;
-  const score =
-    attempt.score === null ? 'not graded' : `score ${attempt.score.toFixed(1)}`;
-  return `${where} · ${time} · ${score}`;
+  return `${where} · ${time} · ${scoreText(attempt)}`;
+}
+
+/** "2 of 3 settled passed", "none settled yet", "not graded", "… · 1 not graded". */
+export function scoreText(attempt: IClassAttempt): string {
+  const none = attempt.not_graded;
+  if (!attempt.settled) {
+    return none ? 'not graded' : 'none settled yet';
+  }
+  const score = `${attempt.passed} of ${attempt.settled} settled passed`;
+  return none ? `${score} · ${none} not graded` : score;
 }
 
 /** The table, `open(attempt)` on a cell's click or Enter. */
@@ -72,14 +82,13 @@ export function classTable(
       h('th', { text: t.title, attrs: { scope: 'col', title: t.task_id } })
     )
   );
-  const rows = progress.members
-    .map(member => {
-      const shown = tasks.map(t => cells.get(`${member}\t${t.task_id}`));
-      return keeps(shown, filters.status)
-        ? memberRow(member, shown, open)
-        : null;
-    })
-    .filter((row): row is HTMLTableRowElement => row !== null);
+  const rows = shownMembers(progress, filters).map(member =>
+    memberRow(
+      member,
+      tasks.map(t => cells.get(`${member}\t${t.task_id}`)),
+      open
+    )
+  );
   return h(
     'table',
     {
@@ -89,6 +98,41 @@ export function classTable(
     h('thead', {}, head),
     h('tbody', {}, ...rows)
   );
+}
+
+/** The members whose rows the filters keep, in order. */
+function shownMembers(progress: IClassProgress, filters: IFilters): string[] {
+  const cells = latestCells(progress);
+  const tasks = progress.tasks.filter(
+    t => filters.task === null || t.task_id === filters.task
+  );
+  return progress.members.filter(member =>
+    keeps(
+      tasks.map(t => cells.get(`${member}\t${t.task_id}`)),
+      filters.status
+    )
+  );
+}
+
+/**
+ * What the table says when its filters leave no participant of a class that
+ * has some: which status (and task) matched nobody, and how to see everyone.
+ */
+export function filterNote(
+  progress: IClassProgress,
+  filters: IFilters
+): HTMLElement | null {
+  if (!progress.members.length || shownMembers(progress, filters).length) {
+    return null;
+  }
+  const status = filters.status === 'none' ? 'not started' : filters.status;
+  const task = progress.tasks.find(t => t.task_id === filters.task);
+  const text = `No participant has a cell that is ${status}${task ? ` in ${task.title}` : ''}. Choose Any status to see everyone.`;
+  return h('p', {
+    className: 'jp-CIBench-classNote jp-CIBench-filterNote',
+    text,
+    attrs: { role: 'status' }
+  });
 }
 
 /**

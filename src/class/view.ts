@@ -28,7 +28,7 @@ import type {
 import { memberAttemptView } from './attempt';
 import { passRateChart } from './chart';
 import { InstructionMarkdown } from './markdown';
-import { classTable, IFilters, STATUSES, tableNote } from './table';
+import { classTable, filterNote, IFilters, STATUSES, tableNote } from './table';
 
 /**
  * What the view needs: the class routes, the classes taught, the polling
@@ -161,6 +161,7 @@ export class ClassView extends Widget {
       replaceChildren(
         this.body,
         tableNote(this.progress),
+        filterNote(this.progress, this.filters),
         h('div', { className: 'jp-CIBench-classScroll' }, table),
         passRateChart(this.progress, this.filters.task)
       );

@@ -176,13 +176,23 @@ export class CIBenchPanel extends Widget {
         h('h2', { className: 'jp-CIBench-heading', text: 'CIBench' }),
         this.role
       ),
-      button(
-        'Refresh',
-        'jp-CIBench-refresh',
-        () => void actions.refresh(),
-        'Reload tasks and attempts'
+      h(
+        'div',
+        { className: 'jp-CIBench-headerTools' },
+        button(
+          'Refresh',
+          'jp-CIBench-refresh',
+          () => void actions.refresh(),
+          'Reload tasks and attempts'
+        )
       )
     );
+  }
+
+  /** Add a button to the header, before Refresh (the class view's, for instructors). */
+  addHeaderButton(node: HTMLElement): void {
+    const tools = this.node.querySelector('.jp-CIBench-headerTools');
+    tools?.insertBefore(node, tools.lastElementChild);
   }
 
   private onChange(_: CIBenchModel, kind: ChangeKind): void {

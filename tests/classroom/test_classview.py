@@ -72,8 +72,9 @@ def test_progress_holds_the_members_attempts_and_where_the_class_is_stuck(attemp
     assert set(rows) == {"ada", "bob"}  # eve is not a member; carl attempted nothing
     assert rows["ada"]["attempt_id"] == ids["ada"]
     assert (rows["ada"]["status"], rows["ada"]["current_step"], rows["ada"]["n_steps"]) == ("open", 2, 4)
-    assert (rows["ada"]["passed"], rows["ada"]["score"]) == (2, 50.0)
-    assert (rows["bob"]["passed"], rows["bob"]["score"]) == (1, 25.0)
+    # the score counts the settled steps, not all four: ada passed both she settled, bob one of two
+    assert (rows["ada"]["passed"], rows["ada"]["settled"], rows["ada"]["score"]) == (2, 2, 100.0)
+    assert (rows["bob"]["passed"], rows["bob"]["settled"], rows["bob"]["score"]) == (1, 2, 50.0)
     assert rows["ada"]["step_seconds"] is not None and rows["ada"]["step_seconds"] >= 0
     assert view["pass_rates"] == [  # step 3: both are still on it, which is no miss
         {"task_id": PROBE_ID, "step": 0, "reached": 2, "settled": 2, "passed": 2, "not_graded": 0},
@@ -109,10 +110,20 @@ def test_a_finished_attempt_counts_its_last_step_and_its_kept_score(attempts):
     view = class_progress(attempts, "stats", ["ada"])
     (row,) = view["attempts"]
     assert (row["attempt_id"], row["status"], row["current_step"], row["n_steps"]) == (aid, "done", 3, 4)
-    assert (row["passed"], row["score"]) == (3, 75.0)  # step 2 wanted the probe words
+    assert (row["passed"], row["settled"], row["score"]) == (3, 4, 75.0)  # step 2 wanted the probe words
     assert row["step_seconds"] is None  # no step is open: the table shows a dash, the CSV a blank
     (line,) = csv.DictReader(io.StringIO(progress_csv(view)))
     assert (line["status"], line["step"], line["step_seconds"]) == ("done", "4/4", "")
+
+
+def test_an_attempt_with_no_step_settled_has_no_score_yet(attempts):
+    """Someone still on their first step has passed nothing and missed nothing: no score (the
+    table says "none settled yet"), not 0."""
+    play(attempts, "ada", [("probe = 'x'", [], False)])
+    (row,) = class_progress(attempts, "stats", ["ada"])["attempts"]
+    assert (row["passed"], row["settled"], row["not_graded"], row["score"]) == (0, 0, 0, None)
+    (line,) = csv.DictReader(io.StringIO(progress_csv(class_progress(attempts, "stats", ["ada"]))))
+    assert (line["passed"], line["settled"], line["score"]) == ("0", "0", "")
 
 
 def test_the_csv_is_the_table_line_by_line(attempts):
@@ -121,11 +132,12 @@ def test_the_csv_is_the_table_line_by_line(attempts):
     lines = list(csv.DictReader(io.StringIO(progress_csv(view))))
     assert tuple(lines[0]) == CSV_COLUMNS
     got = sorted(
-        (r["participant"], r["title"], r["status"], r["step"], r["passed"], r["score"]) for r in lines
+        (r["participant"], r["title"], r["status"], r["step"], r["passed"], r["settled"], r["score"])
+        for r in lines
     )
     assert got == [
-        ("ada", "Leak probe", "open", "3/4", "2", "50.0"),
-        ("bob", "Leak probe", "open", "3/4", "1", "25.0"),
+        ("ada", "Leak probe", "open", "3/4", "2", "2", "100.0"),
+        ("bob", "Leak probe", "open", "3/4", "1", "2", "50.0"),
     ]
     assert all(float(r["step_seconds"]) >= 0 for r in lines)
 

@@ -89,3 +89,18 @@ def test_an_instructions_markdown_is_rendered_and_its_html_escaped():
     assert "<img" not in html and "<script" not in html  # shown as text
     assert "&lt;img src=x onerror=alert(1)&gt;" in html and "&lt;script&gt;" in html
     assert 'href="javascript' not in html  # markdown-it refuses the link
+
+
+def test_a_step_not_graded_counts_as_neither_passed_nor_missed_in_an_attempts_label():
+    """A Qwen visualization item without a judge's verdict is no "0/1 passed" (the panel's words:
+    src/panel/words.ts passedCount)."""
+    from cibench_lab.widgets.results import attempt_label
+
+    row = {"task_id": "qwen/vis/q1", "title": "Q1", "status": "done", "current_step": 0, "n_steps": 1}
+    row.update({"passed": 0, "not_graded": 1, "created_at": "2026-01-05T09:30:12Z"})
+    assert attempt_label(row) == "Q1 · done · not graded · 2026-01-05T09:30"
+    assert " · 3/4 passed · 1 not graded · " in attempt_label({**row, "n_steps": 5, "passed": 3})
+    assert " · 2/4 passed · " in attempt_label({**row, "n_steps": 4, "passed": 2, "not_graded": 0})
+    assert " · 0/1 passed · " in attempt_label({**row, "not_graded": None})  # an older server's row
+    opened = {**row, "status": "open", "passed": None, "not_graded": None}
+    assert attempt_label(opened) == "Q1 · open · step 1 of 1 · 2026-01-05T09:30"

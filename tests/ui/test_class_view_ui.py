@@ -1,12 +1,14 @@
 """The class view in the lab: an instructor (roles from the server's settings) opens "CIBench: Class
-View" from the palette while a scripted student plays through the engine, into the same results
-database. The teacher, a member of the class with an attempt of their own, is none of its
-participants: no row, no line of the CSV, no bar. Without a reload the student's cell moves on
+View" from the panel's button (or the palette) while a scripted student plays through the engine,
+into the same results database. The teacher, a member of the class with an attempt of their own,
+is none of its participants: no row, no line of the CSV, no bar. Without a reload the student's cell moves on
 (step and score) and the pass-rate chart grows; Enter on the cell drills down to each step's
 outcome in the panel's words, its instruction's markdown rendered, the turn's code and grade; the
-status filter hides the row; the CSV downloads the table; the view passes axe in both themes, its
+score counts the steps settled ("2 of 2 settled passed"); the status filter hides the row and says
+so when no row is left; the CSV downloads the table; the view passes axe in both themes, its
 code and output boxes showing on its ground in each. Before anyone starts, every participant has a
-row; the view chosen on another class is back on it after a reload."""
+row, and a step given up without a run reads "gave up · no run" as the student's panel said; the
+view chosen on another class is back on it after a reload."""
 
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from cibench_lab.tasks.library import TaskLibrary
 from .axe import axe_violations
 from .lab import TOKEN
 from .lab import configured_lab as start_lab
+from .test_lab_play import open_panel
 from .test_play_panel import run_command, use_theme
 
 TEACHER, STUDENT = "teach", "ada"
@@ -83,10 +86,16 @@ def background(locator) -> str:
     return locator.evaluate("e => getComputedStyle(e).backgroundColor")
 
 
-def open_class_view(page: Page, url: str):
+def open_class_view(page: Page, url: str, by_button: bool = False):
+    """The class view, opened from the palette or (``by_button``) the panel's Class View button."""
     page.goto(f"{url}/lab?token={TOKEN}")
-    expect(page.locator("#cibench-lab-panel")).to_be_attached(timeout=60_000)
-    run_command(page, "CIBench: Class View")
+    panel = page.locator("#cibench-lab-panel")
+    expect(panel).to_be_attached(timeout=60_000)
+    if by_button:
+        open_panel(page)
+        panel.get_by_role("button", name="Class View").click()
+    else:
+        run_command(page, "CIBench: Class View")
     view = page.locator(".jp-CIBench-classView")
     expect(view).to_be_visible()
     return view
@@ -94,11 +103,11 @@ def open_class_view(page: Page, url: str):
 
 def test_the_class_view_follows_a_student_as_they_play(page: Page, class_lab):
     server, attempts, attempt_id = class_lab
-    view = open_class_view(page, server.url)
+    view = open_class_view(page, server.url, by_button=True)  # the panel's button, for an instructor
     row = view.locator(f"tr[data-member='{STUDENT}']")
     cell = row.locator(f"button[data-attempt='{attempt_id}']")
     expect(cell).to_contain_text("step 1 of 4")
-    expect(cell).to_contain_text("score 0.0")
+    expect(cell).to_contain_text("none settled yet")  # on step 1: nothing passed, nothing missed
     expect(view.locator("tr[data-member='bob']")).to_contain_text("not started")
     expect(view.locator("tbody tr")).to_have_count(2)  # ada and bob: the teacher is no participant
     expect(view.locator(f"tr[data-member='{TEACHER}']")).to_have_count(0)
@@ -115,7 +124,7 @@ def test_the_class_view_follows_a_student_as_they_play(page: Page, class_lab):
     )
     attempts.settle(attempt_id, 1, "next")
     expect(cell).to_contain_text("step 3 of 4", timeout=30_000)  # polled, no reload
-    expect(cell).to_contain_text("score 50.0")
+    expect(cell).to_contain_text("2 of 2 settled passed")  # of the steps settled, not of all four
     expect(view.locator("rect.jp-CIBench-chartBar")).to_have_count(3)
     chart_text = view.locator(".jp-CIBench-passRates .jp-CIBench-srOnly")
     expect(chart_text).to_contain_text("step 1: 1 of 1 who settled it passed (100%)")
@@ -161,15 +170,20 @@ def test_the_class_view_follows_a_student_as_they_play(page: Page, class_lab):
 
     view.get_by_label("Status").select_option("done")
     expect(row).to_have_count(0)
+    expect(view.locator(".jp-CIBench-filterNote")).to_have_text(
+        "No participant has a cell that is done. Choose Any status to see everyone."
+    )
     view.get_by_label("Status").select_option("open")
     expect(row).to_have_count(1)
+    expect(view.locator(".jp-CIBench-filterNote")).to_have_count(0)
     with page.expect_download() as download:
         view.get_by_role("button", name="Download CSV").click()
     assert download.value.suggested_filename == "cibench-class-demo.csv"
     lines = list(csv.DictReader(io.StringIO(open(download.value.path(), encoding="utf-8").read())))
     assert [
-        (r["participant"], r["attempt_id"], r["status"], r["step"], r["passed"], r["score"]) for r in lines
-    ] == [(STUDENT, attempt_id, "open", "3/4", "2", "50.0")]
+        (r["participant"], r["attempt_id"], r["status"], r["step"], r["passed"], r["settled"], r["score"])
+        for r in lines
+    ] == [(STUDENT, attempt_id, "open", "3/4", "2", "2", "100.0")]
 
 
 def saved_class_view(page: Page) -> str | None:
@@ -196,6 +210,17 @@ def test_the_class_is_listed_before_anyone_starts_and_comes_back_after_a_reload(
     )
     expect(view.locator("tr[data-member='bob']")).to_contain_text("not started")
     expect(view.locator(".jp-CIBench-classNote")).to_have_count(0)
+    attempts.settle(aid, 0, "gave_up")  # she gives step 1 up without a run: her panel said "gave up · no run"
+    cell = view.locator(f"button[data-attempt='{aid}']")
+    expect(cell).to_contain_text("step 2 of 4", timeout=30_000)
+    expect(cell).to_contain_text("0 of 1 settled passed")
+    cell.click()
+    first = view.locator(
+        f".jp-CIBench-memberAttempt[data-attempt='{aid}'] .jp-CIBench-memberStep[data-step='0']"
+    )
+    expect(first.locator(".jp-CIBench-memberOutcome")).to_have_text("Step 1 (exec): gave up · no run")
+    expect(first).not_to_contain_text("No turn yet")
+    view.get_by_role("button", name="Back to the class").click()
 
     view.get_by_label("Class", exact=True).select_option("zoo")
     expect(view.locator("tbody tr[data-member='dan']")).to_have_count(1)

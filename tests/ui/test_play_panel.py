@@ -364,6 +364,13 @@ def test_the_header_shows_the_users_role(page: Page, configured_lab, tmp_path):
     expect(role).to_have_attribute("title", "teach: participant, instructor; teaches stats")
     no_severe_violations(page, "the header with a role")
     page.locator(".jp-CIBench-header").screenshot(path=str(tmp_path / "header.png"))
+    classes = page.locator("#cibench-lab-panel").get_by_role("button", name="Class View")  # an instructor's
+    expect(classes).to_be_visible()
+    heading, shown = page.locator(".jp-CIBench-title").bounding_box(), classes.bounding_box()
+    assert heading and shown, "laid out"
+    beside = shown["x"] >= heading["x"] + heading["width"]
+    below = shown["y"] >= heading["y"] + heading["height"]
+    assert beside or below, (heading, shown)  # the heading and its role whole, not under the button
 
 
 @pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])
@@ -371,6 +378,8 @@ def test_the_panel_passes_axe_in_both_themes(page: Page, lab_server, theme):
     open_lab(page, lab_server.url)
     use_theme(page, theme)
     open_panel(page)
+    expect(page.locator(".jp-CIBench-task").first).to_be_visible()  # the panel has its tasks (and me)
+    expect(page.locator("#cibench-lab-panel").get_by_role("button", name="Class View")).to_have_count(0)
     page.locator(".jp-CIBench-filter").fill("astronaut")
     page.locator(".jp-CIBench-task").first.click()
     expect(page.locator(".jp-CIBench-detail-title")).to_be_visible()

@@ -23,13 +23,16 @@ class ClassAttempt(Closed):
         description="the open step's working time so far; null once the attempt ended (no step is open)"
     )
     passed: int = Field(description="settled steps whose kept grade passed")
+    settled: int = Field(
+        description="settled steps with a kept grade (passed or missed; not those not graded)"
+    )
     not_graded: int = Field(
         description="settled steps whose kept grade is not graded (a Qwen visualization step without a "
         "judge's verdict): neither passed nor missed"
     )
     score: float | None = Field(
-        description="the kept score: passed steps of all graded ones (not counting those not graded), "
-        "x100; null when no step is graded"
+        description="the kept score: passed steps of the settled ones with a grade (`passed` of `settled`), "
+        "x100; null while none is (a step still open is neither passed nor missed)"
     )
     created_at: str
 
