@@ -211,4 +211,4 @@ def test_the_rules_version_is_recorded_per_benchmark(lib):
     qwen_task = lib.get("cibench_qwen/qwen-vis/ci_0002")
     cibench_task = TaskLibrary.load([builtin_dir()]).get("cibench_template/pandas/penguins_raw_tidy")
     assert attempt_environment(qwen_task)["profiles"] == QWEN_VERSIONS == {"cibench": 2, "fair": 2}
-    assert attempt_environment(cibench_task)["profiles"] == VERSIONS == {"cibench": 1, "fair": 2}
+    assert attempt_environment(cibench_task)["profiles"] == VERSIONS == {"cibench": 1, "fair": 3}
