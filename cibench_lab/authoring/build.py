@@ -165,7 +165,9 @@ def notebook_text(nb: nbformat.NotebookNode) -> str:
         for out in cell.get("outputs", []):
             data = out.get("data") or {}
             if FIGURE_MIME in data:
-                figures.append(json.dumps(data[FIGURE_MIME], ensure_ascii=False, separators=(",", ":")))
+                figures.append(
+                    json.dumps(data[FIGURE_MIME], ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+                )
                 data[FIGURE_MIME] = {_FIGURE_SLOT: len(figures) - 1}
     text = _SLOT.sub(lambda m: figures[int(m.group(1))], nbformat.writes(nb))
     return text if text.endswith("\n") else text + "\n"

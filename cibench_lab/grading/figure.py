@@ -11,7 +11,8 @@ lengths), then each array's ``shape`` against its data.  Anything else raises
 
 :func:`read_figure` turns a bundle into :class:`Figure`: data axes with their
 :class:`Series` (one per line, bar group, scatter, polygon, patch, image ...), texts,
-ticks, legends, the colour bars counted apart.
+ticks, legends and, where the axes shows images, what they look like (``shown``: a small
+RGB raster, checked for its shape and its 0-255 values); the colour bars counted apart.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ MAX_DEPTH = 12
 MAX_NODES = 400_000
 #: Series one axes may hold once read (a collection gives one per path): bounds the pairing work.
 MAX_SERIES = 512
+#: An axes' shown image: RGB, at most this many pixels a side (``figure_capture.SHOWN_SIDE``).
+SHOWN_SIDE = 64
 _SPECIAL = {"inf": np.inf, "-inf": -np.inf}
 
 
@@ -81,6 +84,9 @@ class Axes:
     y: Axis
     legend: tuple[str, ...] | None
     series: tuple[Series, ...]
+    #: What its image layers show (RGB 0-255, at most SHOWN_SIDE a side), None when it shows no image
+    #: or was captured before shown images were.
+    shown: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -227,7 +233,21 @@ def _axes(obj: dict[str, Any]) -> Axes:
         y=_axis(obj["y"]),
         legend=tuple(legend["entries"]) if legend else None,
         series=tuple(series),
+        shown=_raster(obj["shown"]) if "shown" in obj else None,
     )
+
+
+def _raster(obj: dict[str, Any]) -> np.ndarray:
+    """An axes' shown image: (rows, columns, 3) of integers 0-255, at most ``SHOWN_SIDE`` a side."""
+    shape = tuple(int(n) for n in obj["shape"])
+    values = _numbers(obj["data"])
+    if len(shape) != 3 or shape[2] != 3 or max(shape[:2]) > SHOWN_SIDE or min(shape) < 1:
+        raise FigureError(f"a shown image is not RGB of at most {SHOWN_SIDE} pixels a side")
+    if values.size != shape[0] * shape[1] * 3:
+        raise FigureError("a shown image's data does not fill its shape")
+    if not (np.isfinite(values).all() and values.min() >= 0 and values.max() <= 255):
+        raise FigureError("a shown image holds values outside 0-255")
+    return values.reshape(shape)
 
 
 def _need(artist: dict[str, Any], key: str) -> Any:

@@ -9,21 +9,22 @@ Numbers match within ``TOL`` (0.2 %) of the reference axes' span on the axis the
 (log10 space on a log axis) plus 1e-9 relative: less than a pixel of a typical figure.
 Bars and scatter points are compared as sets, lines and polygons in order; a line sampled at
 other x (more or fewer points of the same curve) within ``CURVE_TOL`` once interpolated.
-Images and heatmaps compare the array as shown: 2-D values through their colour limits,
-RGB(A) in [0, 1]; arrays kept as a digest match when the digests agree, else their
-downsamples are compared.
+Bars on a categorical axis are also paired by their category label (:mod:`.plot_bars`).
+Images (``imshow``) are compared as shown: the axes' image layers composited as they look,
+one unit of the axes' data (:mod:`.plot_shown`).  A figure captured before that raster existed,
+and heatmaps, compare the array: 2-D values through their colour limits, RGB(A) in [0, 1];
+arrays kept as a digest match when the digests agree, else their downsamples are compared.
 
 A series' credit is the share of its bars/points that match (1 or 0 for lines, polygons and
 images); the data share is the credits' sum over the larger of the two series counts (an
 extra series costs as much as a missing one).  Each declared element (tasks/plot.py) is 1
-or 0.  Score = data share × the share of declared elements that match; ``passed`` when the
-score is 1.  Undeclared elements never change the score; one that differs is named
+or 0 (:mod:`.plot_elements`).  Score = data share × the share of declared elements that match;
+``passed`` when the score is 1.  Undeclared elements never change the score; one that differs is named
 "not graded".  Messages never quote the reference's texts or values.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,13 +32,13 @@ import numpy as np
 from ..tasks.plot import ELEMENTS
 from .dates import aligned
 from .figure import Array, Axes, Figure, Series
+from .plot_bars import by_label
+from .plot_elements import TOL, elements, missing
+from .plot_shown import GREY, SHARE, fallback_note, shown_pair, without_images
 from .plot_words import NAMES, NOUNS, PLURAL, counted, kind_name, with_article
 
-TOL = 0.002
 #: Two samplings of one line agree this closely (share of the span) once interpolated.
 CURVE_TOL = 0.01
-#: Colours closer than this (RGB in [0, 1], max channel difference) are the same colour.
-COLOR_TOL = 0.06
 
 
 @dataclass
@@ -49,6 +50,7 @@ class Comparison:
     elements: dict[str, bool] = field(default_factory=dict)  # every element: does it match?
     declared: tuple[str, ...] = ()
     missing: set[str] = field(default_factory=set)  # elements the turn's figure lacks altogether
+    notes: list[str] = field(default_factory=list)  # how the data was compared, when not as usual
 
     @property
     def score(self) -> float:
@@ -81,7 +83,7 @@ class Comparison:
         ungraded = [NAMES[e] for e in ELEMENTS if e not in self.declared and not self.elements.get(e, True)]
         if ungraded:
             parts.append(", ".join(ungraded) + " not graded")
-        return "; ".join(parts)
+        return "; ".join(parts + self.notes)
 
 
 def compare(pred: Figure, ref: Figure, declared: tuple[str, ...]) -> Comparison:
@@ -99,30 +101,40 @@ def compare(pred: Figure, ref: Figure, declared: tuple[str, ...]) -> Comparison:
             got, n = _axes_data(pred.axes[i], ref.axes[i], diffs)
             credit, units = credit + got, units + n
     data = credit / units if units else 1.0
-    return Comparison(data, diffs, _elements(pred, ref), declared, _missing(pred, ref))
-
-
-def _missing(pred: Figure, ref: Figure) -> set[str]:
-    """Elements the reference has and the turn's figure lacks altogether."""
-    labels = (
-        [(_norm(ax.xlabel), _norm(ax.ylabel)) for ax in ref.axes],
-        [(_norm(ax.xlabel), _norm(ax.ylabel)) for ax in pred.axes],
-    )
-    has = {
-        "title": (bool(_titles(ref)), bool(_titles(pred))),
-        "axis_labels": tuple(any(a or b for a, b in side) for side in labels),
-        "legend": (bool(_legends(ref)), bool(_legends(pred))),
-        "colorbar": (ref.colorbars > 0, pred.colorbars > 0),
-    }
-    return {e for e, (in_ref, in_pred) in has.items() if in_ref and not in_pred}
+    notes = [note for p, r in zip(pred.axes, ref.axes, strict=False) if (note := fallback_note(p, r))]
+    comparison = Comparison(data, diffs, elements(pred, ref), declared, missing(pred, ref))
+    comparison.notes = list(dict.fromkeys(notes))
+    return comparison
 
 
 # --------------------------------------------------------------------------- data
 
 
 def _axes_data(pred: Axes, ref: Axes, diffs: list[str]) -> tuple[float, int]:
-    """(credit, units) of one axes pair; messages appended to ``diffs``."""
+    """(credit, units) of one axes pair; messages appended to ``diffs``.  Images both figures show as
+    a raster are one unit (:mod:`.plot_shown`); bars are paired by position, or by label where that
+    pairs more (:mod:`.plot_bars`)."""
     pred, ref = aligned(pred, ref)
+    images = shown_pair(pred, ref)
+    if images is not None:
+        pred, ref = without_images(pred), without_images(ref)
+    tried = []
+    for candidate in by_label(pred, ref):
+        found: list[str] = []
+        tried.append((_series_data(candidate, ref, found), found))
+    (credit, units), found = max(tried, key=lambda t: t[0][0])
+    diffs += found
+    if images is None:
+        return credit, units
+    share = images.alike()
+    if share < SHARE:
+        diffs.append(f"the shown image differs ({share:.0%} of its pixels within {GREY} grey levels; "
+                     f"{SHARE:.0%} needed)")  # fmt: skip
+    return credit + float(share >= SHARE), units + 1
+
+
+def _series_data(pred: Axes, ref: Axes, diffs: list[str]) -> tuple[float, int]:
+    """(credit, units) of the series of one axes pair, each reference series paired with its best match."""
     spans = {"x": _span(ref.x.lim, ref.x.scale), "y": _span(ref.y.lim, ref.y.scale)}
     scales = {"x": ref.x.scale, "y": ref.y.scale}
     left = list(range(len(pred.series)))
@@ -299,81 +311,3 @@ def _shown(values: np.ndarray, s: Series) -> np.ndarray:
         width = hi - lo if np.isfinite(hi - lo) and hi != lo else 1.0
         return np.clip((v - lo) / width, 0.0, 1.0)
     return v / 255.0 if np.nanmax(v, initial=0.0) > 1.0 else v
-
-
-# --------------------------------------------------------------------------- elements
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().casefold()
-
-
-def _titles(fig: Figure) -> list[str]:
-    return [_norm(t) for t in (fig.suptitle, *[t for ax in fig.axes for t in ax.titles]) if _norm(t)]
-
-
-def _pairs(pred: Figure, ref: Figure) -> list[tuple[Axes, Axes]]:
-    return list(zip(pred.axes, ref.axes, strict=False))
-
-
-def _elements(pred: Figure, ref: Figure) -> dict[str, bool]:
-    same_count = len(pred.axes) == len(ref.axes)
-    pairs = _pairs(pred, ref)
-    titles = sorted(_titles(pred)) == sorted(_titles(ref))  # wherever drawn: suptitle, centre or left
-    labels = same_count and all(
-        (_norm(p.xlabel), _norm(p.ylabel)) == (_norm(r.xlabel), _norm(r.ylabel)) for p, r in pairs
-    )
-    return {
-        "title": titles,
-        "axis_labels": labels,
-        "legend": _legends(pred) == _legends(ref),
-        "colors": same_count and all(_colors_match(p, r) for p, r in pairs),
-        "colorbar": pred.colorbars == ref.colorbars,
-        "ticks": same_count and all(_ticks_match(p, r) for p, r in pairs),
-        "figsize": all(abs(a - b) <= 0.01 * max(b, 0.1) for a, b in zip(pred.size, ref.size, strict=True)),
-        "chart_type": same_count and all(_kinds(p) == _kinds(r) for p, r in pairs),
-    }
-
-
-def _legends(fig: Figure) -> list[list[str]]:
-    found = [sorted(_norm(e) for e in ax.legend) for ax in fig.axes if ax.legend is not None]
-    return found + [sorted(_norm(e) for e in leg) for leg in fig.legends]
-
-
-def _kinds(ax: Axes) -> set[str]:
-    return {s.kind for s in ax.series if s.kind != "segments"}
-
-
-def _ticks_match(p: Axes, r: Axes) -> bool:
-    for pa, ra in ((p.x, r.x), (p.y, r.y)):
-        if [_norm(t) for t in pa.ticklabels] != [_norm(t) for t in ra.ticklabels]:
-            return False
-        if abs((pa.rotation - ra.rotation + 180.0) % 360.0 - 180.0) > 1.0:
-            return False
-        if len(pa.ticks) != len(ra.ticks):
-            return False
-        span = _span(ra.lim, "linear")
-        if any(abs(a - b) > TOL * span for a, b in zip(pa.ticks, ra.ticks, strict=True)):
-            return False
-    return True
-
-
-def _rgb(color: str) -> np.ndarray:
-    return np.array([int(color[i : i + 2], 16) / 255.0 for i in (1, 3, 5)])
-
-
-def _colors_match(p: Axes, r: Axes) -> bool:
-    """The series' colours (or colormaps), series paired in order of kind."""
-    ps, rs = sorted(p.series, key=lambda s: s.kind), sorted(r.series, key=lambda s: s.kind)
-    if len(ps) != len(rs):
-        return False
-    for a, b in zip(ps, rs, strict=True):
-        if b.image is not None:
-            if a.cmap != b.cmap and b.image.shape and len(b.image.shape) == 2:
-                return False
-            continue
-        if len(a.colors) != len(b.colors):
-            return False
-        if any(np.abs(_rgb(x) - _rgb(y)).max() > COLOR_TOL for x, y in zip(a.colors, b.colors, strict=True)):
-            return False
-    return True

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 
 #: Element names as the badge says them (``PLURAL``: those that take "differ").
-PLURAL = {"axis_labels", "colors", "ticks"}
+PLURAL = {"colors", "ticks"}
 NAMES = {
     "title": "title",
-    "axis_labels": "axis labels",
+    "x_label": "x label",
+    "y_label": "y label",
     "legend": "legend",
     "colors": "colours",
     "colorbar": "colour bar",

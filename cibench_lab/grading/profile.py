@@ -30,7 +30,9 @@ PROFILES = tuple(_GRADERS)
 #: Each profile's rules version, recorded with every attempt (``environment.profiles``): raise it with any
 #: change that can change a stored grade, so reports refuse to compare grades made under other rules.
 #: Kept per benchmark, so a change to one benchmark's rules leaves the other's attempts comparable.
-VERSIONS = {"cibench": 1, "fair": 2}
+#: fair 2: answers read from the end of the output; 3: vis images graded as shown, bars paired by their
+#: category label, the x and y axis labels graded apart.
+VERSIONS = {"cibench": 1, "fair": 3}
 #: The profiles' versions for Qwen benchmark tasks (graded by ``grading/qwen/``). 2: the gold read by the
 #: profile's own rule, a run that raised reads no answer, a figureless visualization run is a miss.
 QWEN_VERSIONS = {"cibench": 2, "fair": 2}

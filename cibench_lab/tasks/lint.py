@@ -5,7 +5,7 @@ Nothing is run.  Each step's reference code is read with :mod:`ast`
 Chinese (:mod:`cibench_lab.tasks.wording`).  A flag is raised for:
 
 - ``<element>`` (an :data:`~cibench_lab.tasks.plot.ELEMENTS` name): a vis step's reference
-  sets that element explicitly (a title, axis labels, a legend, colours, a colour bar,
+  sets that element explicitly (a title, the x or y axis label, a legend, colours, a colour bar,
   ticks, the figure size; the chart type is the drawing call itself) and the instruction
   does not name it; or it names the element but not the literal value the reference
   writes (a title, axis-label, legend-entry or colour-bar text; a colour or colormap);
@@ -18,7 +18,8 @@ Chinese (:mod:`cibench_lab.tasks.wording`).  A flag is raised for:
   library draws, or draws with pandas or seaborn without naming it; likewise when the
   instruction itself says which library draws ("with pandas", "`sns.histplot`");
 - ``declared``: ``metadata.cibench_lab.plot_elements`` declares an element the instruction
-  does not name, a name outside the vocabulary, or a step that is not a vis step.
+  does not name, a name outside the vocabulary, or a step that is not a vis step (an old
+  ``axis_labels`` declares both axis labels).
 
 A vis step is one whose ``step_types`` entry is ``vis``, whose reference output is an image,
 or — in a notebook with no kinds and no outputs recorded yet (a generation-split task
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .model import Step, Task
-from .plot import ELEMENTS
+from .plot import ELEMENTS, LEGACY, current
 from .plotcode import CodeFacts, read_notebook
 from .qwen import is_qwen
 from .wording import (
@@ -144,7 +145,7 @@ def _gives(text: str, instruction: str) -> bool:
 def _text_flags(task: Task, step: Step, facts: CodeFacts) -> list[LintFlag]:
     """A title, axis label or colour the instruction names, but whose literal value it does not give."""
     instruction, flags = _normal(step.instruction), []
-    for element in ("title", "axis_labels", "colors", "legend", "colorbar"):
+    for element in ("title", "x_label", "y_label", "colors", "legend", "colorbar"):
         if element not in facts.elements or not names_element(element, step.instruction, facts.bound):
             continue
         if element == "legend" and all(e.endswith("(legend=)") for e in facts.elements["legend"]):
@@ -262,11 +263,16 @@ def _declared_flags(task: Task, facts: list[CodeFacts], vis: list[bool]) -> list
         step, messages = task.steps[index], []
         if not vis[index]:
             messages.append("plot_elements declares elements for a step that is not a vis step")
-        for element in elements if isinstance(elements, list) else []:
-            if element not in ELEMENTS:
-                messages.append(f"declared element {element!r} is not one of {', '.join(ELEMENTS)}")
-            elif not _names_declared(element, step, facts[index]):
-                messages.append(f"declared element {element} is not named by the instruction")
+        listed = elements if isinstance(elements, list) else []
+        known = [e for e in listed if e in ELEMENTS or e in LEGACY]
+        messages += [
+            f"declared element {e!r} is not one of {', '.join(ELEMENTS)}" for e in listed if e not in known
+        ]
+        messages += [
+            f"declared element {e} is not named by the instruction"
+            for e in current(known)
+            if not _names_declared(e, step, facts[index])
+        ]
         flags += [_flag(task, step, "declared", m, code=False) for m in messages]
     return flags
 

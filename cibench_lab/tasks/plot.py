@@ -5,7 +5,7 @@ checks (``metadata.cibench_lab.plot_elements``: ``{"<0-based step>": [element, .
 The data a figure shows is always graded; an element that is not declared never
 changes the score.  A task with no declaration at all (an imported official task)
 is graded on data and chart type (:data:`UNDECLARED`).  The grader, the lint and the
-task schema share this list.
+task schema share this list; a notebook may still declare an old name (:data:`LEGACY`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ FIGURE_MAX_BYTES = 1_000_000
 #: element -> what it means (the docs and the lint's messages use these words).
 ELEMENTS: dict[str, str] = {
     "title": "the axes' titles (and the figure's suptitle)",
-    "axis_labels": "the x and y axis labels",
+    "x_label": "the x axis label",
+    "y_label": "the y axis label",
     "legend": "the legend's entries",
     "colors": "the series' colours or the colormap",
     "colorbar": "a colour bar",
@@ -32,6 +33,14 @@ ELEMENTS: dict[str, str] = {
 
 #: What a step of a task that declares nothing is graded on, besides its data.
 UNDECLARED: tuple[str, ...] = ("chart_type",)
+#: Old element names a notebook may still declare -> what they read as.
+LEGACY: dict[str, tuple[str, ...]] = {"axis_labels": ("x_label", "y_label")}
+
+
+def current(elements: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """``elements`` with each old name read as the ones that replaced it (``axis_labels``: both labels)."""
+    out = [new for e in elements for new in LEGACY.get(e, (e,))]
+    return tuple(dict.fromkeys(out))
 
 
 def declared_elements(metadata: dict[str, Any], step: int) -> tuple[str, ...]:
@@ -39,4 +48,4 @@ def declared_elements(metadata: dict[str, Any], step: int) -> tuple[str, ...]:
     table = (metadata.get("cibench_lab") or {}).get("plot_elements")
     if table is None:
         return UNDECLARED
-    return tuple(table.get(str(step), ()))
+    return current(table.get(str(step), ()))

@@ -41,6 +41,8 @@ from .plotvocab import (
     SNS_STYLE_CALLS,
     TICK_CALLS,
     TITLE_CALLS,
+    X_LABEL_CALLS,
+    Y_LABEL_CALLS,
 )
 
 #: seaborn grids' methods that draw with the function they are given.
@@ -56,7 +58,7 @@ class CodeFacts:
 
     #: element -> evidence ("ax.set_title"); "ticks:scale" / "ticks:limits" are ticks, named in other words
     elements: dict[str, list[str]] = field(default_factory=dict)
-    texts: dict[str, list[str]] = field(default_factory=dict)  # title / axis_labels -> literal texts
+    texts: dict[str, list[str]] = field(default_factory=dict)  # title / x_label / ... -> literal texts
     families: dict[str, str] = field(default_factory=dict)  # chart family -> evidence
     drawers: dict[str, str] = field(default_factory=dict)  # drawing library -> evidence
     styles: list[str] = field(default_factory=list)  # style / theme calls
@@ -176,7 +178,8 @@ class _Reader:
     def _elements(self, call: ast.Call, name: str, method: str) -> None:
         table = (
             ("title", TITLE_CALLS),
-            ("axis_labels", AXIS_LABEL_CALLS),
+            ("x_label", X_LABEL_CALLS),
+            ("y_label", Y_LABEL_CALLS),
             ("legend", LEGEND_CALLS),
             ("colorbar", COLORBAR_CALLS),
             ("ticks", TICK_CALLS),
@@ -188,10 +191,14 @@ class _Reader:
         for element, methods in table:
             if method in methods and (method not in PYPLOT_ONLY or self._pyplot(call)):
                 self.facts.add(element, name)
-                if element in ("title", "axis_labels") and call.args:
+                if element in ("title", "x_label", "y_label") and call.args:
                     self._text(element, call.args[0])
                 if element == "legend" and call.args:
                     self._texts("legend", call.args[0])
+        if method == "set_axis_labels":  # seaborn's grids: (x label, y label)
+            for element, arg in zip(("x_label", "y_label"), call.args, strict=False):
+                self.facts.add(element, name)
+                self._text(element, arg)
         if method in ("axis", "set_axis_off") and (
             method == "set_axis_off" or any(_literal(a) == "off" or _is_false(a) for a in call.args)
         ):
@@ -258,9 +265,9 @@ class _Reader:
             elif arg in ("label", "labels", "title") and method not in AXIS_LABEL_CALLS | TITLE_CALLS:
                 # a legend entry (shown when there is a legend), a legend title, a colour bar label
                 self._texts("colorbar" if method in COLORBAR_CALLS else "legend", kw.value)
-            elif arg in ("xlabel", "ylabel", "zlabel"):
-                self.facts.add("axis_labels", where)
-                self._text("axis_labels", kw.value)
+            elif arg in ("xlabel", "ylabel"):
+                self.facts.add(f"{arg[0]}_label", where)
+                self._text(f"{arg[0]}_label", kw.value)
             elif arg == "legend":
                 self.facts.add("legend", where)
             elif arg == "hue":

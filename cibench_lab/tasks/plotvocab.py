@@ -9,18 +9,11 @@ looks for.
 from __future__ import annotations
 
 TITLE_CALLS = frozenset({"set_title", "title", "suptitle", "set_titles", "set_suptitle"})
-AXIS_LABEL_CALLS = frozenset(
-    {
-        "set_xlabel",
-        "set_ylabel",
-        "set_zlabel",
-        "xlabel",
-        "ylabel",
-        "set_axis_labels",
-        "supxlabel",
-        "supylabel",
-    }
-)
+#: Calls that set the x label, the y label; ``set_axis_labels(x, y)`` (seaborn's grids) sets both.
+#: A 3-D axes' z label is neither graded nor linted.
+X_LABEL_CALLS = frozenset({"set_xlabel", "xlabel", "supxlabel"})
+Y_LABEL_CALLS = frozenset({"set_ylabel", "ylabel", "supylabel"})
+AXIS_LABEL_CALLS = X_LABEL_CALLS | Y_LABEL_CALLS | {"set_axis_labels", "set_zlabel", "zlabel"}
 LEGEND_CALLS = frozenset({"legend", "add_legend", "move_legend", "figlegend", "get_legend"})
 COLORBAR_CALLS = frozenset({"colorbar"})
 TICK_CALLS = frozenset(

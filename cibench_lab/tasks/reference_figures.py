@@ -13,6 +13,8 @@ records the fresh structure in ``<task dir>/.cibench-lab/figures/<task id>.json`
 (steps 0-based).  The loader attaches each to its step (:func:`attach`) — a copy of the
 reference's image output with the structure added — only while the notebook's content hash
 is the recorded one: an edited notebook is graded by SSIM again until it is verified again.
+A structure recorded before shown images were captured (an axes drawing an image without its
+``shown`` raster) counts as none: verify records a fresh one, which replaces it.
 Like the rendering sidecar (:mod:`.sidecar`, whose helpers this uses), a task directory that
 cannot be written gets its files in ``<jupyter data dir>/cibench_lab/figures/<hash of the
 dir's path>/``, both are read (that one last), and a file that cannot be read is reported,
@@ -104,9 +106,23 @@ def record(root: Path, task_id: str, content_hash: str, figures: dict[int, dict]
 
 
 def has_structure(step: Step) -> bool:
-    """Whether the reference's image output carries a figure structure."""
+    """Whether the reference's image output carries a current figure structure (:func:`current`)."""
     i = image_output(step.outputs)
-    return i is not None and FIGURE_MIME in (step.outputs[i].get("data") or {})
+    return i is not None and current((step.outputs[i].get("data") or {}).get(FIGURE_MIME))
+
+
+def current(bundle: Any) -> bool:
+    """A structure captured as today: every axes that draws an image carries its ``shown`` raster (one
+    recorded before shown images were captured is replaced by what ``tasks verify`` records)."""
+    if not isinstance(bundle, dict):
+        return False
+    for ax in bundle.get("axes") or []:
+        artists = ax.get("artists") if isinstance(ax, dict) else None
+        if not isinstance(artists, list) or ax.get("kind") == "colorbar" or "shown" in ax:
+            continue
+        if any(isinstance(a, dict) and a.get("type") == "image" for a in artists):
+            return False
+    return True
 
 
 def attach(task: Task, figures: dict[int, dict]) -> Task:

@@ -31,16 +31,6 @@ _CHINESE_COLOURS = {
 #: element -> (English regexes on the lower-cased text, Chinese regexes)
 ELEMENT_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "title": ((r"\btitle", r"\bsuptitle", r"\bheading", r"\bheaded\b", r"\bcaption"), ("标题", "题为")),
-    "axis_labels": (
-        (
-            r"\b(?:x|y|z)[- ]?labels?\b",
-            r"\b(?:x|y|z)[- ]?(?:axis|axes)\b[^.;()]{0,40}\blabel",
-            r"\blabel\w*\b[^.;()]{0,30}\b(?:axis|axes)\b",
-            r"\b(?:axis|axes)\b[^.;()]{0,30}\blabel",
-            r"\baxis titles?\b",
-        ),
-        (r"轴[^，。；、,;()（）]{0,8}(?:标注|标签|标为|名为|命名|标记|标题)", r"(?:x|y)\s*标签"),
-    ),
     "legend": ((r"\blegend",), ("图例",)),
     "colors": (
         (
@@ -100,6 +90,58 @@ ELEMENT_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("尺寸", r"大小\s*(?:为|是)?\s*[（(]\s*\d", "画布", "figsize", "英寸", r"高度\s*(?:为)?\s*\d"),
     ),
 }
+
+#: Naming an axis label: a label word ("label", "labelled", "x label", "axis title"; not "tick label"),
+#: and the axes mentioned in its clause -- up to 40 characters before it and 80 after, code spans and
+#: quotes masked.  ``x`` names the x axis, ``y`` the y axis, a bare "axes"/"axis" both (``z`` neither:
+#: a z label is not graded); "an Axes" is matplotlib's object, not a mention.  Chinese: 轴/坐标 with a
+#: label word, 横/x the x axis, 纵/y the y axis.
+_LABEL_ANCHOR = re.compile(r"(?<!tick )(?<!tick-)\blabel\w*|\baxis titles?\b|(?<![a-z])[xyz][- ]?labels?\b")
+_AXIS_MENTION = re.compile(r"\b(?:([xyz])[- ]?)?(?:axis|axes)\b|(?<![a-z])([xyz])[- ]?labels?\b")
+_BOTH_LABELS = re.compile(r"\bx(?:-axis|-| axis)?\s*(?:and|&|/)\s*y[- ]?(?:axis |axes )?labels?\b")
+_AXES_OBJECT = re.compile(r"\b(?:an|one) axes\b")
+#: Code spans and quoted texts (an opening quote not after a letter: "feature's" is no quote).
+_QUOTED = re.compile(r"`[^`]*`|(?<![a-z])'[^'\n]{1,120}'(?![a-z])|\"[^\"\n]{1,120}\"")
+_CLAUSE_END = re.compile(r"[.!?:](?=\s|$)|[;)]")
+_CHINESE_AXIS_LABEL = (
+    r"([xXyYzZ横纵]?)\s*(?:坐标)?轴[^，。；、,;()（）]{0,8}(?:标注|标签|标为|名为|命名|标记|标题)",
+    r"([xXyYzZ横纵])\s*坐标[^，。；、,;()（）轴]{0,8}(?:标注|标签|标为|名为|命名|标记|标题)",
+    r"([xXyYzZ])\s*标签",
+)
+_CHINESE_MENTION = re.compile(r"([xXyYzZ横纵]?)\s*(?:坐标轴|轴|坐标)|([xXyYzZ])\s*标签")
+_WHICH = {"x": "x", "横": "x", "y": "y", "纵": "y", "z": "z"}
+
+
+def labelled_axes(text: str) -> set[str]:
+    """The axes (``x``, ``y``) whose label the instruction names."""
+    return (_english_labels(text) | _chinese_labels(text)) - {"z"}
+
+
+def _english_labels(text: str) -> set[str]:
+    lower = _QUOTED.sub(lambda m: m.group(0)[0] + "_" * (len(m.group(0)) - 2) + m.group(0)[-1], text.lower())
+    lower = _AXES_OBJECT.sub(lambda m: "_" * len(m.group(0)), lower)
+    if _BOTH_LABELS.search(lower):
+        return {"x", "y"}
+    found: set[str] = set()
+    for anchor in _LABEL_ANCHOR.finditer(lower):
+        before = lower[max(0, anchor.start() - 40) : anchor.start()]
+        start = anchor.start() - len(before) + max((m.end() for m in _CLAUSE_END.finditer(before)), default=0)
+        stop = _CLAUSE_END.search(lower, anchor.end(), anchor.end() + 80)
+        end = stop.start() if stop else min(len(lower), anchor.end() + 80)
+        mentions = [m.group(1) or m.group(2) for m in _AXIS_MENTION.finditer(lower, start, end)]
+        found |= {"x", "y"} if None in mentions else set(mentions)
+    return found
+
+
+def _chinese_labels(text: str) -> set[str]:
+    found: set[str] = set()
+    for pattern in _CHINESE_AXIS_LABEL:
+        for match in re.finditer(pattern, text):
+            for mention in _CHINESE_MENTION.finditer(match.group(0)):
+                which = _WHICH.get((mention.group(1) or mention.group(2) or "").lower())
+                found |= {which} if which else {"x", "y"}
+    return found
+
 
 #: chart family -> (English regexes on the lower-cased text, Chinese regexes)
 FAMILY_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -175,6 +217,8 @@ def _matches(words: tuple[tuple[str, ...], tuple[str, ...]], text: str) -> str |
 def names_element(element: str, text: str, variables: frozenset[str] = frozenset()) -> bool:
     """``variables``: names the notebook binds; a code span holding one (`gray`, an image) is a
     variable, not a word (only for colours: "`gray`" is not "grey")."""
+    if element in ("x_label", "y_label"):
+        return element[0] in labelled_axes(text)
     if element == "colors" and variables:
         text = _CODE_SPAN.sub(lambda m: "`_`" if m.group(0).strip("`") in variables else m.group(0), text)
     return _matches(ELEMENT_WORDS[element], text) is not None

@@ -178,7 +178,7 @@ def test_cibench_keeps_opencompass_rules():
 
 
 def test_the_fair_rules_version_is_raised_and_a_comparison_does_not_mix_them():
-    assert VERSIONS == {"cibench": 1, "fair": 2}
+    assert VERSIONS["cibench"] == 1 and VERSIONS["fair"] >= 2  # 2: answers read from the end; 3: vis (below)
     settings = PlaySettings().for_player().as_dict()
     old, new = ({"profiles": {"cibench": 1, "fair": v}} for v in (1, 2))
     then = conditions("human", "e2e", settings, old, "h", [], "fair")

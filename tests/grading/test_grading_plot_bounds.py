@@ -55,6 +55,33 @@ def test_a_malformed_bundle_falls_back_to_ssim_without_crashing(spoil, reason):
     assert g["detail"].startswith("plot SSIM") and "not used" in g["detail"]
 
 
+def _shown(spoil) -> dict:
+    fig = Figure(figsize=(3, 3))
+    fig.subplots().imshow([[0.0, 1.0], [1.0, 0.0]], cmap="gray")
+    pred = output(fig)
+    spoil(pred["data"][FIGURE_MIME]["axes"][0]["shown"])
+    return pred
+
+
+@pytest.mark.parametrize(
+    "spoil, reason",
+    [
+        (lambda s: s.update(shape=[65, 64, 3]), "schema"),
+        (lambda s: s.update(extra=1), "schema"),
+        (lambda s: s.update(shape=[2, 2, 4], data=[0] * 16), "not RGB"),
+        (lambda s: s.update(data=s["data"][:-1]), "does not fill"),
+        (lambda s: s["data"].__setitem__(0, 300), "outside 0-255"),
+        (lambda s: s["data"].__setitem__(0, "x"), "not a number"),
+    ],
+)
+def test_a_malformed_shown_image_falls_back_to_ssim_without_crashing(spoil, reason):
+    pred = _shown(spoil)
+    with pytest.raises(FigureError, match=reason):
+        read_figure(pred["data"][FIGURE_MIME])
+    g = grades(_shown(lambda s: None), pred)["fair"]
+    assert g["detail"].startswith("plot SSIM") and "not used" in g["detail"]
+
+
 def test_an_oversized_bundle_falls_back_to_ssim_saying_so():
     g = grades(output(line()), _oversized())["fair"]
     assert "too large" in g["detail"] and g["detail"].startswith("plot SSIM")

@@ -33,6 +33,20 @@ PIL_IMAGE = (
     "b = io.BytesIO(); P.new('RGB', (40, 30), 'white').save(b, 'png'); display(Image(b.getvalue()))"
 )
 
+#: A grey image with a red mask at 40 %: a masked array through a one-colour colormap, or an RGBA layer.
+OVERLAY = (
+    "import numpy as np\nfrom matplotlib.colors import ListedColormap\n"
+    "img = np.add.outer(np.arange(300.0), np.arange(400.0)) % 256\nmask = img > {threshold}\n"
+    "fig, ax = plt.subplots(figsize=(5, 4))\nax.imshow(img, cmap='gray')\n"
+)
+LISTED = OVERLAY.format(threshold=100) + (
+    "ax.imshow(np.ma.masked_where(~mask, mask), cmap=ListedColormap(['red']), alpha=0.4)\nplt.show()"
+)
+RGBA = OVERLAY.format(threshold=100) + (
+    "rgba = np.zeros(img.shape + (4,))\nrgba[mask] = (1, 0, 0, 0.4)\nax.imshow(rgba)\nplt.show()"
+)
+WRONG_MASK = RGBA.replace("mask = img > 100", "mask = img > 160")
+
 
 async def _run_all(folder: Path) -> dict:
     executor = KernelExecutor(folder, timeout=60)
@@ -44,6 +58,8 @@ async def _run_all(folder: Path) -> dict:
             runs[name] = await executor.run(code)
         runs["last"] = await executor.run(LAST_EXPRESSION)
         runs["pil"] = await executor.run(PIL_IMAGE)
+        for name, code in [("listed", LISTED), ("rgba", RGBA), ("wrong_mask", WRONG_MASK)]:
+            runs[name] = await executor.run(code)
         return runs
     finally:
         await executor.shutdown()
@@ -72,6 +88,14 @@ def test_a_kernel_publishes_the_structure_beside_the_png_and_the_fair_grade_uses
     assert fair("last")["passed"]
     pil = fair("pil")
     assert pil["detail"].startswith("plot SSIM") and "no plot structure" in pil["detail"]
+    # images as shown, in the kernel's own matplotlib: another recipe of the same overlay passes
+    listed = runs["listed"].outputs
+    assert "shown" in listed[0]["data"][FIGURE_MIME]["axes"][0], listed
+    png = listed[0]["data"]["image/png"]
+    overlay = Step(0, "Show it.", " ", LISTED, tuple(listed), ReferenceOutput("vis", png), "vis", (), "x\n")
+    rgba = grade_all(overlay, [TurnOutput("", runs["rgba"].outputs)])["fair"]
+    assert rgba["passed"], rgba["detail"]
+    assert not grade_all(overlay, [TurnOutput("", runs["wrong_mask"].outputs)])["fair"]["passed"]
     # what a model and the cibench profile read carries no trace of it
     rendered = render_turns([TurnOutput("", runs["pandas"].outputs)])[0]
     assert "cibench-lab" not in rendered.text and rendered.images == [

@@ -42,3 +42,24 @@ def test_an_unreadable_or_oversized_figure_sidecar_is_reported_and_ignored(tmp_p
     assert f"tasks.{TASK_ID}.steps.1: larger than" in caplog.text
     path.write_text(json.dumps({"tasks": {TASK_ID: {"content_hash": "h", "steps": {"x": {}}}}}))
     assert reference_figures.read(tmp_path, TASK_ID, "h") == {}
+
+
+@pytest.mark.fast
+def test_a_structure_recorded_before_shown_images_is_replaced_by_a_recorded_one():
+    import dataclasses
+
+    from figures import output, step_of
+    from test_grading_fair_vis import CAMERA, overlay
+
+    from cibench_lab.tasks.plot import FIGURE_MIME
+
+    fresh = output(overlay(CAMERA, 100, "listed"))
+    old = json.loads(json.dumps(fresh))
+    for axes in old["data"][FIGURE_MIME]["axes"]:
+        del axes["shown"]
+    step = step_of(old, ())
+    assert reference_figures.has_structure(step_of(fresh, ()))
+    assert not reference_figures.has_structure(step)  # tasks verify records a fresh one for it
+    task = dataclasses.make_dataclass("T", [("steps", tuple)])((dataclasses.replace(step, kind="vis"),))
+    attached = reference_figures.attach(task, {0: fresh["data"][FIGURE_MIME]})
+    assert attached.steps[0].outputs[0]["data"][FIGURE_MIME] == fresh["data"][FIGURE_MIME]

@@ -9,18 +9,25 @@ from hypothesis import strategies as st
 from lintnb import BASE_CODE, BASE_EN, BASE_ZH, SETUP, flags_of, kinds, notebook
 from nbcells import md, stdout
 
+from cibench_lab.tasks.authoring import plot_elements
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
 from cibench_lab.tasks.lint import lint_task
+from cibench_lab.tasks.plotcode import read_notebook
 
 pytestmark = pytest.mark.fast
 
 # element, the reference's extra line, the English words that name it, the Chinese ones
 ELEMENT_CASES = [
     ("title", "ax.set_title('Totals')", " Title it `Totals`.", "标题为 `Totals`。"),
-    ("axis_labels", "ax.set_xlabel('a')\nax.set_ylabel('total')", " Label the axes `a` and `total`.",
+    ("x_label", "ax.set_xlabel('a')\nax.set_ylabel('total')", " Label the axes `a` and `total`.",
      "坐标轴分别标注为 `a` 和 `total`。"),
-    ("axis_labels", "ax.set_xlabel('a')", " Put `a` on the x axis, limited to 0-9 and labelled `a`.",
+    ("y_label", "ax.set_xlabel('a')\nax.set_ylabel('total')", " Label the axes `a` and `total`.",
+     "坐标轴分别标注为 `a` 和 `total`。"),
+    ("x_label", "ax.set_xlabel('a')", " Put `a` on the x axis, limited to 0-9 and labelled `a`.",
      "x 轴标注为 `a`。"),
+    ("y_label", "ax.set_ylabel('total')", " Label the y axis `total`.", "纵轴标注为 `total`。"),
+    ("y_label", "g = sns.FacetGrid(df)\ng.set_axis_labels('a', 'total')",
+     " Label the x and y axes `a` and `total`.", "x 轴和 y 轴分别标注为 `a` 和 `total`。"),
     ("legend", "ax.legend(['b'])", " Add a legend.", "加上图例。"),
     ("colors", "ax.bar(df['a'], df['b'], color='red')", " Colour the bars red.", "柱子用红色。"),
     ("colorbar", "fig.colorbar(ax.imshow([[1, 2]]), ax=ax)", " Show the array `[[1, 2]]` with a colour bar.",
@@ -150,7 +157,8 @@ def test_a_named_element_whose_value_is_given_is_clean():
             "figsize",
         ),
         ("plt.subplots(figsize=(5, 5))[1].scatter(df['a'], df['b'])", "Scatter `b` against `a`.", "figsize"),
-        ("ax = df.plot.scatter(x='a', y='b', xlabel='A')", "Scatter `b` against `a`.", "axis_labels"),
+        ("ax = df.plot.scatter(x='a', y='b', xlabel='A')", "Scatter `b` against `a`.", "x_label"),
+        ("ax.set(ylabel='B')", "Draw a bar chart of `b` per `a`.", "y_label"),
         ("ax.set(title='T', xlabel='a')", "Draw a bar chart of `b` per `a`.", "title"),
         ("plt.xticks(rotation=45)", "Draw a bar chart of `b` per `a`.", "ticks"),
         ("g = sns.FacetGrid(df, col='c')\ng.map(plt.hist, 'b')", "Draw bars of `b` per `c`.", "chart_type"),
@@ -163,15 +171,50 @@ def test_pandas_and_seaborn_calls_set_elements_too(plot, instruction, element):
 
 def test_axis_labels_are_not_named_by_labels_of_something_else():
     plot = BASE_CODE.format(extra="ax.set_xlabel('a')\nax.axis('off')")
-    assert "axis_labels" in kinds(notebook(BASE_EN + " (No axes) with the labels as titles.", plot))
+    assert "x_label" in kinds(notebook(BASE_EN + " (No axes) with the labels as titles.", plot))
 
 
 def test_chinese_axis_labels_are_named_only_by_words_about_the_axes():
     plot = BASE_CODE.format(extra="ax.set_xlabel('a')\nax.axis('off')")
     named = BASE_ZH + "x 轴标注为 `a`，不显示坐标轴。"
     not_named = BASE_ZH + "（不显示坐标轴），子图的标题为 `a`。"
-    assert "axis_labels" not in kinds(notebook(named, plot, language="zh"), split="cibench_template_chinese")
-    assert "axis_labels" in kinds(notebook(not_named, plot, language="zh"), split="cibench_template_chinese")
+    assert "x_label" not in kinds(notebook(named, plot, language="zh"), split="cibench_template_chinese")
+    assert "x_label" in kinds(notebook(not_named, plot, language="zh"), split="cibench_template_chinese")
+
+
+@pytest.mark.parametrize(
+    "instruction,language,named",
+    [
+        (" Label the y axis `total`.", "en", {"y_label"}),
+        (" Put `a` on the x axis, labelled `a`.", "en", {"x_label"}),
+        (" Label the x axis `a` and the y axis `total`.", "en", {"x_label", "y_label"}),
+        (" Label the axes `a` and `total`.", "en", {"x_label", "y_label"}),
+        (" With the x label `a` and the y label `total`.", "en", {"x_label", "y_label"}),
+        ("y 轴标注为 `total`。", "zh", {"y_label"}),
+        ("横坐标标注为 `a`。", "zh", {"x_label"}),
+        ("坐标轴分别标注为 `a` 和 `total`。", "zh", {"x_label", "y_label"}),
+    ],
+)
+def test_each_axis_label_is_named_on_its_own_and_declared_as_named(instruction, language, named):
+    plot = BASE_CODE.format(extra="ax.set_xlabel('a')\nax.set_ylabel('total')")
+    text = (BASE_EN if language == "en" else BASE_ZH) + instruction
+    split = "cibench_template" if language == "en" else "cibench_template_chinese"
+    flagged = kinds(notebook(text, plot, language=language), split=split)
+    assert {"x_label", "y_label"} - flagged == named
+    facts = read_notebook([SETUP, plot])[1]
+    assert {"x_label", "y_label"} & set(plot_elements(text, facts)) == named
+
+
+def test_an_old_axis_labels_declaration_declares_both_labels():
+    plot = BASE_CODE.format(extra="ax.set_xlabel('a')\nax.set_ylabel('total')")
+    only_y = BASE_EN + " Label the x axis `a`. Label the y axis `total`."
+    assert "declared" not in kinds(notebook(only_y, plot, plot_elements={"1": ["axis_labels"]}))
+    flags = flags_of(
+        notebook(BASE_EN + " Label the y axis `total`.", plot, plot_elements={"1": ["axis_labels"]})
+    )
+    assert [f.message for f in flags if f.kind == "declared"] == [
+        "declared element x_label is not named by the instruction"
+    ]
 
 
 def test_seaborn_hue_is_named_by_the_column_it_splits_on():

@@ -36,7 +36,7 @@ def test_a_good_solution_is_checked_then_written_and_plays_to_100(tmp_path, caps
         ["3", "7", "text", "tagged"],
         ["4", "9", "vis", "inferred"],
     ]
-    assert rows[1][4] == "3.25" and rows[3][4] == "a figure (title, axis_labels, figsize, chart_type)"
+    assert rows[1][4] == "3.25" and rows[3][4] == "a figure (title, x_label, y_label, figsize, chart_type)"
     assert "check only: nothing written" in out and not into.exists()
 
     rc, out, err = new(capsys, nb, "--into", into)
@@ -48,7 +48,7 @@ def test_a_good_solution_is_checked_then_written_and_plays_to_100(tmp_path, caps
     task = lib.get(TASK_ID)
     assert (task.title, task.language, task.data_files) == ("Bills by day", "en", ("data/bills.csv",))
     assert [s.kind for s in task.steps] == ["exec", "num", "text", "vis"]
-    assert task.steps[3].plot_elements == ("title", "axis_labels", "figsize", "chart_type")
+    assert task.steps[3].plot_elements == ("title", "x_label", "y_label", "figsize", "chart_type")
     assert task.steps[0].modules == ("pandas", "matplotlib") and task.libraries == ("pandas", "matplotlib")
     assert lint_task(task) == []
     assert main(["--task-dir", str(into), "tasks", "lint", str(into)]) == 0
@@ -128,7 +128,8 @@ def test_a_plot_element_the_instruction_does_not_give_is_refused(tmp_path, capsy
     assert rc == 2
     flagged = [line for line in err.splitlines() if line.startswith("cell 5: step 2: ")]
     assert any("title set by the solution (ax.set_title)" in line for line in flagged), err
-    assert any("figsize" in line for line in flagged) and any("axis_labels" in line for line in flagged)
+    assert any("figsize" in line for line in flagged) and any("x_label" in line for line in flagged)
+    assert any("y_label" in line for line in flagged)
 
 
 @pytest.mark.fast

@@ -7,15 +7,15 @@ import pytest
 
 from cibench_lab.tasks.errors import TaskError
 from cibench_lab.tasks.meta import read_meta
-from cibench_lab.tasks.plot import ELEMENTS, UNDECLARED, declared_elements
+from cibench_lab.tasks.plot import ELEMENTS, LEGACY, UNDECLARED, declared_elements
 
 pytestmark = pytest.mark.fast
 
 
-def test_the_schema_enumerates_exactly_the_vocabulary():
+def test_the_schema_enumerates_exactly_the_vocabulary_and_the_old_names():
     schema = json.loads(resources.files("cibench_lab.tasks").joinpath("task.schema.json").read_text())
     items = schema["properties"]["plot_elements"]["additionalProperties"]["items"]["enum"]
-    assert items == list(ELEMENTS)
+    assert items == list(ELEMENTS) + list(LEGACY)
 
 
 def test_an_unknown_element_is_refused_naming_the_field():

@@ -13,8 +13,9 @@ MIME; it never raises into the player's code.  The server treats the bundle as u
 
 Arrays with more than :data:`MAX_FULL` elements (256×256) are kept as a SHA-256 digest of
 their float64 bytes plus a bounded downsample (block means to at most 64×64 for images,
-evenly spaced rows up to 2,048 for series).  The tests import this module directly and
-capture real figures with it in-process.
+evenly spaced rows up to 2,048 for series).  An axes that shows images (``imshow``, ``matshow``)
+also carries ``shown``: what its image layers look like on screen (:func:`shown`).  The tests
+import this module directly and capture real figures with it in-process.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ MAX_ARTISTS = 256
 MAX_PATHS = 256
 SERIES_SAMPLE = 2_048
 IMAGE_SAMPLE = 64
+#: The shown image's raster: at most this many pixels a side, fewer when a figure has many image axes.
+SHOWN_SIDE = 64
+SHOWN_AXES = 4
 
 
 def _numbers(flat: Any) -> list:
@@ -205,6 +209,55 @@ def _artists(ax: Any) -> tuple[list[dict[str, Any]], bool]:
     return out[:MAX_ARTISTS], len(out) > MAX_ARTISTS
 
 
+def _layers(ax: Any, base: Any) -> Any:
+    """``base`` (the axes' pixels, float RGB, row 0 at the bottom) with each visible image layer drawn
+    over it in draw order, as matplotlib resamples it (colormap, limits, norm, alpha applied)."""
+    import numpy as np
+
+    h, w = base.shape[:2]
+    x0, y0 = round(ax.bbox.x0), round(ax.bbox.y0)
+    for im in sorted((i for i in ax.images if i.get_visible()), key=lambda i: i.get_zorder()):
+        rgba, left, bottom, _ = im.make_image(None, 1.0)
+        if rgba is None or not rgba.size:
+            continue
+        c, r = round(left) - x0, round(bottom) - y0
+        r0, c0, r1, c1 = max(r, 0), max(c, 0), min(r + rgba.shape[0], h), min(c + rgba.shape[1], w)
+        if r1 > r0 and c1 > c0:
+            layer = rgba[r0 - r : r1 - r, c0 - c : c1 - c].astype(np.float64) / 255.0
+            alpha = layer[..., 3:]
+            base[r0:r1, c0:c1] = layer[..., :3] * alpha + base[r0:r1, c0:c1] * (1.0 - alpha)
+    return base
+
+
+def shown(ax: Any, side: int = SHOWN_SIDE) -> dict[str, Any] | None:
+    """The axes' image layers as shown, composited over its background at the figure's resolution
+    (matplotlib's own ``make_image``), then block-averaged to at most ``side`` pixels a side: RGB
+    integers 0-255, rows from the top.  None when the axes shows no image."""
+    import numpy as np
+    from matplotlib.colors import to_rgba
+
+    if not any(i.get_visible() for i in ax.images):
+        return None
+    ax.apply_aspect()
+    box = ax.bbox
+    w, h = max(1, round(box.x1) - round(box.x0)), max(1, round(box.y1) - round(box.y0))
+    if w * h > 25_000_000:
+        return None
+    under = np.asarray(to_rgba(ax.figure.get_facecolor()))
+    face = np.asarray(to_rgba(ax.patch.get_facecolor()))
+    back = under[:3] * under[3] + (1.0 - under[3])
+    drawn = ax.axison and ax.get_frame_on() and ax.patch.get_visible()  # as Axes.draw decides
+    back = face[:3] * face[3] + back * (1.0 - face[3]) if drawn else back
+    pixels = _layers(ax, np.tile(back, (h, w, 1)))[::-1]
+    small = np.rint(_block_means(pixels, side) * 255.0).astype(np.int64)
+    return {"shape": list(small.shape), "data": small.ravel().tolist()}
+
+
+def _shown_side(fig: Any) -> int:
+    n = sum(1 for ax in fig.get_axes()[:MAX_AXES] if ax.images)
+    return SHOWN_SIDE if n <= SHOWN_AXES else max(16, int(SHOWN_SIDE * math.sqrt(SHOWN_AXES / n)))
+
+
 def _axis(axis: Any, lim: Any, scale: str) -> dict[str, Any]:
     lo, hi = sorted(float(v) for v in lim)
     slack = (hi - lo) * 1e-9
@@ -243,10 +296,11 @@ def _legend(legend: Any) -> dict[str, Any] | None:
     return {"title": legend.get_title().get_text(), "entries": [t.get_text() for t in legend.get_texts()]}
 
 
-def _axes(ax: Any) -> dict[str, Any]:
+def _axes(ax: Any, side: int = SHOWN_SIDE) -> dict[str, Any]:
     colorbar = getattr(ax, "_colorbar", None) is not None or ax.get_label() == "<colorbar>"
     artists, truncated = _artists(ax)
     pos = ax.get_position()
+    image = None if colorbar else _try(shown, ax, side)
     return {
         "kind": "colorbar" if colorbar else "axes",
         "name": str(ax.name),
@@ -259,20 +313,30 @@ def _axes(ax: Any) -> dict[str, Any]:
         "legend": _legend(ax.get_legend()),
         "artists": artists,
         "truncated": truncated,
+        **({"shown": image} if image is not None else {}),
     }
+
+
+def _try(func: Any, *args: Any) -> Any:
+    """``func(*args)``, or None when it fails (a capture never fails for want of its shown image)."""
+    try:
+        return func(*args)
+    except Exception:
+        return None
 
 
 def structure(fig: Any) -> dict[str, Any]:
     """What ``fig`` shows, as the JSON-able bundle the server grades (may raise)."""
     suptitle = getattr(fig, "_suptitle", None)
     axes = fig.get_axes()
+    side = _shown_side(fig)
     return {
         "version": VERSION,
         "size": [float(v) for v in fig.get_size_inches()],
         "dpi": float(fig.dpi),
         "suptitle": suptitle.get_text() if suptitle is not None else "",
         "legends": [_legend(leg) for leg in fig.legends[:MAX_ARTISTS]],
-        "axes": [_axes(ax) for ax in axes[:MAX_AXES]],
+        "axes": [_axes(ax, side) for ax in axes[:MAX_AXES]],
         "truncated": len(axes) > MAX_AXES,
     }
 
