@@ -1,4 +1,4 @@
-"""Bars paired by their category label, whatever the axis direction.
+"""Bars, points and lines paired by their category label, whatever the axis direction.
 
 A bar chart's bars are compared as a set of (position, value, base) (:mod:`.plot`).  On a
 categorical axis the position is only where a category happens to be drawn: ``barh`` of the
@@ -6,8 +6,10 @@ data reversed and ``barh`` of the data with ``ax.invert_yaxis()`` show the same 
 category at another position.  So where both figures' bar axis is categorical and shows the same
 categories in the same order (bottom to top, left to right, as drawn: an inverted axis read the
 other way), the turn's bars are also tried at the reference's position of their own label
-(:func:`by_label`), and the better of the two pairings counts.  The same bars in another order
-(smallest on top where the reference has the largest) stay a different picture.
+(:func:`by_label`), and the better of the two pairings counts.  Points and lines drawn over
+categories on x are paired the same way (a line drawn the other way along an inverted axis is the
+same line).  The same bars in another order (smallest on top where the reference has the largest)
+stay a different picture.
 
 An axis is categorical when it has ticks and every tick carries a label that is not the tick's own
 position written as a number (``Thur``, ``item a``, ``2019`` at position 0), the labels all
@@ -28,6 +30,8 @@ from .plot_elements import categories, shown_labels
 
 TOL = 0.002
 BARS = ("bar", "barh")
+#: What is paired by label: bars on their category axis, points and lines over categories on x.
+LABELLED = (*BARS, "line", "scatter")
 
 
 def _placed(positions: np.ndarray, cats: dict[str, float], span: float) -> tuple[list[str], float] | None:
@@ -51,7 +55,7 @@ def _span(axis: Axis) -> float:
 
 
 def _axis_of(ax: Axes, kind: str) -> Axis:
-    return ax.x if kind == "bar" else ax.y
+    return ax.y if kind == "barh" else ax.x
 
 
 def _moved(s: Series, mine: Axis, ref_cats: dict[str, float], scale: float) -> Series | None:
@@ -66,6 +70,8 @@ def _moved(s: Series, mine: Axis, ref_cats: dict[str, float], scale: float) -> S
     labels, offset = placed
     moved = rows.copy()
     moved[:, 0] = [ref_cats[lab] + offset * scale if lab in ref_cats else np.nan for lab in labels]
+    if s.ordered and len(moved) > 1 and (np.diff(moved[:, 0]) < 0).all():
+        moved = moved[::-1]  # a line drawn the other way along an inverted axis: the same line
     return replace(s, points=Array(moved.shape, values=moved))
 
 
@@ -80,9 +86,10 @@ def _ref_placed(ref: Axes, kind: str, cats: dict[str, float]) -> bool:
 
 
 def by_label(pred: Axes, ref: Axes) -> list[Axes]:
-    """``[pred]``, and ``pred`` with its bars paired by label when both bar axes are categorical."""
+    """``[pred]``, and ``pred`` with its bars (points, lines) paired by label when both axes they
+    stand on are categorical."""
     series, changed = list(pred.series), False
-    for kind in BARS:
+    for kind in LABELLED:
         ref_cats = categories(_axis_of(ref, kind))
         pred_cats = categories(_axis_of(pred, kind))
         if ref_cats is None or pred_cats is None or not _ref_placed(ref, kind, ref_cats):

@@ -222,3 +222,25 @@ def test_colours_and_ticks_declared_follow_what_is_shown():
     bars_ref, inverted = barh(NAMES[::-1], VALUES[::-1]), barh(NAMES, VALUES, invert=True)
     assert fair(bars_ref, inverted, ("ticks",))["passed"]  # the same labels, top to bottom
     assert not fair(bars_ref, barh(NAMES, VALUES), ("ticks",))["passed"]  # smallest on top
+
+
+def _over_categories(kind: str, names, values, invert=False) -> Figure:
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
+    (ax.plot if kind == "line" else ax.scatter)(names, values)
+    if invert:
+        ax.invert_xaxis()
+    return fig
+
+
+def test_points_and_lines_over_categories_pair_by_label_too():
+    """Largest on the left drawn with ``invert_xaxis()`` instead of reversing the data: the same
+    picture for a line and for points; a wrong value under its label still fails."""
+    for kind in ("line", "scatter"):
+        ref = _over_categories(kind, NAMES[::-1], VALUES[::-1])
+        g = fair(ref, _over_categories(kind, NAMES, VALUES, invert=True))
+        assert g["passed"], (kind, g["detail"])
+        swapped = list(VALUES)
+        swapped[0], swapped[1] = swapped[1], swapped[0]
+        assert not fair(ref, _over_categories(kind, NAMES, swapped, invert=True))["passed"], kind
+        assert not fair(ref, _over_categories(kind, NAMES, VALUES))["passed"], kind  # smallest on the left
