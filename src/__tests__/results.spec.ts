@@ -323,6 +323,7 @@ describe('the results view', () => {
       openAttempt: async () => undefined,
       refresh: async () => undefined,
       closeNotebooks: async () => undefined,
+      closeTabsExcept: async () => undefined,
       confirm: async () => true,
       reveal: () => undefined,
       showResults: (state: IResultsState) => {

@@ -60,7 +60,8 @@ export async function restorePanel(
   try {
     const saved = readPanelState(await state.fetch(STATE_KEY));
     if (saved?.attempt && !model.attempt) {
-      await show(saved.attempt);
+      // one gone or not the participant's now (a shared seat): the view is still restored
+      await show(saved.attempt).catch(() => undefined);
     }
     if (saved?.study) {
       model.study = saved.study; // the studies plugin draws it

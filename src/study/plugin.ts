@@ -16,7 +16,9 @@ import { IStudyHost, StudyController } from './controller';
 import { StudyList } from './list';
 import { StudyModel } from './model';
 import { ResultsView } from './results';
+import { closeTabsExcept } from './seat';
 import { StudyView } from './view';
+import { StudyWayOn } from './wayon';
 import { studyParam } from './words';
 
 export const studiesPlugin: JupyterFrontEndPlugin<void> = {
@@ -34,13 +36,14 @@ export const studiesPlugin: JupyterFrontEndPlugin<void> = {
     const shown: { view: ResultsView | null } = { view: null };
     const controller = new StudyController(
       model,
-      studyHost(lab, docManager, state => shown.view?.show(state))
+      studyHost(app, lab, docManager, state => shown.view?.show(state))
     );
     const results = new ResultsView(controller);
     shown.view = results;
     const view = new StudyView(model, controller);
     lab.panel.addView('study', view.node, () => view.focus());
     lab.panel.addView('results', results.node, () => results.focus());
+    lab.panel.addToAttempt(new StudyWayOn(lab.model, model, controller).node);
     lab.panel.addAboveTasks(
       new StudyList(model, id => void controller.open(id)).node
     );
@@ -52,6 +55,7 @@ export const studiesPlugin: JupyterFrontEndPlugin<void> = {
 };
 
 function studyHost(
+  app: JupyterFrontEnd,
   lab: ICIBenchLab,
   docManager: IDocumentManager,
   showResults: IStudyHost['showResults']
@@ -69,6 +73,10 @@ function studyHost(
           widget.dispose();
         }
       }
+    },
+    closeTabsExcept: paths => {
+      const keep = new Set(paths);
+      return closeTabsExcept(app.shell, docManager, path => keep.has(path));
     },
     confirm: async (title, body, ok) => {
       const answer = await showDialog({
