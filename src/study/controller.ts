@@ -39,7 +39,7 @@ export interface IStudyHost {
   confirm(title: string, body: string, ok: string): Promise<boolean>;
   /** Show the panel and put the focus in the study view. */
   reveal(): void;
-  /** Draw the results view. */
+  /** Draw the results view in the main area (opened, or brought to the front). */
   showResults(state: IResultsState): void;
 }
 
@@ -218,23 +218,25 @@ export class StudyController
     this.host.lab.view = 'tasks';
   }
 
-  /** Researchers: the results view, with the runs a comparison can name. */
-  async results(): Promise<void> {
-    const study = this.model.study;
-    if (!study) {
+  /**
+   * Researchers: the results view of the shown study (or of study `id`: the
+   * view the lab reopens after a reload), with the runs a comparison can name,
+   * in the main area.
+   */
+  async results(id = this.model.study?.id): Promise<void> {
+    if (!id) {
       return;
     }
     await this.host.lab.run(async () => {
-      const runs = await this.host.api.runs(study.id);
-      this.results_ = {
-        study: study.id,
-        title: study.title,
-        runs,
-        report: null,
-        refused: null
-      };
+      const shown = this.model.study;
+      const [runs, title] = await Promise.all([
+        this.host.api.runs(id),
+        shown?.id === id
+          ? shown.title
+          : this.host.api.study(id).then(view => view.title)
+      ]);
+      this.results_ = { study: id, title, runs, report: null, refused: null };
       this.host.showResults(this.results_);
-      this.host.lab.view = 'results';
     });
   }
 
@@ -278,8 +280,12 @@ export class StudyController
     });
   }
 
-  backToStudy(): void {
-    this.host.lab.view = 'study';
+  /** The panel's study view of the results shown. */
+  async backToStudy(): Promise<void> {
+    const id = this.results_?.study ?? this.model.study?.id;
+    if (id) {
+      await this.open(id);
+    }
   }
 
   private results_: IResultsState | null = null;
