@@ -2,7 +2,8 @@
  * The panel reopens where it was after a reload: the layout restorer brings
  * the sidebar back, and this keeps which view it showed, which attempt and
  * which study (the study view is drawn by the studies plugin when the panel's
- * `study` is set; the results view reopens as its study's view).
+ * `study` is set; a `results` view an older lab saved reopens as its study's
+ * view — the results are a main-area tab now, which the layout restorer keeps).
  */
 import { IStateDB } from '@jupyterlab/statedb';
 import { ReadonlyJSONObject } from '@lumino/coreutils';
