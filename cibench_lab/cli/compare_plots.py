@@ -1,4 +1,5 @@
-"""The comparison's plots (matplotlib, Agg): per-library pass-rate bars, people's time vs difficulty."""
+"""The comparison's plots (matplotlib, Agg): per-library pass-rate bars, people's time vs difficulty
+(its labels readable: :mod:`.plot_labels`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..grading.bounds import DIGITS, MISSING, people
+from . import plot_labels
 
 LIBRARIES = "libraries.png"
 TIME = "time_vs_difficulty.png"
@@ -31,6 +33,14 @@ def _suffix(report: dict[str, Any]) -> str:
 
 
 def _library_bars(report: dict[str, Any], path: str) -> None:
+    import matplotlib.pyplot as plt
+
+    fig = library_figure(report)
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def library_figure(report: dict[str, Any]):
     """Per library a bar per respondent group with its value; the legend under the plot."""
     import matplotlib.pyplot as plt
     import numpy as np
@@ -58,8 +68,7 @@ def _library_bars(report: dict[str, Any], path: str) -> None:
     ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.1 if not many else -0.18),
               ncol=min(len(groups), 3), frameon=False)  # fmt: skip
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
 def _group_bars(ax, report: dict[str, Any], group: str, at, width: float) -> None:
@@ -92,23 +101,59 @@ def _bar_value(ax, at: float, rate: float, top: float | None, none: str) -> None
 def _time_vs_difficulty(report: dict[str, Any], path: str) -> None:
     import matplotlib.pyplot as plt
 
-    steps = [r for r in report["steps"] if r["humans"]["time"]["median"] is not None and r["rank"]]
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    xs = [row["difficulty"] for row in steps]
-    ys = [row["humans"]["time"]["median"] for row in steps]
-    err = [[y - row["humans"]["time"]["q1"] for y, row in zip(ys, steps, strict=True)],
-           [row["humans"]["time"]["q3"] - y for y, row in zip(ys, steps, strict=True)]]  # fmt: skip
+    fig = time_figure(report)
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def time_figure(report: dict[str, Any]):
+    """The people's median working time (IQR as a bar) against each step's difficulty, both axes with
+    tick values; steps tied at one point share one label and the note under the plot lists them, and
+    any point whose label found no room (:mod:`.plot_labels`). Drawn again with room for a longer
+    note when a label found none."""
+    import matplotlib.pyplot as plt
+
+    groups = plot_labels.points(
+        [r for r in report["steps"] if r["humans"]["time"]["median"] is not None and r["rank"]]
+    )
+    ties = [g for g in groups if len(g.labels) > 1]
+    unlabelled: list[plot_labels.Point] = []
+    for _ in range(3):
+        fig, left = _draw_time(report, groups, plot_labels.note(ties, unlabelled))
+        if all(g in unlabelled for g in left):
+            return fig
+        unlabelled = [g for g in groups if g in left or g in unlabelled]
+        plt.close(fig)
+    return _draw_time(report, groups, plot_labels.note(ties, unlabelled))[0]
+
+
+#: the note's lines: characters a line (x-small text across the figure) and inches a line
+NOTE_CHARS = 120
+NOTE_LINE = 0.125
+
+
+def _draw_time(report: dict[str, Any], groups: list, lines: list[str]):
+    """The figure with ``lines`` as its note (wrapped), and the points left without a label."""
+    import textwrap
+
+    import matplotlib.pyplot as plt
+
+    wrapped = [part for line in lines for part in textwrap.wrap(line, NOTE_CHARS, subsequent_indent="  ")]
+    room = NOTE_LINE * len(wrapped) + (0.1 if wrapped else 0)
+    fig, ax = plt.subplots(figsize=(7, 4.5 + room))
+    xs = [g.x for g in groups]
+    ys = [g.y for g in groups]
+    err = [[g.y - g.q1 for g in groups], [g.q3 - g.y for g in groups]]
     ax.errorbar(xs, ys, yerr=err, fmt="o", capsize=3)
-    for x, y, row in zip(xs, ys, steps, strict=True):
-        name = row["task"].rsplit("/", 1)[-1]
-        label = f"{name} #{row['step'] + 1}" + (" *" if row["mismatch"] else "")
-        ax.annotate(label, (x, y), xytext=(5, 3), textcoords="offset points", fontsize="x-small")
     ax.set_xlabel("step difficulty (Rasch, people and models; larger is harder)")
     ax.set_ylabel("people's working time (s, median and IQR)")
     ax.set_title(f"time vs difficulty · humans:{report['study']}{_suffix(report)}", fontsize="medium")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    ax.margins(x=0.08, y=0.1)
+    fig.tight_layout(rect=(0, room / (4.5 + room), 1, 1))
+    left = plot_labels.place(ax, groups)
+    if wrapped:
+        fig.text(0.01, 0.01, "\n".join(wrapped), fontsize=plot_labels.FONT, va="bottom", ha="left")
+    return fig, left
 
 
 def _figure(value: float) -> str:

@@ -140,7 +140,7 @@ class Attempts:
             if participant is not None:
                 owner = s.get(Participant, row.participant_id)
                 if owner is None or owner.name != participant:
-                    raise Forbidden(f"attempt {attempt_id} belongs to another participant")
+                    raise Forbidden("this attempt belongs to another participant")  # names no id
             s.expunge(row)
         return row, self.task_of(row)
 

@@ -271,7 +271,7 @@ describe('the comparison report', () => {
       'humans: 50.0',
       'model: 66.7'
     ]);
-    expect(Number(rects[1].getAttribute('width'))).toBeCloseTo(133.34, 1);
+    expect(Number(rects[1].getAttribute('width'))).toBeCloseTo(200.01, 1); // 66.67% of 300 px
     expect(bars.querySelector('text')!.textContent).toBe('pandas *');
     expect(bars.querySelector('line')).not.toBeNull(); // the people's CI
   });
@@ -323,6 +323,7 @@ describe('the results view', () => {
       openAttempt: async () => undefined,
       refresh: async () => undefined,
       closeNotebooks: async () => undefined,
+      closeTabsExcept: async () => undefined,
       confirm: async () => true,
       reveal: () => undefined,
       showResults: (state: IResultsState) => {
@@ -338,12 +339,13 @@ describe('the results view', () => {
 
   it('offers the runs, sends the chosen ones and draws the report', async () => {
     const asked: unknown[] = [];
-    const { controller, view, lab } = setUp(async (...args) => {
+    const { controller, view, lab, shown } = setUp(async (...args) => {
       asked.push(args);
       return report();
     });
     await controller.results();
-    expect(lab.view).toBe('results');
+    expect(shown).toHaveLength(1); // drawn in the main area: the panel keeps its view
+    expect(lab.view).not.toBe('results');
     const box = view.node.querySelector<HTMLInputElement>('input[name="run"]')!;
     expect(view.node.querySelector(`label[for="${box.id}"]`)!.textContent).toBe(
       'model (openai:m, e2e, 2 tasks)'

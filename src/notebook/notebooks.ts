@@ -9,7 +9,7 @@ import { Cell } from '@jupyterlab/cells';
 import { IDocumentManager } from '@jupyterlab/docmanager';
 import { INotebookModel, Notebook, NotebookPanel } from '@jupyterlab/notebook';
 
-import { CIBenchApi, IAttemptView } from '../api';
+import { ApiError, CIBenchApi, IAttemptView } from '../api';
 import { attemptMeta, cellTag, NB_KEY } from './cells';
 import { holdKernel, showClosed } from './closed';
 import { refuseRun } from './labels';
@@ -40,9 +40,13 @@ export class AttemptNotebooks {
         if (panel.model) {
           this.byModel.delete(panel.model);
         }
-        this.options.report(
-          new Error(`CIBench: ${String(err?.message ?? err)}`)
-        );
+        if (isAnothers(err)) {
+          hideAnothers(panel, this.options.report);
+        } else {
+          this.options.report(
+            new Error(`CIBench: ${String(err?.message ?? err)}`)
+          );
+        }
         return undefined;
       });
       this.attaching.set(panel, pending);
@@ -166,4 +170,25 @@ export class AttemptNotebooks {
     INotebookModel,
     Promise<AttemptSession | undefined>
   >();
+}
+
+/** The server refused the notebook's attempt: it is someone else's (403). */
+function isAnothers(err: unknown): boolean {
+  return err instanceof ApiError && err.status === 403;
+}
+
+/**
+ * A notebook of another participant's attempt (the lab reopened it at a
+ * shared seat): closed, unsaved, without naming whose — unless it holds edits
+ * made here, which are not thrown away (it stays, unplayed, and says so).
+ */
+function hideAnothers(
+  panel: NotebookPanel,
+  report: (err: unknown) => void
+): void {
+  if (panel.model?.dirty) {
+    report(new Error(`CIBench: ${panel.title.label} is not your attempt`));
+  } else {
+    panel.dispose();
+  }
 }

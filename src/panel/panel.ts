@@ -133,6 +133,11 @@ export class CIBenchPanel extends Widget {
     this.renderView();
   }
 
+  /** Add a part shown at the top of the attempt view (a study's way on); `node` hides itself. */
+  addToAttempt(node: HTMLElement): void {
+    this.attemptView.node.insertBefore(node, this.attemptView.node.firstChild);
+  }
+
   /** Add a part shown above the task list, with it (the study list). */
   addAboveTasks(node: HTMLElement): void {
     const wrap = h('div', {}, node); // hidden with the task list; `node` may hide itself

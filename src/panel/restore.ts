@@ -2,7 +2,8 @@
  * The panel reopens where it was after a reload: the layout restorer brings
  * the sidebar back, and this keeps which view it showed, which attempt and
  * which study (the study view is drawn by the studies plugin when the panel's
- * `study` is set; the results view reopens as its study's view).
+ * `study` is set; a `results` view an older lab saved reopens as its study's
+ * view — the results are a main-area tab now, which the layout restorer keeps).
  */
 import { IStateDB } from '@jupyterlab/statedb';
 import { ReadonlyJSONObject } from '@lumino/coreutils';
@@ -60,7 +61,8 @@ export async function restorePanel(
   try {
     const saved = readPanelState(await state.fetch(STATE_KEY));
     if (saved?.attempt && !model.attempt) {
-      await show(saved.attempt);
+      // one gone or not the participant's now (a shared seat): the view is still restored
+      await show(saved.attempt).catch(() => undefined);
     }
     if (saved?.study) {
       model.study = saved.study; // the studies plugin draws it

@@ -6,10 +6,17 @@
  */
 import { ApiError, IAttemptView } from '../api';
 import { CIBenchModel } from '../model';
-import type { IConsentRequest, IPlanItem, ProfileName, StudyApi } from './api';
+import type {
+  IConsentRequest,
+  IPlanItem,
+  IStudyView,
+  ProfileName,
+  StudyApi
+} from './api';
 import type { StudyModel } from './model';
 import type { IResultsActions, IResultsState } from './results';
 import type { IStudyActions } from './view';
+import type { IWayOnActions } from './wayon';
 import { fieldErrors } from './words';
 
 /** What the study controller needs of the lab. */
@@ -23,15 +30,22 @@ export interface IStudyHost {
   refresh(): Promise<void>;
   /** Save and close these notebooks, when open. */
   closeNotebooks(paths: string[]): Promise<void>;
+  /**
+   * Close every main-area tab but the launcher's and these notebooks (a
+   * shared seat's sign-in or hand over: nothing of anyone else's stays open).
+   */
+  closeTabsExcept(paths: string[]): Promise<void>;
   /** Ask before an action that cannot be undone. */
   confirm(title: string, body: string, ok: string): Promise<boolean>;
   /** Show the panel and put the focus in the study view. */
   reveal(): void;
-  /** Draw the results view. */
+  /** Draw the results view in the main area (opened, or brought to the front). */
   showResults(state: IResultsState): void;
 }
 
-export class StudyController implements IStudyActions, IResultsActions {
+export class StudyController
+  implements IStudyActions, IResultsActions, IWayOnActions
+{
   constructor(
     private model: StudyModel,
     private host: IStudyHost
@@ -41,6 +55,8 @@ export class StudyController implements IStudyActions, IResultsActions {
         this.onAttempt(host.lab.attempt);
       } else if (kind === 'view' && host.lab.view === 'study') {
         void this.reload();
+      } else if (kind === 'attempts') {
+        void this.reloadList(); // an attempt ended, or Refresh: the counts follow
       }
     });
   }
@@ -79,8 +95,9 @@ export class StudyController implements IStudyActions, IResultsActions {
     }
     // sent even unaccepted: the server names every field's problem at once
     await this.host.lab.run(async () => {
+      let view: IStudyView;
       try {
-        this.model.show(await this.host.api.consent(study.id, body));
+        view = await this.host.api.consent(study.id, body);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status !== 400) {
           throw err;
@@ -93,17 +110,24 @@ export class StudyController implements IStudyActions, IResultsActions {
         return;
       }
       await this.afterSignIn(); // a participant code signed in: their attempts, their studies
+      if (view.participant_code) {
+        await this.seatTaken(); // nothing of the one before stays in view
+      }
+      this.model.show(view);
     });
   }
 
-  async startNext(): Promise<void> {
-    const study = this.model.study;
-    if (!study) {
+  /** The study as the participant stands in it now (the way on from an ended task). */
+  study(id: string): Promise<IStudyView> {
+    return this.host.api.study(id);
+  }
+
+  /** Start the next task of the shown study (or of study `id`: the way on from an ended task). */
+  async startNext(id = this.model.study?.id): Promise<void> {
+    if (!id) {
       return;
     }
-    const started = await this.host.lab.run(() =>
-      this.host.api.start(study.id)
-    );
+    const started = await this.host.lab.run(() => this.host.api.start(id));
     if (started) {
       this.model.show(started.study);
       void this.reloadList();
@@ -151,12 +175,25 @@ export class StudyController implements IStudyActions, IResultsActions {
       return;
     }
     await this.host.lab.run(async () => {
-      const paths = study.items.map(i => i.notebook_path).filter(isPath);
-      await this.host.closeNotebooks(paths);
-      this.model.show(await this.host.api.handOver(study.id));
+      await this.host.closeTabsExcept([]); // the next person sees nothing of theirs
       this.host.lab.attempt = null;
+      this.model.show(await this.host.api.handOver(study.id));
       await this.afterSignIn();
     });
+  }
+
+  /**
+   * A participant code signed in at a shared seat: their attempts; the panel
+   * and the main area keep only what is theirs (an attempt shown of someone
+   * else's is dropped, every other tab closes).
+   */
+  private async seatTaken(): Promise<void> {
+    const theirs = this.host.lab.attempts;
+    const shown = this.host.lab.attempt;
+    if (shown && !theirs.some(a => a.id === shown.id)) {
+      this.host.lab.attempt = null;
+    }
+    await this.host.closeTabsExcept(theirs.map(a => a.notebook_path));
   }
 
   /** The study list again (where the participant stands changed); a failure keeps it. */
@@ -181,23 +218,25 @@ export class StudyController implements IStudyActions, IResultsActions {
     this.host.lab.view = 'tasks';
   }
 
-  /** Researchers: the results view, with the runs a comparison can name. */
-  async results(): Promise<void> {
-    const study = this.model.study;
-    if (!study) {
+  /**
+   * Researchers: the results view of the shown study (or of study `id`: the
+   * view the lab reopens after a reload), with the runs a comparison can name,
+   * in the main area.
+   */
+  async results(id = this.model.study?.id): Promise<void> {
+    if (!id) {
       return;
     }
     await this.host.lab.run(async () => {
-      const runs = await this.host.api.runs(study.id);
-      this.results_ = {
-        study: study.id,
-        title: study.title,
-        runs,
-        report: null,
-        refused: null
-      };
+      const shown = this.model.study;
+      const [runs, title] = await Promise.all([
+        this.host.api.runs(id),
+        shown?.id === id
+          ? shown.title
+          : this.host.api.study(id).then(view => view.title)
+      ]);
+      this.results_ = { study: id, title, runs, report: null, refused: null };
       this.host.showResults(this.results_);
-      this.host.lab.view = 'results';
     });
   }
 
@@ -241,8 +280,12 @@ export class StudyController implements IStudyActions, IResultsActions {
     });
   }
 
-  backToStudy(): void {
-    this.host.lab.view = 'study';
+  /** The panel's study view of the results shown. */
+  async backToStudy(): Promise<void> {
+    const id = this.results_?.study ?? this.model.study?.id;
+    if (id) {
+      await this.open(id);
+    }
   }
 
   private results_: IResultsState | null = null;
@@ -271,8 +314,4 @@ export class StudyController implements IStudyActions, IResultsActions {
       void this.reload();
     }
   }
-}
-
-function isPath(path: string | null): path is string {
-  return !!path;
 }

@@ -46,6 +46,8 @@ export class StudyModel {
               ...row,
               state: view.state,
               done: view.done,
+              finished: view.finished,
+              quit: view.quit,
               n_items: view.n_items
             }
           : row

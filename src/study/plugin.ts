@@ -1,8 +1,10 @@
 /**
- * The studies plugin: the panel's study list and study view, and the link
- * `…/lab?cibench-study=ID` that opens the panel on a study.
+ * The studies plugin: the panel's study list and study view, the way on from
+ * a study task that ended, the link `…/lab?cibench-study=ID` that opens the
+ * panel on a study, and (researchers) a study's results in the main area.
  */
 import {
+  ILayoutRestorer,
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
@@ -16,31 +18,40 @@ import { IStudyHost, StudyController } from './controller';
 import { StudyList } from './list';
 import { StudyModel } from './model';
 import { ResultsView } from './results';
+import { ResultsArea } from './resultsarea';
+import { closeTabsExcept } from './seat';
 import { StudyView } from './view';
+import { StudyWayOn } from './wayon';
 import { studyParam } from './words';
 
 export const studiesPlugin: JupyterFrontEndPlugin<void> = {
   id: 'cibench-lab:studies',
   description:
-    'Studies in the CIBench panel: consent, the plan, a link to open one.',
+    'Studies in the CIBench panel: consent, the plan, a link to open one; their results in the main area.',
   autoStart: true,
   requires: [ICIBenchLab, IDocumentManager],
+  optional: [ILayoutRestorer],
   activate: (
     app: JupyterFrontEnd,
     lab: ICIBenchLab,
-    docManager: IDocumentManager
+    docManager: IDocumentManager,
+    restorer: ILayoutRestorer | null
   ) => {
     const model = new StudyModel();
-    const shown: { view: ResultsView | null } = { view: null };
+    const shown: { area: ResultsArea | null } = { area: null };
     const controller = new StudyController(
       model,
-      studyHost(lab, docManager, state => shown.view?.show(state))
+      studyHost(app, lab, docManager, state => shown.area?.show(state))
     );
-    const results = new ResultsView(controller);
-    shown.view = results;
+    shown.area = new ResultsArea(
+      app,
+      new ResultsView(controller),
+      restorer,
+      id => controller.results(id)
+    );
     const view = new StudyView(model, controller);
     lab.panel.addView('study', view.node, () => view.focus());
-    lab.panel.addView('results', results.node, () => results.focus());
+    lab.panel.addToAttempt(new StudyWayOn(lab.model, model, controller).node);
     lab.panel.addAboveTasks(
       new StudyList(model, id => void controller.open(id)).node
     );
@@ -52,6 +63,7 @@ export const studiesPlugin: JupyterFrontEndPlugin<void> = {
 };
 
 function studyHost(
+  app: JupyterFrontEnd,
   lab: ICIBenchLab,
   docManager: IDocumentManager,
   showResults: IStudyHost['showResults']
@@ -69,6 +81,10 @@ function studyHost(
           widget.dispose();
         }
       }
+    },
+    closeTabsExcept: paths => {
+      const keep = new Set(paths);
+      return closeTabsExcept(app.shell, docManager, path => keep.has(path));
     },
     confirm: async (title, body, ok) => {
       const answer = await showDialog({

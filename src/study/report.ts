@@ -8,6 +8,7 @@
 import { csvCell } from '../csvcell';
 import { h } from '../panel/dom';
 import { IColumn, libraryColumns, stepColumns } from './columns';
+import { textWidth } from './placing';
 import type {
   ICompareLibrary,
   ICompareStep,
@@ -210,52 +211,97 @@ function svg<K extends keyof SVGElementTagNameMap>(
   return el;
 }
 
-const BAR = 12; // px per bar
-const LEFT = 190; // the library labels' width
-const WIDTH = 200; // 100% of a bar
+const BAR = 14; // px per bar
+const WIDTH = 300; // 100% of a bar
+const GAP = 8; // between a label and its bar, a bar and its value
+const FONT = 11; // the bars' text size (px: the SVG is drawn at its own size)
+
+/** The bars' geometry: the labels' column and the values' room, measured. */
+interface IBarLayout {
+  left: number;
+  right: number;
+}
 
 /**
  * The people's pass rate per library (its CI as a line) beside each run's, as
- * horizontal bars 0–100; a `*` marks a library with a mismatch.
+ * horizontal bars 0–100; a `*` marks a library with a mismatch. The labels'
+ * column and the room right of a full bar are as wide as their longest text.
  */
 export function libraryBars(report: IComparison): SVGSVGElement {
   const who = ['humans', ...report.runs.map(r => r.run)];
   const group = BAR * who.length + 10;
-  const height = group * report.libraries.length + 20;
+  const height = group * report.libraries.length + 10;
+  const at = barLayout(report, who);
+  const width = at.left + WIDTH + at.right;
   const root = svg('svg', {
     class: 'jp-CIBench-compareBars',
-    viewBox: `0 0 ${LEFT + WIDTH + 50} ${height}`,
+    viewBox: `0 0 ${width} ${height}`,
+    width,
+    height,
+    'font-size': FONT,
     role: 'img',
     'aria-label': 'Pass rate per library: people beside each run'
   });
   report.libraries.forEach((row, i) => {
-    const y0 = i * group;
+    const y0 = i * group + 5;
     const label = svg('text', {
       x: 0,
-      y: y0 + BAR,
+      y: y0 + BAR - 3,
       class: 'jp-CIBench-barLabel'
     });
-    label.textContent = `${row.lib}${row.mismatch.length ? ' *' : ''}`;
+    label.textContent = libLabel(row);
     root.appendChild(label);
-    who.forEach((name, j) => {
-      const rate =
-        name === 'humans' ? row.humans.rate : (row.runs[name]?.rate ?? null);
-      root.append(...oneBar(name, rate, y0 + j * BAR));
-    });
     const [lo, hi] = row.humans.ci;
+    who.forEach((name, j) => {
+      const past = name === 'humans' && hi !== null ? hi : 0; // the value clears the CI line
+      root.append(...oneBar(name, rateOf(row, name), y0 + j * BAR, at, past));
+    });
     if (lo !== null && hi !== null) {
-      root.appendChild(ciLine(lo, hi, y0 + BAR / 2));
+      root.appendChild(ciLine(lo, hi, y0 + BAR / 2, at));
     }
   });
   return root;
 }
 
-/** One respondent group's bar (its value as a title) and its label. */
-function oneBar(name: string, rate: number | null, y: number): SVGElement[] {
+/** The labels' column and the room right of a full bar: their longest text's width, measured. */
+function barLayout(report: IComparison, who: string[]): IBarLayout {
+  const values: string[] = [];
+  report.libraries.forEach(row =>
+    who.forEach(name => values.push(valueText(name, rateOf(row, name))))
+  );
+  const widest = (texts: string[]) =>
+    Math.max(0, ...texts.map(t => textWidth(t, FONT)));
+  return {
+    left: widest(report.libraries.map(libLabel)) + GAP,
+    right: widest(values) + GAP
+  };
+}
+
+function libLabel(row: ICompareLibrary): string {
+  return `${row.lib}${row.mismatch.length ? ' *' : ''}`;
+}
+
+function rateOf(row: ICompareLibrary, name: string): number | null {
+  return name === 'humans' ? row.humans.rate : (row.runs[name]?.rate ?? null);
+}
+
+/** A bar's value: `people 50.0`, `ref-e2e 66.7`, `ref-e2e —`. */
+function valueText(name: string, rate: number | null): string {
+  return `${name === 'humans' ? 'people' : name} ${rate === null ? MISSING : fmt(rate)}`;
+}
+
+/** One respondent group's bar (its value as a title) and its value, right of the bar and of `past` (%). */
+function oneBar(
+  name: string,
+  rate: number | null,
+  y: number,
+  at: IBarLayout,
+  past: number
+): SVGElement[] {
   const people = name === 'humans';
   const length = ((rate ?? 0) * WIDTH) / 100;
   const rect = svg('rect', {
-    x: LEFT,
+    x: at.left,
     y: y + 1,
     width: length,
     height: BAR - 2,
@@ -265,18 +311,18 @@ function oneBar(name: string, rate: number | null, y: number): SVGElement[] {
   title.textContent = `${name}: ${rate === null ? NOT_PLAYED : fmt(rate)}`;
   rect.appendChild(title);
   const value = svg('text', {
-    x: LEFT + length + 4,
-    y: y + BAR - 2,
+    x: at.left + (Math.max(rate ?? 0, past) * WIDTH) / 100 + GAP / 2,
+    y: y + BAR - 3,
     class: 'jp-CIBench-barValue'
   });
-  value.textContent = `${people ? 'people' : name} ${rate === null ? MISSING : fmt(rate)}`;
+  value.textContent = valueText(name, rate);
   return [rect, value];
 }
 
-function ciLine(lo: number, hi: number, y: number): SVGElement {
+function ciLine(lo: number, hi: number, y: number, at: IBarLayout): SVGElement {
   return svg('line', {
-    x1: LEFT + (lo * WIDTH) / 100,
-    x2: LEFT + (hi * WIDTH) / 100,
+    x1: at.left + (lo * WIDTH) / 100,
+    x2: at.left + (hi * WIDTH) / 100,
     y1: y,
     y2: y,
     class: 'jp-CIBench-barCI'

@@ -3,8 +3,9 @@
  * boxes), the grading profile and whether to show a comparison whose
  * conditions differ; Compare draws what `GET studies/{id}/compare` answers —
  * the notes and mismatches, the per-library bars and table, the people's
- * working time against each step's difficulty (scatter.ts), the per-step table
- * — and Download CSV saves it in the CLI's CSV columns.
+ * working time against each step's difficulty (scatter.ts) with its tied
+ * points, the per-step table — and Download CSV saves it in the CLI's CSV
+ * columns. It is drawn in the main area (plugin.ts), where a report has room.
  */
 import { button, h, keepingFocus, replaceChildren } from '../panel/dom';
 import type { IComparison, IRecordedRun, ProfileName } from './api';
@@ -16,13 +17,13 @@ import {
   reportCsv,
   stepTable
 } from './report';
-import { timeScatter } from './scatter';
+import { scatterTables, timeScatter } from './scatter';
 
 /** What the results view asks of the study controller. */
 export interface IResultsActions {
   compare(runs: string[], profile: ProfileName, allow: boolean): Promise<void>;
-  /** Back to the study view. */
-  backToStudy(): void;
+  /** The panel's study view of the study shown. */
+  backToStudy(): Promise<void>;
 }
 
 /** What the results view shows: the study, its runs, the last report or refusal. */
@@ -79,8 +80,11 @@ export class ResultsView {
 
   private render(state: IResultsState, before: IAsked | null): void {
     this.state = state;
-    const back = button('Back to the study', 'jp-CIBench-back', () =>
-      this.actions.backToStudy()
+    const back = button(
+      'Back to the study',
+      'jp-CIBench-back',
+      () => void this.actions.backToStudy(),
+      "The study's view in the CIBench panel"
     );
     replaceChildren(
       this.node,
@@ -164,6 +168,7 @@ export class ResultsView {
         timeScatter(report, `jp-CIBench-scatter-${report.study}`),
         'Working time vs step difficulty'
       ),
+      ...scatterTables(report).map(table => scroll(table)),
       scroll(stepTable(report))
     );
   }
