@@ -15,9 +15,9 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from test_report_compare import ANSWERS, STUDY, T0, A, B, out, people, play, set_times, write_tasks
 
-from cibench_lab.engine.attempt import Attempts, NewAttempt
-from cibench_lab.engine.environment import attempt_environment
-from cibench_lab.engine.settings import PlaySettings
+from cibench_lab.kernels.environment import attempt_environment
+from cibench_lab.play.attempt import Attempts, NewAttempt
+from cibench_lab.play.settings import PlaySettings
 from cibench_lab.store import Store
 from cibench_lab.store.tables import Run
 from cibench_lab.tasks.library import TaskLibrary

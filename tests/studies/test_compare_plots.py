@@ -10,8 +10,8 @@ import pytest
 from compare_ties import RUN, STUDY, TIED, record, write_tie_tasks
 
 from cibench_lab.cli.compare_plots import library_figure, time_figure, write_plots
-from cibench_lab.engine.comparison import compare
 from cibench_lab.store import Store
+from cibench_lab.studies.comparison import compare
 from cibench_lab.tasks.library import TaskLibrary
 
 pytestmark = pytest.mark.fast
