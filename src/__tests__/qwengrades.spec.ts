@@ -171,6 +171,7 @@ describe('a Qwen step not graded', () => {
       n_steps: 1,
       step_seconds: null,
       passed: 0,
+      settled: 0, // a settled step that measured nothing is not counted as settled-and-graded
       not_graded: 1,
       score: null,
       created_at: '2026-01-01T10:00:00Z'
