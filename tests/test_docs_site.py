@@ -55,14 +55,15 @@ def site(tmp_path_factory) -> Path:
     pytest.importorskip("sphinx", reason="the docs extra: EXTRAS=',docs' bash scripts/setup")
     out = tmp_path_factory.mktemp("site")
     done = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "docs", str(out)],
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
+        + ["-d", str(out / "doctrees"), "docs", str(out / "html")],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert done.returncode == 0 and "WARNING" not in done.stderr, done.stderr[-4000:]
-    return out
+    return out / "html"
 
 
 def test_every_link_in_the_site_lands_on_a_page_and_an_anchor(site):

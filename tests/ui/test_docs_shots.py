@@ -22,6 +22,17 @@ SHOTS = Path(__file__).resolve().parents[2] / "docs" / "_static" / "shots"
 SIZE = {"width": 1280, "height": 720}
 #: the shots docs/play/first-task.md shows, in its order
 NAMES = ["1-pick", "2-start", "3-graded", "4-settle", "5-missed", "6-summary"]
+#: scrolls the panel to "1 of 12 steps passed" and the summary table; true once they stay in view (the panel
+#: draws its finished attempt again as the server's view arrives, which may scroll it elsewhere)
+SUMMARY_IN_VIEW = """() => {
+  const done = document.querySelector('.jp-CIBench-done');
+  const table = document.querySelector('.jp-CIBench-summary');
+  if (!done || !table) return false;
+  const box = table.getBoundingClientRect();
+  if (box.top >= 0 && box.bottom <= innerHeight) return true;
+  done.scrollIntoView({block: 'start'});
+  return false;
+}"""
 
 
 def shots_dir(tmp_path: Path, theme: str) -> Path:
@@ -92,6 +103,7 @@ def test_the_first_task_walk_through_plays_as_written(page: Page, lab_server, tm
     expect(page.locator(".jp-CIBench-summary")).to_be_visible(timeout=30_000)
     expect(page.locator(".jp-NotebookPanel:visible .jp-CIBench-closedNote")).to_be_visible()
     expect(page.locator(".jp-mod-current .jp-mod-dirty")).to_have_count(0, timeout=30_000)  # saved
+    page.wait_for_function(SUMMARY_IN_VIEW, polling=250)
     shot(page, folder, "6-summary")
     for name in NAMES:
         with Image.open(folder / f"{name}.png") as image:
