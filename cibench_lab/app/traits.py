@@ -1,4 +1,4 @@
-"""The server extension's configuration: every ``CIBenchLabApp`` trait (README's option table).
+"""The server extension's configuration: every ``CIBenchLabApp`` trait (docs/reference/options.md shows them).
 
 Declared on a base class of :class:`~.extension.CIBenchLabApp`, so the extension module holds
 only how the services are built from them; they are set as ``CIBenchLabApp.NAME`` (the
@@ -43,7 +43,8 @@ class CIBenchLabTraits(ExtensionApp):
             "SQLAlchemy URL of the results store. Empty (default): the environment's "
             f"{DATABASE_URL_VAR} if set, else a SQLite file at "
             "<jupyter data dir>/cibench_lab/results.sqlite. Any SQLAlchemy URL works, e.g. "
-            "postgresql+psycopg://user@host/cibench for a shared class database."
+            "postgresql+psycopg://user@host/cibench for a shared class database (a hub hands each "
+            f"server its own in {DATABASE_URL_VAR}, which task kernels never see: docs/classroom.md)."
         ),
     ).tag(config=True)
     db_auto_upgrade = Bool(
@@ -77,7 +78,7 @@ class CIBenchLabTraits(ExtensionApp):
         120.0,
         help=(
             "Seconds the server waits for a turn's execution to finish (kernel idle) before "
-            "grading it as timed out; also bounds hidden setup runs."
+            "grading it as timed out and interrupting its kernel; also bounds hidden setup runs."
         ),
     ).tag(config=True)
     profile = Enum(
@@ -97,7 +98,8 @@ class CIBenchLabTraits(ExtensionApp):
             "Seconds an attempt's kernel may stay idle (no run, no edit of the attempt, no kernel "
             "activity) before the server shuts it down; the notebook's next run starts a new kernel "
             "and the attempt's state is restored on it. 0: never. Must be longer than every "
-            "attempt's pause_after. A finished attempt's kernel is always shut down when it finishes."
+            "attempt's pause_after. A finished attempt's kernel is always shut down once it is idle "
+            "(oracle mode: after its last reference ran, or 60 seconds)."
         ),
     ).tag(config=True)
     interrupt_grace = Float(
@@ -186,9 +188,10 @@ class CIBenchLabTraits(ExtensionApp):
         help=(
             "Whether a person's lab settings (Settings -> CIBench, sent with Start) may only tighten the "
             "server's turn_cap, reveal, show_grades and grade_rule, never loosen them (docs/classroom.md, "
-            "'Whose settings'). auto (default): on where the server is proctored, has studies, "
-            "instructors or class_members, locks its settings, or runs under JupyterHub (whose groups "
-            "name classes and instructors); on: always; off: a person's settings replace the server's."
+            "'Whose settings'). auto (default): on where the server is proctored, has studies, names "
+            "instructors, researchers or class_members, locks its settings, or runs under JupyterHub "
+            "(whose groups name classes and instructors); on: always; off: a person's settings replace "
+            "the server's."
         ),
     ).tag(config=True)
 
@@ -232,7 +235,8 @@ class CIBenchLabTraits(ExtensionApp):
         default_value=[],
         help=(
             "User names that may read every participant's record of a study (GET "
-            "studies/{id}/participants). Joined by the members of the JupyterHub group "
+            "studies/{id}/participants) and compare its people with model runs (GET studies/{id}/compare, "
+            "the study view's Results). Joined by the members of the JupyterHub group "
             "cibench-researchers (docs/classroom.md)."
         ),
     ).tag(config=True)
@@ -251,7 +255,9 @@ class CIBenchLabTraits(ExtensionApp):
         default_value={},
         help=(
             "Classes: {class name: [member user names]}. Joined by the JupyterHub groups "
-            "cibench-class-<class name>; an instructor teaches each class they are a member of."
+            "cibench-class-<class name> (read with the server's hub token: grant "
+            "read:users:groups!user to the hub's server role, docs/classroom.md); an instructor teaches "
+            "each class they are a member of."
         ),
     ).tag(config=True)
     class_tasks = Dict(
@@ -275,7 +281,8 @@ class CIBenchLabTraits(ExtensionApp):
         "",
         help=(
             "Vision model for the optional VLM judge of vis steps (fair profile), on any "
-            "OpenAI-compatible endpoint. Empty (default): no judge."
+            "OpenAI-compatible endpoint. Empty (default): no judge. VisionJudge.timeout (60 s) and "
+            "VisionJudge.max_tokens (32) tune its requests (docs/grading.md)."
         ),
     ).tag(config=True)
     judge_base_url = Unicode("", help="Base URL of the judge's OpenAI-compatible API (empty: OpenAI's).").tag(
@@ -360,7 +367,8 @@ class CIBenchLabTraits(ExtensionApp):
         help=(
             "Study files, JSON or TOML, one study each (docs/studies.md): consent text, questionnaire, "
             "tasks or a draw, protocol preset. A study opens from the panel's study list or from "
-            "<lab url>?cibench-study=ID."
+            "<lab url>?cibench-study=ID. A study the server cannot hold (an unknown task, proctored "
+            "without the preset, a wrong field) stops the server with one line naming the file and field."
         ),
     ).tag(config=True)
     studies = Dict(

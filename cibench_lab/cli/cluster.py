@@ -62,7 +62,7 @@ def job_options(args, options: dict, hidden: tuple[str, ...]) -> JobOptions:
 
 
 def add_cluster_options(parser) -> None:
-    g = parser.add_argument_group("distributed runs (Dask; docs: README, 'Runs on a Dask cluster')")
+    g = parser.add_argument_group("distributed runs (Dask; docs/operate/dask.md)")
     g.add_argument(
         "--cluster", metavar="ADDRESS", help="the Dask scheduler: tcp://HOST:PORT or tls://HOST:PORT"
     )

@@ -9,7 +9,7 @@ directory is the one a fresh kernel gets.  While it waits it only loads into
 ``sys.modules`` its libraries' modules and the ones its tasks import (:mod:`.preimport`:
 run silently, in a namespace of its own, so nothing is bound in the user namespace,
 nothing enters the history and the execution count stays 0), at the priority a fresh
-kernel has (a lower one, tried, measured no gain: README, *Warm kernel pool*).
+kernel has (a lower one, tried, measured no gain: docs/operate/warm-pool.md).
 
 :meth:`KernelPool.take` hands a ready kernel to one attempt: the slot is renamed to the
 attempt's folder (the sandbox's bind follows it), the task's data is copied in, and the

@@ -1,5 +1,7 @@
 """Every `cibench-lab …` command line in the docs' code blocks parses with the real argument parser: a
-guide whose command the CLI refuses ("unrecognized arguments") fails here, not in front of a teacher.
+guide whose command the CLI refuses ("unrecognized arguments") fails here, not in front of a teacher. Every
+``CIBenchLabApp.X`` the docs name is a real option of the server, and every ``--CIBenchLabApp.X=VALUE`` they
+write with a plain value is one the server accepts.
 
 A synopsis (``cibench-lab tasks list [--json] [--lang en|zh]``) is checked as its plain form and as the plain
 form with each ``[…]`` part added in turn (the first of ``a|b`` alternatives; ``…`` and ``...`` dropped)."""
@@ -8,16 +10,14 @@ from __future__ import annotations
 
 import re
 import shlex
-from pathlib import Path
 
 import pytest
+from docpages import PAGES, ROOT
 
 from cibench_lab.cli import build_parser
 
 pytestmark = pytest.mark.fast
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-PAGES = sorted([ROOT / "README.md", ROOT / "CONTRIBUTING.md", *(ROOT / "docs").rglob("*.md")])
 FENCE = re.compile(r"^```")
 COMMAND = re.compile(r"^(?:[A-Z_]+=\S+\s+)*(?:[^\s=]*/)?(?:cibench-lab|\$CIBENCH)(?:\s|$)")
 OPTIONAL = re.compile(r"\[([^\[\]]*)\]")
@@ -95,3 +95,50 @@ def test_a_documented_command_line_parses(where, argv, capsys):
         build_parser(argv).parse_args(argv)
     except SystemExit as stop:
         assert stop.code == 0, f"{where}: cibench-lab {shlex.join(argv)}: {capsys.readouterr().err.strip()}"
+
+
+OPTION = re.compile(r"CIBenchLabApp\.(\w+)(?:=([^\s`),;]+))?")
+PLAIN_VALUE = re.compile(r"^[\w./:+-]+$")  # not a placeholder (`<option>`, `$PWD/…`, `{TASKS_DIR}`, `…`)
+
+
+def doc_options() -> list[tuple[str, str, str | None]]:
+    """(``page:line``, the option's name, its plain value or None) of each ``CIBenchLabApp.X`` in the docs."""
+    found = []
+    for page in PAGES:
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            for name, value in OPTION.findall(line):
+                if name.isupper() or name == "_":  # a placeholder: NAME, VALUE
+                    continue
+                value = value.strip("'\"")
+                plain = value if value and PLAIN_VALUE.match(value) and value != "VALUE" else None
+                found.append((f"{page.relative_to(ROOT)}:{number}", name, plain))
+    return found
+
+
+OPTIONS = doc_options()
+
+
+def test_the_docs_name_only_real_server_options():
+    from cibench_lab.app.extension import CIBenchLabApp
+
+    real = set(CIBenchLabApp.class_traits(config=True))
+    unknown = [f"{where}: CIBenchLabApp.{name}" for where, name, _ in OPTIONS if name not in real]
+    assert len(OPTIONS) >= 40, OPTIONS
+    assert not unknown, unknown
+
+
+def test_the_docs_option_values_are_accepted():
+    from traitlets.config.loader import KVArgParseConfigLoader
+
+    from cibench_lab.app.extension import CIBenchLabApp
+
+    valued = [(where, f"--CIBenchLabApp.{name}={value}") for where, name, value in OPTIONS if value]
+    assert len(valued) >= 8, valued
+    refused = []
+    for where, option in valued:
+        config = KVArgParseConfigLoader(argv=[option], classes=[CIBenchLabApp]).load_config()
+        try:
+            CIBenchLabApp(config=config)
+        except Exception as err:  # a TraitError, in the server's words
+            refused.append(f"{where}: {option}: {err}")
+    assert not refused, refused
