@@ -33,7 +33,7 @@ def sample_scores(grades: list[dict[str, Any]]) -> dict[str, Score]:
     }
 
 
-def micro(scores: Iterable[Score]) -> float | None:
+def pooled(scores: Iterable[Score]) -> float | None:
     """Steps pooled over samples, x100 (`report`'s figure for the same attempts)."""
     steps, total = 0, 0.0
     for score in scores:
@@ -44,5 +44,6 @@ def micro(scores: Iterable[Score]) -> float | None:
 
 
 def mean(scores: Iterable[Score]) -> float | None:
+    """The samples' mean, as Inspect's ``mean()`` metric."""
     values = [float(s.as_float()) for s in scores]
-    return round(sum(values) / len(values), 2) if values else None
+    return sum(values) / len(values) if values else None

@@ -36,7 +36,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ...grading.summary import METRICS
-from ...inspectai.scores import MEAN, MICRO, mean, micro
+from ...inspectai.scores import MEAN, MICRO, mean, pooled
 from ...store import Store
 from ...store.runs import find_runs
 from ...store.tables import Attempt, Participant, StepRow, utcnow
@@ -48,6 +48,7 @@ from .trace import recorded
 
 TASK = "cibench_lab/cibench"
 HUMAN = "human"
+INSPECT = "inspect:"  # inspectai/client.py's PREFIX
 
 
 @dataclass
@@ -67,10 +68,13 @@ class Group:
 
 def model_name(attempt: dict[str, Any]) -> str:
     """A person as ``human/<pseudonym>``; a player as Inspect names models: ``openai:gpt`` as
-    ``openai/gpt``, ``reference`` as ``cibench_lab/reference``."""
+    ``openai/gpt``, ``reference`` as ``cibench_lab/reference``, an Inspect task's ``inspect:P/M`` as
+    ``P/M``."""
     player = attempt["player"]
     if player == HUMAN:
         return f"{HUMAN}/{attempt['participant']}"
+    if player.startswith(INSPECT):
+        return player.removeprefix(INSPECT)
     return player.replace(":", "/", 1) if ":" in player else f"cibench_lab/{player}"
 
 
@@ -151,7 +155,7 @@ def eval_log(group: Group, profile: str) -> EvalLog:
     results = EvalResults(
         total_samples=len(samples),
         completed_samples=sum(bool(s.scores) for s in samples),
-        scores=eval_scores(samples, profile),
+        scores=eval_scores(samples),
     )
     usage: dict[str, ModelUsage] = {}
     for s in samples:
@@ -162,20 +166,22 @@ def eval_log(group: Group, profile: str) -> EvalLog:
     return EvalLog(status="success", eval=spec, plan=plan, results=results, stats=stats, samples=samples)
 
 
-def eval_scores(samples: list[EvalSample], profile: str) -> list[EvalScore]:
+def eval_scores(samples: list[EvalSample]) -> list[EvalScore]:
     """Per CIBench metric: ``micro`` (steps pooled: `report`'s figure) and ``mean`` (over samples)."""
     out = []
     for m in METRICS:
         scores = [s.scores[m] for s in samples if s.scores and m in s.scores]
-        pooled, avg = micro(scores), mean(scores)
-        if pooled is None or avg is None:
+        total, avg = pooled(scores), mean(scores)
+        if total is None or avg is None:
             continue
-        metrics = {MICRO: EvalMetric(name=MICRO, value=pooled), MEAN: EvalMetric(name=MEAN, value=avg)}
+        metrics = {  # named as the task's scorers name them (inspectai/scorers.py)
+            MICRO: EvalMetric(name=f"cibench_lab/{MICRO}", value=total),
+            MEAN: EvalMetric(name=MEAN, value=avg),
+        }
         out.append(
             EvalScore(
                 name=m,
                 scorer=m,
-                params={"profile": profile},
                 scored_samples=len(scores),
                 unscored_samples=len(samples) - len(scores),
                 metrics=metrics,
@@ -187,7 +193,7 @@ def eval_scores(samples: list[EvalSample], profile: str) -> list[EvalScore]:
 def log_path(folder: Path, log: EvalLog, fmt: str) -> Path:
     """``<created>_cibench_<task id>.<fmt>``, the name `inspect eval` gives its logs."""
     created = dt.datetime.fromisoformat(log.eval.created).astimezone(dt.timezone.utc)
-    return folder / f"{created:%Y-%m-%dT%H-%M-%S}+00-00_cibench_{log.eval.task_id}.{fmt}"
+    return folder / f"{created:%Y-%m-%dT%H-%M-%S}-00-00_cibench_{log.eval.task_id}.{fmt}"
 
 
 def cmd_inspect(args, store: Store, lib: TaskLibrary, runs: list[str], folder: Path) -> int:
