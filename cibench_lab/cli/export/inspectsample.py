@@ -157,7 +157,8 @@ def turn_messages(turn: dict[str, Any], step: dict[str, Any], extra: SampleExtra
         said = text or f"(no code run: {about['status']})"
         return [ChatMessageAssistant(content=said, model=extra.model, metadata=about)]
     call = ToolCall(id=f"s{i}t{n}", function=TOOL, arguments={"code": turn["code"]})
-    assistant = ChatMessageAssistant(content=text, tool_calls=[call], model=extra.model, metadata=about)
+    shown = {k: v for k, v in about.items() if not k.endswith("_at")}  # Inspect View shows the assistant's
+    assistant = ChatMessageAssistant(content=text, tool_calls=[call], model=extra.model, metadata=shown)
     printed = output_text(turn["outputs"])
     error = ToolCallError("unknown", printed["error_text"] or about["status"]) if turn["error"] else None
     tool = ChatMessageTool(
