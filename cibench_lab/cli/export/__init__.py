@@ -3,7 +3,7 @@
     cibench-lab export --format csv|jsonl|notebooks [--study S] [--run R] [--participant P]
                        [--real-names] DIR
     cibench-lab export --format opencompass RUN DIR
-    cibench-lab export --format inspect (RUN ... | --study S) [--profile P] [--log-format eval|json] OUT
+    cibench-lab export --format inspect [--profile P] [--log-format eval|json] (RUN ... | --study S) OUT
 
 csv/jsonl: the tables attempts, steps, turns, events and participants, one file each
 (:mod:`.tabular`); notebooks: one transcript per attempt (:mod:`.transcript`); opencompass: a run
