@@ -20,7 +20,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 
 from ..store import Store
 from ..store.tables import Attempt, Run, Turn
@@ -127,7 +127,7 @@ def _checked(path: str | Path, n: int, raw: bytes, models_only: bool) -> dict[st
     if line.get("action", "code") not in RECORDABLE:
         raise TranscriptError(f"{path}:{n}: action must be one of {', '.join(RECORDABLE)}")
     player = line.get("player", REPLAYABLE_PREFIX)
-    if models_only and not (isinstance(player, str) and player.startswith(REPLAYABLE_PREFIX)):
+    if models_only and not (isinstance(player, str) and player.startswith(MODEL_PREFIXES)):
         raise TranscriptError(
             f"{path}:{n}: recorded by {str(player)[:40]!r}, not a model: the lab replays model runs only "
             "(a reference run's code would show before the step settles)"
@@ -192,6 +192,12 @@ class ReplaySession(StatelessSession):
 #: started in the lab (a person's, or a model a person attached) has no run and is its
 #: participant's alone.
 REPLAYABLE_PREFIX = "openai:"
+#: Model players: ``openai:NAME``, and ``inspect:PROVIDER/MODEL`` (Inspect AI's task: inspectai/).
+MODEL_PREFIXES = (REPLAYABLE_PREFIX, "inspect:")
+
+
+def _model_player():
+    return or_(*(Attempt.player.startswith(prefix) for prefix in MODEL_PREFIXES))
 
 
 def replayable(store: Store, task_id: str) -> list[dict[str, Any]]:
@@ -200,7 +206,7 @@ def replayable(store: Store, task_id: str) -> list[dict[str, Any]]:
         rows = s.execute(
             select(Attempt, Run.name)
             .join(Run, Run.id == Attempt.run_id)
-            .where(Attempt.task_id == task_id, Attempt.player.startswith(REPLAYABLE_PREFIX))
+            .where(Attempt.task_id == task_id, _model_player())
             .order_by(Attempt.created_at.desc())
         ).all()
         return [
@@ -220,7 +226,7 @@ def replay_steps(store: Store, attempt_id: str) -> dict[int, list[dict[str, Any]
     """One recorded attempt's turns as transcript lines, ``{step: [lines by turn]}``."""
     with store.session() as s:
         attempt = s.get(Attempt, attempt_id)
-        if attempt is None or attempt.run_id is None or not attempt.player.startswith(REPLAYABLE_PREFIX):
+        if attempt is None or attempt.run_id is None or not attempt.player.startswith(MODEL_PREFIXES):
             raise TranscriptError(f"no recorded model attempt {attempt_id!r}")
         run = s.get(Run, attempt.run_id)
         assert run is not None  # attempt.run_id is a foreign key

@@ -275,6 +275,12 @@ async def _open_attempt(ctx: PlayContext, task: Task, attempt_id: str | None) ->
     return await ctx.db(ctx.attempts.create, new), False
 
 
+async def play_attempt(ctx: PlayContext, task: Task) -> str:
+    """Play a new attempt of ``task`` in ``ctx``'s run on a kernel of its own; its id.  No lease: for
+    a caller whose run name is its own (an Inspect AI eval: cibench_lab/inspectai/play.py)."""
+    return await _play(ctx, task, None)
+
+
 async def _play(ctx: PlayContext, task: Task, attempt_id: str | None) -> str:
     attempt_id, resumed = await _open_attempt(ctx, task, attempt_id)
     folder = ctx.workroot / f"{task.stem}-{attempt_id[:8]}"

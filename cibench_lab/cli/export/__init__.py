@@ -3,10 +3,12 @@
     cibench-lab export --format csv|jsonl|notebooks [--study S] [--run R] [--participant P]
                        [--real-names] DIR
     cibench-lab export --format opencompass RUN DIR
+    cibench-lab export --format inspect [--profile P] [--log-format eval|json] (RUN ... | --study S) OUT
 
 csv/jsonl: the tables attempts, steps, turns, events and participants, one file each
 (:mod:`.tabular`); notebooks: one transcript per attempt (:mod:`.transcript`); opencompass: a run
-in OpenCompass's prediction format (:mod:`.opencompass`).  People are pseudonymised unless
+in OpenCompass's prediction format (:mod:`.opencompass`); inspect: Inspect AI eval logs
+(:mod:`.inspectlog`, imported only then: the optional ``inspect_ai``).  People are pseudonymised unless
 ``--real-names``.  Columns and rules: docs/exports.md.
 """
 
@@ -15,6 +17,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ...grading.profile import PROFILES
+from ...inspectai import missing
 from ...store import Store
 from .. import add_command
 from ..common import library
@@ -24,11 +28,17 @@ from .tabular import FORMATS, write_tables
 from .transcript import write_notebooks
 
 TABLE_FORMATS = FORMATS
-ALL_FORMATS = ("opencompass", *FORMATS, "notebooks")
+ALL_FORMATS = ("opencompass", *FORMATS, "notebooks", "inspect")
+#: ``--format inspect``'s default profile: `report`'s (CIBench's metrics)
+INSPECT_PROFILE = "cibench"
 
 
 def cmd_export(args) -> int:
     paths = [Path(p) for p in args.paths]
+    if args.format == "inspect":
+        return _inspect(args, args.paths)
+    if args.profile or args.log_format:
+        return _usage("--profile and --log-format apply to --format inspect")
     if args.format == "opencompass":
         if args.study or args.participant or args.real_names:
             return _usage("--study, --participant and --real-names apply to csv, jsonl and notebooks")
@@ -62,6 +72,20 @@ def _export(args, folder: Path) -> int:
     return 0
 
 
+def _inspect(args, given: list[str]) -> int:
+    runs = given[:-1] + ([args.run] if args.run else [])
+    if not runs and not args.study:
+        return _usage("export --format inspect takes RUN ... OUT or --study ID OUT")
+    why = missing()
+    if why:
+        return _usage(why)
+    from .inspectlog import cmd_inspect
+
+    args.profile = args.profile or INSPECT_PROFILE
+    args.log_format = args.log_format or "eval"
+    return cmd_inspect(args, Store(args.db), library(args), runs, Path(given[-1]))
+
+
 def _usage(message: str) -> int:
     print(f"error: {message}", file=sys.stderr)
     return 2
@@ -76,7 +100,20 @@ def register(sub) -> None:
     r.add_argument("--run", metavar="R", help="only the attempts of run R (name or id)")
     r.add_argument("--participant", metavar="P", help="only P's attempts: a name, a pseudonym p-… or u-N")
     r.add_argument("--real-names", action="store_true", help="show people's names, not pseudonyms")
-    r.add_argument("paths", nargs="+", metavar="[RUN] DIR", help="output folder (opencompass: RUN DIR)")
+    r.add_argument(
+        "--profile",
+        choices=PROFILES,
+        help=f"inspect: the grading profile of the samples' scores (default {INSPECT_PROFILE}, as report)",
+    )
+    r.add_argument(
+        "--log-format", choices=("eval", "json"), help="inspect: Inspect's log file format (default eval)"
+    )
+    r.add_argument(
+        "paths",
+        nargs="+",
+        metavar="[RUN] DIR",
+        help="output folder (opencompass: RUN DIR; inspect: RUN ... DIR, or --study S DIR)",
+    )
     r.set_defaults(fn=cmd_export)
 
 
