@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import case, select
 from sqlalchemy.orm import Session
 
-from ..grading.criterion import criterion
+from ..grading.criterion import criterion, passes
 from ..grading.fair import first_image
 from ..grading.kept import kept_turn
 from ..grading.qwen.lab import qwen_criterion
@@ -113,6 +113,7 @@ def _step_view(
         "criterion": criterion(profile, step.kind, task.language)
         if step.qwen is None
         else qwen_criterion(step),
+        "passes": passes(profile, step.kind) if step.qwen is None else None,
     }
     if srow.settled_at is not None:
         view["seconds"] = round((srow.settled_at - srow.opened_at).total_seconds(), 1)
