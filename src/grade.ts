@@ -186,7 +186,11 @@ export function ruleLine(
   turn?: number
 ): string {
   const rule = gradeRule(settings);
-  let text = ruleText(rule);
+  // a settled step's rule is past: "graded when you settled" (never "· 2 runs left")
+  let text =
+    step?.settled && rule === 'settling'
+      ? 'graded when you settled'
+      : ruleText(rule);
   const kept = step?.kept_turn;
   const other = turn !== undefined && typeof kept === 'number' && kept !== turn;
   if (rule === 'best' && other && step?.grade) {

@@ -12,7 +12,11 @@ import {
 } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { IDocumentManager } from '@jupyterlab/docmanager';
-import { INotebookCellExecutor, INotebookTracker } from '@jupyterlab/notebook';
+import {
+  INotebookCellExecutor,
+  INotebookTracker,
+  Notebook
+} from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStateDB } from '@jupyterlab/statedb';
 
@@ -22,6 +26,7 @@ import { addCommands, CommandIDs, shortcutLabel } from './commands';
 import { CIBenchModel } from './model';
 import { addNewTaskCommand } from './newtask';
 import { AttemptController } from './notebook/controller';
+import { addKeyCommands, IKeyAttempt } from './notebook/keys';
 import { prefetchPlugin } from './notebook/prefetch';
 import { AttemptRuns } from './notebook/runs';
 import { CIBenchPanel, PANEL_ID } from './panel/panel';
@@ -74,6 +79,7 @@ const plugin: JupyterFrontEndPlugin<ICIBenchLab> = {
       playSettings: () => settings.current
     });
     runs.gate = (model, cell) => controller.beforeRun(model, cell);
+    addKeyCommands(app, tracker, nb => keyAttempt(controller, nb));
     const panel = addPanel(app, labShell, restorer, model, controller);
     relistTasks(panel, model, () => api.tasks(), registry, PLUGIN_ID);
     const openPanel = () => {
@@ -92,6 +98,15 @@ const plugin: JupyterFrontEndPlugin<ICIBenchLab> = {
     return { api, model, controller, panel, openPanel };
   }
 };
+
+/** What the notebook keys need of a notebook's attempt (keys.ts), if it plays one. */
+function keyAttempt(
+  controller: AttemptController,
+  nb: Notebook
+): IKeyAttempt | undefined {
+  const session = controller.sessionOf(nb);
+  return session && { closed: session.view.status !== 'open' };
+}
 
 /** The person's play settings from the settings editor (defaults without a registry). */
 function playSettings(registry: ISettingRegistry | null): PlaySettingsSource {

@@ -89,6 +89,9 @@ export function stepLabel(index: number): string {
   return `Step ${index + 1}`;
 }
 
+/** The mode a task's intro preselects (each task anew: a choice is not carried to the next task). */
+export const DEFAULT_MODE: Mode = 'e2e';
+
 /** The label of a mode. */
 export function modeLabel(mode: Mode): string {
   return mode === 'e2e' ? 'end-to-end' : 'oracle';
@@ -375,7 +378,7 @@ export class CIBenchModel {
   private _notebooks = new Set<string>();
   private _closed = new Set<string>();
   private _selected: ITaskDetail | null = null;
-  private _mode: Mode = 'e2e';
+  private _mode: Mode = DEFAULT_MODE;
   private _attempts: IAttemptSummary[] = [];
   private _attempt: IAttemptView | null = null;
   private _view: ViewKind = 'tasks';

@@ -1623,6 +1623,11 @@ export type components = {
       run_limit: number | null;
       /** @description how the shown profile decides pass for this kind, in words */
       criterion: string;
+      /**
+       * @description a text step's short rule of what passes under the shown profile, for its badge (e.g. fair: `to pass: print only the answer, or a sentence naming it, as your last line`); null for other kinds, whose measure says it
+       * @default null
+       */
+      passes?: string | null;
       /** @description only for settled steps the reveal policy (or oracle mode) shows */
       reference?: components['schemas']['Reference'];
       opened_at: string;

@@ -3,6 +3,10 @@
 One sentence per (profile, step kind), built from the graders' own thresholds so it stays
 true when they change; it never holds a reference value.  A Chinese task's ``cibench`` text
 step says that CIBench's rule reads only Latin letters and digits (docs/grading.md).
+
+:func:`passes` is the short form a text step's badge shows beside its ROUGE-1 score: what to
+print, as the profile reads it (``fair``: the last line, the answer alone or named in a sentence
+— grading/sentence.py; ``cibench``: the first printed block, the answer's words only).
 """
 
 from __future__ import annotations
@@ -39,6 +43,19 @@ _CRITERIA = {
         ),
     },
 }
+
+
+#: What a text step's badge says passes, per profile (docs/grading.md, "Text and worded answers").
+_PASSES = {
+    "fair": "to pass: print only the answer, or a sentence naming it, as your last line",
+    "cibench": "to pass: print the answer's words alone, as your first output",
+}
+
+
+def passes(profile: str, kind: str) -> str | None:
+    """The short rule a ``kind`` step's badge shows under ``profile`` (None: the badge's measure
+    says it — only a text step's ROUGE-1 score does not say what to print)."""
+    return _PASSES.get(profile) if kind == "text" else None
 
 
 def criterion(profile: str, kind: str, language: str = "en") -> str:

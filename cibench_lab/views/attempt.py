@@ -18,6 +18,7 @@ from sqlalchemy import case, select
 from sqlalchemy.orm import Session
 
 from ..benchmarks import benchmark_of
+from ..grading.criterion import passes
 from ..grading.fair import first_image
 from ..grading.kept import kept_turn
 from ..lab.cull import kernel_state
@@ -110,6 +111,7 @@ def _step_view(
         "kept_turn": None,
         "run_limit": person_cap(settings, task) if row.player == HUMAN else None,
         "criterion": benchmark_of(task).criterion(step, profile, task.language),
+        "passes": passes(profile, step.kind) if step.qwen is None else None,
     }
     if srow.settled_at is not None:
         view["seconds"] = round((srow.settled_at - srow.opened_at).total_seconds(), 1)

@@ -16,6 +16,9 @@ PRE = (
     "white-space:pre-wrap;margin:2px 0;padding:4px;background:var(--jp-layout-color2,#f5f5f5);"
     "color:var(--jp-content-font-color1,inherit);border:1px solid var(--jp-border-color2,#e0e0e0)"
 )
+# Error text: the theme's red mixed half with its text colour (WCAG AA on either JupyterLab theme's
+# backgrounds; #b00 alone reads 2.8:1 in the dark theme), a dark red outside JupyterLab
+ERROR_COLOR = "color-mix(in srgb,var(--jp-error-color1,#b00) 50%,var(--jp-ui-font-color0,#000))"
 # CommonMark with raw HTML off: a tag in an instruction is shown as its text, never run or drawn
 # (the widget's HTML is not sanitized on its way to the page); links to javascript: and the like
 # are refused by markdown-it's own link check
@@ -98,7 +101,7 @@ def output_html(out: dict[str, Any]) -> str:
         return f"<pre style='{PRE}'>{escape(_text(out.get('text', '')))}</pre>"
     if kind == "error":
         said = f"{out.get('ename', '')}: {out.get('evalue', '')}"
-        return f"<pre style='{PRE};color:#b00'>{escape(said)}</pre>"
+        return f"<pre style='{PRE};color:{ERROR_COLOR}'>{escape(said)}</pre>"
     data = out.get("data") or {}
     if "image/png" in data:
         return _image(_text(data["image/png"]))

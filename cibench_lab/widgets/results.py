@@ -22,7 +22,7 @@ from typing import Any
 import ipywidgets as w
 
 from .client import Api
-from .render import attempt_html, participants_html, seconds_words
+from .render import ERROR_COLOR, attempt_html, participants_html, seconds_words
 from .where import Server, Unavailable, find_server
 
 ALL, NONE = "all", "none"  # every listed attempt; those in no study and no run
@@ -204,7 +204,7 @@ class Results(w.VBox):
 
     def _fail(self, sentence: str) -> None:
         self.error = sentence
-        self.status.value = f"<p style='color:#b00'>{_escape(sentence)}</p>"
+        self.status.value = f"<p style='color:{ERROR_COLOR}'>{_escape(sentence)}</p>"
 
 
 def default_source(offered: list[str], roles: list[str]) -> str:

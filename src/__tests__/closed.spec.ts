@@ -7,7 +7,7 @@ import {
 import { NBTestUtils } from '@jupyterlab/notebook/lib/testutils';
 import { PromiseDelegate } from '@lumino/coreutils';
 import { Signal } from '@lumino/signaling';
-import { Panel } from '@lumino/widgets';
+import { Panel, Title } from '@lumino/widgets';
 
 import { CIBenchApi, IAttemptView } from '../api';
 import { BADGE_CLASS } from '../notebook/badge';
@@ -77,6 +77,7 @@ function attemptPanel(kernel: boolean) {
     content,
     node: document.createElement('div'),
     contentHeader: new Panel(),
+    title: new Title({ owner: {} }),
     isDisposed: false,
     isVisible: true,
     disposed: new Signal<unknown, void>({}),
@@ -251,6 +252,28 @@ describe('readOnlyCells', () => {
     model.sharedModel.insertCell(5, { cell_type: 'code', source: 'y = 2' });
     expect(content.widgets).toHaveLength(6);
     expect(content.widgets.every(c => c.readOnly)).toBe(true);
+  });
+
+  it('shows a reference added later without marking the notebook unsaved', () => {
+    const { content, model } = attemptPanel(false);
+    readOnlyCells(content);
+    model.sharedModel.insertCell(3, {
+      cell_type: 'markdown',
+      source: 'Reference for step 1',
+      metadata: {
+        editable: false,
+        jupyter: { source_hidden: true },
+        ...meta('reference', 0)
+      }
+    });
+    model.dirty = false;
+    const reference = content.widgets[3];
+    expect(reference.inputHidden).toBe(true);
+    reference.inputHidden = false; // the person shows it
+    expect(model.dirty).toBe(false);
+    expect(reference.model.getMetadata('jupyter')).toEqual({
+      source_hidden: true
+    });
   });
 });
 

@@ -167,8 +167,9 @@ describe('turn cap', () => {
       run_limit: 3
     };
     const parity = { turn_cap: 3, grade_rule: 'settling' as const };
+    // settled: the rule is past ("graded when you settled"), never "· 0 runs left"
     expect(ruleLine(parity, step, 2)).toBe(
-      'graded when you settle · settled at the 3-run limit'
+      'graded when you settled · settled at the 3-run limit'
     );
     expect(
       ruleLine({ turn_cap: 2 }, { ...step, turns: 2, run_limit: 2 }, 1)
@@ -179,8 +180,12 @@ describe('turn cap', () => {
     );
     // Next on the cap's last run, or a player's max_turn: not the cap's settle
     expect(ruleLine(parity, { ...step, outcome: 'next' }, 2)).toBe(
-      'graded when you settle'
+      'graded when you settled'
     );
+    // open, with runs left: the rule as it stands, and what is left
+    expect(
+      ruleLine(parity, { ...step, settled: false, outcome: null, turns: 1 }, 0)
+    ).toBe('graded when you settle · 2 runs left');
     expect(outcomeText('out_of_turns', true, 3)).toBe('out of turns');
   });
 });

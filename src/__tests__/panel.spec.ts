@@ -107,11 +107,13 @@ describe('CIBenchPanel', () => {
     expect(actions.calls).toEqual([`select ${only}`]);
     const mode = q<HTMLInputElement>('input.jp-CIBench-mode:checked')!;
     expect(document.activeElement).toBe(mode);
-    // the mode choice comes before the intro's long text
+    // the intro comes first, in a box of its own a keyboard can scroll; the mode choice below it
     const intro = q('.jp-CIBench-intro')!;
     expect(
-      mode.compareDocumentPosition(intro) & Node.DOCUMENT_POSITION_FOLLOWING
+      mode.compareDocumentPosition(intro) & Node.DOCUMENT_POSITION_PRECEDING
     ).toBeTruthy();
+    expect(intro.getAttribute('tabindex')).toBe('0');
+    expect(intro.getAttribute('aria-label')).toBe('Task intro');
     panel.node.remove();
   });
 

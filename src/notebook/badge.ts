@@ -3,7 +3,9 @@
  * cell's node, replaced on each change. A final badge says pass or miss in a
  * word and an icon (never colour alone), what was measured, and on a second
  * line which run the person keeps; the step's pass criterion is its hover
- * title and part of its accessible text. `data-state` says what it is:
+ * title and part of its accessible text; a text step's grade adds a third
+ * line saying what passes ("to pass: print only the answer, or a sentence
+ * naming it, as your last line": its ROUGE-1 score does not say it). `data-state` says what it is:
  * `running` (the kernel runs the cell), `grading` (ran; the server grades),
  * `final`, `error` or `note`. A running badge says when the server stops the
  * run (the turn time limit); a run it stopped says so instead of what was
@@ -40,6 +42,10 @@ export type BadgeState =
       criterion?: string;
       /** The run went over the turn time limit (seconds, null: unknown) and was stopped. */
       stoppedAt?: number | null;
+      /** The 0-based turn it grades (a settled step's rule line is redone from it). */
+      turn?: number;
+      /** A text step's short rule of what passes (the view's `passes`). */
+      passes?: string | null;
     }
   | { kind: 'error'; message: string }
   | { kind: 'note'; message: string; rule?: string; criterion?: string };
@@ -55,6 +61,8 @@ export interface IBadgeLook {
   text: string;
   rule: string;
   criterion: string;
+  /** What passes, in short (a text step's grade), shown as its own line. */
+  passes?: string;
 }
 
 /** How a badge state looks. */
@@ -101,12 +109,14 @@ function gradeLook({
   grade,
   rule = '',
   criterion = '',
-  stoppedAt
+  stoppedAt,
+  passes
 }: {
   grade: IGrade | null;
   rule?: string;
   criterion?: string;
   stoppedAt?: number | null;
+  passes?: string | null;
 }): IBadgeLook {
   const measured =
     stoppedAt !== undefined ? stoppedText(stoppedAt) : badgeText(grade);
@@ -117,7 +127,8 @@ function gradeLook({
     word: '',
     text: measured,
     rule,
-    criterion
+    criterion,
+    ...(passes ? { passes } : {})
   };
   if (grade && !notGraded(grade)) {
     look.icon = grade.passed ? 'pass' : 'miss';
@@ -168,6 +179,10 @@ function render(look: IBadgeLook): HTMLElement {
     el.append(' '); // the lines read apart as text too
     el.appendChild(span('jp-CIBench-badge-rule', look.rule));
   }
+  if (look.passes) {
+    el.append(' ');
+    el.appendChild(span('jp-CIBench-badge-passes', look.passes));
+  }
   if (look.criterion) {
     el.title = look.criterion;
     el.appendChild(span('jp-CIBench-srOnly', ` (${look.criterion})`));
@@ -197,6 +212,9 @@ export function showBadge(
   const el = render(badgeLook(state));
   if (step !== undefined) {
     el.dataset.step = String(step);
+  }
+  if (state.kind === 'grade' && state.turn !== undefined) {
+    el.dataset.turn = String(state.turn);
   }
   cell.node.appendChild(el);
   // a cell not rendered yet adds its parts later: keep the badge last

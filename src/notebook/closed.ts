@@ -12,6 +12,7 @@ import { Notebook, NotebookPanel } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
 import { IAttemptView } from '../api';
+import { markAnswers } from './answer';
 import { reconcile } from './cells';
 import { restoreBadges } from './play';
 import type { AttemptSession } from './session';
@@ -71,9 +72,10 @@ export async function noKernel(ctx: KernelContext): Promise<void> {
   }
 }
 
-/** Make a cell's editor read only, without writing `editable` into the notebook. */
+/** Make a cell read only, writing neither `editable` nor a shown or hidden input into the notebook. */
 export function readOnlyCell(cell: Cell): void {
   cell.syncEditable = false;
+  cell.syncCollapse = false; // showing a collapsed reference changes nothing on disk
   cell.readOnly = true;
   void cell.ready.then(() => cell.update()); // a placeholder cell's editor comes later
 }
@@ -82,7 +84,11 @@ export function readOnlyCell(cell: Cell): void {
 export function readOnlyCells(notebook: Notebook): void {
   notebook.widgets.forEach(readOnlyCell);
   notebook.model?.cells.changed.connect(() => {
-    notebook.widgets.filter(c => !c.readOnly).forEach(readOnlyCell);
+    // a cell added since (a revealed reference: already read only by its
+    // `editable: false`, but still writing its collapse) is made so too
+    notebook.widgets
+      .filter(c => c.syncEditable || c.syncCollapse)
+      .forEach(readOnlyCell);
   });
 }
 
@@ -126,6 +132,7 @@ export function closeNotebook(
  */
 export async function showClosed(session: AttemptSession): Promise<void> {
   const fixed = reconcile(session.notebook, session.view);
+  markAnswers(session.notebook, session.view);
   await restoreBadges(session);
   closeNotebook(session.panel, session.view.status, err =>
     console.warn('cibench-lab: the finished attempt kept a kernel', err)

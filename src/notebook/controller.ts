@@ -21,7 +21,7 @@ import {
   IAttemptView,
   IPlaySettings
 } from '../api';
-import { CIBenchModel } from '../model';
+import { CIBenchModel, DEFAULT_MODE } from '../model';
 import { personTurnCap } from '../settings';
 import { IPanelActions } from '../panel/actions';
 import { startMode } from '../panel/qwen';
@@ -130,6 +130,9 @@ export class AttemptController implements IPanelActions {
         this.api.serverSettings()
       ]);
       this.model.turnCap = personTurnCap(server, this.options.playSettings());
+      if (this.model.selected?.id !== task.id) {
+        this.model.mode = DEFAULT_MODE; // a choice made for one task is not the next one's
+      }
       this.model.selected = task;
       this.model.recordings = recordings;
       if (this.model.player.startsWith('replay:')) {

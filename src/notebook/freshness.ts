@@ -75,7 +75,8 @@ export function restoredBadge(
     kind: 'grade',
     grade: step.grade,
     rule: ruleLine(view.settings, step),
-    criterion: step.criterion
+    criterion: step.criterion,
+    passes: step.passes
   };
 }
 

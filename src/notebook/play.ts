@@ -11,6 +11,7 @@ import { ISessionContext } from '@jupyterlab/apputils';
 import { CIBenchApi, INextAction, ITurnDetail, ITurnResult } from '../api';
 import { EMPTY_CELL, ruleLine } from '../grade';
 import { messageOf } from '../model';
+import { markAnswers } from './answer';
 import { badgeOf, clearBadge, showBadge } from './badge';
 import {
   activate,
@@ -161,6 +162,8 @@ function showRun(
       grade: result.grade,
       rule: ruleLine(view.settings, step, result.turn),
       criterion: step?.criterion,
+      passes: step?.passes,
+      turn: result.turn,
       ...(result.stopped ? { stoppedAt: session.turnLimit } : {})
     },
     result.step
@@ -253,6 +256,7 @@ export async function applyNext(
   revealReferences(session.notebook, session.view);
   noteUnrunSettled(session);
   openCurrentStep(session, true);
+  markAnswers(session.notebook, session.view); // the new step's cell is the graded one
   await session.panel.context.save();
   return after;
 }
@@ -362,6 +366,7 @@ export async function syncNotebook(
 ): Promise<void> {
   const before = cellsText(session);
   const fixed = reconcile(session.notebook, session.view);
+  markAnswers(session.notebook, session.view);
   void restoreBadges(session);
   openCurrentStep(session, true);
   const ctx = session.sessionContext;

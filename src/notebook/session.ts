@@ -14,10 +14,12 @@ import { IChangedArgs } from '@jupyterlab/coreutils';
 import { Kernel } from '@jupyterlab/services';
 
 import { CIBenchApi, IAttemptView, IKernelBinding, INextAction } from '../api';
-import { showBadge } from './badge';
+import { isScratch, markAnswers, noteScratch } from './answer';
+import { badgeOf, showBadge } from './badge';
 import { cellTag } from './cells';
 import { readOnlyCells, showClosedNote } from './closed';
 import { GradedSources, notGraded } from './freshness';
+import { ATTEMPT_NOTEBOOK_CLASS, ATTEMPT_TAB_CLASS } from './keys';
 import { freshKernel, kernelGone, kernelNote, showKernelNote } from './revive';
 import { untilBound } from './runs';
 
@@ -56,6 +58,11 @@ export class AttemptSession {
     ctx.statusChanged.connect(this.onStatus, this);
     NotebookActions.executionScheduled.connect(this.onScheduled, this);
     panel.model?.contentChanged.connect(this.onContent, this);
+    panel.content.activeCellChanged.connect(this.onActiveCell, this);
+    panel.content.addClass(ATTEMPT_NOTEBOOK_CLASS);
+    if (!panel.title.className.includes(ATTEMPT_TAB_CLASS)) {
+      panel.title.className += ` ${ATTEMPT_TAB_CLASS}`; // its tab shows the whole name
+    }
     panel.node.addEventListener('focusin', this.onBack);
     document.addEventListener('visibilitychange', this.onVisible);
     window.addEventListener('focus', this.onVisible);
@@ -88,6 +95,9 @@ export class AttemptSession {
       if (dropped) {
         void this.save(); // the record is on disk as shown, the tab not left dirty
       }
+    }
+    if (!this.isDisposed) {
+      markAnswers(this.notebook, view); // which cell is graded, as of this view
     }
   }
 
@@ -284,6 +294,7 @@ export class AttemptSession {
     ctx.statusChanged.disconnect(this.onStatus, this);
     NotebookActions.executionScheduled.disconnect(this.onScheduled, this);
     this.panel.model?.contentChanged.disconnect(this.onContent, this);
+    this.panel.content.activeCellChanged.disconnect(this.onActiveCell, this);
     this.panel.node.removeEventListener('focusin', this.onBack);
     document.removeEventListener('visibilitychange', this.onVisible);
     window.removeEventListener('focus', this.onVisible);
@@ -352,13 +363,20 @@ export class AttemptSession {
 
   /**
    * A run of an answer cell that is not the open step's is not graded: "not
-   * graded (step settled)", or "(attempt quit)" in a quit attempt.
+   * graded (step settled)", or "(attempt quit)" in a quit attempt; nor is a
+   * run of the person's own code cell, which says where the step's answer is.
    */
   private onScheduled(
     _: unknown,
     args: { notebook: Notebook; cell: Cell }
   ): void {
     if (args.notebook !== this.notebook) {
+      return;
+    }
+    if (isScratch(args.cell)) {
+      if (this.view.status === 'open') {
+        noteScratch(args.cell, this.view);
+      }
       return;
     }
     const tag = cellTag(args.cell);
@@ -376,6 +394,14 @@ export class AttemptSession {
       this.graded.forget(cell);
       const message = notGraded(this.view.status);
       showBadge(cell, { kind: 'note', message }, tag.step);
+    }
+  }
+
+  /** The person moved into a code cell of their own: say at once that its runs are not graded. */
+  private onActiveCell(_: Notebook, cell: Cell | null): void {
+    const open = this.view.status === 'open' && !this.readOnly;
+    if (open && cell && isScratch(cell) && !badgeOf(cell)) {
+      noteScratch(cell, this.view);
     }
   }
 

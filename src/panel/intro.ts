@@ -1,9 +1,9 @@
 /**
- * The selected task's intro: its title and facets, the mode and player
- * choice (above the intro's text, so they stay in view next to Start in the
- * action bar), then the intro text and step kinds — a Qwen task's question
- * as asked (plain text: nothing in it is markup), its files, hard or easy
- * and the runs allowed.
+ * The selected task's intro: its title and facets, the intro text and step
+ * kinds — a Qwen task's question as asked (plain text: nothing in it is
+ * markup), its files, hard or easy and the runs allowed — then the mode and
+ * player choice, next to Start in the action bar. A long intro scrolls in
+ * its own box, so the choice below it stays in view.
  */
 import { ITaskDetail, Mode } from '../api';
 import { ChangeKind, CIBenchModel, modeLabel } from '../model';
@@ -55,11 +55,11 @@ export class TaskIntro {
         text: taskTitle(task, this.model.tasks)
       }),
       h('p', { className: 'jp-CIBench-task-meta', text: taskMeta(task) }),
-      isQwen(task) ? null : modeChoice(this.model), // no oracle mode: one step
-      this.players.node,
       ...(isQwen(task)
         ? qwenIntro(task, this.model.turnCap)
-        : [introText(task), kindsLine(task)])
+        : [introText(task), kindsLine(task)]),
+      isQwen(task) ? null : modeChoice(this.model), // no oracle mode: one step
+      this.players.node
     );
     this.players.render();
   }
@@ -96,8 +96,13 @@ function modeChoice(model: CIBenchModel): HTMLFieldSetElement {
   );
 }
 
+/** The intro's text: a box of its own that scrolls (by keyboard too) when the text is long. */
 function introText(task: ITaskDetail): HTMLElement {
-  return h('p', { className: 'jp-CIBench-intro', text: task.intro });
+  return h('p', {
+    className: 'jp-CIBench-intro',
+    text: task.intro,
+    attrs: { tabindex: '0', role: 'region', 'aria-label': 'Task intro' }
+  });
 }
 
 /**
@@ -116,7 +121,12 @@ function qwenIntro(task: ITaskDetail, turnCap: number): HTMLElement[] {
   const question = h('p', {
     className: 'jp-CIBench-intro jp-CIBench-question',
     text: item.question,
-    attrs: { lang: task.language === 'zh' ? 'zh' : 'en' }
+    attrs: {
+      lang: task.language === 'zh' ? 'zh' : 'en',
+      tabindex: '0',
+      role: 'region',
+      'aria-label': 'Question'
+    }
   });
   const facts = itemFacts(item, turnCap).map(text =>
     h('li', { className: 'jp-CIBench-fact', text })

@@ -5,13 +5,14 @@ with recorded turns (no kernel)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from rules_task import TEXT, ZH, attempts_for, printed, start
 from sqlalchemy import select
 
 from cibench_lab.errors import BadInput
-from cibench_lab.grading.criterion import LATIN_ONLY, criterion
+from cibench_lab.grading.criterion import LATIN_ONLY, criterion, passes
 from cibench_lab.grading.kept import kept_turn
 from cibench_lab.play.settings import PLAYER_BEST, PlaySettings, attempt_settings
 from cibench_lab.store.tables import Attempt, StepRow
@@ -211,6 +212,18 @@ def test_the_view_gives_the_shown_profiles_criterion_and_no_reference_value(tmp_
             view = attempt_view(attempts, aid, "pat")
             shown = view["steps"][step]
             assert shown["criterion"] == criterion(profile, shown["kind"], "zh")
+            assert shown["passes"] == passes(profile, shown["kind"])  # a text step's, for its badge
             assert TEXT["zh"] not in json.dumps(view, ensure_ascii=False) and "42" not in shown["criterion"]
             attempts.settle(aid, step, "next")
         attempts.store.dispose()
+
+
+def test_a_text_steps_badge_says_what_passes_as_the_profile_reads_it():
+    """The short rule beside a text step's ROUGE-1 score: fair reads the last line, the answer alone or
+    named in a sentence (grading/sentence.py); docs/grading.md says both profiles' words."""
+    fair = passes("fair", "text")
+    assert fair == "to pass: print only the answer, or a sentence naming it, as your last line"
+    assert passes("cibench", "text") == "to pass: print the answer's words alone, as your first output"
+    assert {passes(p, k) for p in ("fair", "cibench") for k in ("exec", "num", "vis", "general")} == {None}
+    guide = " ".join((Path(__file__).parents[1] / "docs" / "grading.md").read_text().split())
+    assert fair in guide and passes("cibench", "text") in guide

@@ -76,7 +76,7 @@ def start_and_answer(page: Page, folder: Path) -> None:
 
 
 def settle_and_miss(page: Page, folder: Path) -> None:
-    """Steps 5–6: Next step's Undo window, then a miss — and Shift+Enter leaving the step's cell."""
+    """Steps 5–6: Next step's Undo window, then a miss — and Shift+Enter staying in the step's cell."""
     page.locator(f"{BAR} .jp-CIBench-next").click()
     expect(page.locator(".jp-CIBench-countdown")).to_contain_text("Undo")
     shot(page, folder, "4-settle")
@@ -86,7 +86,7 @@ def settle_and_miss(page: Page, folder: Path) -> None:
     before = cells.count()
     run_in_cell(page, 1, "print('no idea')", "Shift+Enter")
     expect(badge(page, 1)).to_have_class(re.compile("jp-CIBench-badge-miss"), timeout=60_000)
-    expect(cells).to_have_count(before + 1)  # a new, ungraded cell below: the keyboard left the step's
+    expect(cells).to_have_count(before)  # no new cell below: the keyboard stays in the step's marked cell
     shot(page, folder, "5-missed")
 
 

@@ -90,6 +90,12 @@ class StepView(Closed):
         "none, or a player's attempt"
     )
     criterion: str = Field(description="how the shown profile decides pass for this kind, in words")
+    passes: str | None = Field(
+        None,
+        description="a text step's short rule of what passes under the shown profile, for its badge "
+        "(e.g. fair: `to pass: print only the answer, or a sentence naming it, as your last line`); "
+        "null for other kinds, whose measure says it",
+    )
     reference: Reference = absent("only for settled steps the reveal policy (or oracle mode) shows")
     opened_at: str
     first_run_at: str | None = Field(description="when the step's first turn started (null: none yet)")
