@@ -163,7 +163,12 @@ async def _every_route_refuses(server: OtherServer, attempt_id: str, kernel_id: 
     assert code == 200
     body = {"step": 1, "kernel_id": kernel_id, "msg_id": "m" * 32, "text": "a note"}
     routes = [
-        (method.upper(), path.replace("{attempt_id}", attempt_id).replace("{class_name}", "demo"))
+        (
+            method.upper(),
+            path.replace("{attempt_id}", attempt_id)
+            .replace("{class_name}", "demo")
+            .replace("{study_id}", "a-study"),
+        )
         for path, item in doc["paths"].items()  # type: ignore[index]
         if "{attempt_id}" in path
         for method in item
