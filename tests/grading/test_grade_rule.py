@@ -225,5 +225,5 @@ def test_a_text_steps_badge_says_what_passes_as_the_profile_reads_it():
     assert fair == "to pass: print only the answer, or a sentence naming it, as your last line"
     assert passes("cibench", "text") == "to pass: print the answer's words alone, as your first output"
     assert {passes(p, k) for p in ("fair", "cibench") for k in ("exec", "num", "vis", "general")} == {None}
-    guide = " ".join((Path(__file__).parents[1] / "docs" / "grading.md").read_text().split())
+    guide = " ".join((Path(__file__).parents[2] / "docs" / "grading.md").read_text().split())
     assert fair in guide and passes("cibench", "text") in guide
