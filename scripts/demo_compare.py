@@ -94,9 +94,9 @@ def write_tasks(root: Path) -> None:
 def people(db: str, root: Path) -> None:
     """The study recorded at alice's consent; alice and bob enrol and play (PLAYS), their times set."""
     from cibench_lab.play.attempt import Attempts
-    from cibench_lab.studies.enrolment import enrol
-    from cibench_lab.studies.definition import parse_study
     from cibench_lab.store import Store
+    from cibench_lab.studies.definition import parse_study
+    from cibench_lab.studies.enrolment import enrol
     from cibench_lab.tasks.library import TaskLibrary
 
     lib = TaskLibrary.load([root])
@@ -115,13 +115,22 @@ def people(db: str, root: Path) -> None:
 
 
 def _play(attempts, study, task, who: str, script: list) -> str:
-    from cibench_lab.play.attempt import NewAttempt, StudyAttempt
-    from cibench_lab.kernels.environment import attempt_environment
-    from cibench_lab.record.quit import quit_attempt
+    from cibench_lab.benchmarks import benchmark_of
     from cibench_lab.grading.turn import TurnOutput
+    from cibench_lab.kernels.environment import attempt_environment
+    from cibench_lab.play.attempt import NewAttempt, StudyAttempt
+    from cibench_lab.record.quit import quit_attempt
 
     play = StudyAttempt(study.id, study.protocol, study.settings)
-    new = NewAttempt(task, "e2e", "human", who, study.settings, attempt_environment(task), study=play)
+    new = NewAttempt(
+        task,
+        "e2e",
+        "human",
+        who,
+        study.settings,
+        attempt_environment(task, benchmark_of(task).profile_versions()),
+        study=play,
+    )
     attempt_id = attempts.create(new)
     for step, entry in enumerate(script):
         if entry == QUIT:

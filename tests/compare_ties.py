@@ -15,6 +15,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from test_report_compare import ANSWERS, STUDY, T0, A, B, out, people, play, set_times, write_tasks
 
+from cibench_lab.benchmarks import benchmark_of
 from cibench_lab.kernels.environment import attempt_environment
 from cibench_lab.play.attempt import Attempts, NewAttempt
 from cibench_lab.play.settings import PlaySettings
@@ -71,7 +72,13 @@ def record_run(store: Store, lib: TaskLibrary) -> None:
     for task_id, answers in sorted(RUN_ANSWERS.items()):
         task = lib.get(task_id)
         new = NewAttempt(
-            task, "e2e", "openai:scripted", "model", PlaySettings(), attempt_environment(task), run_id=run_id
+            task,
+            "e2e",
+            "openai:scripted",
+            "model",
+            PlaySettings(),
+            attempt_environment(task, benchmark_of(task).profile_versions()),
+            run_id=run_id,
         )
         attempt_id = attempts.create(new)
         for step, answer in enumerate(answers):
