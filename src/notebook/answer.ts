@@ -17,6 +17,7 @@ import { ruleLine } from '../grade';
 import { badgeOf, clearBadge, showBadge } from './badge';
 import { cellTag } from './cells';
 import { PUT_BACK } from './freshness';
+import { attachLabel } from './labels';
 
 export const CURRENT_CLASS = 'jp-CIBench-answer-current';
 export const ANSWER_LABEL_CLASS = 'jp-CIBench-answerLabel';
@@ -83,15 +84,7 @@ function labelOf(cell: Cell): HTMLElement {
   const label = document.createElement('div');
   label.className = `jp-CIBench-cellLabel ${ANSWER_LABEL_CLASS}`;
   label.id = `jp-CIBench-answerLabel-${cell.model.id}`;
-  cell.node.setAttribute('role', 'article');
-  cell.node.setAttribute('aria-labelledby', label.id);
-  cell.node.insertBefore(label, cell.node.firstChild);
-  // a cell not rendered yet adds its parts later: keep the label first
-  void cell.ready.then(() => {
-    if (label.parentNode === cell.node) {
-      cell.node.insertBefore(label, cell.node.firstChild);
-    }
-  });
+  attachLabel(cell, label);
   return label;
 }
 

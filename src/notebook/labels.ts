@@ -109,6 +109,21 @@ function toggleButton(cell: Cell, step: number): HTMLButtonElement {
  * Give an oracle, reference or prior cell its label (once): the first element
  * of the cell, named as the cell's accessible name.
  */
+/**
+ * Put ``label`` first in ``cell`` and name the cell by it (over the "Code Cell Content" JupyterLab
+ * sets); a cell not rendered yet adds its parts later, so the label is put first again then.
+ */
+export function attachLabel(cell: Cell, label: HTMLElement): void {
+  cell.node.setAttribute('role', 'article');
+  cell.node.setAttribute('aria-labelledby', label.id);
+  cell.node.insertBefore(label, cell.node.firstChild);
+  void cell.ready.then(() => {
+    if (label.parentNode === cell.node) {
+      cell.node.insertBefore(label, cell.node.firstChild);
+    }
+  });
+}
+
 export function labelCell(
   cell: Cell,
   role: 'oracle' | 'reference' | 'prior',
@@ -127,17 +142,7 @@ export function labelCell(
     const extra = role === 'prior' ? 'read-only, not graded' : 'read-only';
     label.appendChild(labelText(title, extra));
   }
-  // the label names the cell (over the "Code Cell Content" JupyterLab sets)
   label.id = `jp-CIBench-label-${cell.model.id}`;
-  cell.node.setAttribute('role', 'article');
-  cell.node.setAttribute('aria-labelledby', label.id);
-  cell.node.insertBefore(label, cell.node.firstChild);
-  // a cell not rendered yet adds its parts later: keep the label first, and
-  // name its (read-only) editor
-  void cell.ready.then(() => {
-    if (label.parentNode === cell.node) {
-      cell.node.insertBefore(label, cell.node.firstChild);
-    }
-  });
+  attachLabel(cell, label);
   nameEditor(cell, `${title} (read-only)`);
 }
