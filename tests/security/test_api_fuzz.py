@@ -65,12 +65,16 @@ def lab(tmp_path_factory):
     config.write_text(json.dumps({"CIBenchLabApp": traits}))
     (tmp / "workspace").mkdir()
     server = LabServer(tmp / "workspace", tmp / "results.sqlite", config)
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
     try:
         server.start()
         yield server
     finally:
         server.kill()
-        stop_processes(psutil.Process().children(recursive=True))
+        # only what this module started: the test process's own helpers (multiprocessing's
+        # forkserver, reaped here, would break every later pool of the session) stay
+        started = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
+        stop_processes(started)
 
 
 def seeded(server: LabServer) -> dict[str, list[str]]:

@@ -148,3 +148,19 @@ def launch_chromium(playwright):
     if not Path(CHROMIUM).exists():
         raise RuntimeError(f"browser tests need {CHROMIUM} (apt-get install chromium)")
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+
+
+#: does the lab's saved layout (its default workspace, what a reload reads) hold a main-area
+#: widget whose restorer name contains ``key``?
+_SAVED = """async key => {
+  const answer = await fetch('/lab/api/workspaces/default');
+  if (!answer.ok) return false;
+  const data = (await answer.json()).data || {};
+  return JSON.stringify((data['layout-restorer:data'] || {}).main || {}).includes(key);
+}"""
+
+
+def wait_until_saved(page, key: str, timeout: float = 60_000) -> None:
+    """Wait until the lab has saved a layout with ``key`` in its main area (the save is debounced:
+    a reload before it reopens the layout before)."""
+    page.wait_for_function(_SAVED, arg=key, polling=250, timeout=timeout)

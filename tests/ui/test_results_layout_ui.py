@@ -13,7 +13,7 @@ import pytest
 from compare_ties import RUN, STUDY, TIED, record, study_definition, write_tie_tasks
 from playwright.sync_api import Page, expect
 
-from .lab import TOKEN
+from .lab import TOKEN, wait_until_saved
 from .lab import configured_lab as start_lab
 from .test_play_panel import use_theme
 
@@ -126,6 +126,7 @@ def test_the_results_view_opens_in_the_main_area_with_readable_charts(page: Page
     view.get_by_role("table", name="Per step").scroll_into_view_if_needed()
     page.screenshot(path=str(tmp_path / "8-results-tables-dark.png"))
 
+    wait_until_saved(page, "cibench-lab-study-results")
     page.reload()  # the lab reopens the tab on its study
     expect(tab).to_contain_text("Results: Pilot", timeout=60_000)
     expect(view.get_by_label(re.compile(rf"^{RUN} "))).to_be_visible()
