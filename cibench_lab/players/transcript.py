@@ -156,6 +156,9 @@ class ReplayPlayer:
         self.name = f"replay:{self.source}"
 
     def task_ids(self) -> list[str]:
+        """The tasks it has turns for: a recorded attempt's one task, or the transcript's."""
+        if self.steps is not None:
+            return sorted({line["task_id"] for lines in self.steps.values() for line in lines})
         return sorted(self.turns)
 
     def session(self, task: Task, mode: str) -> ReplaySession:

@@ -96,8 +96,8 @@ def test_inspect_eval_plays_a_task_scored_as_cibench_lab_run(tmp_path, capsys):
     assert {s.name: s.metrics["micro"].value for s in log.results.scores} == scores  # type: ignore[union-attr]
     replay = [
         "--db", f"sqlite:///{tmp_path / 'r.sqlite'}", "--task-dir", str(builtin_dir()), "run",
-        "--player", f"replay:attempt:{attempt_id}", "--tasks", TASK, "--run", "replayed", "--no-progress",
-    ]  # fmt: skip
+        "--player", f"replay:attempt:{attempt_id}", "--run", "replayed", "--no-progress",
+    ]  # fmt: skip  (no --tasks: the attempt's own task, and only it)
     assert main(replay) == 0
     assert report(tmp_path, capsys, "replayed") == ours
 
