@@ -5,7 +5,7 @@ or a superuser) creates or updates the role
 ``cibench_u_<user>`` with a random password (sent as its SCRAM-SHA-256 verifier, so the server never
 sees it in clear), grants it what a single-user server needs on the tables and their sequences, and
 replaces its ``class_member`` rows: the row-level security policies of revision 0005 read them to
-decide which rows the role reads and writes (docs/classroom.md). The role cannot create tables or
+decide which rows the role reads and writes (docs/teach/reference.md). The role cannot create tables or
 read rows the policies do not give it; the owner keeps migrating (``cibench-lab db upgrade``).
 """
 

@@ -4,7 +4,7 @@ participant 1─* attempt 1─* step 1─* turn; attempt *─1 run; attempt 1─
 study 1─* enrolment *─1 participant (consent, questionnaire answers, the drawn plan); study 1─* attempt;
 run_lease: which process plays a run name now (by name, so it is taken before the run exists).
 class_member: which user a PostgreSQL login role is and their roles in classes (the row-level security
-policies of a class database read it: docs/classroom.md).
+policies of a class database read it: docs/teach/reference.md).
 Steps and turns are 0-based, as in the engine and the API (the UI shows step n+1).
 """
 

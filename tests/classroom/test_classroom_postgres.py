@@ -1,6 +1,6 @@
 """The classroom's trust model on a real PostgreSQL: each user's server connects as its own login role
 (``cibench-lab class grant``), and row-level security (revision 0005) lets it read and write only what
-docs/classroom.md says — its own rows; an instructor also reads their classes'; a researcher every
+docs/teach/reference.md says — its own rows; an instructor also reads their classes'; a researcher every
 study's; everyone the shared runs. The plays go through the real engine (Attempts), no kernel."""
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ POLICY_TABLES = ("participant", "attempt", "step", "turn", "event", "enrolment",
 
 
 def owner_database(cluster: Cluster) -> str:
-    """A database owned by a role of its own, no superuser (as docs/classroom.md makes it): its URL."""
+    """A database owned by a role of its own, no superuser (as docs/teach/reference.md makes it): its URL."""
     owner = f"owner_{uuid.uuid4().hex[:8]}"
     cluster.execute(f"CREATE ROLE {owner} LOGIN CREATEROLE PASSWORD 'owner-secret'")
     name = cluster.new_database()
