@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from ..errors import BadInput
 from ..play.attempt import Attempts
-from ..store.tables import Attempt, Event, Turn
+from ..store.tables import Attempt, Event, OracleReference, Turn
 
 log = logging.getLogger(__name__)
 
@@ -57,10 +57,10 @@ def last_activity(attempts: Attempts, attempt_id: str) -> dt.datetime:
         times = [
             s.scalar(select(Attempt.created_at).where(Attempt.id == attempt_id)),
             s.scalar(select(func.max(Event.at)).where(Event.attempt_id == attempt_id)),
+            s.scalar(select(func.max(OracleReference.at)).where(OracleReference.attempt_id == attempt_id)),
             s.scalar(select(func.max(Turn.finished_at)).where(Turn.attempt_id == attempt_id)),
         ]
-    latest = max(t for t in times if t is not None)
-    return latest.replace(tzinfo=dt.timezone.utc)
+    return max(t for t in times if t is not None)
 
 
 def _last_stop(s: Session, attempt_id: str) -> Event | None:
