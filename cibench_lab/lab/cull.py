@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 from ..errors import BadInput
 from ..play.attempt import Attempts
 from ..store.tables import Attempt, Event, OracleReference, Turn
+from ..store.times import utcnow
 
 log = logging.getLogger(__name__)
 
@@ -204,7 +205,7 @@ class Culler:
 
     async def sweep(self) -> None:
         """Stop every bound kernel idle for ``idle_after`` seconds."""
-        now = dt.datetime.now(dt.timezone.utc)
+        now = utcnow()
         for kernel_id, attempt_id in list(self.bound.items()):
             if await self._idle(kernel_id, attempt_id, now):
                 await asyncio.shield(self._stopping(attempt_id, kernel_id, IDLE))

@@ -17,11 +17,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import DateTime, delete, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from ...store import Store
 from ...store.tables import Attempt, Base, Event, OracleReference, Participant, Run, StepRow, Turn
+from ...store.times import UTCDateTime
 
 Rows = dict[
     str, Any
@@ -48,7 +49,7 @@ def _plain(row: Base, skip: tuple[str, ...] = ()) -> dict[str, Any]:
 
 def _row(table: Any, data: dict[str, Any]) -> dict[str, Any]:
     """``data`` (from :func:`_plain`) with its times as datetimes again."""
-    times = {c.key for c in table.__table__.columns if isinstance(c.type, DateTime)}
+    times = {c.key for c in table.__table__.columns if isinstance(c.type, UTCDateTime)}
     return {
         k: dt.datetime.fromisoformat(v) if k in times and isinstance(v, str) else v for k, v in data.items()
     }
