@@ -33,6 +33,7 @@ TABLE_PRIVILEGES = {
     "step": "SELECT, INSERT, UPDATE, DELETE",
     "turn": "SELECT, INSERT, UPDATE, DELETE",
     "event": "SELECT, INSERT, UPDATE, DELETE",
+    "oracle_reference": "SELECT, INSERT, UPDATE, DELETE",
     "enrolment": "SELECT, INSERT, UPDATE, DELETE",
     "study": "INSERT",  # and SELECT of STUDY_COLUMNS (a researcher: of every column, the salt too)
     "run": "SELECT",
@@ -43,7 +44,7 @@ TABLE_PRIVILEGES = {
 #: pseudonym of a name they know (a researcher reads it: the comparison's pseudonyms need it).
 STUDY_COLUMNS = ("id", "title", "config", "created_at")
 #: Tables whose id a server's inserts draw from a sequence.
-SEQUENCED = ("participant", "step", "turn", "event", "enrolment")
+SEQUENCED = ("participant", "step", "turn", "event", "oracle_reference", "enrolment")
 
 
 @dataclass(frozen=True)
