@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .kinds import listing
 from .plot import UNDECLARED
-from .qwen import public_item
 from .rendering import TaskRendering
 
 #: Step kinds a `step_types` entry may name.
@@ -94,9 +94,7 @@ class Task:
             "libraries": list(self.libraries),
             "steps": len(self.steps),
             "kinds": sorted({s.kind for s in self.steps}),
-            # the benchmark whose rules play it: a Qwen task has one step and no oracle mode
-            "benchmark": "qwen" if any(s.qwen is not None for s in self.steps) else "cibench",
-            "qwen": public_item(self.metadata),  # the item as the list shows it (None: a CIBench task)
+            **listing(self),  # the benchmark whose rules play it, and its own item (.kinds)
         }
 
     def public(self) -> dict[str, Any]:

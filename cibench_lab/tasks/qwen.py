@@ -30,6 +30,7 @@ import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from . import literal
+from .kinds import register_kind
 from .meta import KEY
 
 if TYPE_CHECKING:
@@ -196,3 +197,16 @@ def stops(task: Task, observation: str) -> bool:
 
 #: Seconds one interpreter call may take (the original's ``code_interpreter(timeout=30)``).
 CALL_TIMEOUT = 30.0
+
+
+class QwenKind:
+    """Qwen's benchmark tasks to the generic task code (:mod:`.kinds`): no reference code."""
+
+    name = "qwen"
+    reference_code = False
+
+    def listing(self, metadata: dict[str, Any]) -> dict[str, Any] | None:
+        return public_item(metadata)
+
+
+register_kind(QwenKind())

@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from ...grading.own import not_graded
 from ...grading.profile import PROFILES
-from ...grading.qwen.lab import not_graded
 
 
 def when(at: str | dt.datetime | None) -> str:
