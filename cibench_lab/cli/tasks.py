@@ -223,7 +223,8 @@ def verifiable(tasks: list[Task]) -> list[Task]:
     are left out, counted on stderr per benchmark."""
     from ..benchmarks import benchmark_of
 
-    keep, skipped = [], {}
+    keep: list[Task] = []
+    skipped: dict[str, int] = {}
     for task in tasks:
         benchmark = benchmark_of(task)
         if benchmark.reference_refusal(task) is None:

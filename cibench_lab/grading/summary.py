@@ -6,8 +6,8 @@ steps of that kind — a micro-average, exactly OpenCompass's per-dataset metric
 A metric with no step of its kind is None (shown as "-").  Extra fields:
 ``ungradable`` (steps whose grade says so; they count as 0 in the means) and,
 when a VLM judge ran, ``judge`` (mean judge score x100 over judged vis steps)
-with ``judge_failed`` (verdicts that failed; never counted as 0); for a Qwen benchmark task's
-steps, ``qwen``: the family's own measures (:func:`.qwen.lab.qwen_measures`).
+with ``judge_failed`` (verdicts that failed; never counted as 0); for the steps of a benchmark
+graded by its own rules, under its name: its own measures (:mod:`.own`).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from .words import NO_REFERENCE, notebook_words, qwen_line, refusal
 class Qwen(CIBench):
     name = "qwen"
     title = "Qwen's benchmark"
-    report_section = "cibench_lab.cli.qwen_report"
+    report_section: str | None = "cibench_lab.cli.qwen_report"
 
     def owns(self, task: Task) -> bool:
         return qwen_item(task) is not None
