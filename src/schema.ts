@@ -747,7 +747,7 @@ export type components = {
       /** @description done: steps whose kept grade passed (shown profile); open: null */
       passed: number | null;
       /**
-       * @description done: steps whose kept grade is not graded (shown profile; a Qwen visualization step without a judge's verdict), neither passed nor missed; open: null
+       * @description done: steps whose kept grade is not graded (shown profile; e.g. a figure no judge rated), neither passed nor missed; open: null
        * @default null
        */
       not_graded?: number | null;
@@ -856,7 +856,7 @@ export type components = {
       passed: number;
       /** @description settled steps with a kept grade (passed or missed; not those not graded) */
       settled: number;
-      /** @description settled steps whose kept grade is not graded (a Qwen visualization step without a judge's verdict): neither passed nor missed */
+      /** @description settled steps whose kept grade is not graded (e.g. a figure no judge rated): neither passed nor missed */
       not_graded: number;
       /** @description the kept score: passed steps of the settled ones with a grade (`passed` of `settled`), x100; null while none is (a step still open is neither passed nor missed) */
       score: number | null;
@@ -877,7 +877,7 @@ export type components = {
       /** @description done: steps whose kept grade passed (shown profile); open: null */
       passed: number | null;
       /**
-       * @description done: steps whose kept grade is not graded (shown profile; a Qwen visualization step without a judge's verdict), neither passed nor missed; open: null
+       * @description done: steps whose kept grade is not graded (shown profile; e.g. a figure no judge rated), neither passed nor missed; open: null
        * @default null
        */
       not_graded?: number | null;
@@ -1049,7 +1049,7 @@ export type components = {
       score: number | null;
       /** @description people who only quit the task(s) */
       quit: number;
-      /** @description step results whose grade measured nothing (a Qwen visualization step without a judge's verdict): neither passed nor missed, out of the rate */
+      /** @description step results whose grade measured nothing (e.g. a figure no judge rated): neither passed nor missed, out of the rate */
       not_graded: number;
       /** @description working seconds net of pauses */
       time: components['schemas']['Spread'];
@@ -1441,7 +1441,7 @@ export type components = {
       /** @description done: steps whose kept grade passed (shown profile); open: null */
       passed: number | null;
       /**
-       * @description done: steps whose kept grade is not graded (shown profile; a Qwen visualization step without a judge's verdict), neither passed nor missed; open: null
+       * @description done: steps whose kept grade is not graded (shown profile; e.g. a figure no judge rated), neither passed nor missed; open: null
        * @default null
        */
       not_graded?: number | null;
@@ -1515,7 +1515,7 @@ export type components = {
     /** @description How a step settled. */
     Settled: {
       step: number;
-      /** @description how the step settled: passed (a player's turn ran without error), next, gave_up, turn_cap, out_of_turns (max_turn, or a Qwen task's call limit), stopped (Qwen: an observation held error: or Traceback), answered (Qwen: a reply that called nothing) */
+      /** @description how the step settled: passed (a player's turn ran without error), next, gave_up, turn_cap, out_of_turns (max_turn, or the benchmark's own call limit), stopped (a benchmark's own loop: an observation held one of its stop words), answered (a benchmark's own loop: a reply that called nothing) */
       outcome: string;
       grade: components['schemas']['Grade'] | null;
       next_step: number | null;
@@ -1602,7 +1602,7 @@ export type components = {
       instruction: string;
       modules: string[];
       turns: number;
-      /** @description how the step settled: passed (a player's turn ran without error), next, gave_up, turn_cap, out_of_turns (max_turn, or a Qwen task's call limit), stopped (Qwen: an observation held error: or Traceback), answered (Qwen: a reply that called nothing); null while open */
+      /** @description how the step settled: passed (a player's turn ran without error), next, gave_up, turn_cap, out_of_turns (max_turn, or the benchmark's own call limit), stopped (a benchmark's own loop: an observation held one of its stop words), answered (a benchmark's own loop: a reply that called nothing); null while open */
       outcome: string | null;
       settled: boolean;
       seconds: number | null;
@@ -1619,7 +1619,7 @@ export type components = {
       } | null;
       /** @description 0-based turn whose grade is `grade` under the grade rule (open step: so far); null without turns or while grades are hidden */
       kept_turn: number | null;
-      /** @description a person's run limit on the step, where the step settles (turn_cap): the attempt's turn cap and, on a Qwen task, the item's calls left after setup, whichever is lower; null: none, or a player's attempt */
+      /** @description a person's run limit on the step, where the step settles (turn_cap): the attempt's turn cap and the task's benchmark's own limit, if any, whichever is lower; null: none, or a player's attempt */
       run_limit: number | null;
       /** @description how the shown profile decides pass for this kind, in words */
       criterion: string;
@@ -1825,7 +1825,7 @@ export type components = {
       wall_s?: number;
       retries?: number;
       finish_reason?: string | null;
-      /** @description what the model was shown after the turn ran: the messages, or a Qwen ReAct turn's observation text */
+      /** @description what the model was shown after the turn ran: the messages, or the observation text of a benchmark's own ReAct loop */
       observation?:
         | {
             [key: string]: unknown;

@@ -7,8 +7,18 @@ what a task is; a benchmark is a class registered here.
 from .base import Benchmark
 from .cibench import CIBench
 from .qwen.benchmark import Qwen
-from .registry import CIBENCH, benchmark_of, pooled, register, unregister
+from .registry import CIBENCH, benchmark_of, pooled, register, registered, unregister
 
 register(Qwen())
 
-__all__ = ["CIBENCH", "Benchmark", "CIBench", "Qwen", "benchmark_of", "pooled", "register", "unregister"]
+__all__ = [
+    "CIBENCH",
+    "Benchmark",
+    "CIBench",
+    "Qwen",
+    "benchmark_of",
+    "pooled",
+    "register",
+    "registered",
+    "unregister",
+]

@@ -19,6 +19,11 @@ class Benchmark(Protocol):
     """What a benchmark answers for its tasks."""
 
     name: str
+    #: how a line of output names the benchmark's tasks ("tasks of Qwen's benchmark")
+    title: str
+    #: the module (of :mod:`cibench_lab.cli`) whose ``SECTION`` reports the benchmark's runs in a
+    #: table of their own (:mod:`cibench_lab.cli.sections`; None: CIBench's metrics report them)
+    report_section: str | None
 
     def owns(self, task: Task) -> bool:
         """Whether ``task`` is this benchmark's."""
@@ -61,4 +66,40 @@ class Benchmark(Protocol):
 
     def criterion(self, step: Step, profile: str, language: str) -> str:
         """What passes ``step`` under ``profile``, in words a participant reads."""
+        ...
+
+    def passes(self, step: Step, profile: str) -> str | None:
+        """The pass rule of ``step`` under ``profile`` as the view names it (None: none but
+        :meth:`criterion`)."""
+        ...
+
+    def session(self, player: Any, task: Task, mode: str) -> Any | None:
+        """A model player's session of ``task`` when the benchmark plays its own loop (None: the
+        player's own; :mod:`cibench_lab.players.own`)."""
+        ...
+
+    def reference_refusal(self, task: Task) -> str | None:
+        """Why the reference player cannot play ``task`` (None: it can)."""
+        ...
+
+    def reference_view(self, step: Step) -> dict[str, Any] | None:
+        """A settled step's reference as the reveal policy shows it (None: none to show)."""
+        ...
+
+    def notebook_words(self, task: Task) -> tuple[str, str] | None:
+        """The attempt notebook's subtitle (before the mode) and instruction cell, when the benchmark
+        words them itself (None: the task's own)."""
+        ...
+
+    def task_view(self, task: Task) -> dict[str, Any]:
+        """What ``tasks show`` adds to the admin view of ``task`` (its own item)."""
+        ...
+
+    def prompt(self, task: Task, step: Step) -> str:
+        """The exact first user message a model receives for ``step``."""
+        ...
+
+    def show_lines(self, view: dict[str, Any]) -> tuple[str, str | None]:
+        """``tasks show``'s line of the benchmark's limits ('' for none) and its words for a task
+        without reference code (None: the reference is shown)."""
         ...

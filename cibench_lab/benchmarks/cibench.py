@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..grading import TurnOutput
-from ..grading.criterion import criterion
+from ..grading.criterion import criterion, passes
+from ..grading.fair import first_image
 from ..grading.profile import VERSIONS
 from ..tasks.model import Step, Task
 
@@ -15,6 +16,8 @@ class CIBench:
     every mode, the warm pool, the kernel's common start code only."""
 
     name = "cibench"
+    title = "CIBench"
+    report_section: str | None = None
 
     def owns(self, task: Task) -> bool:
         return True
@@ -49,3 +52,37 @@ class CIBench:
 
     def criterion(self, step: Step, profile: str, language: str) -> str:
         return criterion(profile, step.kind, language)
+
+    def passes(self, step: Step, profile: str) -> str | None:
+        return passes(profile, step.kind)
+
+    def session(self, player: Any, task: Task, mode: str) -> Any | None:
+        return None
+
+    def reference_refusal(self, task: Task) -> str | None:
+        return None
+
+    def reference_view(self, step: Step) -> dict[str, Any] | None:
+        """A vis step's plot as an image (from its outputs, else the graded reference PNG), not a line
+        naming its size."""
+        image = None
+        if step.kind == "vis":
+            image = first_image(list(step.outputs)) or step.reference.value or None
+        return {
+            "code": step.code,
+            "thought": step.thought,
+            "output": "" if image else step.reference.summary(),
+            "image": image,
+        }
+
+    def notebook_words(self, task: Task) -> tuple[str, str] | None:
+        return None
+
+    def task_view(self, task: Task) -> dict[str, Any]:
+        return {}
+
+    def prompt(self, task: Task, step: Step) -> str:
+        return step.prompt
+
+    def show_lines(self, view: dict[str, Any]) -> tuple[str, str | None]:
+        return "", None

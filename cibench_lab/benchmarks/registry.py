@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..players import own
 from ..tasks.model import Task
 from .base import Benchmark
 from .cibench import CIBench
@@ -21,9 +22,13 @@ def unregister(benchmark: Benchmark) -> None:
         _registered.remove(benchmark)
 
 
+def registered() -> list[Benchmark]:
+    """Every benchmark besides CIBench, the one asked first first."""
+    return list(_registered)
+
+
 def pooled(task: Task) -> bool:
-    """May ``task`` take a warm kernel of the pool?  Its benchmark says (not a Qwen task: its kernel
-    works in the attempt's ``upload_file/`` after the original's own start code)."""
+    """May ``task`` take a warm kernel of the pool?  Its benchmark says."""
     return benchmark_of(task).pooled(task)
 
 
@@ -34,3 +39,6 @@ def benchmark_of(task: Task | None) -> Benchmark:
             if benchmark.owns(task):
                 return benchmark
     return CIBENCH
+
+
+own.install(benchmark_of)  # the players ask the task's benchmark too (players/own.py)

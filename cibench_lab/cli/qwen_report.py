@@ -25,6 +25,7 @@ from ..grading.qwen.score import ModelScore, score_outputs
 from ..grading.qwen.table import as_dict, correctness, counts, grid
 from ..store import Store
 from ..tasks.library import TaskLibrary
+from ..tasks.qwenimport import SPLIT
 
 NOT_COMPARABLE = "not comparable"
 NOT_GRADED = "not graded: no judge configured (CIBENCH_LAB_JUDGE_MODEL), or a judged item had no reply"
@@ -184,3 +185,35 @@ def render(report: dict) -> str:
     if any(c == "not graded" for row in rows for c in row):
         notes.append(NOT_GRADED)
     return "\n".join(notes)
+
+
+class QwenSection:
+    """The Qwen benchmark's table as a section of ``cibench-lab report`` (:mod:`.sections`)."""
+
+    name = "qwen"
+    split = SPLIT
+    title = "Qwen's benchmark"
+    short = "Qwen"
+    empty = "Qwen's Code Interpreter Benchmark: no finished attempt yet"
+
+    def build(
+        self, store: Store, lib: TaskLibrary, runs: list[str] | None, profile: str, judge: dict | None = None
+    ) -> dict:
+        return qwen_report(store, lib, runs, profile, judge)
+
+    def json_part(self, part: dict) -> dict:
+        return json_part(part)
+
+    def csv_rows(self, part: dict):
+        return csv_rows(part)
+
+    def render(self, part: dict) -> str:
+        return render(part)
+
+    def plot(self, part: dict, path: str) -> None:
+        from .qwen_plot import plot_qwen
+
+        plot_qwen(part, path)
+
+
+SECTION = QwenSection()

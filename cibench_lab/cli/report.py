@@ -26,9 +26,9 @@ from ..play.settings import PlaySettings
 from ..store import Store
 from ..store.runs import find_runs
 from ..store.tables import Attempt, StepRow
-from ..tasks.qwenimport import SPLIT as QWEN_SPLIT
 from ..views import csvcells
 from . import add_command
+from .sections import ReportSection, sections
 
 GENERAL_NOTE = (
     "Num includes the generation split's general_correct steps ({n} here), as CIBench reports them."
@@ -230,80 +230,80 @@ def cmd_report(args) -> int:
     store = Store(args.db)
     try:
         records = load_records(store, args.runs, args.profile)
-        qwen = qwen_part(args, store) if any(r.split == QWEN_SPLIT for r in records) else None
+        parts = own_parts(args, store, records)
     except LookupError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    if qwen is not None:  # Qwen's benchmark is reported in its own table, not CIBench's
-        records = [r for r in records if r.task_id not in qwen["task_ids"]]
-    if not records and not (qwen and qwen["runs"]):
+    for _, part in parts:  # a benchmark with a section is reported in its own table, not CIBench's
+        records = [r for r in records if r.task_id not in part["task_ids"]]
+    shown = [(section, part) for section, part in parts if part["runs"]]
+    if not records and not shown:
         print("error: no finished attempts in the chosen runs", file=sys.stderr)
         return 2
     report = build(records, args.profile) if records else None
     if report is not None:
         mark_unsandboxed(report, unsandboxed(store, args.runs))
     if args.format == "json":
-        print(json.dumps({**(report or {}), **_qwen_json(qwen)}, indent=1))
-    elif args.format == "csv" and (rc := _print_csv(report, qwen)):
+        print(json.dumps({**(report or {}), **{s.name: s.json_part(p) for s, p in shown}}, indent=1))
+    elif args.format == "csv" and (rc := _print_csv(report, parts)):
         return rc
     elif args.format == "table":
-        _print_tables(report, qwen)
+        _print_tables(report, shown)
     if args.plot:
-        _plots(report, qwen, args.plot)
+        _plots(report, shown, args.plot)
     return 0
 
 
-def _plots(report: dict | None, qwen: dict | None, path: str) -> None:
-    """CIBench's per-library chart at ``path``; Qwen's table as bars there too, or beside it
-    (``NAME.qwen.png``) when the runs hold both benchmarks."""
+Part = tuple[ReportSection, dict]
+
+
+def own_parts(args, store: Store, records: list[Record]) -> list[Part]:
+    """Each benchmark section's report of the chosen runs, for those whose split the runs hold
+    (their tasks read from the library)."""
+    from .common import library
+
+    splits = {r.split for r in records}
+    chosen = [s for s in sections() if s.split in splits]
+    return [(s, s.build(store, library(args), args.runs, args.profile)) for s in chosen]
+
+
+def _plots(report: dict | None, shown: list[Part], path: str) -> None:
+    """CIBench's per-library chart at ``path``; a section's table as bars there too, or beside it
+    (``NAME.<section>.png``) when the runs hold both benchmarks."""
+    from pathlib import Path
+
     if report is not None:
         plot(report, path)
-    if qwen and qwen["runs"]:
-        from pathlib import Path
-
-        from .qwen_plot import plot_qwen
-
-        target = Path(path).with_suffix(".qwen.png") if report is not None else Path(path)
-        plot_qwen(qwen, str(target))
+    for section, part in shown:
+        target = Path(path).with_suffix(f".{section.name}.png") if report is not None else Path(path)
+        section.plot(part, str(target))
         if report is not None:
-            print(f"Qwen's benchmark chart: {target}", file=sys.stderr)
+            print(f"{section.title} chart: {target}", file=sys.stderr)
 
 
-def qwen_part(args, store: Store) -> dict | None:
-    """The Qwen benchmark's report of the chosen runs (their tasks read from the library)."""
-    from .common import library
-    from .qwen_report import qwen_report
-
-    return qwen_report(store, library(args), args.runs, args.profile)
-
-
-def _qwen_json(qwen: dict | None) -> dict:
-    from .qwen_report import json_part
-
-    return {"qwen": json_part(qwen)} if qwen and qwen["runs"] else {}
-
-
-def _print_csv(report: dict | None, qwen: dict | None) -> int:
-    """CIBench's long format, or the Qwen table's cells: one benchmark per CSV."""
-    if report is not None and qwen and qwen["runs"]:
-        print("error: --format csv: the runs hold CIBench and Qwen tasks; report them apart", file=sys.stderr)
+def _print_csv(report: dict | None, parts: list[Part]) -> int:
+    """CIBench's long format, or a section's table cells: one benchmark per CSV."""
+    shown = [section for section, part in parts if part["runs"]]
+    if shown and (report is not None or len(shown) > 1):
+        others = " and ".join(s.short for s in shown)
+        print(
+            f"error: --format csv: the runs hold CIBench and {others} tasks; report them apart",
+            file=sys.stderr,
+        )
         return 2
     if report is not None:
         csvcells.Writer(sys.stdout).writerows(csv_rows(report))
-    elif qwen is not None:
-        from .qwen_report import csv_rows as qwen_rows
-
-        csvcells.Writer(sys.stdout).writerows(qwen_rows(qwen))
+    elif parts:
+        section, part = parts[0]
+        csvcells.Writer(sys.stdout).writerows(section.csv_rows(part))
     return 0
 
 
-def _print_tables(report: dict | None, qwen: dict | None) -> None:
+def _print_tables(report: dict | None, shown: list[Part]) -> None:
     if report is not None:
         print_table(report)
-    if qwen and qwen["runs"]:
-        from .qwen_report import render
-
-        print(render(qwen))
+    for section, part in shown:
+        print(section.render(part))
 
 
 def register(sub) -> None:
@@ -319,7 +319,7 @@ def register(sub) -> None:
     r.add_argument(
         "--plot",
         metavar="FILE.png",
-        help="also write a bar chart: per library (CIBench), or the Qwen table's cells (Qwen's benchmark)",
+        help="also write a bar chart: per library (CIBench), or a benchmark's own table's cells",
     )
     c = r.add_argument_group("people beside models (docs/compare.md)")
     c.add_argument(

@@ -140,7 +140,7 @@ def _selected(args, lib, player) -> list:
 
 def _playable(player, tasks: list) -> list:
     """The tasks ``player`` can play; each one it refuses (the reference player and a task without
-    reference code: Qwen's benchmark) is named on stderr and left out."""
+    reference code: its benchmark's refusal) is named on stderr and left out."""
     from ..players import ReferencePlayer, reference_refusal
 
     if not isinstance(player, ReferencePlayer):

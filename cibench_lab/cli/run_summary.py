@@ -1,9 +1,8 @@
 """The table a headless run prints when it ends.
 
-CIBench's metrics per task (and over all) for the run's CIBench tasks; for its tasks of Qwen's Code
-Interpreter Benchmark, the Qwen table ``cibench-lab report RUN`` prints (:mod:`.qwen_report`: the
-executable rate re-run, Math accuracy, Visualization accuracy by the run's judge), over the run's
-finished Qwen attempts.
+CIBench's metrics per task (and over all) for the run's CIBench tasks; for its tasks of a benchmark
+reported in a table of its own, the section ``cibench-lab report RUN`` prints (:mod:`.sections`),
+over the run's finished attempts of that benchmark.
 """
 
 from __future__ import annotations
@@ -15,26 +14,22 @@ from ..play.attempt import PROFILE
 from ..store import Store
 from ..store.tables import Attempt, StepRow
 from ..tasks.library import TaskLibrary
-from ..tasks.qwen import is_qwen
+from .sections import ReportSection, section_of
 
 
 def print_summary(
     store: Store, lib: TaskLibrary, attempt_ids: list[str], title: str, run_name: str, judge: dict
 ) -> None:
     """The run's closing table(s) under ``title``; ``judge``: the run's judge options
-    (``model``, ``base_url``, ``api_key_env``) for the Qwen table's Visualization accuracy."""
+    (``model``, ``base_url``, ``api_key_env``) for a section's judged measures."""
     by_task = _grades(store, attempt_ids)
-    qwen = {t for t in by_task if _qwen(lib, t)}
+    own = {t: s for t in by_task if (s := _section(lib, t)) is not None}
     print(title)
-    if len(qwen) < len(by_task) or not by_task:
-        print_table({t: g for t, g in by_task.items() if t not in qwen})
-    if qwen:
-        from .qwen_report import qwen_report, render
-
-        report = qwen_report(store, lib, [run_name], PROFILE, judge)
-        print(
-            render(report) if report["runs"] else "Qwen's Code Interpreter Benchmark: no finished attempt yet"
-        )
+    if len(own) < len(by_task) or not by_task:
+        print_table({t: g for t, g in by_task.items() if t not in own})
+    for section in _distinct(own.values()):
+        report = section.build(store, lib, [run_name], PROFILE, judge)
+        print(section.render(report) if report["runs"] else section.empty)
 
 
 def _grades(store: Store, attempt_ids: list[str]) -> dict[str, list]:
@@ -50,11 +45,19 @@ def _grades(store: Store, attempt_ids: list[str]) -> dict[str, list]:
     return by_task
 
 
-def _qwen(lib: TaskLibrary, task_id: str) -> bool:
+def _section(lib: TaskLibrary, task_id: str) -> ReportSection | None:
     try:
-        return is_qwen(lib.get(task_id))
+        return section_of(lib.get(task_id))
     except KeyError:
-        return False
+        return None
+
+
+def _distinct(found) -> list[ReportSection]:
+    out: list[ReportSection] = []
+    for section in found:
+        if all(section is not s for s in out):
+            out.append(section)
+    return out
 
 
 def print_table(by_task: dict[str, list]) -> None:

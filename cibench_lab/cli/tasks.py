@@ -43,12 +43,11 @@ def cmd_list(args) -> int:
 
 
 def task_admin_view(task: Task) -> dict:
-    """Everything about a task, reference material included (admin view); a Qwen benchmark task's
-    step prompt is the qwen-react prompt, its item is under ``qwen``."""
-    from ..models.qwen_react import item_prompt
-    from ..tasks.qwen import qwen_item
+    """Everything about a task, reference material included (admin view); a step's prompt is the one
+    its benchmark asks, with what the benchmark adds (its own item: :meth:`.Benchmark.task_view`)."""
+    from ..benchmarks import benchmark_of
 
-    item = qwen_item(task)
+    benchmark = benchmark_of(task)
     view = {
         **task.summary(),
         "intro": task.intro,
@@ -71,22 +70,16 @@ def task_admin_view(task: Task) -> dict:
                 "modules": list(s.modules),
                 "code": s.code,
                 "reference_output": s.reference.summary(),
-                "prompt": s.prompt if item is None else item_prompt(item),
+                "prompt": benchmark.prompt(task, s),
             }
             for s in task.steps
         ],
     }
-    return view if item is None else {**view, "qwen": item}
-
-
-def qwen_line(item: dict) -> str:
-    """A Qwen benchmark task's family and limits, for ``tasks show``."""
-    stop = " or ".join(repr(s) for s in item["stop"])
-    calls = f"at most {item['calls']} interpreter calls"
-    return f"qwen: {item['family']}, {calls}, stops at an observation holding {stop}\n"
+    return {**view, **benchmark.task_view(task)}
 
 
 def cmd_show(args) -> int:
+    from ..benchmarks import benchmark_of
     from ..tasks.lint import lint_task
 
     try:
@@ -102,12 +95,11 @@ def cmd_show(args) -> int:
         return 0
     print(f"{task.id} — {task.title} ({steps_text(len(task.steps))})\n{task.intro}\n")
     print(f"rendering: {task.rendering.describe()}\n")
-    if view.get("qwen"):
-        print(qwen_line(view["qwen"]))
+    limits, no_reference = benchmark_of(task).show_lines(view)
+    if limits:
+        print(limits)
     for s in view["steps"]:
-        reference = f"reference:\n{s['code']}\noutput: {s['reference_output']}\n"
-        if view.get("qwen"):  # the prompt ends in its open turn (no newline); the item has no reference
-            reference = "\nreference: none (a Qwen benchmark item has no reference code)\n"
+        reference = no_reference or f"reference:\n{s['code']}\noutput: {s['reference_output']}\n"
         print(f"--- step {s['index'] + 1} [{s['kind']}]\n{s['prompt']}{reference}")
     print(f"lint: {len(flags)} flags" + "".join(f"\n  {f.line()}" for f in flags))
     return 0
@@ -227,14 +219,20 @@ def summary_line(verdicts: list, seconds: float, figures: int | None = None) -> 
 
 
 def verifiable(tasks: list[Task]) -> list[Task]:
-    """The tasks with reference code to re-run; Qwen's benchmark tasks (none) are left out, counted
-    on stderr."""
-    from ..tasks.qwen import is_qwen
+    """The tasks with reference code to re-run; a benchmark's tasks without (its reference refusal)
+    are left out, counted on stderr per benchmark."""
+    from ..benchmarks import benchmark_of
 
-    keep = [t for t in tasks if not is_qwen(t)]
-    if len(keep) < len(tasks):
-        skipped = len(tasks) - len(keep)
-        print(f"skipped {skipped} tasks of Qwen's benchmark (no reference code)", file=sys.stderr)
+    keep: list[Task] = []
+    skipped: dict[str, int] = {}
+    for task in tasks:
+        benchmark = benchmark_of(task)
+        if benchmark.reference_refusal(task) is None:
+            keep.append(task)
+        else:
+            skipped[benchmark.title] = skipped.get(benchmark.title, 0) + 1
+    for title, n in skipped.items():
+        print(f"skipped {n} tasks of {title} (no reference code)", file=sys.stderr)
     return keep
 
 

@@ -11,7 +11,7 @@ read by ``studies/comparison.py``).  The rules:
   quit (left unfinished) is counted under ``quit`` for that task — not as a miss, and none of those
   steps count.  A run counts its latest finished attempt per task.
 * **Figures** (rates and scores x100, CI bounds, seconds) are kept to one decimal (``bounds.py``).
-* **Not graded** (a step whose grade measured nothing: a Qwen visualization step without a verdict) is
+* **Not graded** (a step whose grade measured nothing: e.g. a figure no judge rated) is
   neither passed nor missed: out of every pass rate and of the difficulty fit, counted as ``not_graded``.
 * **Pass rates** are x100: the people's is passed steps / graded steps over the people who count; its 95%
   CI is a percentile bootstrap over participants (a participant's steps stay together), 2,000 resamples,
@@ -46,8 +46,8 @@ COUNT_NOTE = (
 )
 TIME_NOTE = "time: working seconds net of pauses; median [q1–q3] over the people counted (linear quartiles)"
 NOT_GRADED_NOTE = (
-    "not graded: a step whose grade measured nothing (a Qwen visualization step without a judge's "
-    "verdict) is neither passed nor missed: left out of the pass rates and the difficulty fit, counted apart"
+    "not graded: a step whose grade measured nothing (e.g. a figure no judge "
+    "rated) is neither passed nor missed: left out of the pass rates and the difficulty fit, counted apart"
 )
 RASCH_NOTE = (
     "difficulty: Rasch (one-parameter logistic) fit by joint maximum likelihood over people and runs "
@@ -64,7 +64,7 @@ class StepResult:
     outcome: str | None
     turns: int
     seconds: float | None = None  # working time net of pauses (people)
-    graded: bool = True  # False: its grade measured nothing (a Qwen plot step without a verdict)
+    graded: bool = True  # False: its grade measured nothing (e.g. a figure no judge rated)
 
 
 @dataclass

@@ -29,6 +29,7 @@ from .exec import failure_detail
 from .fair_plot import structural
 from .fair_vis import fair_ssim
 from .images import ImageError, TooLarge
+from .own import rules_of
 from .plot import Comparison
 from .render import ANSI, Rendered, join_text
 from .sentence import last_lines, named
@@ -132,10 +133,11 @@ def _latest(turns: list[TurnOutput], pick) -> Any:
 
 
 def judged_image(step: Step, turns: list[TurnOutput]) -> str | None:
-    """The figure a VLM judge rates for a vis step (a Qwen visualization item's too): the one the
-    fair SSIM reads."""
-    qwen_vis = step.qwen is not None and step.qwen.family == "qwen-vis"
-    return _latest(turns, first_image) if step.kind == "vis" or qwen_vis else None
+    """The figure a VLM judge rates for a vis step (and a step whose benchmark's own rules judge
+    its figure, :mod:`.own`): the one the fair SSIM reads."""
+    rules = rules_of(step)
+    judged = step.kind == "vis" or (rules is not None and rules.judges_figure(step))
+    return _latest(turns, first_image) if judged else None
 
 
 def grade_fair(

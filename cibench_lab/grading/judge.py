@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from ..tasks.model import Step
 from .fair import judged_image
 from .images import digest
+from .own import rules_of
 from .turn import TurnOutput
 
 JUDGE_PROMPT = """You are an assistant skilled in assessing visualization capabilities.
@@ -115,13 +116,14 @@ class Verdicts:
         image = judged_image(step, turns) if judge is not None else None
         if judge is None or image is None:
             return None
-        qwen = step.qwen.judge_prompt if step.qwen is not None else None  # the original's question
-        prompt = qwen or judge_prompt(step.prompt or step.instruction)
+        rules = rules_of(step)
+        own = rules.judge_prompt(step) if rules is not None else None  # its benchmark's own question
+        prompt = own or judge_prompt(step.prompt or step.instruction)
         key = hashlib.sha256(f"{prompt}\0{digest(image)}".encode()).hexdigest()
         if key in self._cache:
             self._cache.move_to_end(key)
             return {**self._cache[key], "cached": True}
-        verdict = await (self._ask_words(judge, prompt, image) if qwen else self._ask(judge, prompt, image))
+        verdict = await (self._ask_words(judge, prompt, image) if own else self._ask(judge, prompt, image))
         if verdict["error"] is None:
             self._cache[key] = verdict
             while len(self._cache) > self.size:
@@ -130,8 +132,8 @@ class Verdicts:
 
     @staticmethod
     async def _ask_words(judge: Judge, prompt: str, image: str) -> dict[str, Any]:
-        """A Qwen step's verdict: the reply to the original's right/wrong question, no 1..10 score
-        (each profile reads it: :func:`.qwen.judge.qwen_verdict`, :func:`.qwen.judge.fair_verdict`)."""
+        """A verdict on a benchmark's own question: the reply's words, no 1..10 score (each profile of
+        the benchmark's own rules reads it, :mod:`.own`)."""
         ask = getattr(judge, "reply", None)
         if ask is None:  # a judge with no raw reply: its verdict's reply, its score's parse ignored
             said = await Verdicts._ask(judge, prompt, image)

@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from .cibench import PASS_SCORE
+from .own import all_rules, not_graded
 
 DASH = "–"  # no grade (the lab's DASH)
-QWEN_JUDGE = "qwen_judge"  # grading/qwen/lab.py METRICS["vis"]
 
 OUTCOME_WORDS = {
     "passed": "settled at a run without error",
@@ -18,25 +18,31 @@ OUTCOME_WORDS = {
     "gave_up": "gave up",
     "turn_cap": "settled at the turn cap",
     "out_of_turns": "out of turns",
-    "stopped": "stopped at an observation holding error: or Traceback (Qwen's benchmark)",
-    "answered": "answered without a further call (Qwen's benchmark)",
 }
+
+
+def outcome_word(outcome: str) -> str:
+    """An outcome in words (a benchmark's own outcomes too: :mod:`.own`); unknown: itself."""
+    for rules in all_rules():
+        if outcome in rules.outcome_words:
+            return rules.outcome_words[outcome]
+    return OUTCOME_WORDS.get(outcome, outcome)
 
 
 def outcome_words(outcome: str | None, settled: bool) -> str:
     """The outcome's words; ``open`` for a step not settled, ``settled`` for one with no outcome."""
     if not outcome:
         return "settled" if settled else "open"
-    return OUTCOME_WORDS.get(outcome, outcome)
+    return outcome_word(outcome)
 
 
 def grade_words(grade: dict[str, Any] | None) -> str:
     """A kept grade in words: ``passed · 1.00``, ``missed · 0.00``, ``missed · 0.50 (pass at
     0.999)`` (a partial score beside its bar), ``passed`` / ``missed`` (no score: exec), ``not
-    graded`` (a Qwen visualization step without a judge's verdict), ``–`` (none)."""
+    graded`` (a grade that measured nothing: :func:`.own.not_graded`), ``–`` (none)."""
     if not grade:
         return DASH
-    if grade.get("metric") == QWEN_JUDGE and grade.get("score") is None:
+    if not_graded(grade):
         return "not graded"
     word = "passed" if grade.get("passed") else "missed"
     score = grade.get("score")

@@ -13,7 +13,7 @@ from typing import Any
 from ..tasks.model import Step
 from .cibench import METRIC_OF_KIND, PASS_SCORE, grade_cibench, render_turns
 from .fair import grade_fair
-from .qwen.lab import grade_qwen
+from .own import rules_of
 from .render import Rendered
 from .turn import Grade, TurnOutput
 
@@ -33,32 +33,24 @@ PROFILES = tuple(_GRADERS)
 #: fair 2: answers read from the end of the output; 3: vis images graded as shown, bars paired by their
 #: category label, the x and y axis labels graded apart.
 VERSIONS = {"cibench": 1, "fair": 3}
-#: The profiles' versions for Qwen benchmark tasks (graded by ``grading/qwen/``). 2: the gold read by the
-#: profile's own rule, a run that raised reads no answer, a figureless visualization run is a miss.
-QWEN_VERSIONS = {"cibench": 2, "fair": 2}
-
-
-def profile_versions(qwen: bool) -> dict[str, int]:
-    """The versions recorded with an attempt of a Qwen benchmark task (``qwen``) or a CIBench task."""
-    return dict(QWEN_VERSIONS if qwen else VERSIONS)
+#: A benchmark grading its steps by rules of its own keeps its versions with them (:mod:`.own`).
 
 
 __all__ = [
     "METRIC_OF_KIND",
     "PASS_SCORE",
     "PROFILES",
-    "QWEN_VERSIONS",
     "VERSIONS",
     "grade",
     "grade_all",
-    "profile_versions",
 ]
 
 
 def _grader(step: Step, profile: str) -> Grader:
-    """The profile's grader; a Qwen benchmark task's step is graded by its own rules (grading/qwen/lab.py)."""
-    if step.qwen is not None:
-        return lambda step, turns, rendered, verdict: grade_qwen(step, turns, profile, verdict)
+    """The profile's grader; a step graded by its benchmark's own rules is graded by them (:mod:`.own`)."""
+    rules = rules_of(step)
+    if rules is not None:
+        return lambda step, turns, rendered, verdict: rules.grade(step, turns, profile, verdict)
     return _GRADERS[profile]
 
 

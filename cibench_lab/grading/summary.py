@@ -6,8 +6,8 @@ steps of that kind — a micro-average, exactly OpenCompass's per-dataset metric
 A metric with no step of its kind is None (shown as "-").  Extra fields:
 ``ungradable`` (steps whose grade says so; they count as 0 in the means) and,
 when a VLM judge ran, ``judge`` (mean judge score x100 over judged vis steps)
-with ``judge_failed`` (verdicts that failed; never counted as 0); for a Qwen benchmark task's
-steps, ``qwen``: the family's own measures (:func:`.qwen.lab.qwen_measures`).
+with ``judge_failed`` (verdicts that failed; never counted as 0); for the steps of a benchmark
+graded by its own rules, under its name: its own measures (:mod:`.own`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .qwen.lab import qwen_measures
+from .own import all_rules
 
 METRICS = ("tool", "exec", "num", "text", "vis")
 KIND_METRIC = {"num": "num", "general": "num", "text": "text", "vis": "vis"}
@@ -55,9 +55,10 @@ def summarize(grades: Iterable[dict[str, Any]]) -> dict[str, Any]:
     if judged or judge_failed:
         out["judge"] = round(100 * judge_sum / judged, 2) if judged else None
         out["judge_failed"] = judge_failed
-    qwen = qwen_measures(grades)
-    if qwen is not None:
-        out["qwen"] = qwen
+    for rules in all_rules():  # a benchmark's own measures, under its name
+        own = rules.measures(grades)
+        if own is not None:
+            out[rules.name] = own
     return out
 
 

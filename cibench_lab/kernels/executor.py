@@ -126,7 +126,7 @@ class KernelExecutor:
     stop; ``restart()`` replaces a dead (or unstoppable) kernel by a fresh one (the
     caller restores the attempt's state on it).  ``rendering``: the plot settings of the
     task it plays (``task.rendering.rendering``; default: the built-in set's); ``prelude``: code
-    run after the start code on every kernel it starts (a Qwen task's interpreter set-up).
+    run after the start code on every kernel it starts (a benchmark's own interpreter set-up).
     """
 
     def __init__(

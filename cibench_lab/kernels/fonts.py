@@ -1,11 +1,11 @@
 """The system fonts task kernels draw with: the CJK font, and the font set's fingerprint.
 
-Chinese plots need a CJK font.  Qwen's Code Interpreter Benchmark asks matplotlib for SimHei,
-which is not to be had offline; the lab uses Debian's ``fonts-noto-cjk`` instead (``scripts/setup``
-installs it): its Noto Sans CJK stands in for SimHei in a Qwen task's kernel
-(:mod:`.qwen_setup`, which also keeps it the last fallback of ``font.family`` after any reset of
-matplotlib's settings, e.g. ``sns.set_theme()``), and each attempt records which font that was
-(``environment.fonts.cjk``).
+Chinese plots need a CJK font.  A benchmark's start code may ask matplotlib for SimHei, which
+is not to be had offline; the lab uses Debian's ``fonts-noto-cjk`` instead (``scripts/setup``
+installs it): its Noto Sans CJK stands in for SimHei (:data:`STANDS_FOR`) in every task kernel
+(the benchmark's start code, :mod:`cibench_lab.benchmarks`, also keeps it the last fallback of
+``font.family`` after any reset of matplotlib's settings, e.g. ``sns.set_theme()``), and each
+attempt records which font that was (``environment.fonts.cjk``).
 
 The sandbox binds a matplotlib font cache built once (:func:`.sandbox.prepare_mpl_cache`); it is
 kept per :func:`font_set_digest`, so installing or removing a font builds a new one instead of

@@ -2,9 +2,10 @@
 
 For a person's attempt hidden runs do not enter the kernel's history (``store_history=False``):
 their first run shows ``[1]``, as in any notebook, and restored cells leave no ``In``/``Out``
-entries — but a Qwen easy item's prior turn, an already-run cell of the notebook, is ``[1]`` and
-the person's first run ``[2]``.  A player's are counted, as the headless executor counts them: a
-traceback names its cell (``Cell In[3]``), and a model's prompts are the same in the lab and headless.
+entries — but a benchmark's prior turn (a turn it plays before the person's first), an
+already-run cell of the notebook, is ``[1]`` and the person's first run ``[2]``.  A player's are
+counted, as the headless executor counts them: a traceback names its cell (``Cell In[3]``), and a
+model's prompts are the same in the lab and headless.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ async def run_hidden(
     counted_at: frozenset[int] = frozenset(),
 ) -> list[TurnOutput]:
     """Run ``codes`` one after another on the kernel, through a client of its own (in its
-    history when ``counted``; the codes at ``counted_at`` always: a Qwen easy item's prior turn,
+    history when ``counted``; the codes at ``counted_at`` always: a benchmark's prior turn,
     the notebook's ``[1]``)."""
     kernel = kernel_manager.get_kernel(kernel_id)
     kc = kernel.client(session=own_session(kernel.session))

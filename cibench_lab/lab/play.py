@@ -80,7 +80,7 @@ class LabPlay:
         self.prepared: dict[str, str] = {}  # kernel_id -> attempt id whose state it holds
         self.locks: dict[str, asyncio.Lock] = {}
         self.prepared_at: dict[str, float] = {}  # when the kernel's state was last restored
-        self.setup = KernelSetup()  # the start code; a Qwen task's folder, font and prior turn
+        self.setup = KernelSetup()  # the start code; the benchmark's own start and prior turn
         self.reports: dict[str, int] = {}  # kernel_id -> turn reports being graded
         self.background: set[asyncio.Future] = set()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cibench-engine")
@@ -145,8 +145,8 @@ class LabPlay:
             log.exception("cibench-lab: preparing kernel %s for attempt %s failed", kernel_id, found)
 
     async def _restore(self, attempt_id: str, kernel_id: str, task: Task, player: str) -> int:
-        """The start code (``qwen_setup``: a Qwen task's too) and the attempt's state on a new kernel; oracle:
-        the references no report covered, as this kernel printed them. In the history for a player only."""
+        """The start code (the benchmark's too: :mod:`.setup`) and the attempt's state on a new kernel;
+        oracle: the references no report covered, as this kernel printed them. In history: players only."""
         km, counted = self.app.kernel_manager, player != HUMAN
         run = self.setup.runner(km, kernel_id, attempt_id, task, self.config.turn_timeout, counted)
         return await self.driver.restore(attempt_id, run, source="restore", kernel_id=kernel_id)
@@ -188,7 +188,7 @@ class LabPlay:
     async def create(self, new: NewAttempt) -> str:
         """Record ``new`` (a study's too), then its folder, session, kernel, notebook; a fault undoes all."""
         check_cull(self.config.kernel_idle_cull, new.settings.pause_after)
-        check_mode(new.task, new.mode)  # a Qwen task: end-to-end only
+        check_mode(new.task, new.mode)  # the task's benchmark may refuse a mode
         attempt_id = await self.call(self.attempts.create, new)
         if any(step.kind == "vis" for step in new.task.steps):
             self.grader.warm_processes()  # the first plot's grade then finds its process started

@@ -1,21 +1,12 @@
-"""A Qwen benchmark task's kernel and notebook in the lab, prepared as the original prepares its kernel.
+"""A task kernel and notebook in the lab, prepared as the task's benchmark prepares its kernel.
 
-Qwen's Code Interpreter Benchmark (``tasks/qwen.py``) starts its kernel inside ``upload_file/``
-and runs a start code there (imports, ``sns.set_theme()``, matplotlib asked for SimHei); an
-*easy* visualization item's first assistant turn, carried in its query, runs before the model
-starts.  :class:`KernelSetup` gives the lab's hidden start (:func:`.hidden.run_hidden`) of
-every task kernel — on Start and on every restore (a restart, a resume, a reopened notebook) —
-the task's start code and, for a Qwen task, :data:`QWEN_START` and the prior turn's code; the
-outputs that prior turn printed on the kernel become a read-only, already-run ``prior`` cell above
-the answer cell of the attempt's notebook (not a turn, not graded).
-
-Differences from the original, for a person: SimHei is not to be had offline, so the kernel's
-matplotlib gets Noto Sans CJK under that name (:mod:`.fonts`, recorded in the attempt's
-``environment.fonts.cjk``), kept as ``font.family``'s last fallback after any reset of matplotlib's
-settings (the original loses it at a person's ``sns.set_theme()``); the instruction lists the files
-with their paths inside ``upload_file/``, since a person's code is run as typed (a model's has each
-basename rewritten to its path, as the original does); no per-run alarm (the lab's ``turn_timeout``
-stops a run).
+:class:`KernelSetup` gives the lab's hidden start (:func:`.hidden.run_hidden`) of every task kernel —
+on Start and on every restore (a restart, a resume, a reopened notebook) — the task's start code and
+what its benchmark runs after it (:meth:`.Benchmark.start_codes`: e.g. a start code of its own and a
+turn it plays before the person's first).  The outputs such a prior turn printed on the kernel
+become a read-only, already-run ``prior`` cell above the answer cell of the attempt's notebook (not a
+turn, not graded); a benchmark that words its tasks itself rewords the title and instruction cells
+(:meth:`.Benchmark.notebook_words`).
 """
 
 from __future__ import annotations
@@ -31,21 +22,18 @@ from nbformat.v4 import new_code_cell
 from ..benchmarks import benchmark_of
 from ..grading import TurnOutput
 from ..kernels.spec import start_code
-from ..models.qwen_react import prior_turn_code
 from ..play.safe_outputs import safe_outputs
 from ..play.workspace import CELL_KEY, attempt_notebook, write_notebook
 from ..tasks import literal
 from ..tasks.model import Task
-from ..tasks.qwen import VERSION, WORKDIR, question_of, qwen_item
 from .hidden import run_hidden
 
-PRIOR = "prior"  # the cell role of an easy item's prior turn
+PRIOR = "prior"  # the cell role of a prior turn (a turn the benchmark plays before the person's first)
 _KEPT = 64  # prior turns kept between a kernel's start and its notebook's writing
-_FAMILY_WORDS = {"qwen-vis": "visualization", "qwen-math": "math", "qwen-general": "general"}
 
 
 def check_mode(task: Task, mode: str) -> None:
-    """A mode the task's benchmark plays (BadInput otherwise: a Qwen task is end-to-end only)."""
+    """A mode the task's benchmark plays (BadInput otherwise)."""
     benchmark_of(task).check_mode(task, mode)
 
 
@@ -97,42 +85,26 @@ class KernelSetup:
     def write_notebook(
         self, task: Task, attempt_id: str, mode: str, path: Path, player: str, language: dict
     ) -> nbformat.NotebookNode:
-        """Write the attempt's notebook (:func:`.workspace.attempt_notebook`) — a Qwen task's in
-        its words, with its prior turn's cell — and return it as written: what the server signs,
-        never what the file holds by then (its folder is the kernel's)."""
+        """Write the attempt's notebook (:func:`.workspace.attempt_notebook`) — in its benchmark's
+        words, with its prior turn's cell — and return it as written: what the server signs, never
+        what the file holds by then (its folder is the kernel's)."""
         nb = attempt_notebook(task, attempt_id, mode, player, language)
-        if qwen_item(task) is not None:
-            qwen_notebook(nb, task, self.priors.pop(attempt_id, None))
+        words = benchmark_of(task).notebook_words(task)
+        if words is not None:
+            reword(nb, task, words, self.priors.pop(attempt_id, None))
         write_notebook(nb, path)
         return nb
 
 
-def qwen_notebook(nb: nbformat.NotebookNode, task: Task, prior: TurnOutput | None) -> None:
-    """Reword the title and instruction cells for a Qwen task; insert the prior turn's cell."""
-    item = qwen_item(task) or {}
+def reword(nb: nbformat.NotebookNode, task: Task, words: tuple[str, str], prior: TurnOutput | None) -> None:
+    """Reword the title and instruction cells in the benchmark's ``words`` (subtitle, instruction);
+    insert the prior turn's cell."""
     title, instruction = nb.cells[0], nb.cells[1]
     how = title.source.rsplit(" · ", 1)[-1]
-    family = _FAMILY_WORDS.get(item.get("family", ""), "")
-    benchmark = f"*Qwen Code Interpreter Benchmark ({VERSION}) · {family} · {how}"
-    title.source = f"# {literal.inline(task.title)}\n\n{benchmark}"
-    instruction.source = instruction_text(item)
+    subtitle, instruction.source = words
+    title.source = f"# {literal.inline(task.title)}\n\n{subtitle} · {how}"
     if prior is not None:
         nb.cells.insert(2, prior_cell(prior))
-
-
-def instruction_text(item: dict) -> str:
-    """The item's family and difficulty, its question (shown literally: :mod:`..tasks.literal`), and
-    its files inside ``upload_file/``."""
-    family = _FAMILY_WORDS.get(item.get("family", ""), "")
-    level = f" ({item['difficulty']})" if item.get("difficulty") else ""
-    text = f"**{family}{level}**\n\n{literal.block(question_of(item['query']).strip())}"
-    files = list(item.get("input_file_path", []))
-    if files:
-        names = ", ".join(f"`{f}`" for f in files)
-        text += f"\n\n*Files: {names} (the kernel runs in `{WORKDIR}/`)*"
-    if prior_turn_code(item["query"], files) is not None:
-        text += "\n\n*The first turn already ran: its cell below is read-only.*"
-    return text
 
 
 def prior_cell(ran: TurnOutput) -> nbformat.NotebookNode:

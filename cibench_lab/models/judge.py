@@ -85,7 +85,7 @@ class VisionJudge(Configurable):
     async def reply(self, images: Sequence[str], prompt: str) -> str:
         """The judge's raw reply to ``prompt`` with ``images`` (base64 PNGs); raises on failure.
 
-        For judges whose verdict is read from the words of the reply (the Qwen benchmark's)."""
+        For judges whose verdict is read from the words of the reply (a benchmark's own question)."""
         content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
         content += [{"type": "image_url", "image_url": {"url": _data_url(b64)}} for b64 in images]
         done = await self._chat().complete([{"role": "user", "content": content}])

@@ -21,8 +21,8 @@ from sqlalchemy.orm import Session
 from ..errors import BadInput, Conflict, Forbidden, NotFound
 from ..grading import TurnOutput, grade_all, summarize
 from ..grading.kept import kept_grades
+from ..grading.own import not_graded
 from ..grading.profile import PROFILES
-from ..grading.qwen.lab import not_graded
 from ..store import Store
 from ..store.tables import Attempt, Base, Event, OracleReference, Participant, Run, StepRow, Turn, utcnow
 from ..store.times import iso
@@ -190,7 +190,7 @@ class Attempts:
 
     def _passed(self, s: Session, attempt_ids: list[str]) -> dict[str, tuple[int, int]]:
         """Per attempt: its steps whose kept grade passed under the shown profile, and those whose
-        kept grade is not graded (neither passed nor missed: ``grading.qwen.lab.not_graded``)."""
+        kept grade is not graded (neither passed nor missed: ``grading.own.not_graded``)."""
         counts: dict[str, tuple[int, int]] = {}
         if not attempt_ids:
             return counts

@@ -1,8 +1,8 @@
 """The settle rule: when a step is over.  The one place it is decided.
 
 A person's step settles when they press Next or Give up, or at their run limit
-(``turn_cap``): the configured turn cap and the task's benchmark's own limit, if any (a Qwen
-item's call limit: :mod:`cibench_lab.benchmarks.qwen.benchmark`).  A player's (model, reference,
+(``turn_cap``): the configured turn cap and the task's benchmark's own limit, if any (e.g. an
+item's call limit: :meth:`cibench_lab.benchmarks.Benchmark.person_limit`).  A player's (model, reference,
 replay) step settles as the task's benchmark says: under CIBench's rule at its first turn that
 runs without error or after ``max_turn`` turns (:mod:`cibench_lab.benchmarks.cibench`).  Everything
 else — the step driver's answers, the browser, a player's conversation, resume —

@@ -2,8 +2,8 @@
 
 A kernel's outputs are hostile input (DESIGN §4, the seam rule): a display of ``HTML('<script>…')``,
 ``Javascript(…)``, an SVG, a widget view or markdown runs, or may run, in whichever lab opens a
-trusted notebook holding it.  Every output the server puts into a notebook — a Qwen item's prior
-turn (:mod:`.qwen_setup`), and anything else it writes — goes through :func:`safe_outputs` first:
+trusted notebook holding it.  Every output the server puts into a notebook — a benchmark's prior
+turn (:mod:`cibench_lab.lab.setup`), and anything else it writes — goes through :func:`safe_outputs` first:
 
 - ``display_data`` / ``execute_result``: only ``text/plain``, ``image/png`` and ``image/jpeg`` of
   the bundle (images as base64 text); a bundle left with none of them says in ``text/plain`` what

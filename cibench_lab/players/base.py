@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from ..grading import TurnOutput
 from ..tasks.model import Step, Task
-from ..tasks.qwen import is_qwen
+from .own import reference_refusal
 
 #: Proposal actions.  ``code`` runs; the others record a turn without running anything:
 #: ``empty`` (an interpreter call with no code: a failed tool turn), ``no_action`` and
@@ -75,8 +75,8 @@ def unexecuted_turn(proposal: Proposal) -> TurnOutput | None:
 
 
 class QuietSession:
-    """Sessions that learn nothing when a step settles or its reference runs (a Qwen task's one
-    step has no reference; the reference and replay players keep no conversation)."""
+    """Sessions that learn nothing when a step settles or its reference runs (a benchmark's own
+    loop without reference code; the reference and replay players keep no conversation)."""
 
     def settle(self, step: Step, outcome: str) -> None:
         pass
@@ -90,16 +90,6 @@ class StatelessSession(QuietSession):
 
     def observe(self, step: Step, proposal: Proposal, result: TurnOutput) -> dict[str, Any]:
         return {}
-
-
-def reference_refusal(task: Task) -> str | None:
-    """Why the reference player cannot play ``task`` (None: it can)."""
-    if is_qwen(task):
-        return (
-            f"{task.id}: a task of Qwen's Code Interpreter Benchmark has no reference code "
-            "(the reference player plays CIBench tasks only)"
-        )
-    return None
 
 
 class ReferencePlayer(StatelessSession):

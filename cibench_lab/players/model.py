@@ -22,10 +22,8 @@ from ..models.config import ModelConfig, ModelRegistry, read_config_file
 from ..models.react import ReactProtocol
 from ..models.tools import ToolsProtocol
 from ..tasks.model import Step, Task
-from ..tasks.qwen import is_qwen
 from .base import PlayerError, Proposal
-from .qwen import QwenSession
-from .qwen_tools import QwenToolsSession
+from .own import own_session
 
 
 def make_protocol(config: ModelConfig) -> ReactProtocol | ToolsProtocol:
@@ -113,11 +111,10 @@ class OpenAIPlayer:
         self.protocol = make_protocol(config)
         self.client = ChatClient(config)
 
-    def session(self, task: Task, mode: str) -> ModelSession | QwenSession | QwenToolsSession:
-        if is_qwen(task):  # Qwen's benchmark: its ReAct loop (players/qwen.py), or native tool calls
-            return (
-                QwenToolsSession(self, task) if self.config.protocol == "tools" else QwenSession(self, task)
-            )
+    def session(self, task: Task, mode: str) -> Any:
+        own = own_session(self, task, mode)  # a benchmark that plays its own loop (players/own.py)
+        if own is not None:
+            return own
         return ModelSession(self, mode)  # the driver settles steps at max_turn
 
     def describe(self) -> dict[str, Any]:

@@ -301,9 +301,9 @@ async def _play(ctx: PlayContext, task: Task, attempt_id: str | None) -> str:
 
 async def _kernel(ctx: PlayContext, task: Task, folder: Path, resumed: bool) -> KernelExecutor:
     """The attempt's started kernel in ``folder`` (its data copied in): a warm one from the run's
-    pool when it holds one (never for a resumed attempt, nor a Qwen task's), else a fresh one.  A
-    Qwen task's kernel runs the original's start code (into ``upload_file/``), each call bounded
-    by the original's 30 s."""
+    pool when it holds one (never for a resumed attempt, nor a task its benchmark keeps off the
+    pool), else a fresh one, which runs the benchmark's own start code, each call bounded by its
+    turn timeout."""
     rendering = task.rendering.rendering
     warm = None
     if ctx.kernels is not None and not resumed and pooled(task):

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from ..errors import BadInput, Conflict, NotFound
 from ..grading.comparability import conditions
 from ..grading.compare import HUMANS, Played, RunInfo, StepResult, build, check, refusal
-from ..grading.qwen.lab import not_graded
+from ..grading.own import not_graded
 from ..play.rules import HUMAN
 from ..play.settings import PlaySettings
 from ..record.worktime import Interval, read_clock, turn_intervals

@@ -18,8 +18,9 @@ from typing import Any
 
 from .errors import TaskError
 from .meta import KEY, read_meta
-from .model import METRIC_KINDS, QwenStep, ReferenceOutput, Step, Task
+from .model import METRIC_KINDS, ReferenceOutput, Step, Task
 from .plot import declared_elements
+from .qwen import QwenStep  # registers Qwen's benchmark tasks too (.kinds)
 from .rendering import RenderingError, TaskRendering, detect, from_record
 
 THOUGHT_MARK = "\n\nThought: "

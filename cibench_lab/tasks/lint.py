@@ -38,10 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .choices import ChoiceFacts, plot_api_messages, range_messages, read_choices, split_messages
+from .kinds import kind_of
 from .model import Step, Task
 from .plot import ELEMENTS, LEGACY, current
 from .plotcode import CodeFacts, read_notebook
-from .qwen import is_qwen
 from .wording import (
     drawing_apis,
     names_colour,
@@ -328,8 +328,10 @@ def is_vis(task: Task, step: Step, facts: CodeFacts) -> bool:
 
 
 def lint_task(task: Task) -> list[LintFlag]:
-    """Every flag of one loaded task, in cell order (none for Qwen's benchmark: no reference code)."""
-    if is_qwen(task):
+    """Every flag of one loaded task, in cell order (none for a benchmark's tasks without reference
+    code: :mod:`.kinds`)."""
+    kind = kind_of(task)
+    if kind is not None and not kind.reference_code:
         return []
     facts = read_notebook([s.code for s in task.steps])
     choices = read_choices([s.code for s in task.steps])

@@ -1,4 +1,4 @@
-"""Markdown that shows a text as it is: a Qwen item's question in a task or attempt notebook.
+"""Markdown that shows a text as it is: a benchmark item's question in a task or attempt notebook.
 
 JupyterLab renders a markdown cell's source twice over: as markdown (``x**2 - 5*x`` would
 lose its stars to italics, a leading ``#`` make a heading, ``<b>`` be HTML) and, after that,

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .kinds import listing
 from .plot import UNDECLARED
-from .qwen import public_item
 from .rendering import TaskRendering
+
+if TYPE_CHECKING:
+    from .qwen import QwenStep
 
 #: Step kinds a `step_types` entry may name.
 METRIC_KINDS = ("exec", "num", "text", "vis")
@@ -35,17 +38,6 @@ class ReferenceOutput:
 
 
 @dataclass(frozen=True)
-class QwenStep:
-    """What grading needs of a Qwen benchmark task's one step (``metadata.cibench_lab.qwen``,
-    tasks/qwen.py): its family, a visualization item's judge question, a GSM8K row's gold text."""
-
-    family: str  # qwen-math | qwen-vis | qwen-general
-    lang: str = "en"
-    judge_prompt: str | None = None
-    answer: str | None = None  # never shown before the step settles (grading/qwen/lab.py)
-
-
-@dataclass(frozen=True)
 class Step:
     """One instruction + its reference code and output."""
 
@@ -60,7 +52,9 @@ class Step:
     prompt: str  # the exact user message a CIBench-protocol model receives
     #: a vis step's declared plot elements (tasks/plot.py), graded beside its data
     plot_elements: tuple[str, ...] = UNDECLARED
-    qwen: QwenStep | None = None  # a Qwen benchmark task's step: graded by grading/qwen/lab.py
+    #: what its benchmark's own grading reads of the item (grading/own.py), for the one benchmark with
+    #: such steps today; a field of the Step's wire to its tests and grading, so it keeps its name
+    qwen: QwenStep | None = None
 
 
 @dataclass(frozen=True)
@@ -94,9 +88,7 @@ class Task:
             "libraries": list(self.libraries),
             "steps": len(self.steps),
             "kinds": sorted({s.kind for s in self.steps}),
-            # the benchmark whose rules play it: a Qwen task has one step and no oracle mode
-            "benchmark": "qwen" if any(s.qwen is not None for s in self.steps) else "cibench",
-            "qwen": public_item(self.metadata),  # the item as the list shows it (None: a CIBench task)
+            **listing(self),  # the benchmark whose rules play it, and its own item (.kinds)
         }
 
     def public(self) -> dict[str, Any]:

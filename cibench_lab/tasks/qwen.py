@@ -27,9 +27,11 @@ the prompt a model gets is built from ``query`` (``models/qwen_react.py``), byte
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import literal
+from .kinds import register_kind
 from .meta import KEY
 
 if TYPE_CHECKING:
@@ -196,3 +198,27 @@ def stops(task: Task, observation: str) -> bool:
 
 #: Seconds one interpreter call may take (the original's ``code_interpreter(timeout=30)``).
 CALL_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class QwenStep:
+    """What grading needs of a Qwen benchmark task's one step (``metadata.cibench_lab.qwen``): its
+    family, a visualization item's judge question, a GSM8K row's gold text (``Step.qwen``)."""
+
+    family: str  # qwen-math | qwen-vis | qwen-general
+    lang: str = "en"
+    judge_prompt: str | None = None
+    answer: str | None = None  # never shown before the step settles (grading/qwen/lab.py)
+
+
+class QwenKind:
+    """Qwen's benchmark tasks to the generic task code (:mod:`.kinds`): no reference code."""
+
+    name = "qwen"
+    reference_code = False
+
+    def listing(self, metadata: dict[str, Any]) -> dict[str, Any] | None:
+        return public_item(metadata)
+
+
+register_kind(QwenKind())

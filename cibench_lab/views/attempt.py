@@ -16,9 +16,7 @@ from typing import Any
 from sqlalchemy import case, select
 from sqlalchemy.orm import Session
 
-from ..benchmarks import benchmark_of
-from ..grading.criterion import passes
-from ..grading.fair import first_image
+from ..benchmarks import CIBENCH, benchmark_of
 from ..grading.kept import kept_turn
 from ..lab.cull import kernel_state
 from ..play.attempt import Attempts
@@ -69,22 +67,10 @@ def _kept(
 
 
 def reference_view(step: Step) -> dict[str, Any] | None:
-    """A settled step's reference as the reveal policy shows it: a vis step's plot as an
-    image (from its outputs, else the graded reference PNG), not a line naming its size.  A Qwen
-    benchmark step has no reference (None), but a GSM8K row's answer: its worked solution and
-    ``#### N`` gold, as the output (docs/qwen.md)."""
-    if step.qwen is not None:
-        answer = step.qwen.answer
-        return None if not answer else {"code": "", "thought": "", "output": answer, "image": None}
-    image = None
-    if step.kind == "vis":
-        image = first_image(list(step.outputs)) or step.reference.value or None
-    return {
-        "code": step.code,
-        "thought": step.thought,
-        "output": "" if image else step.reference.summary(),
-        "image": image,
-    }
+    """A CIBench step's reference as the reveal policy shows it: a vis step's plot as an image
+    (from its outputs, else the graded reference PNG), not a line naming its size.  Another
+    benchmark's step: its benchmark's :meth:`.Benchmark.reference_view`."""
+    return CIBENCH.reference_view(step)
 
 
 def _step_view(
@@ -111,7 +97,7 @@ def _step_view(
         "kept_turn": None,
         "run_limit": person_cap(settings, task) if row.player == HUMAN else None,
         "criterion": benchmark_of(task).criterion(step, profile, task.language),
-        "passes": passes(profile, step.kind) if step.qwen is None else None,
+        "passes": benchmark_of(task).passes(step, profile),
     }
     if srow.settled_at is not None:
         view["seconds"] = round((srow.settled_at - srow.opened_at).total_seconds(), 1)
@@ -119,7 +105,7 @@ def _step_view(
     if grade is not None and grades_visible(row.status, settings.show_grades):
         view["grade"], view["kept_turn"] = grade, kept
     view["grades"] = dict(srow.grade or {}) if row.status != "open" and settled else None
-    reference = reference_view(step) if _revealed(row, settings, settled) else None
+    reference = benchmark_of(task).reference_view(step) if _revealed(row, settings, settled) else None
     if reference is not None:
         view["reference"] = reference
     return view

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from ..errors import NotFound
 from ..grading.fair import first_image
-from ..grading.qwen.lab import not_graded
+from ..grading.own import not_graded
 from ..play.attempt import Attempts
 from ..play.settings import PlaySettings
 from ..record.worktime import Clock, attempt_working_seconds, read_clocks

@@ -44,7 +44,7 @@ def attempt_html(view: dict[str, Any], turns: list[dict[str, Any]], participant:
 
 def played_by(player: str, participant: str | None) -> str:
     """Who played, as the class view says it: ``played by ada`` (a person), else the player
-    (``player: model qwen-7b``, ``player: replay of attempt 1a2b3c4d``)."""
+    (``player: model llama-7b``, ``player: replay of attempt 1a2b3c4d``)."""
     if player == "human":
         return f"played by {participant}" if participant else "played by a person"
     kind, _, name = player.partition(":")

@@ -274,8 +274,8 @@ def attempt_label(row: dict[str, Any]) -> str:
 
 def passed_words(row: dict[str, Any]) -> str | None:
     """A finished attempt's passed steps as the lab's attempt list says them (src/panel/words.ts
-    passedCount): ``9/12 passed``; a step not graded (a Qwen visualization item without a judge's
-    verdict) is neither passed nor missed: ``0/1 passed · 1 not graded``, and ``not graded`` when
+    passedCount): ``9/12 passed``; a step not graded (e.g. a figure no judge
+    rated) is neither passed nor missed: ``0/1 passed · 1 not graded``, and ``not graded`` when
     none was. None for an open attempt (no count yet)."""
     if row.get("passed") is None:
         return None

@@ -205,7 +205,8 @@ def test_the_rules_version_is_recorded_per_benchmark(lib):
     """Qwen's rules moved to version 2; a CIBench attempt still records version 1, so it stays
     comparable with the CIBench attempts recorded before."""
     from cibench_lab.benchmarks import benchmark_of
-    from cibench_lab.grading.profile import QWEN_VERSIONS, VERSIONS
+    from cibench_lab.grading.profile import VERSIONS
+    from cibench_lab.grading.qwen.rules import QWEN_VERSIONS
     from cibench_lab.kernels.environment import attempt_environment
     from cibench_lab.tasks.library import builtin_dir
 

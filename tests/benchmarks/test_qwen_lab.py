@@ -15,6 +15,7 @@ import nbformat
 import pytest
 from conftest import server_config
 
+from cibench_lab.benchmarks.qwen.words import instruction_text
 from cibench_lab.cli import main
 from cibench_lab.grading.qwen.lab import NO_JUDGE, grade_qwen
 from cibench_lab.grading.turn import TurnOutput
@@ -22,7 +23,7 @@ from cibench_lab.kernels.executor import execute
 from cibench_lab.kernels.fonts import CJK_FAMILY, font_set_digest
 from cibench_lab.kernels.interpreter import Interpreter
 from cibench_lab.kernels.sandbox import mpl_cache_dir
-from cibench_lab.lab.setup import PRIOR, instruction_text, setup_codes
+from cibench_lab.lab.setup import PRIOR, setup_codes
 from cibench_lab.store.tables import Attempt
 from cibench_lab.tasks.library import TaskLibrary
 

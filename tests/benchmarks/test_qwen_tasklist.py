@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from cibench_lab.benchmarks.qwen.words import instruction_text
 from cibench_lab.cli import main
-from cibench_lab.lab.setup import instruction_text
 from cibench_lab.models.qwen_react import item_prompt
 from cibench_lab.tasks import literal
 from cibench_lab.tasks.library import TaskLibrary

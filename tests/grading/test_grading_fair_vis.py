@@ -209,7 +209,8 @@ def test_an_old_axis_labels_declaration_reads_as_both_labels():
 
 
 def test_the_fair_rules_version_is_raised_for_cibench_tasks_only():
-    from cibench_lab.grading.profile import QWEN_VERSIONS, VERSIONS
+    from cibench_lab.grading.profile import VERSIONS
+    from cibench_lab.grading.qwen.rules import QWEN_VERSIONS
 
     assert VERSIONS == {"cibench": 1, "fair": 3}  # 3: images as shown, bars by label, x and y labels
     assert QWEN_VERSIONS == {"cibench": 2, "fair": 2}  # Qwen's visualization items are graded by SSIM

@@ -15,18 +15,23 @@ from typing import Any
 
 from ...errors import BadInput
 from ...grading import TurnOutput
-from ...grading.profile import QWEN_VERSIONS
 from ...grading.qwen.lab import qwen_criterion
 from ...grading.qwen.react import extract_code
-from ...models.qwen_react import interpreter_observation, prior_turn_code
+from ...grading.qwen.rules import QWEN_VERSIONS
+from ...models.qwen_react import interpreter_observation, item_prompt, prior_turn_code
+from ...players.qwen import QwenSession
+from ...players.qwen_tools import QwenToolsSession
 from ...tasks.model import Step, Task
 from ...tasks.qwen import CALL_TIMEOUT, call_limit, person_runs, qwen_item, stops
 from ..cibench import CIBench
 from .start import QWEN_START
+from .words import NO_REFERENCE, notebook_words, qwen_line, refusal
 
 
 class Qwen(CIBench):
     name = "qwen"
+    title = "Qwen's benchmark"
+    report_section: str | None = "cibench_lab.cli.qwen_report"
 
     def owns(self, task: Task) -> bool:
         return qwen_item(task) is not None
@@ -79,3 +84,35 @@ class Qwen(CIBench):
 
     def criterion(self, step: Step, profile: str, language: str) -> str:
         return qwen_criterion(step)
+
+    def passes(self, step: Step, profile: str) -> str | None:
+        return None
+
+    def session(self, player: Any, task: Task, mode: str) -> Any | None:
+        """The original's ReAct loop (players/qwen.py), or native tool calls."""
+        tools = getattr(getattr(player, "config", None), "protocol", None) == "tools"
+        return QwenToolsSession(player, task) if tools else QwenSession(player, task)
+
+    def reference_refusal(self, task: Task) -> str | None:
+        return refusal(task)
+
+    def reference_view(self, step: Step) -> dict[str, Any] | None:
+        """No reference, but a GSM8K row's answer: its worked solution and ``#### N`` gold, as the
+        output (docs/qwen.md)."""
+        answer = step.qwen.answer if step.qwen is not None else None
+        return None if not answer else {"code": "", "thought": "", "output": answer, "image": None}
+
+    def notebook_words(self, task: Task) -> tuple[str, str] | None:
+        return notebook_words(task)
+
+    def task_view(self, task: Task) -> dict[str, Any]:
+        return {"qwen": qwen_item(task)}
+
+    def prompt(self, task: Task, step: Step) -> str:
+        """The qwen-react prompt of the item."""
+        item = qwen_item(task)
+        return step.prompt if item is None else item_prompt(item)
+
+    def show_lines(self, view: dict[str, Any]) -> tuple[str, str | None]:
+        """The prompt ends in its open turn (no newline); the item has no reference."""
+        return qwen_line(view["qwen"]), NO_REFERENCE

@@ -3,8 +3,8 @@ checks both ways)."""
 
 from __future__ import annotations
 
+from ...grading.own import all_rules
 from ...grading.profile import PROFILES
-from ...grading.qwen.lab import QWEN_MEASURES
 from ...grading.summary import METRICS
 from ...play.settings import PlaySettings
 
@@ -44,7 +44,7 @@ ATTEMPTS = (
     "network",
     "profile_version",
     *_per_profile(METRICS),
-    *_per_profile(tuple(f"qwen_{m}" for m in QWEN_MEASURES)),
+    *_per_profile(tuple(f"{rules.name}_{m}" for rules in all_rules() for m in rules.measure_names)),
 )
 STEPS = (
     "attempt_id",

@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
-from ...grading.outcomes import OUTCOME_WORDS
+from ...grading.outcomes import outcome_word
 from ...grading.profile import PROFILES
 from ...grading.summary import METRICS
 from ...store.times import parse_iso
@@ -159,7 +159,7 @@ def _grade_cell(
 ) -> Cell:
     i, outcome = step["step"], step["outcome"]
     if outcome:
-        head = f"**Step {i + 1}: {OUTCOME_WORDS.get(outcome, outcome)}** (outcome `{outcome}`)"
+        head = f"**Step {i + 1}: {outcome_word(outcome)}** (outcome `{outcome}`)"
     else:
         head = f"**Step {i + 1}: not settled**" + (
             " (the participant quit)" if attempt["status"] == "quit" else ""

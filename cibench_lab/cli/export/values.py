@@ -11,8 +11,8 @@ import datetime as dt
 import hashlib
 from typing import Any
 
+from ...grading.own import all_rules, not_graded
 from ...grading.profile import PROFILES
-from ...grading.qwen.lab import QWEN_MEASURES, not_graded
 from ...grading.summary import METRICS
 from ...store import times
 from ...tasks.plot import FIGURE_MIME
@@ -92,7 +92,7 @@ def shown_outputs(outputs: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
 
 def grade_columns(grades: dict[str, Any] | None, fields: tuple[str, ...]) -> dict[str, Any]:
     """``<profile>_<field>`` for every profile (None where the grade has no such profile); a grade
-    not graded (``grading.qwen.lab.not_graded``) has no ``passed``: neither passed nor missed."""
+    not graded (``grading.own.not_graded``) has no ``passed``: neither passed nor missed."""
     grades = grades or {}
     return {f"{p}_{f}": _field(grades.get(p), f) for p in PROFILES for f in fields}
 
@@ -105,12 +105,13 @@ def _field(grade: dict[str, Any] | None, name: str) -> Any:
 
 def summary_columns(summary: dict[str, Any] | None) -> dict[str, Any]:
     """``<profile>_<metric>``: the attempt's summary (x100) per profile and CIBench metric, then
-    ``<profile>_qwen_<measure>``: a Qwen task's own measures (None for a CIBench task)."""
+    ``<profile>_<benchmark>_<measure>``: a benchmark's own measures (None for a task of another)."""
     summary = summary or {}
     out = {f"{p}_{m}": (summary.get(p) or {}).get(m) for p in PROFILES for m in METRICS}
     for p in PROFILES:
-        qwen = (summary.get(p) or {}).get("qwen") or {}
-        out |= {f"{p}_qwen_{m}": qwen.get(m) for m in QWEN_MEASURES}
+        for rules in all_rules():
+            own = (summary.get(p) or {}).get(rules.name) or {}
+            out |= {f"{p}_{rules.name}_{m}": own.get(m) for m in rules.measure_names}
     return out
 
 

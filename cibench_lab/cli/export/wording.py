@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from ...grading.own import not_graded
 from ...grading.profile import PROFILES
-from ...grading.qwen.lab import not_graded
 from ...store.times import as_utc, parse_iso
 
 

@@ -7,3 +7,8 @@ One module per measurement: the ReAct text of a recorded generation (react.py), 
 question and verdict (judge.py), the output files (outputs.py) and the table (table.py).  Running
 the code is the engine's (``cibench_lab.benchmarks.qwen.exec``); asking a judge is the models'.
 """
+
+from .rules import QwenRules
+
+#: found by :func:`cibench_lab.grading.own.all_rules`
+RULES = QwenRules()

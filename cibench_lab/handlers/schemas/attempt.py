@@ -43,8 +43,8 @@ class AttemptRow(Closed):
     passed: int | None = Field(description="done: steps whose kept grade passed (shown profile); open: null")
     not_graded: int | None = Field(
         None,
-        description="done: steps whose kept grade is not graded (shown profile; a Qwen visualization step "
-        "without a judge's verdict), neither passed nor missed; open: null",
+        description="done: steps whose kept grade is not graded (shown profile; e.g. a figure no judge "
+        "rated), neither passed nor missed; open: null",
     )
     language: str = Field(description="the task's language (en | zh; empty when the task is gone)")
     split: str = Field(description="the task's split")
@@ -86,7 +86,7 @@ class StepView(Closed):
     )
     run_limit: int | None = Field(
         description="a person's run limit on the step, where the step settles (turn_cap): the attempt's "
-        "turn cap and, on a Qwen task, the item's calls left after setup, whichever is lower; null: "
+        "turn cap and the task's benchmark's own limit, if any, whichever is lower; null: "
         "none, or a player's attempt"
     )
     criterion: str = Field(description="how the shown profile decides pass for this kind, in words")

@@ -27,8 +27,8 @@ class ClassAttempt(Closed):
         description="settled steps with a kept grade (passed or missed; not those not graded)"
     )
     not_graded: int = Field(
-        description="settled steps whose kept grade is not graded (a Qwen visualization step without a "
-        "judge's verdict): neither passed nor missed"
+        description="settled steps whose kept grade is not graded (e.g. a figure no "
+        "judge rated): neither passed nor missed"
     )
     score: float | None = Field(
         description="the kept score: passed steps of the settled ones with a grade (`passed` of `settled`), "

@@ -21,8 +21,8 @@ Action = TypeAliasType("Action", Literal["code", "empty", "no_action", "invalid"
 #: How a step settled (play/rules.py: OUTCOMES; src/grade.ts words them).
 OUTCOME_DOC = (
     "how the step settled: passed (a player's turn ran without error), next, gave_up, turn_cap, "
-    "out_of_turns (max_turn, or a Qwen task's call limit), stopped (Qwen: an observation held "
-    "error: or Traceback), answered (Qwen: a reply that called nothing)"
+    "out_of_turns (max_turn, or the benchmark's own call limit), stopped (a benchmark's own loop: an "
+    "observation held one of its stop words), answered (a benchmark's own loop: a reply that called nothing)"
 )
 
 

@@ -42,8 +42,8 @@ class HumanFigures(Closed):
     score: float | None = Field(description="mean score x100")
     quit: int = Field(description="people who only quit the task(s)")
     not_graded: int = Field(
-        description="step results whose grade measured nothing (a Qwen visualization step without a judge's "
-        "verdict): neither passed nor missed, out of the rate"
+        description="step results whose grade measured nothing (e.g. a figure "
+        "no judge rated): neither passed nor missed, out of the rate"
     )
     time: Spread = Field(description="working seconds net of pauses")
 

@@ -114,7 +114,8 @@ class TurnDetail(Closed):
     retries: int = absent()
     finish_reason: str | None = absent()
     observation: list[dict[str, Any]] | str = absent(
-        "what the model was shown after the turn ran: the messages, or a Qwen ReAct turn's observation text"
+        "what the model was shown after the turn ran: the messages, or the observation text of a "
+        "benchmark's own ReAct loop"
     )
     merge_roles: bool = absent()
     replay: dict[str, Any] = absent("where a replayed turn came from")
