@@ -10,7 +10,7 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
-from sqlalchemy import and_, false, func, select
+from sqlalchemy import Select, and_, false, func, select
 from sqlalchemy.orm import Session
 
 from ...lab.trace import with_graded
@@ -157,7 +157,7 @@ def events(s: Session, sel: Selection) -> Iterator[Row]:
         }
 
 
-def _enrolments(sel: Selection):
+def _enrolments(sel: Selection) -> Select[Enrolment, str]:
     q = select(Enrolment, Participant.name).join(Participant, Participant.id == Enrolment.participant_id)
     if sel.filters.study is not None:
         q = q.where(Enrolment.study_id == sel.filters.study)
