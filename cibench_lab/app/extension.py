@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from jupyter_events import EventLogger
 from jupyter_server.serverapp import ServerApp
 
 from ..auth.class_tasks import ClassTasks
@@ -357,7 +358,7 @@ class CIBenchLabApp(CIBenchLabTraits):
         configs = read_config_file(self.model_config_file) if self.model_config_file else {}
         return {**configs, **self.models}
 
-    async def _on_kernel(self, logger, schema_id: str, data: dict) -> None:
+    async def _on_kernel(self, logger: EventLogger, schema_id: str, data: dict) -> None:
         kernel_id = data.get("kernel_id")
         if data.get("status") != "success" or not kernel_id:
             return

@@ -19,7 +19,9 @@ import argparse
 import errno
 import importlib
 import logging
+from collections.abc import Callable
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -41,7 +43,9 @@ COMMANDS = {
 GLOBAL_VALUES = ("--task-dir", "--db")  # the options before the command that take a value
 
 
-def add_command(sub, name: str) -> argparse.ArgumentParser:
+def add_command(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str
+) -> argparse.ArgumentParser:
     """The parser of command ``name``, with its line of ``COMMANDS``."""
     return sub.add_parser(name, help=COMMANDS[name][1])
 
@@ -118,11 +122,15 @@ def run_command(args: argparse.Namespace) -> int:
         raise  # Python finishes as on Ctrl-C (finalizers, then the process ends by SIGINT)
 
 
-def _quiet_interrupt(previous):
+#: what ``sys.excepthook`` is called with: the exception's class, the exception, its traceback
+ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], object]
+
+
+def _quiet_interrupt(previous: ExceptHook) -> ExceptHook:
     """An excepthook that prints no traceback for Ctrl-C (or a run's SIGTERM): the command has
     said in one line what stopped."""
 
-    def hook(kind, value, tb) -> None:
+    def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
         if not issubclass(kind, KeyboardInterrupt):
             previous(kind, value, tb)
 

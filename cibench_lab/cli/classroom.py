@@ -10,6 +10,7 @@ reads instead. The hub's spawner hands it to that user's server as ``CIBENCH_LAB
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ from ..store.grants import Membership, grant, revoke, role_name, role_url
 from . import add_command
 
 
-def _membership(args) -> Membership:
+def _membership(args: argparse.Namespace) -> Membership:
     member = tuple(check_class_name(c, "--member") for c in args.member or ())
     instructor = tuple(check_class_name(c, "--instructor") for c in args.instructor or ())
     return Membership(args.user, member, instructor, args.researcher)
@@ -35,14 +36,14 @@ def _write_url(path: Path, url: str) -> None:
         out.write(url + "\n")
 
 
-def _owner_url(args, command: str) -> str:
+def _owner_url(args: argparse.Namespace, command: str) -> str:
     url = args.db  # main() resolved --database-url, --db and CIBENCH_LAB_DATABASE_URL
     if not url:
         raise StoreError(f"{command} needs the class database's owner URL: --database-url URL")
     return url
 
 
-def cmd_revoke(args) -> int:
+def cmd_revoke(args: argparse.Namespace) -> int:
     role = role_name(args.user)
     engine = open_engine(_owner_url(args, "class revoke"))
     try:
@@ -59,7 +60,7 @@ def cmd_revoke(args) -> int:
     return 0
 
 
-def cmd_grant(args) -> int:
+def cmd_grant(args: argparse.Namespace) -> int:
     url = _owner_url(args, "class grant")
     who = _membership(args)
     engine = open_engine(url)
@@ -82,7 +83,7 @@ def cmd_grant(args) -> int:
     return 0
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     klass = add_command(sub, "class")
     csub = klass.add_subparsers(dest="sub", required=True)
     g = csub.add_parser(

@@ -6,17 +6,18 @@ cibench-lab run ... --cluster tcp://HOST:PORT | --scheduler-file FILE
 
 from __future__ import annotations
 
+import argparse
 import os
 
 from ..errors import BadInput
 from ..runs.dask.client import ClusterOptions, JobOptions
 
 
-def wanted(args) -> bool:
+def wanted(args: argparse.Namespace) -> bool:
     return bool(args.cluster or args.scheduler_file)
 
 
-def cluster_options(args) -> ClusterOptions:
+def cluster_options(args: argparse.Namespace) -> ClusterOptions:
     """The cluster the arguments name; BadInput for what a distributed run cannot do (every other
     option of ``run`` applies: ``--export-transcript`` reads the driver's database, as locally)."""
     if args.cluster and args.scheduler_file:
@@ -42,7 +43,7 @@ def cluster_options(args) -> ClusterOptions:
     )
 
 
-def job_options(args, options: dict, hidden: tuple[str, ...]) -> JobOptions:
+def job_options(args: argparse.Namespace, options: dict, hidden: tuple[str, ...]) -> JobOptions:
     """What each worker is told: the player's spec and options (the key's variable name, never
     its value), the judge's names, the sandbox setting."""
     given = {
@@ -61,7 +62,7 @@ def job_options(args, options: dict, hidden: tuple[str, ...]) -> JobOptions:
     )
 
 
-def add_cluster_options(parser) -> None:
+def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("distributed runs (Dask; docs/operate/dask.md)")
     g.add_argument(
         "--cluster", metavar="ADDRESS", help="the Dask scheduler: tcp://HOST:PORT or tls://HOST:PORT"

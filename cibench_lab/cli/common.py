@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..kernels.limits import KernelLimits
@@ -14,14 +15,14 @@ def steps_text(n: int) -> str:
     return f"{n} step{'' if n == 1 else 's'}"
 
 
-def database_url(args) -> str | None:
+def database_url(args: argparse.Namespace) -> str | None:
     """The results database of every command, picked as the server picks it: the command's own
     ``--database-url``, else the global ``--db``, else ``CIBENCH_LAB_DATABASE_URL``, else None
     (SQLite in the Jupyter data dir)."""
     return configured_url(getattr(args, "database_url", None) or args.db)
 
 
-def library(args) -> TaskLibrary:
+def library(args: argparse.Namespace) -> TaskLibrary:
     """The task library the global ``--task-dir`` options name (default: built-in + imported)."""
     lib = TaskLibrary.load(args.task_dir or default_task_dirs())
     for problem in lib.problems:
@@ -29,7 +30,7 @@ def library(args) -> TaskLibrary:
     return lib
 
 
-def start_sandbox(args) -> bool:
+def start_sandbox(args: argparse.Namespace) -> bool:
     """Check the kernel Python (``CIBENCH_LAB_KERNEL_PYTHON``) and configure the kernel sandbox
     from ``--no-sandbox``/``--allow-network``; False (and one line on stderr) when either cannot
     start."""
@@ -68,7 +69,7 @@ _LIMITS = tuple(
 )
 
 
-def add_sandbox_options(parser, network: bool = True) -> None:
+def add_sandbox_options(parser: argparse.ArgumentParser, network: bool = True) -> None:
     g = parser.add_argument_group("kernel sandbox (bubblewrap; on by default)")
     g.add_argument("--no-sandbox", action="store_true", help="run task kernels unsandboxed (recorded)")
     if network:

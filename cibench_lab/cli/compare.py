@@ -9,9 +9,11 @@ with its bootstrap CI, their working time, each run's result and the steps' Rasc
 
 from __future__ import annotations
 
+import argparse
 import functools
 import json
 import sys
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import EngineError
@@ -24,7 +26,7 @@ SPEC = "humans:"
 HINT = "--allow-mismatch shows the comparison anyway, the mismatches marked in every row"
 
 
-def cmd_compare(args) -> int:
+def cmd_compare(args: argparse.Namespace) -> int:
     study = args.compare.removeprefix(SPEC)
     if not args.compare.startswith(SPEC) or not study:
         return _error(f"--compare: expected humans:STUDY, not {args.compare!r}")
@@ -78,7 +80,7 @@ HEAD = [
 ]  # fmt: skip
 
 
-def csv_rows(report: dict[str, Any]):
+def csv_rows(report: dict[str, Any]) -> Iterator[Sequence[object]]:
     """Long format: one row per section (step, task, library), row and respondent group (``who``:
     ``humans`` or a run name); ``mismatch`` lists ``run: field`` for every mismatch the row carries."""
     yield HEAD
@@ -87,7 +89,7 @@ def csv_rows(report: dict[str, Any]):
             yield from _csv_group(report["profile"], section, row)
 
 
-def _csv_group(profile: str, section: str, row: dict[str, Any]):
+def _csv_group(profile: str, section: str, row: dict[str, Any]) -> Iterator[Sequence[object]]:
     task = row.get("task", "")
     lib = row.get("lib", "") if section != "library" else row["lib"]
     where = [profile, section, task, lib, row.get("step", ""), row.get("kind", "")]

@@ -4,10 +4,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..grading.bounds import DIGITS, MISSING, people
 from . import plot_labels
+
+if TYPE_CHECKING:  # matplotlib and numpy are imported where they draw: the CLI starts without them
+    import numpy as np
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 LIBRARIES = "libraries.png"
 TIME = "time_vs_difficulty.png"
@@ -40,7 +45,7 @@ def _library_bars(report: dict[str, Any], path: str) -> None:
     plt.close(fig)
 
 
-def library_figure(report: dict[str, Any]):
+def library_figure(report: dict[str, Any]) -> Figure:
     """Per library a bar per respondent group with its value; the legend under the plot."""
     import matplotlib.pyplot as plt
     import numpy as np
@@ -71,7 +76,7 @@ def library_figure(report: dict[str, Any]):
     return fig
 
 
-def _group_bars(ax, report: dict[str, Any], group: str, at, width: float) -> None:
+def _group_bars(ax: Axes, report: dict[str, Any], group: str, at: np.ndarray, width: float) -> None:
     """One respondent group's bars, each with its value above it (``not played``, or ``only quit`` for
     people who only quit, where it has none); the people's 95% CI as an error bar."""
     import numpy as np
@@ -89,7 +94,7 @@ def _group_bars(ax, report: dict[str, Any], group: str, at, width: float) -> Non
         _bar_value(ax, x, rate, f["ci"][1] if group == "humans" else None, none)
 
 
-def _bar_value(ax, at: float, rate: float, top: float | None, none: str) -> None:
+def _bar_value(ax: Axes, at: float, rate: float, top: float | None, none: str) -> None:
     """A bar's value above it (above its CI's top when higher); ``none`` upright where it has none."""
     if rate != rate:
         ax.text(at, 2, none, rotation=90, ha="center", va="bottom", fontsize="x-small", color="0.35")
@@ -106,7 +111,7 @@ def _time_vs_difficulty(report: dict[str, Any], path: str) -> None:
     plt.close(fig)
 
 
-def time_figure(report: dict[str, Any]):
+def time_figure(report: dict[str, Any]) -> Figure:
     """The people's median working time (IQR as a bar) against each step's difficulty, both axes with
     tick values; steps tied at one point share one label and the note under the plot lists them, and
     any point whose label found no room (:mod:`.plot_labels`). Drawn again with room for a longer
@@ -132,7 +137,9 @@ NOTE_CHARS = 120
 NOTE_LINE = 0.125
 
 
-def _draw_time(report: dict[str, Any], groups: list, lines: list[str]):
+def _draw_time(
+    report: dict[str, Any], groups: list[plot_labels.Point], lines: list[str]
+) -> tuple[Figure, list[plot_labels.Point]]:
     """The figure with ``lines`` as its note (wrapped), and the points left without a label."""
     import textwrap
 

@@ -7,16 +7,18 @@ prints where a database is; ``revision`` drafts a new migration (for developers)
 
 from __future__ import annotations
 
+import argparse
+
 from ..store import migrate
 from ..store.db import default_url, open_engine
 from . import add_command
 
 
-def _url(args) -> str:
+def _url(args: argparse.Namespace) -> str:
     return args.db or default_url()  # main() resolved --database-url, --db and the variable
 
 
-def cmd_upgrade(args) -> int:
+def cmd_upgrade(args: argparse.Namespace) -> int:
     engine = open_engine(_url(args))
     try:
         migrate.check(engine)  # a newer database or one that cannot be read: the one-line error
@@ -31,7 +33,7 @@ def cmd_upgrade(args) -> int:
     return 0
 
 
-def cmd_current(args) -> int:
+def cmd_current(args: argparse.Namespace) -> int:
     engine = open_engine(_url(args))
     try:
         rev, state = migrate.check(engine)
@@ -42,7 +44,7 @@ def cmd_current(args) -> int:
     return 0
 
 
-def cmd_revision(args) -> int:
+def cmd_revision(args: argparse.Namespace) -> int:
     from alembic import command
 
     engine = open_engine(_url(args))
@@ -61,7 +63,7 @@ def cmd_revision(args) -> int:
     return 0
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     db = add_command(sub, "db")
     dsub = db.add_subparsers(dest="sub", required=True)
     up = dsub.add_parser("upgrade", help="upgrade the database to this cibench-lab's schema (serialized)")

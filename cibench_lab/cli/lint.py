@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections import Counter
@@ -33,7 +34,7 @@ def _load(path: Path) -> TaskLibrary:
     return lib
 
 
-def select(args) -> tuple[list[Task], list[TaskError]] | str:
+def select(args: argparse.Namespace) -> tuple[list[Task], list[TaskError]] | str:
     """The tasks to lint and the load problems met; or the one-line error for a bad argument."""
     paths = [a for a in args.targets if _looks_like_path(a)]
     patterns = [a for a in args.targets if not _looks_like_path(a)]
@@ -79,7 +80,7 @@ def summary(tasks: list[Task], flags: dict[str, list[LintFlag]], problems: list[
     return lines
 
 
-def cmd_lint(args) -> int:
+def cmd_lint(args: argparse.Namespace) -> int:
     chosen = select(args)
     if isinstance(chosen, str):
         print(f"error: {chosen}", file=sys.stderr)
@@ -103,7 +104,7 @@ def cmd_lint(args) -> int:
     return 1 if problems or any(flags.values()) else 0
 
 
-def register(tsub) -> None:
+def register(tsub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     tl = tsub.add_parser(
         "lint", help="flag instructions that do not say what their reference does (no code is run)"
     )

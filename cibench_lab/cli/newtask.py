@@ -7,11 +7,16 @@ exit status 2 when anything was refused.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..tasks.solution import LIBRARIES
+
+if TYPE_CHECKING:  # imported where used: the command's start skips the authoring imports
+    from ..authoring.new import NewTask
 
 INTO_HELP = (
     "task directory (default: <jupyter data dir>/cibench_lab/tasks, the user's imported tasks; "
@@ -19,7 +24,7 @@ INTO_HELP = (
 )
 
 
-def cmd_new(args) -> int:
+def cmd_new(args: argparse.Namespace) -> int:
     from ..authoring.new import NewTaskOptions, new_task
     from ..errors import EngineError
     from ..tasks.library import user_tasks_dir
@@ -50,7 +55,7 @@ def cmd_new(args) -> int:
     return 0
 
 
-def print_steps(result) -> None:
+def print_steps(result: NewTask) -> None:
     """The steps as the teacher confirms them: cell, kind (tagged or inferred), answer."""
     print(f"{result.task_id} — {result.title} ({len(result.steps)} steps, {result.language})")
     print(f"{'step':>4}  {'cell':>4}  {'kind':<5} {'how':<8}  answer")
@@ -63,7 +68,7 @@ def print_steps(result) -> None:
         print(f"{row.step + 1:>4}  {row.cell:>4}  {kind:<5} {how:<8}  {answer}")
 
 
-def register(tsub) -> None:
+def register(tsub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from .common import add_sandbox_options
 
     tn = tsub.add_parser(

@@ -7,7 +7,13 @@ as the lab's scatter places them (src/study/placing.ts)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:  # matplotlib is imported where it draws: the CLI starts without it
+    from matplotlib.axes import Axes
+    from matplotlib.backend_bases import RendererBase
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.transforms import Bbox
 
 #: offsets (points) tried in turn: right of the point, then left, level with it, then a line
 #: higher or lower, then further away
@@ -52,10 +58,10 @@ def points(steps: list[dict[str, Any]]) -> list[Point]:
     return list(found.values())
 
 
-def place(ax, groups: list[Point]) -> list[Point]:
+def place(ax: Axes, groups: list[Point]) -> list[Point]:
     """Annotate each point beside it where there is room (the tied first); the points left without one."""
-    fig = ax.figure
-    renderer = fig.canvas.get_renderer()
+    canvas = cast("FigureCanvasAgg", ax.figure.canvas)  # the plots are drawn with Agg (write_plots)
+    renderer = canvas.get_renderer()
     taken = [_mark_box(ax, g) for g in groups]
     left: list[Point] = []
     for g in sorted(groups, key=lambda g: -len(g.labels)):
@@ -64,7 +70,7 @@ def place(ax, groups: list[Point]) -> list[Point]:
     return left
 
 
-def _annotate(ax, renderer, g: Point, taken: list) -> bool:
+def _annotate(ax: Axes, renderer: RendererBase, g: Point, taken: list[Bbox]) -> bool:
     for dx, dy in OFFSETS:
         ann = ax.annotate(
             g.label, (g.x, g.y), xytext=(dx, dy), textcoords="offset points", fontsize=FONT,
@@ -78,7 +84,7 @@ def _annotate(ax, renderer, g: Point, taken: list) -> bool:
     return False
 
 
-def _mark_box(ax, g: Point):
+def _mark_box(ax: Axes, g: Point) -> Bbox:
     """The box of a point's marker and IQR bar, in display pixels."""
     from matplotlib.transforms import Bbox
 
@@ -88,7 +94,7 @@ def _mark_box(ax, g: Point):
     return Bbox([[x - dot, min(y_lo, y_mid - dot)], [x + dot, max(y_hi, y_mid + dot)]])
 
 
-def _inside(box, outer) -> bool:
+def _inside(box: Bbox, outer: Bbox) -> bool:
     return box.x0 >= outer.x0 and box.y0 >= outer.y0 and box.x1 <= outer.x1 and box.y1 <= outer.y1
 
 

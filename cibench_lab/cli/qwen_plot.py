@@ -7,7 +7,12 @@ graded (no judge), has no bar and says so under its label.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .qwen_report import HEADER
+
+if TYPE_CHECKING:  # matplotlib is imported where it draws: the CLI starts without it
+    from matplotlib.figure import Figure
 
 
 def plot_qwen(report: dict, path: str) -> None:
@@ -22,7 +27,7 @@ def plot_qwen(report: dict, path: str) -> None:
     plt.close(fig)
 
 
-def qwen_figure(report: dict):
+def qwen_figure(report: dict) -> Figure:
     """The chart as a matplotlib figure (one ``Axes``: a bar container per run)."""
     import matplotlib.pyplot as plt
     import numpy as np

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import base64
 import tempfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ..benchmarks.qwen.exec import QwenExecutor
 from ..benchmarks.qwen.results import REACT, TOOLS, RunOutputs, run_outputs
@@ -94,6 +95,13 @@ def qwen_report(
     return {"profile": qprofile, "runs": runs, "task_ids": task_ids}
 
 
+class RunEntry(TypedDict):
+    """A run's part of the report: its score and its JSON (:func:`entry`)."""
+
+    score: ModelScore
+    json: dict[str, Any]
+
+
 def entry(
     score: ModelScore,
     profile: str,
@@ -102,7 +110,7 @@ def entry(
     network_off: int,
     general_comparable: bool,
     protocol: str = REACT,
-):
+) -> RunEntry:
     """A run's part of the report: ``{"score", "json"}``, the JSON with each cell's CI (``cells``)
     and how its model was asked (``protocol``: ``qwen-react``, the original's; ``qwen-tools``)."""
     body = as_dict([score], profile)["models"][0]
@@ -139,7 +147,7 @@ def _note(body: dict, section: str, column: str, score: ModelScore) -> str:
     return "not graded" if acc is not None and not acc.graded else ""
 
 
-def csv_rows(report: dict):
+def csv_rows(report: dict) -> Iterator[Sequence[object]]:
     """One row per run and cell of the table: its items (n), value x100 and 95% CI, and a note
     (``not comparable``, ``not graded``)."""
     yield CSV_HEADER

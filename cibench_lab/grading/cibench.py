@@ -86,7 +86,9 @@ def grade_cibench(step: Step, turns: list[TurnOutput], rendered: list[Rendered] 
     return _grade_vis(base, rendered, target or "", turns)
 
 
-def _grade_num(base: dict, rendered: list[Rendered], target: str | None, kind: str, turns) -> Grade:
+def _grade_num(
+    base: dict, rendered: list[Rendered], target: str | None, kind: str, turns: list[TurnOutput]
+) -> Grade:
     out = num.answer_block(rendered)
     what = "a printed number" if kind == "num" else "printed output"
     if out is None:
@@ -101,7 +103,7 @@ def _grade_num(base: dict, rendered: list[Rendered], target: str | None, kind: s
     return Grade(**base, score=score, detail=detail, passed=score == 1.0)
 
 
-def _grade_text(base: dict, rendered: list[Rendered], target: str | None, turns) -> Grade:
+def _grade_text(base: dict, rendered: list[Rendered], target: str | None, turns: list[TurnOutput]) -> Grade:
     out = text.first_block(rendered)
     if out is None:
         return Grade(**base, score=0.0, detail=none_detail(rendered, "printed text", turns))
@@ -111,7 +113,7 @@ def _grade_text(base: dict, rendered: list[Rendered], target: str | None, turns)
     return Grade(**base, score=score, detail=f"text ROUGE-1 {score:.2f}", passed=score >= PASS_SCORE["text"])
 
 
-def _grade_vis(base: dict, rendered: list[Rendered], target: str, turns) -> Grade:
+def _grade_vis(base: dict, rendered: list[Rendered], target: str, turns: list[TurnOutput]) -> Grade:
     if not any(r.succeed for r in rendered):
         return Grade(**base, score=0.0, detail=none_detail(rendered, "a figure", turns))
     try:

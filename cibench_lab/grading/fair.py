@@ -19,8 +19,9 @@ its end); the badge says so.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ..tasks.model import Step
 from .cibench import PASS_SCORE, error_name, step_basis
@@ -36,6 +37,7 @@ from .sentence import last_lines, named
 from .turn import Grade, TurnOutput
 from .values import verdict
 
+T = TypeVar("T")
 _CONTROL = re.compile("[\x1b\x80-\x9f]")  # what every ANSI escape (render.ANSI) starts with
 #: How much of an output the fair rules read: its last characters (the answer is read from the end), or
 #: :data:`READ_TIMES` the reference's length when that is more.
@@ -123,7 +125,7 @@ def first_image(outputs: list[dict[str, Any]]) -> str | None:
     return join_text(out["data"]["image/png"]) if out is not None else None
 
 
-def _latest(turns: list[TurnOutput], pick) -> Any:
+def _latest(turns: list[TurnOutput], pick: Callable[[list[dict[str, Any]]], T | None]) -> T | None:
     for turn in reversed(turns):
         if _ok(turn):
             found = pick(turn.outputs)

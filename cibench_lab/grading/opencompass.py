@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..tasks.model import Task
 from .render import Rendered, render
 from .turn import TurnOutput
 
@@ -67,7 +68,7 @@ def action(turn: TurnOutput, images_dir: Path) -> dict[str, Any]:
                 state=SUCCESS, errmsg=None, valid=OPEN)  # fmt: skip
 
 
-def prediction(task, steps_turns: list[list[TurnOutput]], images_dir: Path) -> dict[str, list]:
+def prediction(task: Task, steps_turns: list[list[TurnOutput]], images_dir: Path) -> dict[str, list]:
     """One notebook's entry: per step gold, prediction (last reply), origin_prompt, steps."""
     entry: dict[str, list] = {"gold": [], "prediction": [], "origin_prompt": [], "steps": []}
     for step, turns in zip(task.steps, steps_turns, strict=True):

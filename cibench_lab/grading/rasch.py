@@ -40,7 +40,7 @@ class RaschFit:
         return [1 + sum(1 for d in order if d > b + TIE) for b in self.difficulty]
 
 
-def _objective(params: np.ndarray, x: np.ndarray, seen: np.ndarray, ridge: float):
+def _objective(params: np.ndarray, x: np.ndarray, seen: np.ndarray, ridge: float) -> tuple[float, np.ndarray]:
     """Penalised negative log-likelihood and its gradient (theta first, then b)."""
     n = x.shape[0]
     theta, b = params[:n], params[n:]

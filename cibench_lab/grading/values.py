@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
@@ -149,7 +149,7 @@ def allowed(m: int) -> int:
     return 2 * m + 2
 
 
-def _lines_back(text: str):
+def _lines_back(text: str) -> Iterator[tuple[int, str]]:
     """``text``'s lines, last first, without splitting the whole text."""
     end = len(text)
     while end > 0:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import queue
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
@@ -25,8 +27,8 @@ INTERRUPT_GRACE = 10.0
 
 
 async def execute(
-    kc,
-    km,
+    kc: AsyncKernelClient,
+    km: AsyncKernelManager,
     code: str,
     timeout: float,
     silence: float | None = None,
@@ -67,7 +69,7 @@ async def execute(
     return ex
 
 
-async def ready(kc, km, timeout: float = 60.0) -> dict:
+async def ready(kc: AsyncKernelClient, km: AsyncKernelManager, timeout: float = 60.0) -> dict:
     """Wait until client ``kc`` talks to the kernel: a ``kernel_info`` request answered on shell
     and its status seen on IOPub (a subscription made before the kernel published is the only
     proof that nothing :func:`execute` waits for is dropped); the reply's content.  As
@@ -87,7 +89,7 @@ async def ready(kc, km, timeout: float = 60.0) -> dict:
             raise RuntimeError(f"the kernel did not answer kernel_info in {timeout:.0f} s")
 
 
-async def _answer(get, msg_id: str, seconds: float) -> dict | None:
+async def _answer(get: Callable[..., Awaitable[dict[str, Any]]], msg_id: str, seconds: float) -> dict | None:
     """The first message ``get`` yields in reply to ``msg_id`` within ``seconds`` (others dropped)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + seconds
@@ -101,7 +103,9 @@ async def _answer(get, msg_id: str, seconds: float) -> dict | None:
     return None
 
 
-async def _interrupt(kc, km, ex: Execution, timeout: float, grace: float) -> None:
+async def _interrupt(
+    kc: AsyncKernelClient, km: AsyncKernelManager, ex: Execution, timeout: float, grace: float
+) -> None:
     log.info("cibench-lab: turn timed out after %ss; interrupting the kernel", timeout)
     await km.interrupt_kernel()
     loop = asyncio.get_running_loop()

@@ -14,9 +14,13 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..tasks.rendering import Rendering
 from .fonts import CJK_CODE
+
+if TYPE_CHECKING:  # imported where used: jupyter_client is loaded only when a kernelspec is written
+    from jupyter_client.kernelspec import KernelSpecManager
 
 KERNEL_NAME = "cibench-lab"
 LAUNCHER = "cibench_lab.engine.kernel_launch"  # its former path until every install names the new one
@@ -126,7 +130,7 @@ def install_kernelspec(prefix: Path) -> Path:
     return folder
 
 
-def ensure_kernelspec(kernel_spec_manager=None) -> Path:
+def ensure_kernelspec(kernel_spec_manager: KernelSpecManager | None = None) -> Path:
     """Write the `cibench-lab` kernelspec where ``kernel_spec_manager`` will find it.
 
     This environment's ``share/jupyter`` when the manager searches it, else the

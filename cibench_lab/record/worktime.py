@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from ..store.tables import Event, StepRow, Turn
@@ -217,7 +217,9 @@ def open_pause(s: Session, attempt_id: str) -> Pause | None:
     return pauses[-1] if pauses and pauses[-1].end is None else None
 
 
-def _events(attempt_ids: list[str]):
+def _events(
+    attempt_ids: list[str],
+) -> Select[str, dt.datetime, str, int | None, str | None, str | None, str | None]:
     """The attempts' clock events in time order: each one's attempt, time, kind and, read in SQL,
     its step, cause and (a ``cell_run``) times; no event's whole detail is loaded (an attempt's
     trace holds every run's code, and the clock is read on every run)."""

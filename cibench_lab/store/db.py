@@ -9,9 +9,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import ConnectionPoolEntry
 
 from .errors import StoreError, first_line, shown, write_fault
 from .migrate import ensure_schema
@@ -43,7 +44,7 @@ def default_url() -> str:
 WAL_SWITCH_SECONDS = 10.0
 
 
-def _sqlite_pragmas(dbapi_conn, _record) -> None:
+def _sqlite_pragmas(dbapi_conn: sqlite3.Connection, _record: ConnectionPoolEntry) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA busy_timeout=10000")  # first: the others wait for a lock held elsewhere
     _switch_to_wal(cur)  # readers never block the writer
@@ -52,7 +53,7 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:
     cur.close()
 
 
-def _switch_to_wal(cur) -> None:
+def _switch_to_wal(cur: sqlite3.Cursor) -> None:
     """``PRAGMA journal_mode=WAL``, retried while another process switches the same new file.
 
     Two connections that both read a new file and both escalate to switch it deadlock; SQLite
@@ -140,7 +141,7 @@ class Store:
                 f"the results database at {self.shown_url} cannot be written: {first_line(err)}"
             ) from None
 
-    def _check_role_writes(self, conn) -> None:
+    def _check_role_writes(self, conn: Connection) -> None:
         """A PostgreSQL role that may not touch the schema version (a class database's login role)
         writes if its session is not read-only and it may insert attempts."""
         if conn.scalar(text("SHOW transaction_read_only")) == "on":
@@ -156,5 +157,5 @@ class Store:
         self.engine.dispose()
 
 
-def _may(conn, table: str, privilege: str) -> bool:
+def _may(conn: Connection, table: str, privilege: str) -> bool:
     return bool(conn.scalar(text("SELECT has_table_privilege(:t, :p)"), {"t": table, "p": privilege}))

@@ -18,6 +18,7 @@ from ..lab.play import LabPlay
 from ..play.attempt import NewAttempt, StudyAttempt
 from ..play.rules import HUMAN
 from ..record.quit import quit_attempt
+from ..store.tables import Attempt
 from ..views.attempt import attempt_view
 from ..views.classroom import attempt_record
 from .comparison import compare, recorded_runs
@@ -219,7 +220,7 @@ class Studies:
         material): researchers only (``classview.attempt_record``)."""
         study = self.for_researchers(study_id, who, "read the attempts of")
 
-        def of_study(row, _name: str) -> bool:
+        def of_study(row: Attempt, _name: str) -> bool:
             return row.study_id == study.id
 
         missing = f"unknown attempt {attempt_id!r} of study {study.id!r}"

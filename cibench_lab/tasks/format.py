@@ -228,7 +228,16 @@ def _rendering(declared: dict | None, steps: tuple[Step, ...], name: str) -> Tas
         raise TaskError(name, str(err)) from None
 
 
-def _step(i, md, code, kinds, modules, chinese, name, elements) -> Step:
+def _step(
+    i: int,
+    md: dict,
+    code: dict,
+    kinds: list[str] | None,
+    modules: list[tuple[str, ...]],
+    chinese: bool,
+    name: str,
+    elements: tuple[str, ...],
+) -> Step:
     instruction, thought = split_thought(_text(md.get("source", ""), name, "cell source", 2 * i))
     outputs = code.get("outputs", [])
     if not isinstance(outputs, list):

@@ -24,6 +24,7 @@ from ..play.settings import PlaySettings
 from ..record.worktime import Clock, attempt_working_seconds, read_clocks
 from ..store.tables import Attempt, Participant, StepRow, Turn
 from ..store.times import iso
+from ..tasks.model import Task
 from .csvcells import Writer
 
 #: The columns of the class table's CSV, in order.
@@ -254,7 +255,9 @@ def member_turns(attempts: Attempts, attempt_id: str, members: Collection[str]) 
     return [t for step in member_attempt(attempts, attempt_id, members)["steps"] for t in step["turns"]]
 
 
-def _step_record(srow: StepRow, task, worked: dict[int, float], turns: list[dict], profile: str) -> dict:
+def _step_record(
+    srow: StepRow, task: Task, worked: dict[int, float], turns: list[dict], profile: str
+) -> dict:
     return {
         "index": srow.index,
         "kind": srow.kind,

@@ -15,7 +15,7 @@ refusal — is a sentence in the widget, never a traceback."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -194,7 +194,7 @@ class Results(w.VBox):
         """The user's name: whose attempts ``mine`` lists."""
         return self.me["name"] if self.me and self.source.value == MINE else None
 
-    def _attempt(self, work) -> None:
+    def _attempt(self, work: Callable[[], object]) -> None:
         """Run ``work``; what stops it becomes the widget's one sentence."""
         try:
             work()

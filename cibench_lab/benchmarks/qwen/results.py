@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from ...grading.qwen.answer import math_correct
 from ...grading.qwen.outputs import OutputFile
@@ -100,7 +101,9 @@ def run_protocol(config: dict) -> str:
     return TOOLS if (config.get("model") or {}).get("protocol") == "tools" else REACT
 
 
-def _add(s, lib: TaskLibrary, one: RunOutputs, files: dict[str, OutputFile], attempt: Attempt) -> None:
+def _add(
+    s: Session, lib: TaskLibrary, one: RunOutputs, files: dict[str, OutputFile], attempt: Attempt
+) -> None:
     try:
         task = lib.get(attempt.task_id)
     except KeyError:

@@ -14,6 +14,7 @@ in OpenCompass's prediction format (:mod:`.opencompass`); inspect: Inspect AI ev
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -33,7 +34,7 @@ ALL_FORMATS = ("opencompass", *FORMATS, "notebooks", "inspect")
 INSPECT_PROFILE = "cibench"
 
 
-def cmd_export(args) -> int:
+def cmd_export(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.paths]
     if args.format == "inspect":
         return _inspect(args, args.paths)
@@ -52,7 +53,7 @@ def cmd_export(args) -> int:
     return _export(args, paths[0])
 
 
-def _export(args, folder: Path) -> int:
+def _export(args: argparse.Namespace, folder: Path) -> int:
     store = Store(args.db)
     filters = Filters(args.study, args.run, args.participant, args.real_names)
     with store.session() as s:
@@ -72,7 +73,7 @@ def _export(args, folder: Path) -> int:
     return 0
 
 
-def _inspect(args, given: list[str]) -> int:
+def _inspect(args: argparse.Namespace, given: list[str]) -> int:
     runs = given[:-1] + ([args.run] if args.run else [])
     if not runs and not args.study:
         return _usage("export --format inspect takes RUN ... OUT or --study ID OUT")
@@ -91,7 +92,7 @@ def _usage(message: str) -> int:
     return 2
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r = add_command(sub, "export")
     r.add_argument(
         "--format", choices=ALL_FORMATS, default="opencompass", help="export format (default opencompass)"

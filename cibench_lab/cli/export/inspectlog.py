@@ -8,6 +8,7 @@ metric per CIBench metric is `report`'s figure for the same attempts.  docs/expo
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import hashlib
 import sys
@@ -78,7 +79,7 @@ def model_name(attempt: dict[str, Any]) -> str:
     return player.replace(":", "/", 1) if ":" in player else f"cibench_lab/{player}"
 
 
-def selection(s: Session, args, runs: list[str]) -> Selection:
+def selection(s: Session, args: argparse.Namespace, runs: list[str]) -> Selection:
     """The filters, with the RUNs named (LookupError: one line naming an unknown one)."""
     sel = resolve(s, Filters(args.study, None, args.participant, args.real_names))
     if runs:
@@ -196,7 +197,9 @@ def log_path(folder: Path, log: EvalLog, fmt: str) -> Path:
     return folder / f"{created:%Y-%m-%dT%H-%M-%S}-00-00_cibench_{log.eval.task_id}.{fmt}"
 
 
-def cmd_inspect(args, store: Store, lib: TaskLibrary, runs: list[str], folder: Path) -> int:
+def cmd_inspect(
+    args: argparse.Namespace, store: Store, lib: TaskLibrary, runs: list[str], folder: Path
+) -> int:
     with store.session() as s:
         try:
             sel = selection(s, args, runs)

@@ -8,10 +8,12 @@ own rule, which is ``settling``, so attempts that kept their best run are named 
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from ...grading import TurnOutput
 from ...grading import opencompass as oc
@@ -19,11 +21,12 @@ from ...play.attempt import turn_output
 from ...play.settings import PlaySettings
 from ...store import Store
 from ...store.tables import Attempt, Turn
+from ...tasks.library import TaskLibrary
 from ..common import library
 from ..report import find_runs
 
 
-def step_turns(s, attempt_id: str, n_steps: int) -> list[list[TurnOutput]]:
+def step_turns(s: Session, attempt_id: str, n_steps: int) -> list[list[TurnOutput]]:
     rows = s.scalars(select(Turn).where(Turn.attempt_id == attempt_id).order_by(Turn.step, Turn.number))
     steps: list[list[TurnOutput]] = [[] for _ in range(n_steps)]
     for t in rows:
@@ -31,7 +34,7 @@ def step_turns(s, attempt_id: str, n_steps: int) -> list[list[TurnOutput]]:
     return steps
 
 
-def export_run(store: Store, lib, run_selector: str, root: Path) -> dict:
+def export_run(store: Store, lib: TaskLibrary, run_selector: str, root: Path) -> dict:
     """Write one run under ``root``; returns the manifest."""
     datasets: dict[str, list] = {}
     rules: dict[str, int] = {}
@@ -59,7 +62,7 @@ def export_run(store: Store, lib, run_selector: str, root: Path) -> dict:
     return oc.write(root, name, datasets, {"grade_rules": dict(sorted(rules.items()))})
 
 
-def cmd_opencompass(args, run: str, folder: Path) -> int:
+def cmd_opencompass(args: argparse.Namespace, run: str, folder: Path) -> int:
     store = Store(args.db)
     try:
         manifest = export_run(store, library(args), run, folder)

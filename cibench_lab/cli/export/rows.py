@@ -10,7 +10,7 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
-from sqlalchemy import false, func, select
+from sqlalchemy import Select, false, func, select
 from sqlalchemy.orm import Session
 
 from ...play.settings import PlaySettings
@@ -127,7 +127,7 @@ def turns(s: Session, sel: Selection) -> Iterator[Row]:
         }
 
 
-def _enrolments(sel: Selection):
+def _enrolments(sel: Selection) -> Select[Enrolment, str]:
     q = select(Enrolment, Participant.name).join(Participant, Participant.id == Enrolment.participant_id)
     if sel.filters.study is not None:
         q = q.where(Enrolment.study_id == sel.filters.study)

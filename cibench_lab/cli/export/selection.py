@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import Result, select, text
 from sqlalchemy.orm import Session
 
 from ...store.pseudonym import pseudonym
@@ -105,7 +105,7 @@ def participant_of(s: Session, given: str, salts: dict[str, str | None]) -> int:
     )
 
 
-def _members(s: Session):
+def _members(s: Session) -> Result[str, int, str]:
     """(study, participant id, name) of everyone enrolled in or playing a study."""
     enrolled = select(Enrolment.study_id, Participant.id, Participant.name).join(
         Participant, Participant.id == Enrolment.participant_id
