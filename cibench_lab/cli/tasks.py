@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..tasks.errors import TaskError
 from ..tasks.model import Task
@@ -14,8 +16,12 @@ from .common import add_sandbox_options, library, start_sandbox, steps_text
 from .lint import register as register_lint
 from .newtask import register as register_new
 
+if TYPE_CHECKING:
+    from ..authoring.verify import Verdict
+    from ..tasks.rendering import Rendering
 
-def _matches(task: Task, args) -> bool:
+
+def _matches(task: Task, args: argparse.Namespace) -> bool:
     return (
         (not args.split or task.split == args.split)
         and (not args.lib or task.lib == args.lib)
@@ -23,7 +29,7 @@ def _matches(task: Task, args) -> bool:
     )
 
 
-def cmd_list(args) -> int:
+def cmd_list(args: argparse.Namespace) -> int:
     from ..tasks.lintstore import stored_flags
 
     tasks = [t for t in library(args).select(None) if _matches(t, args)]
@@ -78,7 +84,7 @@ def task_admin_view(task: Task) -> dict:
     return {**view, **benchmark.task_view(task)}
 
 
-def cmd_show(args) -> int:
+def cmd_show(args: argparse.Namespace) -> int:
     from ..benchmarks import benchmark_of
     from ..tasks.lint import lint_task
 
@@ -105,7 +111,7 @@ def cmd_show(args) -> int:
     return 0
 
 
-def cmd_import(args) -> int:
+def cmd_import(args: argparse.Namespace) -> int:
     from ..tasks.importer import import_tasks, remove_empty
     from ..tasks.library import TaskLibrary, default_task_dirs, user_tasks_dir
 
@@ -159,7 +165,7 @@ def print_lint_warnings(lint: dict, into: Path) -> None:
         )
 
 
-def verdict_lines(v) -> list[str]:
+def verdict_lines(v: Verdict) -> list[str]:
     mem = f", kernel {v.peak_rss / 2**20:.0f} MiB" if v.peak_rss else ""
     state = "ok" if v.ok else "ERROR" if v.error else "DRIFT"
     lines = [f"{state:5} {v.task_id}  {steps_text(v.steps)}, {v.seconds:.1f} s{mem}"]
@@ -172,7 +178,7 @@ def verdict_lines(v) -> list[str]:
     return lines
 
 
-def run_with_progress(tasks: list[Task], args) -> list:
+def run_with_progress(tasks: list[Task], args: argparse.Namespace) -> list[Verdict]:
     import asyncio
 
     from rich.console import Console
@@ -185,7 +191,7 @@ def run_with_progress(tasks: list[Task], args) -> list:
     with Progress(*columns, console=console, disable=args.no_progress) as progress:
         bar = progress.add_task("verify", total=len(tasks))
 
-        def done(verdict) -> None:
+        def done(verdict: Verdict) -> None:
             if not args.json:
                 progress.console.print(
                     "\n".join(verdict_lines(verdict)), markup=False, highlight=False, soft_wrap=True
@@ -236,7 +242,7 @@ def verifiable(tasks: list[Task]) -> list[Task]:
     return keep
 
 
-def cmd_verify(args) -> int:
+def cmd_verify(args: argparse.Namespace) -> int:
     import dataclasses
     import time
 
@@ -277,10 +283,8 @@ def cmd_verify(args) -> int:
     return 0 if all(v.ok for v in verdicts) else 1
 
 
-def rendering_arg(text: str):
+def rendering_arg(text: str) -> Rendering:
     """argparse type of ``--rendering``: a preset, PRESET:DPI or a dpi."""
-    import argparse
-
     from ..tasks.rendering import RenderingError, parse
 
     try:
@@ -289,7 +293,7 @@ def rendering_arg(text: str):
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
-def cmd_build(args) -> int:
+def cmd_build(args: argparse.Namespace) -> int:
     from ..authoring.build import build_all
     from ..tasks.library import user_tasks_dir
     from ..tasks.template import build_table
@@ -312,7 +316,7 @@ def cmd_build(args) -> int:
 INTO_HELP = "task directory (default: <jupyter data dir>/cibench_lab/tasks)"
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     tasks = add_command(sub, "tasks")
     tsub = tasks.add_subparsers(dest="sub", required=True)
     tl = tsub.add_parser("list", help="list the tasks")
@@ -350,7 +354,7 @@ def register(sub) -> None:
     register_new(tsub)
 
 
-def register_build(tsub) -> None:
+def register_build(tsub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     tb = tsub.add_parser("build", help="instantiate templates and record their references")
     tb.add_argument("tables", nargs="+", type=Path, help="<name>.datasets.json template tables")
     tb.add_argument("--into", type=Path, help=INTO_HELP)
