@@ -104,7 +104,7 @@ def _error_text(cell: nbformat.NotebookNode) -> str:
     outputs = [o for o in cell.outputs if o.get("output_type") == "stream"]
     streams = [f"----- {o['name']} -----\n{o['text'].rstrip()}" for o in outputs]
     printed = "\n".join(["", *streams, _RULE]) if streams else ""
-    error = next((o for o in cell.outputs if o.get("output_type") == "error"), {})
+    error: dict[str, Any] = next((o for o in cell.outputs if o.get("output_type") == "error"), {})
     traceback = "\n".join(error.get("traceback") or [])
     return (
         f"An error occurred while executing the following cell:\n{_RULE}\n{cell.source}\n{_RULE}\n"
