@@ -2,10 +2,12 @@
 
     python -m cibench_lab.authoring.build [--check] [--timeout SECONDS] [NOTEBOOK ...]
 
-Each task notebook (default: every ``cibench_*/<lib>/*.ipynb`` next to this file) is run top to
-bottom in ONE fresh ``cibench-lab`` kernel whose working directory is a temporary copy of its task
-directory's ``datasources/`` (``<dir>/<split>/<lib>/<task>.ipynb`` -> ``<dir>/datasources``; the
-built-in one when absent) — exactly how a player's attempt runs — after the hidden start code
+Each task notebook (default: every ``cibench_*/<lib>/*.ipynb`` next to this file) is run step by
+step in ONE fresh ``cibench-lab`` kernel (:func:`cibench_lab.authoring.steprun.run_steps`, as
+``tasks verify`` and ``tasks new`` run theirs; sandboxed unless ``tasks build --no-sandbox``)
+whose working directory is a temporary copy of its task directory's ``datasources/``
+(``<dir>/<split>/<lib>/<task>.ipynb`` -> ``<dir>/datasources``; the built-in one when absent)
+— exactly how a player's attempt runs — after the hidden start code
 (:func:`cibench_lab.kernels.spec.start_code` with the task's rendering, not stored: the one
 it declares or its directory records, else what its PNGs show, else ``stock:72``; a notebook
 with ``cibench_lab`` metadata that declares none gets the one used written into
@@ -31,6 +33,7 @@ any notebook would change (use it to prove the references are reproducible here)
 from __future__ import annotations
 
 import argparse
+import asyncio
 import copy
 import json
 import re
@@ -43,13 +46,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import AsyncKernelManager
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
+from cibench_lab.authoring.buildcells import CellExecutionError, StepFailure, raise_failure, record
+from cibench_lab.authoring.steprun import RunSettings, run_steps
 from cibench_lab.builtin import BUILTIN_DIR, DATASOURCES_DIR
-from cibench_lab.kernels.spec import KERNEL_NAME, ensure_kernelspec, start_code
+from cibench_lab.kernels.spec import KERNEL_NAME, ensure_kernelspec
 from cibench_lab.tasks.checks import check_outputs, check_structure
 from cibench_lab.tasks.errors import TaskError
 from cibench_lab.tasks.lint import lint_text, refusal
@@ -94,12 +95,6 @@ def _clear(nb: nbformat.NotebookNode) -> None:
         cell.metadata.pop("execution", None)
 
 
-def _kernel_manager(spec_dir: Path) -> AsyncKernelManager:
-    # Look only where ensure_kernelspec() just wrote, so a stale user-level spec cannot shadow it.
-    spec_manager = KernelSpecManager(kernel_dirs=[str(spec_dir.parent)])
-    return AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=spec_manager)
-
-
 def task_rendering(path: Path) -> TaskRendering:
     """The rendering ``path`` is built with: declared, recorded or detected; else ``stock:72``."""
     from cibench_lab.tasks.library import TaskLibrary
@@ -110,6 +105,10 @@ def task_rendering(path: Path) -> TaskRendering:
     return task.rendering
 
 
+class KernelFailed(Exception):
+    """The kernel would not start, its start code failed or its channel died ("Type: message")."""
+
+
 def execute(
     nb: nbformat.NotebookNode,
     spec_dir: Path,
@@ -117,43 +116,25 @@ def execute(
     datasources: Path = DATASOURCES_DIR,
     rendering: Rendering = STOCK_72,
 ) -> list[float]:
-    """Run the code cells of ``nb`` in one fresh kernel, in place; return seconds per step."""
+    """Run the code cells of ``nb`` step by step in one fresh kernel (:func:`.steprun.run_steps`,
+    as ``verify`` and ``new`` run theirs), their outputs written in place; seconds per step.  A
+    step that fails raises its :class:`~.buildcells.StepFailure`; a kernel that fails,
+    :class:`KernelFailed`."""
     _clear(nb)
-    step_seconds: list[float] = []
+    cells = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]  # empty: not run
+    settings = RunSettings(timeout, rendering, stop_at_failure=True, spec_dir=spec_dir)
     with tempfile.TemporaryDirectory(prefix="cibench-build-") as tmp:
         cwd = Path(tmp) / "datasources"
         shutil.copytree(datasources, cwd)
-        client = NotebookClient(
-            nb,
-            km=_kernel_manager(spec_dir),
-            kernel_name=KERNEL_NAME,
-            timeout=timeout,
-            allow_errors=False,
-            record_timing=False,
-            coalesce_streams=True,
-            resources={"metadata": {"path": str(cwd)}},
-        )
-        client.reset_execution_trackers()
-        with client.setup_kernel(cwd=str(cwd), cleanup_kc=True):
-            assert client.kc is not None
-            info = client.wait_for_reply(client.kc.kernel_info())
-            if info is not None and "language_info" in info["content"]:
-                nb.metadata["language_info"] = info["content"]["language_info"]
-            # Hidden start code: silent, so it neither shows nor bumps the execution count.
-            reply = client.wait_for_reply(
-                client.kc.execute(start_code(rendering), silent=True, store_history=False)
-            )
-            if reply is None or reply["content"].get("status") != "ok":
-                raise BuildError("the kernel start code failed")
-            for index, cell in enumerate(nb.cells):
-                if cell.cell_type != "code":
-                    continue
-                started = time.perf_counter()
-                client.execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
-                step_seconds.append(time.perf_counter() - started)
-    for cell in nb.cells:
-        cell.metadata.pop("execution", None)
-    return step_seconds
+        runs = asyncio.run(run_steps([c.source for c in cells], cwd, settings))
+    if runs.error is not None:
+        raise KernelFailed(runs.error)
+    if runs.language_info is not None:
+        nb.metadata["language_info"] = runs.language_info
+    for number, (cell, run) in enumerate(zip(cells, runs.steps, strict=False), 1):
+        record(cell, run.execution, number)
+        raise_failure(cell, run.execution, timeout)
+    return [run.seconds for run in runs.steps]
 
 
 def notebook_text(nb: nbformat.NotebookNode) -> str:
@@ -218,13 +199,14 @@ def _run(
         return execute(nb, spec_dir, timeout, task_datasources(path), rendering)
     except CellExecutionError as exc:
         raise BuildError(f"{path}: a reference cell failed:\n{exc}") from exc
-    except (CellTimeoutError, DeadKernelError) as exc:
+    except StepFailure as exc:  # CellTimeoutError, DeadKernelError, OutputTruncatedError
         raise BuildError(f"{path}: {type(exc).__name__}: {exc}") from exc
     except Exception as exc:  # the kernel did not start (e.g. its spec was being rewritten): once more
         if tries > 1:
             time.sleep(1.0)
             return _run(nb, path, spec_dir, timeout, rendering, tries - 1)
-        raise BuildError(f"{path}: the kernel failed: {type(exc).__name__}: {exc}") from exc
+        failed = str(exc) if isinstance(exc, KernelFailed) else f"{type(exc).__name__}: {exc}"
+        raise BuildError(f"{path}: the kernel failed: {failed}") from exc
 
 
 def build(path: Path, spec_dir: Path, timeout: int, write: bool, lint: bool = True) -> BuildResult:

@@ -20,7 +20,6 @@ import asyncio
 import os
 import shutil
 import tempfile
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -215,28 +214,19 @@ def _lint(solution: Solution, nb: nbformat.NotebookNode, result: NewTask) -> lis
 
 async def _run(solution: Solution, files: dict[str, Path], timeout: float) -> list[tuple[Execution, float]]:
     """Each step's execution and seconds, in one fresh task kernel; up to the first that fails."""
-    from ..kernels.executor import KernelExecutor
+    from .steprun import RunSettings, run_steps
 
-    runs: list[tuple[Execution, float]] = []
     with tempfile.TemporaryDirectory(prefix="cibench-new-") as tmp:
         folder = Path(tmp) / "attempt"
         folder.mkdir()  # (a task with no data/ folder copies nothing into it)
         copy_files(files, folder)
-        executor = KernelExecutor(folder, timeout=timeout, rendering=STOCK_72)
         try:
-            await executor.start()
-            for step in solution.steps:
-                started = time.perf_counter()
-                ex = await executor.run(step.code)
-                runs.append((ex, time.perf_counter() - started))
-                if ex.error or ex.status != "ok":
-                    break
-        except Exception as err:  # the kernel would not start, or its channel died
-            raise EngineError(f"the task kernel failed: {type(err).__name__}: {err}") from None
+            runs = await run_steps([s.code for s in solution.steps], folder, RunSettings(timeout, STOCK_72))
         finally:
-            await executor.shutdown()
             shutil.rmtree(folder, ignore_errors=True)
-    return runs
+    if runs.error is not None:  # the kernel would not start, or its channel died
+        raise EngineError(f"the task kernel failed: {runs.error}")
+    return [(run.execution, run.seconds) for run in runs.steps]
 
 
 def _plan(

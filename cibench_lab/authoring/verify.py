@@ -1,10 +1,10 @@
 """Re-execute task references and compare them with the stored ones (``tasks verify``).
 
 Each task runs in a fresh ``cibench-lab`` kernel through the engine's headless
-executor, on a private copy of its data, exactly as the reference player plays
-it.  Every step's fresh output is graded against the stored reference under
-every profile :func:`cibench_lab.grading.grade_all` returns, and so is the
-stored output itself: a step *drifts* when the fresh run fails a profile the
+executor (:func:`.steprun.run_steps`, as ``build`` and ``new`` run theirs), on a private
+copy of its data, exactly as the reference player plays it.  Every step's fresh output is
+graded against the stored reference under every profile :func:`cibench_lab.grading.grade_all`
+returns, and so is the stored output itself: a step *drifts* when the fresh run fails a profile the
 stored reference passes (or raises, or changes its kind of output).  Steps the
 stored reference itself cannot pass (:func:`~cibench_lab.tasks.checks.known_exception`:
 under ``cibench``, a text answer with no ASCII letter or digit) are counted, not failed.
@@ -167,38 +167,6 @@ def keep_figure(v: Verdict, step: Step, outputs: list[dict]) -> None:
     v.figures[step.index] = bundle
 
 
-def peak_rss(executor) -> int | None:
-    """The kernel's peak resident memory (Linux /proc), in bytes: the largest of its process
-    tree's (a sandboxed kernel is a child of bubblewrap's)."""
-    pid = executor.pid()
-    if pid is None:
-        return None
-    peaks = [_vm_hwm(p) for p in _tree(pid)]
-    return max((p for p in peaks if p is not None), default=None)
-
-
-def _tree(pid: int) -> list[int]:
-    pids, i = [pid], 0
-    while i < len(pids):
-        try:
-            children = Path(f"/proc/{pids[i]}/task/{pids[i]}/children").read_text().split()
-        except OSError:
-            children = []
-        pids += [int(c) for c in children]
-        i += 1
-    return pids
-
-
-def _vm_hwm(pid: int) -> int | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
 async def verify_task(
     task: Task,
     workroot: Path,
@@ -234,27 +202,27 @@ def _vis_drift(task: Task, verdict: Verdict) -> bool:
 async def _run_task(
     task: Task, workroot: Path, timeout: float, exact: bool, rendering: Rendering, prelude: str = ""
 ) -> Verdict:
-    from ..kernels.executor import KernelExecutor
     from ..play.workspace import copy_data
+    from .steprun import RunSettings, run_steps
 
     verdict = Verdict(task.id, len(task.steps), rendering=rendering.name)
     folder = workroot / f"{task.stem}-{uuid.uuid4().hex[:8]}"
     started = time.perf_counter()
     copy_data(task, folder)
-    executor = KernelExecutor(folder, timeout=timeout, rendering=rendering, prelude=prelude)
+    settings = RunSettings(timeout, rendering, stop_at_failure=False, prelude=prelude)
     try:
-        await executor.start()
-        for step in task.steps:
-            ex = await executor.run(step.code)
+        runs = await run_steps([step.code for step in task.steps], folder, settings)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    verdict.peak_rss, verdict.error = runs.peak_rss, runs.error
+    try:
+        for step, run in zip(task.steps, runs.steps, strict=False):
+            ex = run.execution
             compare_step(verdict, step, ex.outputs, ex.error, ex.status, exact)
             verdict.digests[step.index] = digest(ex.outputs)
             keep_figure(verdict, step, ex.outputs)
-        verdict.peak_rss = peak_rss(executor)
-    except Exception as err:  # a kernel that would not start, a dead channel, ...
-        verdict.error = f"{type(err).__name__}: {err}"
-    finally:
-        await executor.shutdown()
-        shutil.rmtree(folder, ignore_errors=True)
+    except Exception as err:  # a grader that broke on this output: the task could not be verified
+        verdict.error = verdict.error or f"{type(err).__name__}: {err}"
     verdict.seconds = time.perf_counter() - started
     return verdict
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_client.asynchronous.client import AsyncKernelClient
+from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 
 from ..tasks.rendering import STOCK_72, Rendering
@@ -103,6 +104,11 @@ async def _answer(get: Callable[..., Awaitable[dict[str, Any]]], msg_id: str, se
     return None
 
 
+def _only_in(spec_dir: Path) -> KernelSpecManager:
+    """A kernelspec manager that looks only in the folder holding ``spec_dir``."""
+    return KernelSpecManager(kernel_dirs=[str(spec_dir.parent)])
+
+
 async def _interrupt(
     kc: AsyncKernelClient, km: AsyncKernelManager, ex: Execution, timeout: float, grace: float
 ) -> None:
@@ -131,7 +137,13 @@ class KernelExecutor:
     caller restores the attempt's state on it).  ``rendering``: the plot settings of the
     task it plays (``task.rendering.rendering``; default: the built-in set's); ``prelude``: code
     run after the start code on every kernel it starts (a benchmark's own interpreter set-up).
+    ``spec_dir`` (set after construction): look for the kernelspec only in the folder holding it
+    (what :func:`.spec.ensure_kernelspec` returned), so a stale spec elsewhere cannot shadow it;
+    ``kernel_info``: the kernel's ``kernel_info`` reply content once launched.
     """
+
+    spec_dir: Path | None = None
+    kernel_info: dict | None = None
 
     def __init__(
         self,
@@ -153,21 +165,24 @@ class KernelExecutor:
         self.km: AsyncKernelManager | None = None
         self.kc: AsyncKernelClient | None = None
 
-    async def start(self) -> None:
+    async def start(self) -> Execution:
+        """Launch the kernel and run the start code (then the prelude); the start code's run."""
         await self.launch()
-        await self.run(start_code(self.rendering))
+        started = await self.run(start_code(self.rendering))
         if self.prelude:
             await self.run(self.prelude)
+        return started
 
     async def launch(self) -> None:
         """A kernel in ``cwd``, its client ready, nothing run on it yet (:mod:`.pool` runs the
         start code when it hands the kernel out, as :meth:`start` does on a fresh one)."""
         ensure_kernelspec()
-        self.km = AsyncKernelManager(kernel_name=self.kernel_name)
+        pinned = {} if self.spec_dir is None else {"kernel_spec_manager": _only_in(self.spec_dir)}
+        self.km = AsyncKernelManager(kernel_name=self.kernel_name, **pinned)
         await self.km.start_kernel(cwd=str(self.cwd))
         self.kc = self.km.client()
         self.kc.start_channels()
-        await ready(self.kc, self.km)
+        self.kernel_info = await ready(self.kc, self.km)
 
     async def run_silent(self, code: str) -> Execution:
         """Run ``code`` hidden: not in the kernel's history, no execution count."""
