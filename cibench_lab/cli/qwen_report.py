@@ -212,7 +212,7 @@ class QwenSection:
     def json_part(self, part: dict) -> dict:
         return json_part(part)
 
-    def csv_rows(self, part: dict):
+    def csv_rows(self, part: dict) -> Iterator[Sequence[object]]:
         return csv_rows(part)
 
     def render(self, part: dict) -> str:

@@ -12,8 +12,10 @@ the E-/O- columns, Avg and the bootstrap confidence intervals.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from sqlalchemy import select
@@ -155,7 +157,7 @@ def print_table(report: dict[str, Any]) -> None:
         console.print(f"[dim]{note}[/dim]")
 
 
-def _scopes(run: dict[str, Any]):
+def _scopes(run: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """(label, metrics) rows of a run: each split's libraries, its CIBench-weighted total, overall."""
     for split, data in run["splits"].items():
         for lib, lib_data in data["libs"].items():
@@ -166,7 +168,7 @@ def _scopes(run: dict[str, Any]):
     yield "all", run["overall"]
 
 
-def csv_rows(report: dict[str, Any]):
+def csv_rows(report: dict[str, Any]) -> Iterator[list[Any]]:
     """Long format: section, run, player, mode, scope, metric, value, ci_lo, ci_hi, grade_rule."""
     head = ["profile", "section", "run", "player", "mode", "scope", "metric", "value", "ci_lo", "ci_hi"]
     yield [*head, "grade_rule"]
@@ -218,7 +220,7 @@ def _lib_value(run: dict[str, Any], key: str, metric: str) -> float:
 COMPARE_PROFILE, REPORT_PROFILE = "fair", "cibench"
 
 
-def cmd_report(args) -> int:
+def cmd_report(args: argparse.Namespace) -> int:
     args.profile = args.profile or (COMPARE_PROFILE if args.compare else REPORT_PROFILE)
     if args.compare:
         from .compare import cmd_compare
@@ -257,7 +259,7 @@ def cmd_report(args) -> int:
 Part = tuple[ReportSection, dict]
 
 
-def own_parts(args, store: Store, records: list[Record]) -> list[Part]:
+def own_parts(args: argparse.Namespace, store: Store, records: list[Record]) -> list[Part]:
     """Each benchmark section's report of the chosen runs, for those whose split the runs hold
     (their tasks read from the library)."""
     from .common import library
@@ -306,7 +308,7 @@ def _print_tables(report: dict | None, shown: list[Part]) -> None:
         print(section.render(part))
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r = add_command(sub, "report")
     r.add_argument("runs", nargs="*", metavar="RUN", help="run names or ids (default: all runs)")
     r.add_argument(

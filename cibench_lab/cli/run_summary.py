@@ -7,6 +7,8 @@ over the run's finished attempts of that benchmark.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from sqlalchemy import select
 
 from ..grading.summary import METRICS, format_row, summarize
@@ -52,7 +54,7 @@ def _section(lib: TaskLibrary, task_id: str) -> ReportSection | None:
         return None
 
 
-def _distinct(found) -> list[ReportSection]:
+def _distinct(found: Iterable[ReportSection]) -> list[ReportSection]:
     out: list[ReportSection] = []
     for section in found:
         if all(section is not s for s in out):

@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 import psutil
+from distributed import Nanny, Worker
 from distributed.diagnostics.plugin import NannyPlugin, WorkerPlugin
 
 log = logging.getLogger(__name__)
@@ -106,12 +107,12 @@ class KernelReaper(WorkerPlugin):
     name = NAME
     idempotent = True  # registered by every run: set up once (a second setup would reap a run's kernels)
 
-    def setup(self, worker) -> None:
+    def setup(self, worker: Worker) -> None:
         from .worker import prepare_worker
 
         prepare_worker(worker.state.nthreads)
 
-    def teardown(self, worker) -> None:
+    def teardown(self, worker: Worker) -> None:
         mine = f"{os.getpid()}-"
         for path in folder(os.getppid()).glob(f"{mine}*.json"):
             listed = json.loads(path.read_text())
@@ -126,7 +127,7 @@ class NannyReaper(NannyPlugin):
     restart = False
     idempotent = True
 
-    def setup(self, nanny) -> None:
+    def setup(self, nanny: Nanny) -> None:
         from tornado.ioloop import PeriodicCallback
 
         self.where = folder(os.getpid())
@@ -137,6 +138,6 @@ class NannyReaper(NannyPlugin):
     def _sweep(self) -> None:
         sweep(self.where)
 
-    def teardown(self, nanny) -> None:
+    def teardown(self, nanny: Nanny) -> None:
         self.callback.stop()
         sweep(self.where, everything=True)
