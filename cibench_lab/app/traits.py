@@ -10,13 +10,12 @@ from __future__ import annotations
 from jupyter_server.extension.application import ExtensionApp
 from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 
-from ..grading.kept import GRADE_RULES
 from ..grading.pool import WORKERS
 from ..grading.profile import PROFILES
 from ..kernels.libraries import CHECKS, TASK_LIBRARIES
 from ..kernels.limits import KernelLimits
-from ..play.settings import REVEAL
 from ..store import DATABASE_URL_VAR
+from ..tasks.vocabulary import GRADE_RULES, REVEALS
 from .listtrait import NameList
 
 LIMITS = KernelLimits()  # the defaults
@@ -157,7 +156,7 @@ class CIBenchLabTraits(ExtensionApp):
         ),
     ).tag(config=True)
     reveal = Enum(
-        list(REVEAL),
+        list(REVEALS),
         default_value="after-task",
         help=(
             "When an end-to-end step's reference code and output are shown: after-step, "

@@ -32,6 +32,7 @@ from ..models.redact import redact
 from ..play.attempt import PROFILE, Attempts
 from ..store import Store
 from ..tasks.model import Task
+from ..tasks.vocabulary import MODES
 from . import add_command
 from .cluster import add_cluster_options
 from .common import add_sandbox_options, library, start_sandbox
@@ -323,7 +324,7 @@ def register(sub) -> None:
         default="reference",
         help="reference (default) | openai:MODEL | replay:FILE | replay:attempt:ID",
     )
-    r.add_argument("--mode", choices=("e2e", "oracle"), default="e2e", help="end-to-end or oracle")
+    r.add_argument("--mode", choices=MODES, default="e2e", help="end-to-end or oracle")
     r.add_argument("--tasks", nargs="+", metavar="ID", help="task ids or glob patterns (default: all)")
     r.add_argument("--run", help="run name; the same name again skips finished attempts, resumes open ones")
     r.add_argument("--jobs", type=int, default=1, help="attempts played at once, one kernel each (default 1)")

@@ -33,13 +33,13 @@ from ..models.config import ModelRegistry
 from ..play.attempt import Attempts, NewAttempt
 from ..play.driver import StepDriver
 from ..play.oracle import referenced_steps
-from ..play.rules import HUMAN
 from ..play.safe_outputs import sign_notebook
 from ..play.settings import attempt_settings
 from ..play.workspace import notebook_name, written
 from ..players import Player, PlayerContext, PlayerError, SpecError, make_player, spec_of_choice
 from ..players.transcript import replayable
 from ..tasks.model import Task
+from ..tasks.vocabulary import HUMAN, Outcome
 from .capture import Captures
 from .closed import check_bindable
 from .config import LabConfig, check_ids, check_step, settings_policy
@@ -321,7 +321,7 @@ class LabPlay:
         log.warning("cibench-lab: kernel %s was not restored for attempt %s", kernel_id, attempt_id)
         return False
 
-    async def settle(self, attempt_id: str, step: Any, outcome: str, participant: str) -> dict:
+    async def settle(self, attempt_id: str, step: Any, outcome: Outcome, participant: str) -> dict:
         check_step(step)
         await self.record.settling(attempt_id)
         settled = await self.driver.settle(attempt_id, step, outcome, participant)

@@ -27,11 +27,11 @@ from ..store import Store
 from ..store.tables import Attempt, Base, Event, Participant, Run, StepRow, Turn, utcnow
 from ..tasks.library import TaskLibrary
 from ..tasks.model import Task
+from ..tasks.vocabulary import MODES, Outcome
 from .rules import HUMAN, settle_rule
 from .settings import PlaySettings
 
 PROFILE = "cibench"  # what badges, summaries and views show unless the server chooses another
-MODES = ("e2e", "oracle")
 
 _Row = TypeVar("_Row", bound=Base)
 
@@ -351,7 +351,7 @@ class Attempts:
             raise Conflict(f"step {step} is not the open step (step {row.current_step} is)")
 
     # ---- settling ----------------------------------------------------------------
-    def settle(self, attempt_id: str, step: int, outcome: str) -> dict[str, Any]:
+    def settle(self, attempt_id: str, step: int, outcome: Outcome) -> dict[str, Any]:
         """Close the step with the grade its turns earned; open the next or finish."""
         row, task = self.load(attempt_id)
         self.check_open(row, step)

@@ -39,6 +39,7 @@ from ..grading.pool import Grader
 from ..players import Player, PlayerSession, Proposal, unexecuted_turn
 from ..store.tables import Attempt
 from ..tasks.model import Task
+from ..tasks.vocabulary import Outcome
 from .attempt import Attempts, turn_output
 from .history import replay_history
 from .oracle import ensure_reference, record_reference, referenced_steps
@@ -236,7 +237,9 @@ class StepDriver:
             meta["edited"] = True  # someone changed the proposed code before it ran
         return meta
 
-    async def settle(self, attempt_id: str, step: int, outcome: str, participant: str | None = None) -> dict:
+    async def settle(
+        self, attempt_id: str, step: int, outcome: Outcome, participant: str | None = None
+    ) -> dict:
         """A person settles the open step (Next, Give up)."""
         row, task = await self.call(self.attempts.load, attempt_id, participant)
         settled = await self.call(self.attempts.settle, attempt_id, step, outcome)

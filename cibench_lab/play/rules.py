@@ -17,12 +17,9 @@ from ..benchmarks import benchmark_of
 from ..grading import TurnOutput
 from ..store.tables import Attempt
 from ..tasks.model import Task
+from ..tasks.vocabulary import HUMAN as HUMAN
+from ..tasks.vocabulary import Outcome
 from .settings import PlaySettings
-
-HUMAN = "human"
-
-#: outcomes of a settled step
-OUTCOMES = ("passed", "out_of_turns", "turn_cap", "next", "gave_up", "stopped", "answered")
 
 
 def settle_rule(
@@ -32,7 +29,7 @@ def settle_rule(
     n_turns: int,
     task: Task | None = None,
     meta: dict[str, Any] | None = None,
-) -> str | None:
+) -> Outcome | None:
     """The outcome the open step settles with after ``turn``, its ``n_turns``-th (None: open);
     ``task``'s benchmark and the turn's ``meta`` decide a player's step."""
     if player == HUMAN:

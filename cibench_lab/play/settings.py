@@ -7,9 +7,8 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from ..errors import BadInput
-from ..grading.kept import GRADE_RULES
+from ..tasks.vocabulary import GRADE_RULES, REVEALS, Policy
 
-REVEAL = ("after-step", "after-task", "never")
 #: What an attempt recorded before grade_rule existed was graded by: its last turn.
 RECORDED_GRADE_RULE = "settling"
 PLAYER_BEST = "settings.grade_rule: a player's steps are graded when they settle"
@@ -52,8 +51,8 @@ class PlaySettings:
         pause = self.pause_after
         if not isinstance(pause, int) or isinstance(pause, bool) or pause < 1:
             raise BadInput("settings.pause_after: must be a whole number of seconds >= 1")
-        if self.reveal not in REVEAL:
-            raise BadInput(f"settings.reveal: must be one of {', '.join(REVEAL)}")
+        if self.reveal not in REVEALS:
+            raise BadInput(f"settings.reveal: must be one of {', '.join(REVEALS)}")
         if self.grade_rule not in GRADE_RULES:
             raise BadInput(f"settings.grade_rule: must be one of {', '.join(GRADE_RULES)}")
 
@@ -65,10 +64,9 @@ class PlaySettings:
         return asdict(self)
 
 
-#: How a person's lab settings (sent with Start) meet the server's: ``free`` they replace them,
-#: ``tighten`` they may only tighten the play rules (:func:`tightest`), ``locked`` they are ignored.
-POLICIES = ("free", "tighten", "locked")
-GRADE_RULE_ORDER = ("best", "settling")  # loosest first (REVEAL is too)
+#: How a person's lab settings (sent with Start) meet the server's (:data:`POLICIES`): ``free`` they
+#: replace them, ``tighten`` they may only tighten the play rules (:func:`tightest`), ``locked`` they
+#: are ignored.  REVEALS and GRADE_RULES are loosest first.
 
 
 def tightest(server: PlaySettings, person: PlaySettings) -> PlaySettings:
@@ -81,14 +79,14 @@ def tightest(server: PlaySettings, person: PlaySettings) -> PlaySettings:
     return replace(
         person,
         turn_cap=min(caps) if caps else 0,
-        reveal=max(server.reveal, person.reveal, key=REVEAL.index),
+        reveal=max(server.reveal, person.reveal, key=REVEALS.index),
         show_grades=server.show_grades and person.show_grades,
-        grade_rule=max(server.grade_rule, person.grade_rule, key=GRADE_RULE_ORDER.index),
+        grade_rule=max(server.grade_rule, person.grade_rule, key=GRADE_RULES.index),
     )
 
 
 def attempt_settings(
-    base: PlaySettings, override: dict[str, Any] | None, person: bool, policy: str = "free"
+    base: PlaySettings, override: dict[str, Any] | None, person: bool, policy: Policy = "free"
 ) -> PlaySettings:
     """The settings a new attempt is recorded with: ``base`` (the server's) with the browser's
     ``override`` as ``policy`` lets it (:data:`POLICIES`); a player's attempt always settles its
