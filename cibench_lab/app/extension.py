@@ -158,12 +158,14 @@ class CIBenchLabApp(CIBenchLabTraits):
 
     def _lab_config(self, root: Path, participant: str) -> LabConfig:
         """The lab's configuration and the default play settings, from the traits."""
-        settings = PlaySettings(
-            show_grades=self.show_grades,
-            turn_cap=self.turn_cap,
-            reveal=self.reveal,
-            grade_rule=self.grade_rule,
-            pause_after=self.pause_after,
+        settings = PlaySettings.of(  # checked once, here (each trait's min first)
+            {
+                "show_grades": self.show_grades,
+                "turn_cap": self.turn_cap,
+                "reveal": self.reveal,
+                "grade_rule": self.grade_rule,
+                "pause_after": self.pause_after,
+            }
         )
         return LabConfig(
             root_dir=root,
@@ -182,7 +184,6 @@ class CIBenchLabApp(CIBenchLabTraits):
         or the server exits saying so."""
         config = self._lab_config(root, participant)
         config.guard_settings = self._guarded(has_studies)
-        config.settings.validate()
         pause = config.settings.pause_after
         self._or_exit(check_cull, config.kernel_idle_cull, pause, "CIBenchLabApp.pause_after")
         return config
