@@ -3,6 +3,7 @@ and the attempt is open (``views/attempt.py: grades_visible``)."""
 
 from __future__ import annotations
 
+from ..play.attempt import Attempts
 from ..views.attempt import attempt_view, grades_visible
 
 
@@ -18,7 +19,7 @@ def public_settle(settled: dict | None, show_grade: bool) -> dict | None:
     return out
 
 
-def public_turn(attempts, attempt_id: str, result: dict) -> dict:
+def public_turn(attempts: Attempts, attempt_id: str, result: dict) -> dict:
     """A turn result as the browser may see it: grades hidden when live grades are off."""
     view = attempt_view(attempts, attempt_id, None)
     show = grades_shown(view)
