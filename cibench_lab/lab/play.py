@@ -35,6 +35,7 @@ from ..play.driver import StepDriver
 from ..play.oracle import referenced_steps
 from ..play.safe_outputs import sign_notebook
 from ..play.settings import attempt_settings
+from ..play.turns import TurnRecord
 from ..play.workspace import notebook_name, written
 from ..players import Player, PlayerContext, PlayerError, SpecError, make_player, spec_of_choice
 from ..players.transcript import replayable
@@ -286,9 +287,7 @@ class LabPlay:
         started, finished = ex.times()
         turn = TurnOutput(ex.code or "", ex.outputs, ex.error, ex.status)
         meta = {"kernel_id": kernel_id, **ex.facts()}
-        result = await self.driver.record(
-            attempt_id, step, turn, msg_id=msg_id, started_at=started, finished_at=finished, meta=meta
-        )
+        result = await self.driver.record(attempt_id, step, TurnRecord(turn, msg_id, started, finished, meta))
         if ex.status == "timeout":  # the badge says the run was stopped at the limit
             result["stopped"] = ex.stopped or "timeout"
         if ex.status == "dead" or ex.stopped == "restarted":  # the next run needs the state back

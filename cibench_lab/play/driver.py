@@ -5,7 +5,7 @@ Its API (each call one or two persisted transitions)::
 
     await driver.next(attempt_id)                    # what happens now
     await driver.propose(attempt_id, step)           # a player's turn: code to run, or a turn it recorded
-    await driver.record(attempt_id, step, turn, ...) # an executed turn: graded, settled by the rule
+    await driver.record(attempt_id, step, turn)      # an executed turn (a TurnRecord): graded, settled
     await driver.settle(attempt_id, step, outcome)   # a person's Next / Give up
     await driver.reference(attempt_id, step, ref)    # oracle: what the settled step's reference printed
     await driver.restore(attempt_id, run_cells)      # a new kernel: rebuild its state, then go on
@@ -28,9 +28,8 @@ Player sessions live in memory and are rebuilt from the database when missing
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from ..errors import BadInput, Conflict
@@ -46,6 +45,7 @@ from .oracle import ensure_reference, record_reference, referenced_steps
 from .restore import record_restore, restore_plan
 from .rules import HUMAN, next_action, settle_rule
 from .settings import PlaySettings
+from .turns import Graded, TurnRecord
 
 Call = Callable[..., Awaitable[Any]]  # runs a synchronous engine call on the engine's thread
 RunCells = Callable[[list[str]], Awaitable[list[TurnOutput]]]
@@ -60,21 +60,10 @@ class Pending:
     proposal: Proposal
 
 
-@dataclass
-class Executed:
-    """A turn an executor ran: what the kernel published, when, and facts for its record
-    (``truncated`` when outputs were cut, a kernel that died, ...)."""
-
-    turn: TurnOutput
-    started_at: dt.datetime
-    finished_at: dt.datetime
-    meta: dict[str, Any]
-
-
 class Executor(Protocol):
     """What :meth:`StepDriver.play` needs of an executor that runs code itself."""
 
-    async def turn(self, code: str) -> Executed: ...
+    async def turn(self, code: str) -> TurnRecord: ...  # what the kernel published, when, facts
 
     async def reference(self, code: str) -> TurnOutput: ...
 
@@ -179,50 +168,30 @@ class StepDriver:
 
     # ---- executed turns, settles, references ----------------------------------------------
     async def record(
-        self,
-        attempt_id: str,
-        step: int,
-        turn: TurnOutput,
-        *,
-        msg_id: str | None = None,
-        started_at: dt.datetime | None = None,
-        finished_at: dt.datetime | None = None,
-        meta: dict[str, Any] | None = None,
-        participant: str | None = None,
+        self, attempt_id: str, step: int, turn: TurnRecord | TurnOutput, participant: str | None = None
     ) -> dict[str, Any]:
         """Record an executed turn of the open step: graded, settled when the rule says so."""
+        record = TurnRecord.of(turn)
         row, task = await self.call(self.attempts.load, attempt_id, participant)
         Attempts.check_open(row, step)
-        meta = dict(meta or {})
         if row.player != HUMAN:
-            meta = {**await self._observe(attempt_id, row, task, step, turn), **meta}
+            meta = {**await self._observe(attempt_id, row, task, step, record.turn), **record.meta}
+            record = replace(record, meta=meta)
         try:
             async with self.recording.setdefault(attempt_id, asyncio.Lock()):
-                result = await self._record(
-                    attempt_id, task, step, turn, msg_id, started_at, finished_at, meta
-                )
+                result = await self._record(attempt_id, task, step, record)
         except Exception:
             self.forget(attempt_id)  # the session saw a turn the database did not keep
             raise
         result["next"] = self._after(attempt_id, row, task, result["settled"])
         return result
 
-    async def _record(self, attempt_id, task, step, turn, msg_id, started_at, finished_at, meta) -> dict:
+    async def _record(self, attempt_id: str, task: Task, step: int, record: TurnRecord) -> dict:
         """Grade the turn with the step's earlier turns (off the engine thread), then record it."""
         previous = await self.call(self.attempts.turns, attempt_id, step)
-        grades = await self.grader.grade(task.steps[step], [turn_output(t) for t in previous] + [turn])
-        return await self.call(
-            self.attempts.record_turn,
-            attempt_id,
-            step,
-            turn,
-            msg_id=msg_id,
-            started_at=started_at,
-            finished_at=finished_at,
-            meta=meta,
-            grades=grades,
-            graded_with=len(previous),
-        )
+        turns = [turn_output(t) for t in previous] + [record.turn]
+        graded = Graded(await self.grader.grade(task.steps[step], turns), len(previous))
+        return await self.call(self.attempts.record_turn, attempt_id, step, record, graded)
 
     async def _observe(self, attempt_id: str, row: Attempt, task: Task, step: int, turn: TurnOutput) -> dict:
         """The turn's meta from the proposal it ran (Conflict when the player proposed none)."""
@@ -290,14 +259,7 @@ class StepDriver:
                 answer = await self.propose(attempt_id, nxt["step"])
             elif nxt["do"] == "run":
                 ran = await executor.turn(nxt["code"])
-                answer = await self.record(
-                    attempt_id,
-                    nxt["step"],
-                    ran.turn,
-                    started_at=ran.started_at,
-                    finished_at=ran.finished_at,
-                    meta=ran.meta,
-                )
+                answer = await self.record(attempt_id, nxt["step"], ran)
             elif nxt["do"] == "reference":
                 ref = await executor.reference(nxt["code"])
                 answer = await self.reference(attempt_id, nxt["step"], ref)

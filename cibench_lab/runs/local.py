@@ -38,8 +38,9 @@ from ..kernels.executor import KernelExecutor
 from ..kernels.pool import KernelPool, pool_key
 from ..kernels.preimport import task_imports
 from ..play.attempt import Attempts, NewAttempt, _get
-from ..play.driver import Executed, StepDriver
+from ..play.driver import StepDriver
 from ..play.settings import PlaySettings
+from ..play.turns import TurnRecord
 from ..play.workspace import copy_data
 from ..players import Player, PlayerError
 from ..store.tables import Attempt, Event, Run
@@ -350,7 +351,7 @@ class HeadlessKernel:
     def __init__(self, driver: StepDriver, attempt_id: str, executor: KernelExecutor):
         self.driver, self.attempt_id, self.executor = driver, attempt_id, executor
 
-    async def turn(self, code: str) -> Executed:
+    async def turn(self, code: str) -> TurnRecord:
         ex = await self.executor.run(code)
         kernel = await self._recover(ex)
         started, finished = ex.times()
@@ -360,7 +361,7 @@ class HeadlessKernel:
         }
         if kernel is not None:
             meta["kernel"] = kernel
-        return Executed(TurnOutput(code, ex.outputs, ex.error, ex.status), started, finished, meta)
+        return TurnRecord(TurnOutput(code, ex.outputs, ex.error, ex.status), None, started, finished, meta)
 
     async def reference(self, code: str) -> TurnOutput:
         """Oracle: a reference run that kills the kernel is recorded once, by the restore
