@@ -3,6 +3,9 @@ and the attempt is open (``views/attempt.py: grades_visible``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ..play.attempt import Attempts
 from ..views.attempt import attempt_view, grades_visible
 
@@ -11,7 +14,7 @@ def grades_shown(view: dict) -> bool:
     return grades_visible(view["status"], view["settings"]["show_grades"])
 
 
-def public_settle(settled: dict | None, show_grade: bool) -> dict | None:
+def public_settle(settled: Mapping[str, Any] | None, show_grade: bool) -> dict | None:
     if settled is None:
         return None
     out = {k: settled[k] for k in ("step", "outcome", "next_step", "oracle_code")}

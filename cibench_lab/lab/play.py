@@ -30,6 +30,7 @@ from ..kernels.environment import attempt_environment
 from ..kernels.execution import Execution
 from ..kernels.spec import KERNEL_NAME
 from ..models.config import ModelRegistry
+from ..play.answers import NextMove, SettledNext
 from ..play.attempt import Attempts, NewAttempt
 from ..play.driver import StepDriver
 from ..play.oracle import referenced_steps
@@ -320,16 +321,16 @@ class LabPlay:
         log.warning("cibench-lab: kernel %s was not restored for attempt %s", kernel_id, attempt_id)
         return False
 
-    async def settle(self, attempt_id: str, step: Any, outcome: Outcome, participant: str) -> dict:
+    async def settle(self, attempt_id: str, step: Any, outcome: Outcome, participant: str) -> SettledNext:
         check_step(step)
         await self.record.settling(attempt_id)
         settled = await self.driver.settle(attempt_id, step, outcome, participant)
         await self._finished(attempt_id, settled["next"])
         return settled
 
-    async def _finished(self, attempt_id: str, nxt: dict[str, Any]) -> None:
+    async def _finished(self, attempt_id: str, nxt: NextMove) -> None:
         """The answer says the attempt is done: stop its kernel."""
-        if nxt.get("do") == "done":
+        if nxt["do"] == "done":
             row, _ = await self.call(self.attempts.load, attempt_id)
             self.culler.after(attempt_id, row.kernel_id, nxt)
 

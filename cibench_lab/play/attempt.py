@@ -28,6 +28,7 @@ from ..store.tables import Attempt, Base, Event, Participant, Run, StepRow, Turn
 from ..tasks.library import TaskLibrary
 from ..tasks.model import Task
 from ..tasks.vocabulary import MODES, Outcome
+from .answers import Settled
 from .rules import HUMAN, settle_rule
 from .settings import PlaySettings
 from .turns import Graded, TurnRecord
@@ -336,7 +337,7 @@ class Attempts:
             raise Conflict(f"step {step} is not the open step (step {row.current_step} is)")
 
     # ---- settling ----------------------------------------------------------------
-    def settle(self, attempt_id: str, step: int, outcome: Outcome) -> dict[str, Any]:
+    def settle(self, attempt_id: str, step: int, outcome: Outcome) -> Settled:
         """Close the step with the grade its turns earned; open the next or finish."""
         row, task = self.load(attempt_id)
         self.check_open(row, step)

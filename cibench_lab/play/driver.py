@@ -39,6 +39,7 @@ from ..players import Player, PlayerSession, Proposal, unexecuted_turn
 from ..store.tables import Attempt
 from ..tasks.model import Task
 from ..tasks.vocabulary import Outcome
+from .answers import NextMove, Settled, SettledNext, with_next
 from .attempt import Attempts, turn_output
 from .history import replay_history
 from .oracle import ensure_reference, record_reference, referenced_steps
@@ -81,11 +82,11 @@ class StepDriver:
         self.busy: set[str] = set()  # attempts with a proposal being made
 
     # ---- what happens now ---------------------------------------------------------
-    async def next(self, attempt_id: str, participant: str | None = None) -> dict[str, Any]:
+    async def next(self, attempt_id: str, participant: str | None = None) -> NextMove:
         row, _ = await self.call(self.attempts.load, attempt_id, participant)
         return next_action(row)
 
-    def _after(self, attempt_id: str, row: Attempt, task: Task, settled: dict | None) -> dict[str, Any]:
+    def _after(self, attempt_id: str, row: Attempt, task: Task, settled: Settled | None) -> NextMove:
         """The next action after a transition of ``row``'s open step; tells the player how
         its step settled."""
         if settled is None:
@@ -101,7 +102,9 @@ class StepDriver:
             return {"do": "done"}
         if settled["oracle_code"] is not None:
             return {"do": "reference", "step": settled["step"], "code": settled["oracle_code"]}
-        return {"do": "wait" if row.player == HUMAN else "propose", "step": settled["next_step"]}
+        if row.player == HUMAN:
+            return {"do": "wait", "step": settled["next_step"]}
+        return {"do": "propose", "step": settled["next_step"]}
 
     # ---- a player's turn -------------------------------------------------------------
     async def propose(self, attempt_id: str, step: int, participant: str | None = None) -> dict[str, Any]:
@@ -148,8 +151,8 @@ class StepDriver:
         proposal, step = pending.proposal, pending.step
         if proposal.action == "give_up":  # a replay out of recorded turns
             settled = await self.call(self.attempts.settle, attempt_id, step, "gave_up")
-            settled["next"] = self._after(attempt_id, row, task, settled)
-            return {**answer, "settled": settled, "next": settled["next"]}
+            done = with_next(settled, self._after(attempt_id, row, task, settled))
+            return {**answer, "settled": done, "next": done["next"]}
         idle = unexecuted_turn(proposal)
         if idle is None:
             return {
@@ -208,12 +211,11 @@ class StepDriver:
 
     async def settle(
         self, attempt_id: str, step: int, outcome: Outcome, participant: str | None = None
-    ) -> dict:
+    ) -> SettledNext:
         """A person settles the open step (Next, Give up)."""
         row, task = await self.call(self.attempts.load, attempt_id, participant)
         settled = await self.call(self.attempts.settle, attempt_id, step, outcome)
-        settled["next"] = self._after(attempt_id, row, task, settled)
-        return settled
+        return with_next(settled, self._after(attempt_id, row, task, settled))
 
     async def reference(
         self, attempt_id: str, step: int, ref: TurnOutput, source: str = "", participant: str | None = None

@@ -19,6 +19,7 @@ from ..store.tables import Attempt
 from ..tasks.model import Task
 from ..tasks.vocabulary import HUMAN as HUMAN
 from ..tasks.vocabulary import Outcome
+from .answers import Done, Propose, Wait
 from .settings import PlaySettings
 
 
@@ -47,7 +48,7 @@ def person_cap(settings: PlaySettings, task: Task | None) -> int | None:
     return min(caps) if caps else None
 
 
-def next_action(row: Attempt) -> dict[str, Any]:
+def next_action(row: Attempt) -> Propose | Wait | Done:
     """What happens next in an attempt between transitions: a person plays the open step
     (``wait``), the player is asked for its turn (``propose``), or it is over (``done``).
     Right after a settle in oracle mode the driver answers ``reference`` instead."""
