@@ -34,7 +34,7 @@ from ..grading import TurnOutput
 from ..grading.pool import Grader
 from ..kernels.environment import attempt_environment
 from ..kernels.execution import Execution
-from ..kernels.executor import KernelExecutor
+from ..kernels.executor import COMPAT_SILENCE, KernelExecutor
 from ..kernels.pool import KernelPool, pool_key
 from ..kernels.preimport import task_imports
 from ..play.attempt import Attempts, NewAttempt, _get
@@ -87,6 +87,7 @@ class PlayContext:
     @classmethod
     def of(cls, attempts: Attempts, spec: RunSpec, workroot: Path, observer: RunObserver) -> PlayContext:
         """The context of ``spec``'s run, its attempts played under ``workroot``."""
+        silence = COMPAT_SILENCE if spec.compat_timeout else None
         return cls(
             attempts,
             spec.player,
@@ -94,7 +95,7 @@ class PlayContext:
             None,
             workroot,
             spec.timeout,
-            spec.silence,
+            silence,
             observer,
             spec.settings,
         )

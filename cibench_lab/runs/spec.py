@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import BadInput
-from ..kernels.executor import COMPAT_SILENCE
 from ..kernels.pool import PoolSettings
 from ..play.settings import PlaySettings
 from ..players import Player
@@ -23,7 +22,7 @@ class RunSpec:
     mode: Mode
     name: str
     timeout: float = 120.0  # seconds a turn may run
-    compat_timeout: bool = False  # CIBench's timeout: a turn silent for COMPAT_SILENCE seconds stops
+    compat_timeout: bool = False  # CIBench's timeout: a silent turn stops (kernels/executor.py)
     settings: PlaySettings = field(default_factory=PlaySettings)
     jobs: int = 1  # attempts a local run plays at once (fewer than 1: one)
     kernel_pool: PoolSettings | None = None  # a local run's warm kernels (enabled: kernels/pool.py)
@@ -31,11 +30,6 @@ class RunSpec:
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise BadInput(f"mode: must be one of {', '.join(MODES)}")
-
-    @property
-    def silence(self) -> float | None:
-        """Seconds of silence that stop a turn (CIBench's timeout), or None."""
-        return COMPAT_SILENCE if self.compat_timeout else None
 
     def config(self) -> dict[str, Any]:
         """What the run records of how it is played (its player, budget and timeouts)."""
