@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import jupyter from '@jupyter/eslint-plugin';
 import prettierRecommended from 'eslint-plugin-prettier/recommended';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -23,6 +24,7 @@ export default tseslint.config(
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  ...jupyter.configs.recommended,
   prettierRecommended,
   {
     files: ['**/*.ts', '**/*.tsx'],
@@ -47,7 +49,22 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       curly: ['error', 'all'],
       eqeqeq: 'error',
-      'prefer-arrow-callback': 'error'
+      'prefer-arrow-callback': 'error',
+      // Jupyter's own rules (@jupyter/eslint-plugin) as errors, two aside: the panel, its
+      // commands and its keys are what the plugins activate (the sidebar opens with the lab),
+      // so loading them later would only delay the first click; and the lab's strings are not
+      // translated yet (no ITranslator: issue 32's zh-CN)
+      'jupyter/command-described-by': 'error',
+      'jupyter/command-id-convention': 'error',
+      'jupyter/plugin-description': 'error',
+      'jupyter/plugin-id-convention': 'error',
+      'jupyter/no-pageconfig-base-url': 'error',
+      'jupyter/require-signal-cleanup': 'error',
+      'jupyter/prefer-signal-this-arg': 'error',
+      'jupyter/require-disposable-ownership': 'error',
+      'jupyter/require-disposable-transfer': 'error',
+      'jupyter/prefer-lazy-imports': 'off',
+      'jupyter/no-untranslated-string': 'off'
     }
   },
   {

@@ -1,4 +1,4 @@
-# jupyterhub_config.py for a class playing CIBench tasks on one machine (docs/classroom.md).
+# jupyterhub_config.py for a class playing CIBench tasks on one machine (docs/teach/reference.md).
 #
 # Two students and a teacher; every user's single-user server runs JupyterLab with cibench-lab,
 # recording into one shared PostgreSQL database, each server as its own PostgreSQL login role.
@@ -29,7 +29,7 @@ c.ConfigurableHTTPProxy.pid_file = str(CLASS_DIR / "jupyterhub-proxy.pid")
 c.JupyterHub.bind_url = "http://127.0.0.1:8000"  # the address students open (put TLS in front)
 
 # --- JupyterHub's proxy: the one installed beside the hub's Python (`npm install --prefix
-# .venv/node`, docs/classroom.md), else configurable-http-proxy on the hub's PATH
+# .venv/node`, docs/teach/reference.md), else configurable-http-proxy on the hub's PATH
 PROXY = Path(sys.prefix) / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
 if PROXY.exists():
     c.ConfigurableHTTPProxy.command = [str(PROXY)]
@@ -40,7 +40,7 @@ c.JupyterHub.authenticator_class = "shared-password"
 c.SharedPasswordAuthenticator.user_password = os.environ["CIBENCH_CLASS_PASSWORD"]
 c.Authenticator.allowed_users = set(STUDENTS + INSTRUCTORS)
 
-# --- the class and its teachers, as groups cibench-lab reads (docs/classroom.md, "Roles"): a
+# --- the class and its teachers, as groups cibench-lab reads (docs/teach/reference.md, "Roles"): a
 # teacher belongs to the class they teach
 c.JupyterHub.load_groups = {
     f"cibench-class-{CLASS}": {"users": STUDENTS + INSTRUCTORS},

@@ -26,6 +26,11 @@ export namespace CommandIDs {
 
 export const CATEGORY = 'CIBench';
 
+/** The panel's commands take no arguments. */
+const NO_ARGS: CommandRegistry.ICommandOptions['describedBy'] = {
+  args: { type: 'object', properties: {} }
+};
+
 /**
  * The platform's label of a command's first key binding ("Ctrl+Alt+N",
  * "⌥⌘N"), or '' when it has none.
@@ -71,7 +76,13 @@ export function addCommands(
     ...clockCommands(controller)
   ];
   for (const { id, label, caption, execute, isEnabled, rank } of table) {
-    commands.addCommand(id, { label, caption, execute, isEnabled });
+    commands.addCommand(id, {
+      label,
+      caption,
+      execute,
+      isEnabled,
+      describedBy: NO_ARGS
+    });
     palette?.addItem({ command: id, category: CATEGORY, rank });
   }
   let waiting = false; // a settle in its Undo window (Undo Settle enabled)

@@ -207,6 +207,7 @@ export function addNewTaskCommand(
       'Run this solution notebook (an instruction cell, then its code cell, per step) and make it a task (instructors and researchers)',
     isVisible: () => maker,
     isEnabled: () => maker && !busy && tracker.currentWidget !== null,
+    describedBy: { args: { type: 'object', properties: {} } },
     execute: async () => {
       const panel = tracker.currentWidget;
       if (!panel || busy) {

@@ -55,7 +55,7 @@ export function playSettingsFrom(composite: {
  * The turn cap the server gives a person's new attempt (0: none): the
  * server's default when it locks its settings or the person set none; where
  * it guards them, the smaller of the two caps (0, no cap, is the loosest:
- * docs/classroom.md, "Whose settings"); else theirs.
+ * docs/teach/reference.md, "Whose settings"); else theirs.
  */
 export function personTurnCap(
   server: Pick<IServerSettings, 'locked' | 'defaults'> &

@@ -1,6 +1,6 @@
 """A throwaway JupyterHub for tests: the teacher's config, one PostgreSQL, servers for a class.
 
-The hub runs ``docs/jupyterhub_config.example.py`` (what docs/classroom.md shows) from a config
+The hub runs ``docs/jupyterhub_config.example.py`` (what docs/teach/reference.md shows) from a config
 of this test's own that adds only its free ports (hub, proxy API, proxy public), the test's
 environment (the worktree's code and kernelspec) and a class folder in a temp dir; the config
 finds the proxy ``scripts/test`` installed into ``.venv/node`` itself. Every user's server records into

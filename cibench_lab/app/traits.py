@@ -43,7 +43,7 @@ class CIBenchLabTraits(ExtensionApp):
             f"{DATABASE_URL_VAR} if set, else a SQLite file at "
             "<jupyter data dir>/cibench_lab/results.sqlite. Any SQLAlchemy URL works, e.g. "
             "postgresql+psycopg://user@host/cibench for a shared class database (a hub hands each "
-            f"server its own in {DATABASE_URL_VAR}, which task kernels never see: docs/classroom.md)."
+            f"server its own in {DATABASE_URL_VAR}, which task kernels never see: docs/teach/reference.md)."
         ),
     ).tag(config=True)
     db_auto_upgrade = Bool(
@@ -62,7 +62,7 @@ class CIBenchLabTraits(ExtensionApp):
             "(classroom/<lib>/<stem>; each is added to the server's library at once). Empty (default): "
             "<jupyter data dir>/cibench_lab/tasks, where `cibench-lab tasks new` writes too. The default "
             "(empty) task_dirs serve this folder, set or not, and pick up the tasks other servers write "
-            "into it (a class's shared folder: docs/classroom.md); when task_dirs is set, list this "
+            "into it (a class's shared folder: docs/teach/reference.md); when task_dirs is set, list this "
             "folder there too, or a task made here is served only until the server stops."
         ),
     ).tag(config=True)
@@ -194,7 +194,8 @@ class CIBenchLabTraits(ExtensionApp):
         default_value="auto",
         help=(
             "Whether a person's lab settings (Settings -> CIBench, sent with Start) may only tighten the "
-            "server's turn_cap, reveal, show_grades and grade_rule, never loosen them (docs/classroom.md, "
+            "server's turn_cap, reveal, show_grades and grade_rule, never loosen them "
+            "(docs/teach/reference.md, "
             "'Whose settings'). auto (default): on where the server is proctored, has studies, names "
             "instructors, researchers or class_members, locks its settings, or runs under JupyterHub "
             "(whose groups name classes and instructors); on: always; off: a person's settings replace "
@@ -235,7 +236,7 @@ class CIBenchLabTraits(ExtensionApp):
         help=(
             "User names with the instructor role: each reads the attempts of the members of every "
             "class they belong to (`class_members`, or a JupyterHub group cibench-class-<name>). Joined by "
-            "the members of the JupyterHub group cibench-instructors (docs/classroom.md)."
+            "the members of the JupyterHub group cibench-instructors (docs/teach/reference.md)."
         ),
     ).tag(config=True)
     researchers = NameList(
@@ -244,7 +245,7 @@ class CIBenchLabTraits(ExtensionApp):
             "User names that may read every participant's record of a study (GET "
             "studies/{id}/participants) and compare its people with model runs (GET studies/{id}/compare, "
             "the study view's Results). Joined by the members of the JupyterHub group "
-            "cibench-researchers (docs/classroom.md)."
+            "cibench-researchers (docs/teach/reference.md)."
         ),
     ).tag(config=True)
     researcher_key_sha256 = Unicode(
@@ -263,8 +264,8 @@ class CIBenchLabTraits(ExtensionApp):
         help=(
             "Classes: {class name: [member user names]}. Joined by the JupyterHub groups "
             "cibench-class-<class name> (read with the server's hub token: grant "
-            "read:users:groups!user to the hub's server role, docs/classroom.md); an instructor teaches "
-            "each class they are a member of."
+            "read:users:groups!user to the hub's server role, docs/teach/reference.md); an instructor "
+            "teaches each class they are a member of."
         ),
     ).tag(config=True)
     class_tasks = Dict(
@@ -272,7 +273,7 @@ class CIBenchLabTraits(ExtensionApp):
         help=(
             "Each class's task list: {class name: [task ids or patterns such as 'classroom/*']}. A "
             "participant of a class named here sees and starts only the tasks of their classes' lists; "
-            "instructors, researchers and users in no such class see every task (docs/classroom.md)."
+            "instructors, researchers and users in no such class see every task (docs/teach/reference.md)."
         ),
     ).tag(config=True)
     hub_groups_ttl = Float(

@@ -1,4 +1,4 @@
-"""A class's task list (``CIBenchLabApp.class_tasks``; docs/classroom.md, *The class's task
+"""A class's task list (``CIBenchLabApp.class_tasks``; docs/teach/reference.md, *The class's task
 list*): the teacher names the tasks each class plays — task ids or shell-style patterns
 (``classroom/*``: every task a teacher makes in the lab) — and a participant of such a class sees
 the tasks of their classes' lists only: ``GET tasks`` lists no other, and ``GET tasks/{id}`` and

@@ -3,7 +3,8 @@
 Under JupyterHub the spawner gives each server ``JUPYTERHUB_API_URL`` and its token
 ``JUPYTERHUB_API_TOKEN``. ``GET /users/{name}`` answers the user's ``groups`` only when the token holds
 ``read:users:groups`` for that user (``read:users:groups!user`` in the hub's ``server`` role);
-``GET /groups/{name}`` answers its ``users`` only with ``read:groups`` for that group (docs/classroom.md).
+``GET /groups/{name}`` answers its ``users`` only with ``read:groups`` for that group
+(docs/teach/reference.md).
 
 Answers are cached for ``ttl`` seconds, failures too: a hub that does not answer, or refuses, is asked
 again only after the ttl, and each failure is one logged warning naming the fix. A failure is ``None``:

@@ -7,7 +7,7 @@ user names; ``class_members``: {class: [member user names]}) and their JupyterHu
 and reads their own attempts; an instructor teaches each class they belong to and reads its
 participants' (its members but its instructors);
 a researcher reads every participant's record of a study. Each route requires one role
-(``handlers/base.py: Route.role``); the database holds the same rule for its rows (docs/classroom.md).
+(``handlers/base.py: Route.role``); the database holds the same rule for its rows (docs/teach/reference.md).
 """
 
 from __future__ import annotations

@@ -27,6 +27,8 @@ rendering sidecar (:mod:`cibench_lab.tasks.reference_figures`), for the ``fair``
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import shutil
 import tempfile
 import time
@@ -65,6 +67,9 @@ class Verdict:
     rendering_note: str | None = None  # the task's own rendering drifted and this one did not
     #: fresh figure structures of vis steps whose stored reference has none, by 0-based step
     figures: dict[int, dict] = field(default_factory=dict, repr=False)
+    #: each step's fresh outputs as a digest of their :func:`signature`, by 0-based step: two runs of
+    #: a task (under two BLAS settings, bench/verify_all.py) are compared step by step with it
+    digests: dict[int, str] = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -104,6 +109,11 @@ def signature(outputs: list[dict[str, Any]]) -> list[tuple[str, str]]:
         value = data.get("image/png") or data.get("text/plain") or out.get("ename", "")
         sig.append((kind, "".join(value) if isinstance(value, list) else str(value)))
     return sig
+
+
+def digest(outputs: list[dict[str, Any]]) -> str:
+    """A step's outputs as one comparable string (the sha256 of their :func:`signature`)."""
+    return hashlib.sha256(json.dumps(signature(outputs)).encode("utf-8")).hexdigest()
 
 
 def compare_step(v: Verdict, step: Step, outputs: list[dict], error: bool, status: str, exact: bool) -> None:
@@ -195,16 +205,19 @@ async def verify_task(
     timeout: float = 120.0,
     exact: bool = False,
     rendering: Rendering | None = None,
+    *,
+    prelude: str = "",
 ) -> Verdict:
     """Re-run ``task`` under ``rendering`` (default: its own; when that is unconfirmed and
-    drifts on a vis step, the first candidate that does not)."""
+    drifts on a vis step, the first candidate that does not); ``prelude``: code each kernel runs
+    after its start code, before the first step (another thread count: bench/verify_all.py)."""
     chosen = rendering or task.rendering.rendering
-    verdict = await _run_task(task, workroot, timeout, exact, chosen)
+    verdict = await _run_task(task, workroot, timeout, exact, chosen, prelude)
     if rendering is not None or not task.rendering.needs_verify or not _vis_drift(task, verdict):
         return verdict
     vis = sorted({d.step + 1 for d in verdict.drifts if task.steps[d.step].kind == "vis"})
     for other in candidates(chosen):
-        trial = await _run_task(task, workroot, timeout, exact, other)
+        trial = await _run_task(task, workroot, timeout, exact, other, prelude)
         trial.seconds += verdict.seconds
         if trial.ok:
             steps = ", ".join(map(str, vis))
@@ -218,7 +231,9 @@ def _vis_drift(task: Task, verdict: Verdict) -> bool:
     return verdict.error is None and any(task.steps[d.step].kind == "vis" for d in verdict.drifts)
 
 
-async def _run_task(task: Task, workroot: Path, timeout: float, exact: bool, rendering: Rendering) -> Verdict:
+async def _run_task(
+    task: Task, workroot: Path, timeout: float, exact: bool, rendering: Rendering, prelude: str = ""
+) -> Verdict:
     from ..kernels.executor import KernelExecutor
     from ..play.workspace import copy_data
 
@@ -226,12 +241,13 @@ async def _run_task(task: Task, workroot: Path, timeout: float, exact: bool, ren
     folder = workroot / f"{task.stem}-{uuid.uuid4().hex[:8]}"
     started = time.perf_counter()
     copy_data(task, folder)
-    executor = KernelExecutor(folder, timeout=timeout, rendering=rendering)
+    executor = KernelExecutor(folder, timeout=timeout, rendering=rendering, prelude=prelude)
     try:
         await executor.start()
         for step in task.steps:
             ex = await executor.run(step.code)
             compare_step(verdict, step, ex.outputs, ex.error, ex.status, exact)
+            verdict.digests[step.index] = digest(ex.outputs)
             keep_figure(verdict, step, ex.outputs)
         verdict.peak_rss = peak_rss(executor)
     except Exception as err:  # a kernel that would not start, a dead channel, ...
@@ -250,15 +266,17 @@ async def verify_tasks(
     exact: bool = False,
     on_done: Callable[[Verdict], None] | None = None,
     rendering: Rendering | None = None,
+    *,
+    prelude: str = "",
 ) -> list[Verdict]:
     """Verify ``tasks`` with up to ``jobs`` kernels at once; verdicts in task order
-    (``rendering``: run every task under it instead of its own)."""
+    (``rendering``: run every task under it instead of its own; ``prelude``: see :func:`verify_task`)."""
     gate = asyncio.Semaphore(max(1, jobs))
     with tempfile.TemporaryDirectory(prefix="cibench-verify-") as tmp:
 
         async def one(task: Task) -> Verdict:
             async with gate:
-                verdict = await verify_task(task, Path(tmp), timeout, exact, rendering)
+                verdict = await verify_task(task, Path(tmp), timeout, exact, rendering, prelude=prelude)
             if on_done:
                 on_done(verdict)
             return verdict

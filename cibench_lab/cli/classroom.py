@@ -1,5 +1,5 @@
 """`cibench-lab class grant` and `class revoke`: a user's login role on a class's PostgreSQL database
-(docs/classroom.md).
+(docs/teach/reference.md).
 
 Run by the database's owner with the owner's URL, after ``cibench-lab db upgrade``. Creates or updates
 ``cibench_u_<USER>``, its privileges and its class memberships (``store/grants.py``), and prints the URL

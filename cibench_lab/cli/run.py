@@ -130,6 +130,9 @@ def _selected(args, lib, player) -> list:
     """The tasks ``--tasks`` (or a replay's transcript) names that the player can play; [] after
     printing why there are none."""
     patterns = args.tasks or (player.task_ids() if hasattr(player, "task_ids") else None)
+    if patterns == []:  # a replay with no turns: nothing to play (not every task)
+        print(f"error: {player.name} has no recorded turns to play", file=sys.stderr)
+        return []
     tasks = lib.select(patterns)
     if not tasks:
         print(f"error: no task matches {' '.join(patterns or [])}", file=sys.stderr)

@@ -1,7 +1,7 @@
 """Thin handlers of what an instructor reads of all the classes they teach at once, for
 ``Results()``: the participants' attempts (their own work: no headless run's), and one of them —
 the class view's record of a member's attempt (``views/classroom.py: member_attempt``, the one
-read of it; docs/classroom.md)."""
+read of it; docs/teach/reference.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Thin handlers of the role routes: who the caller is, the classes an instructor teaches and
-their class view (``auth/roles.py``, ``views/classroom.py``; docs/classroom.md)."""
+their class view (``auth/roles.py``, ``views/classroom.py``; docs/teach/reference.md)."""
 
 from __future__ import annotations
 

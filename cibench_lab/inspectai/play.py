@@ -55,7 +55,9 @@ class Shared:
     pool: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, "cibench-inspect-db"))
     workroot: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="cibench-inspect-")))
     runs: dict[str, int] = field(default_factory=dict)
-    stamp: str = field(default_factory=lambda: f"{dt.datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}")
+    stamp: str = field(
+        default_factory=lambda: f"{dt.datetime.now().astimezone():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+    )
 
     def run_name(self, player: InspectPlayer) -> str:
         """``-T run=NAME``, else one run per eval and model: ``inspect-<model>-<protocol>-<mode>-<time>``."""

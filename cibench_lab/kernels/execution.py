@@ -218,7 +218,7 @@ def joined_streams(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _utc(stamp: float) -> dt.datetime:
-    return dt.datetime.fromtimestamp(stamp, dt.timezone.utc).replace(tzinfo=None)
+    return dt.datetime.fromtimestamp(stamp, dt.timezone.utc)
 
 
 def _size_of(content: dict[str, Any]) -> tuple[int, int]:

@@ -1,5 +1,5 @@
 """Whether the task kernels' Python has the task libraries, checked when the server starts
-(``CIBenchLabApp.kernel_check``; docs/classroom.md, README's option table).
+(``CIBenchLabApp.kernel_check``; docs/teach/reference.md, README's option table).
 
 A kernel environment that lacks a library (or ipykernel, without which no kernel starts) would
 otherwise be found only when a person presses Start. Three levels:

@@ -59,8 +59,10 @@ ETC_NETWORK = ("/etc/resolv.conf", "/etc/hosts", "/etc/host.conf", "/etc/gai.con
 #: What a kernel may inherit from the environment it is started with (besides KERNEL_ENV).
 #: Passed through as well: the locale, and ``PYTEST_CURRENT_TEST``, which keeps ipykernel's
 #: low-level output capture off under pytest exactly as for an unsandboxed kernel (its fd
-#: watcher races pytest's own capture and can add stray newlines to a turn's output).
-PASS_ENV = ("LANG", "LANGUAGE", "TZ", "PYTEST_CURRENT_TEST")
+#: watcher races pytest's own capture and can add stray newlines to a turn's output); and
+#: ``OPENBLAS_CORETYPE``, which pins the CPU kernels OpenBLAS picks at load time (bench/verify_all.py
+#: verifies the tasks under a second core type with it; no secret, as the thread counts are none).
+PASS_ENV = ("LANG", "LANGUAGE", "TZ", "PYTEST_CURRENT_TEST", "OPENBLAS_CORETYPE")
 
 
 @dataclass(frozen=True)

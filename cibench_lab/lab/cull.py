@@ -28,7 +28,8 @@ from sqlalchemy.orm import Session
 from ..errors import BadInput
 from ..play.answers import NextMove
 from ..play.attempt import Attempts
-from ..store.tables import Attempt, Event, Turn
+from ..store.tables import Attempt, Event, OracleReference, Turn
+from ..store.times import utcnow
 
 log = logging.getLogger(__name__)
 
@@ -58,10 +59,10 @@ def last_activity(attempts: Attempts, attempt_id: str) -> dt.datetime:
         times = [
             s.scalar(select(Attempt.created_at).where(Attempt.id == attempt_id)),
             s.scalar(select(func.max(Event.at)).where(Event.attempt_id == attempt_id)),
+            s.scalar(select(func.max(OracleReference.at)).where(OracleReference.attempt_id == attempt_id)),
             s.scalar(select(func.max(Turn.finished_at)).where(Turn.attempt_id == attempt_id)),
         ]
-    latest = max(t for t in times if t is not None)
-    return latest.replace(tzinfo=dt.timezone.utc)
+    return max(t for t in times if t is not None)
 
 
 def _last_stop(s: Session, attempt_id: str) -> Event | None:
@@ -205,7 +206,7 @@ class Culler:
 
     async def sweep(self) -> None:
         """Stop every bound kernel idle for ``idle_after`` seconds."""
-        now = dt.datetime.now(dt.timezone.utc)
+        now = utcnow()
         for kernel_id, attempt_id in list(self.bound.items()):
             if await self._idle(kernel_id, attempt_id, now):
                 await asyncio.shield(self._stopping(attempt_id, kernel_id, IDLE))

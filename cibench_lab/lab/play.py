@@ -13,7 +13,6 @@ the restart restores the attempt's state and the turn's answer waits for it (:mo
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import logging
 import shutil
 import time
@@ -300,7 +299,7 @@ class LabPlay:
         opened = await self.call(self.attempts.opened_at, attempt_id, step)
         ex = await self.captures.requested(kernel_id, msg_id)  # sent through this server, or refused
         finished = await ex.wait(self.config.turn_timeout)  # (when it started: its first message)
-        if ex.first_seen < opened.replace(tzinfo=dt.timezone.utc).timestamp():
+        if ex.first_seen < opened.timestamp():
             raise Conflict(f"execution {msg_id} started before step {step} opened")
         if ex.first_seen < self.prepared_at.get(kernel_id, 0.0):
             raise Conflict("this run started while the kernel's state was being restored; run the cell again")

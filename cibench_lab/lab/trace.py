@@ -28,6 +28,7 @@ from ..play.attempt import Attempts
 from ..record.activity import pause, record_activity, record_cell_run, resume, save_note, touch, touch_kernel
 from ..record.worktime import CELL_EDITS, CELL_RUN
 from ..store.tables import Event, Turn
+from ..store.times import iso
 from .capture import Captures
 from .hidden import is_hidden
 
@@ -132,8 +133,8 @@ def run_record(ex: Execution) -> dict[str, Any]:
         "cell_id": None,
         "msg_id": ex.msg_id,
         "code": ex.code or "",
-        "started_at": started.isoformat() + "Z",
-        "finished_at": finished.isoformat() + "Z" if ex.done else None,
+        "started_at": iso(started),
+        "finished_at": iso(finished) if ex.done else None,
         "error": ex.error,
         "status": ex.status,
         "execution_count": ex.execution_count,
@@ -166,5 +167,5 @@ def trace_view(attempts: Attempts, attempt_id: str, participant: str | None) -> 
         if kind == CELL_RUN:
             runs.append(with_graded(detail, turns.get(detail.get("msg_id"))))
         else:
-            edits.append({**detail, "at": at.isoformat() + "Z"})
+            edits.append({**detail, "at": iso(at)})
     return {"runs": runs, "edits": edits}

@@ -24,7 +24,8 @@ from ..grading.kept import kept_grades
 from ..grading.profile import PROFILES
 from ..grading.qwen.lab import not_graded
 from ..store import Store
-from ..store.tables import Attempt, Base, Event, Participant, Run, StepRow, Turn, utcnow
+from ..store.tables import Attempt, Base, Event, OracleReference, Participant, Run, StepRow, Turn, utcnow
+from ..store.times import iso
 from ..tasks.library import TaskLibrary
 from ..tasks.model import Task
 from ..tasks.vocabulary import MODES, Outcome
@@ -179,7 +180,7 @@ class Attempts:
                     "current_step": a.current_step,
                     "n_steps": a.n_steps,
                     "notebook_path": a.notebook_path,
-                    "created_at": a.created_at.isoformat() + "Z",
+                    "created_at": iso(a.created_at),
                     "passed": passed.get(a.id, (0, 0))[0] if a.status == "done" else None,
                     "not_graded": passed.get(a.id, (0, 0))[1] if a.status == "done" else None,
                     "study_id": a.study_id,
@@ -253,7 +254,7 @@ class Attempts:
     def discard(self, attempt_id: str) -> None:
         """Remove an attempt whose start failed, with all recorded for it (one transaction)."""
         with self.store.session() as s:
-            for table in (Event, Turn, StepRow):
+            for table in (Event, OracleReference, Turn, StepRow):
                 s.execute(delete(table).where(table.attempt_id == attempt_id))
             s.execute(delete(Attempt).where(Attempt.id == attempt_id))
 

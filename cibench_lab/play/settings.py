@@ -84,7 +84,7 @@ class PlaySettings:
 
 
 def tightest(server: PlaySettings, person: PlaySettings) -> PlaySettings:
-    """``person``'s settings, each play rule no looser than ``server``'s (docs/classroom.md):
+    """``person``'s settings, each play rule no looser than ``server``'s (docs/teach/reference.md):
     ``turn_cap`` the smaller cap (0, no cap, is the loosest); ``reveal`` the later of after-step,
     after-task, never; ``show_grades`` on only if both are; ``grade_rule`` ``settling`` if either
     is (the settling run counts, not the best). ``pause_after`` and ``max_turn`` (a model's

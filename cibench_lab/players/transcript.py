@@ -24,6 +24,7 @@ from sqlalchemy import or_, select
 
 from ..store import Store
 from ..store.tables import Attempt, Run, Turn
+from ..store.times import iso
 from ..tasks.model import Step, Task
 from .base import ACTIONS, Proposal, StatelessSession
 
@@ -156,6 +157,9 @@ class ReplayPlayer:
         self.name = f"replay:{self.source}"
 
     def task_ids(self) -> list[str]:
+        """The tasks it has turns for: a recorded attempt's one task, or the transcript's."""
+        if self.steps is not None:
+            return sorted({line["task_id"] for lines in self.steps.values() for line in lines})
         return sorted(self.turns)
 
     def session(self, task: Task, mode: str) -> ReplaySession:
@@ -216,7 +220,7 @@ def replayable(store: Store, task_id: str) -> list[dict[str, Any]]:
                 "player": a.player,
                 "mode": a.mode,
                 "status": a.status,
-                "created_at": a.created_at.isoformat() + "Z",
+                "created_at": iso(a.created_at),
             }
             for a, run in rows
         ]

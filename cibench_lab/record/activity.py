@@ -24,7 +24,8 @@ from sqlalchemy.orm import Session
 from ..errors import BadInput, Conflict
 from ..play.attempt import Attempts
 from ..play.settings import PlaySettings
-from ..store.tables import Attempt, Event, StepRow, utcnow
+from ..store.tables import Attempt, Event, StepRow
+from ..store.times import iso, parse_iso, utcnow
 from ..tasks.vocabulary import HUMAN
 from .quit import ended_word
 from .worktime import ACTIVITY, CELL_EDITS, CELL_RUN, NOTE, PAUSE, RESUME, Clock, open_pause, read_clock
@@ -88,7 +89,7 @@ def touch(attempts: Attempts, attempt_id: str, cause: str | None, running: bool 
         idle_from = clock.last_point(steps[step]) + dt.timedelta(seconds=_pause_after(row))
         if idle_from >= now:
             return False
-        idle = {"step": step, "cause": "idle", "detected_at": now.isoformat() + "Z"}
+        idle = {"step": step, "cause": "idle", "detected_at": iso(now)}
         s.add(Event(attempt_id=attempt_id, kind=PAUSE, at=idle_from, detail=idle))
         if cause is not None:
             s.add(resumed)
@@ -173,7 +174,7 @@ def record_cell_run(attempts: Attempts, kernel_id: str, run: dict[str, Any]) -> 
     attempt_id = attempt_of_kernel(attempts, kernel_id)
     if attempt_id is None:
         return None
-    started = dt.datetime.fromisoformat(run["started_at"].removesuffix("Z"))
+    started = parse_iso(run["started_at"])
     with attempts.store.session() as s:
         finished = s.scalar(select(Attempt.finished_at).where(Attempt.id == attempt_id))
         if finished is not None and started >= finished:  # a done or quit attempt records nothing more

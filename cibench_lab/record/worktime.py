@@ -23,7 +23,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..store.tables import Event, StepRow, Turn, utcnow
+from ..store.tables import Event, StepRow, Turn
+from ..store.times import as_utc, iso, parse_iso, utcnow
 
 ACTIVITY = "activity"  # a person's edit of the attempt's notebook: {"step"}
 NOTE = "note"  # a save of a step's note: {"step", "text"}
@@ -95,11 +96,10 @@ class Pause:
     resumed_by: str | None = None
 
     def view(self) -> dict[str, Any]:
-        end = None if self.end is None else self.end.isoformat() + "Z"
         return {
             "step": self.step,
-            "start": self.start.isoformat() + "Z",
-            "end": end,
+            "start": iso(self.start),
+            "end": iso(self.end),
             "cause": self.cause,
             "resumed_by": self.resumed_by,
         }
@@ -128,18 +128,18 @@ class Clock:
         self, steps: Iterable[StepRow], pause_after: float, now: dt.datetime | None = None
     ) -> dict[int, float]:
         """Each step's working seconds (settled: final; open: up to ``now``), by step index."""
-        current = _naive(now) if now is not None else utcnow()
+        current = as_utc(now) if now is not None else utcnow()
         paused = [(p.start, p.end or current) for p in self.pauses]
         out = {}
         for row in steps:
             end = row.settled_at if row.settled_at is not None else current
             seconds = working_seconds(
-                _aware(row.opened_at),
-                _aware(end),
-                [_aware(t) for t in self.points.get(row.index, [])],
-                [(_aware(s), _aware(f)) for s, f in self.runs.get(row.index, [])],
+                as_utc(row.opened_at),
+                as_utc(end),
+                [as_utc(t) for t in self.points.get(row.index, [])],
+                [(as_utc(s), as_utc(f)) for s, f in self.runs.get(row.index, [])],
                 pause_after,
-                [(_aware(s), _aware(f)) for s, f in paused],
+                [(as_utc(s), as_utc(f)) for s, f in paused],
             )
             out[row.index] = round(seconds, 1)
         return out
@@ -149,7 +149,7 @@ def turn_intervals(turns: Iterable[tuple[int, dt.datetime, dt.datetime]]) -> dic
     """``(step, started_at, finished_at)`` of turns as running intervals by step index."""
     out: dict[int, list[Interval]] = {}
     for step, started, finished in turns:
-        out.setdefault(step, []).append((_aware(started), _aware(finished)))
+        out.setdefault(step, []).append((as_utc(started), as_utc(finished)))
     return out
 
 
@@ -175,7 +175,7 @@ def read_clocks(
         return clocks
     for aid, by_step in (_turns_of(s, ids) if turns is None else turns).items():
         for step, spans in by_step.items():
-            clocks[aid].runs[step] = [(_naive(start), _naive(end)) for start, end in spans]
+            clocks[aid].runs[step] = [(as_utc(start), as_utc(end)) for start, end in spans]
     settled = {aid: {row.index: row.settled_at for row in rows} for aid, rows in steps.items()}
     for aid, at, kind, index, cause, started, finished in s.execute(_events(ids)):
         clock = clocks[aid]
@@ -265,7 +265,7 @@ def _close_at_settle(
 
 
 def _run_interval(detail: dict[str, Any]) -> Interval | None:
-    """A ``cell_run`` event's running interval (naive UTC, as the database keeps times)."""
+    """A ``cell_run`` event's running interval (aware UTC, as the database's times read)."""
     try:
         started = _stored_time(detail["started_at"])
         finished = _stored_time(detail.get("finished_at") or detail["started_at"])
@@ -274,9 +274,9 @@ def _run_interval(detail: dict[str, Any]) -> Interval | None:
     return started, finished
 
 
-def _stored_time(iso: Any) -> dt.datetime:
-    """An ISO time as the views write it (``...Z``) as the database keeps times (naive UTC)."""
-    return dt.datetime.fromisoformat(str(iso).removesuffix("Z"))
+def _stored_time(text: Any) -> dt.datetime:
+    """An ISO time as the views write it (``...Z``), aware UTC."""
+    return parse_iso(str(text))
 
 
 def attempt_working_seconds(
@@ -286,13 +286,3 @@ def attempt_working_seconds(
     index (two queries)."""
     rows = list(steps)
     return read_clock(s, attempt_id, rows).working(rows, pause_after, now)
-
-
-def _aware(at: dt.datetime) -> dt.datetime:
-    """A database time (naive UTC) as an aware one, so ``timestamp()`` reads it as UTC."""
-    return at.replace(tzinfo=dt.timezone.utc) if at.tzinfo is None else at
-
-
-def _naive(at: dt.datetime) -> dt.datetime:
-    """A time as the database keeps it (naive UTC)."""
-    return at if at.tzinfo is None else at.astimezone(dt.timezone.utc).replace(tzinfo=None)

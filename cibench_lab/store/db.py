@@ -17,7 +17,7 @@ from .errors import StoreError, first_line, shown, write_fault
 from .migrate import ensure_schema
 
 #: the results database's URL when no option names one: how a hub hands each server its own
-#: (docs/classroom.md); task kernels never inherit it
+#: (docs/teach/reference.md); task kernels never inherit it
 DATABASE_URL_VAR = "CIBENCH_LAB_DATABASE_URL"
 
 

@@ -5,7 +5,7 @@ or a superuser) creates or updates the role
 ``cibench_u_<user>`` with a random password (sent as its SCRAM-SHA-256 verifier, so the server never
 sees it in clear), grants it what a single-user server needs on the tables and their sequences, and
 replaces its ``class_member`` rows: the row-level security policies of revision 0005 read them to
-decide which rows the role reads and writes (docs/classroom.md). The role cannot create tables or
+decide which rows the role reads and writes (docs/teach/reference.md). The role cannot create tables or
 read rows the policies do not give it; the owner keeps migrating (``cibench-lab db upgrade``).
 """
 
@@ -33,6 +33,7 @@ TABLE_PRIVILEGES = {
     "step": "SELECT, INSERT, UPDATE, DELETE",
     "turn": "SELECT, INSERT, UPDATE, DELETE",
     "event": "SELECT, INSERT, UPDATE, DELETE",
+    "oracle_reference": "SELECT, INSERT, UPDATE, DELETE",
     "enrolment": "SELECT, INSERT, UPDATE, DELETE",
     "study": "INSERT",  # and SELECT of STUDY_COLUMNS (a researcher: of every column, the salt too)
     "run": "SELECT",
@@ -43,7 +44,7 @@ TABLE_PRIVILEGES = {
 #: pseudonym of a name they know (a researcher reads it: the comparison's pseudonyms need it).
 STUDY_COLUMNS = ("id", "title", "config", "created_at")
 #: Tables whose id a server's inserts draw from a sequence.
-SEQUENCED = ("participant", "step", "turn", "event", "enrolment")
+SEQUENCED = ("participant", "step", "turn", "event", "oracle_reference", "enrolment")
 
 
 @dataclass(frozen=True)

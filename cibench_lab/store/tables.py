@@ -1,10 +1,11 @@
 """Tables of the results store (SQLAlchemy 2 declarative).
 
 participant 1─* attempt 1─* step 1─* turn; attempt *─1 run; attempt 1─* event;
+attempt 1─* oracle_reference (what a step's reference printed when it ran, oracle mode);
 study 1─* enrolment *─1 participant (consent, questionnaire answers, the drawn plan); study 1─* attempt;
 run_lease: which process plays a run name now (by name, so it is taken before the run exists).
 class_member: which user a PostgreSQL login role is and their roles in classes (the row-level security
-policies of a class database read it: docs/classroom.md).
+policies of a class database read it: docs/teach/reference.md).
 Steps and turns are 0-based, as in the engine and the API (the UI shows step n+1).
 """
 
@@ -16,13 +17,13 @@ from typing import Any
 from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from .times import UTCDateTime, utcnow
 
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+__all__ = ["utcnow"]  # where the code took it from before store.times
 
 
 class Base(DeclarativeBase):
-    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, dt.datetime: UTCDateTime}
 
 
 class Participant(Base):
@@ -149,6 +150,33 @@ class Event(Base):
     kind: Mapped[str] = mapped_column(String(30))  # restore | oracle | settle | activity | pause | ...
     at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     detail: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+class OracleReference(Base):
+    """What running step ``step``'s reference printed (oracle mode: a model's next prompt shows it);
+    the latest row of a step is its reference run. ``source``: who ran it (None: not recorded)."""
+
+    __tablename__ = "oracle_reference"
+    __table_args__ = (Index("ix_oracle_reference_attempt_step", "attempt_id", "step"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    attempt_id: Mapped[str] = mapped_column(ForeignKey("attempt.id"))
+    step: Mapped[int] = mapped_column()
+    source: Mapped[str | None] = mapped_column(Text)  # notebook | task notebook | ... (who reported it)
+    code: Mapped[str | None] = mapped_column(Text)
+    outputs: Mapped[list[Any]] = mapped_column(default=list)
+    error: Mapped[bool] = mapped_column(default=False)
+    status: Mapped[str] = mapped_column(String(20))
+    at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+    def detail(self) -> dict[str, Any]:
+        """The row as the ``oracle`` event's detail it was before revision 0006 (exports show that)."""
+        source = {} if self.source is None else {"source": self.source}
+        code = {} if self.code is None else {"code": self.code}
+        return {**source, "step": self.step, **code} | {
+            "outputs": self.outputs,
+            "error": self.error,
+            "status": self.status,
+        }
 
 
 class ClassMember(Base):

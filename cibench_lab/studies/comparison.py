@@ -26,6 +26,7 @@ from ..store import Store
 from ..store.pseudonym import pseudonym
 from ..store.runs import find_runs
 from ..store.tables import Attempt, Enrolment, Participant, StepRow, Study, Turn
+from ..store.times import iso
 from ..tasks.library import TaskLibrary
 from ..tasks.vocabulary import HUMAN
 
@@ -121,7 +122,7 @@ def recorded_runs(store: Store) -> list[dict[str, Any]]:
             ).all()
         )
         return [
-            {"run": r.name, "player": r.player, "mode": r.mode, "created_at": r.created_at.isoformat() + "Z",
+            {"run": r.name, "player": r.player, "mode": r.mode, "created_at": iso(r.created_at),
              "tasks": done.get(r.id, 0)}
             for r in find_runs(s, None)
         ]  # fmt: skip

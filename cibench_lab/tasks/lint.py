@@ -19,7 +19,11 @@ Chinese (:mod:`cibench_lab.tasks.wording`).  A flag is raised for:
   instruction itself says which library draws ("with pandas", "`sns.histplot`");
 - ``declared``: ``metadata.cibench_lab.plot_elements`` declares an element the instruction
   does not name, a name outside the vocabulary, or a step that is not a vis step (an old
-  ``axis_labels`` declares both axis labels).
+  ``axis_labels`` declares both axis labels);
+- ``split``, ``range``, ``plot_api``: a choice that changes the graded answer and that the
+  instruction leaves open — a split by fraction without its sizes or rounding, a fixed colour
+  range, pandas' ``.plot`` or matplotlib's ``plot`` for a line of pandas data
+  (:mod:`cibench_lab.tasks.choices`).
 
 A vis step is one whose ``step_types`` entry is ``vis``, whose reference output is an image,
 or — in a notebook with no kinds and no outputs recorded yet (a generation-split task
@@ -33,6 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .choices import ChoiceFacts, plot_api_messages, range_messages, read_choices, split_messages
 from .model import Step, Task
 from .plot import ELEMENTS, LEGACY, current
 from .plotcode import CodeFacts, read_notebook
@@ -283,6 +288,18 @@ def _names_declared(element: str, step: Step, facts: CodeFacts) -> bool:
     return all(names_family(f, step.instruction, e) for f, e in facts.families.items())
 
 
+# --------------------------------------------------------------------------- choices
+
+
+def _choice_flags(task: Task, step: Step, choices: ChoiceFacts, vis: bool) -> list[LintFlag]:
+    """Choices that change the graded answer, left open by the instruction (tasks/choices.py)."""
+    messages = split_messages(step.instruction, choices)
+    if vis:
+        messages += range_messages(step.instruction, choices)
+        messages += plot_api_messages(step.instruction, step.modules, choices)
+    return [_flag(task, step, m.split(":")[0], m) for m in messages]
+
+
 # --------------------------------------------------------------------------- the lint
 
 
@@ -315,13 +332,15 @@ def lint_task(task: Task) -> list[LintFlag]:
     if is_qwen(task):
         return []
     facts = read_notebook([s.code for s in task.steps])
+    choices = read_choices([s.code for s in task.steps])
     vis = [is_vis(task, s, f) for s, f in zip(task.steps, facts, strict=True)]
     flags = _placeholder_flags(task)
-    for step, fact, v in zip(task.steps, facts, vis, strict=True):
+    for step, fact, choice, v in zip(task.steps, facts, choices, vis, strict=True):
         flags += _style_flags(task, step, fact)
         if v:
             flags += _element_flags(task, step, fact)
         flags += _module_flags(task, step, fact, v)
+        flags += _choice_flags(task, step, choice, v)
     flags += _declared_flags(task, facts, vis)
     return sorted(flags, key=lambda f: -1 if f.cell is None else f.cell)
 

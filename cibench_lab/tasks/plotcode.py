@@ -48,6 +48,8 @@ from .plotvocab import (
 #: seaborn grids' methods that draw with the function they are given.
 GRID_MAPS = frozenset({"map", "map_dataframe", "map_diag", "map_offdiag", "map_lower", "map_upper"})
 #: pyplot functions whose names are common methods elsewhere (``df['name'].str.title()``).
+#: matplotlib drawing methods that other libraries' objects have too: drawing only on a matplotlib name.
+NOT_ONLY_PLOTS = frozenset({"step"})
 PYPLOT_ONLY = frozenset({"title", "xlabel", "ylabel", "xticks", "yticks", "xscale", "yscale", "xlim", "ylim"})
 _FMT = re.compile(r"^(?:[-.:o^v<>sp*+xXDdh|_1234,]*)?(?:[bgrcmykw]|C\d)(?:[-.:o^v<>sp*+xXDdh|_1234,]*)$")
 
@@ -159,7 +161,7 @@ class _Reader:
             )
             self._drawn("pandas", PANDAS_KINDS.get(kind, kind), name)
             return
-        if method in MPL_FAMILIES and isinstance(call.func, ast.Attribute):
+        if method in MPL_FAMILIES and isinstance(call.func, ast.Attribute) and _draws(method, mods):
             self._drawn("matplotlib", MPL_FAMILIES[method], name)
             if method == "plot" and len(call.args) > 1:
                 fmt = _literal(call.args[-1])
@@ -293,6 +295,11 @@ class _Reader:
                 self.facts.add("figsize", where)
             elif arg in ("height", "aspect") and method in FIGURE_LEVEL_SNS:
                 self.facts.add("figsize", where)
+
+
+def _draws(method: str, modules: set[str]) -> bool:
+    """A matplotlib drawing method's name on this receiver draws (``optimizer.step()`` does not)."""
+    return method not in NOT_ONLY_PLOTS or "matplotlib" in modules
 
 
 def _is_false(node: ast.AST) -> bool:

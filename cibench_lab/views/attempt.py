@@ -8,7 +8,6 @@ for steps already revealed; grades of open steps only when live grades are on.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from ..play.rules import HUMAN, next_action, person_cap
 from ..play.settings import PlaySettings
 from ..record.worktime import Clock, Interval, read_clock, turn_intervals
 from ..store.tables import Attempt, StepRow, Turn
+from ..store.times import iso
 from ..tasks.model import Step, Task
 
 
@@ -179,7 +179,7 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
         "summary": (row.summary or {}).get(profile) if row.status == "done" else None,
         "summaries": dict(row.summary or {}) if row.status == "done" else None,
         "next": next_action(row),
-        "created_at": row.created_at.isoformat() + "Z",
+        "created_at": iso(row.created_at),
         "sandbox": (row.environment or {}).get("sandbox"),
         **kernel,
         "paused": row.status == "open" and clock.open_pause is not None,
@@ -210,18 +210,11 @@ def _step_record(srow: StepRow, turns: list[Interval]) -> dict[str, Any]:
     """A step's record in the view: when it opened, first ran as a turn and settled; the person's note."""
     first = min((started for started, _ in turns), default=None)
     return {
-        "opened_at": _iso(srow.opened_at),
-        "first_run_at": None if first is None else _iso(first),
-        "settled_at": None if srow.settled_at is None else _iso(srow.settled_at),
+        "opened_at": iso(srow.opened_at),
+        "first_run_at": None if first is None else iso(first),
+        "settled_at": None if srow.settled_at is None else iso(srow.settled_at),
         "note": srow.note,
     }
-
-
-def _iso(at: dt.datetime) -> str:
-    """A time (naive UTC, or aware) as the views write times: ISO, naive UTC, ``Z``."""
-    if at.tzinfo is not None:
-        at = at.astimezone(dt.timezone.utc).replace(tzinfo=None)
-    return at.isoformat() + "Z"
 
 
 #: Turn meta a browser may see: what the player sent and got back (never a key: the
@@ -266,8 +259,8 @@ def turns_view(attempts: Attempts, attempt_id: str, participant: str | None) -> 
                 "code": t.code,
                 "outputs": list(t.outputs or []),
                 "error": t.error,
-                "started_at": t.started_at.isoformat() + "Z",
-                "finished_at": t.finished_at.isoformat() + "Z",
+                "started_at": iso(t.started_at),
+                "finished_at": iso(t.finished_at),
                 "grade": (t.grade or {}).get(attempts.profile) if show else None,
                 **{k: t.meta[k] for k in TURN_META if k in (t.meta or {})},
             }

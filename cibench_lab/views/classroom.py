@@ -1,6 +1,6 @@
 """The class view: a class's members' attempts with their progress and kept scores, the class's
 pass rate per step (where the class is stuck), the table as CSV, and one member's attempt record
-for their instructor (docs/classroom.md). Synchronous (database): the server calls these on its
+for their instructor (docs/teach/reference.md). Synchronous (database): the server calls these on its
 engine thread, after the handler checked the caller teaches the class (``auth/roles.py``).
 
 What an instructor reads holds no reference material: only what the member did (code, outputs,

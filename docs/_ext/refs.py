@@ -101,8 +101,9 @@ class OptionsDirective(_Markdown):
 
 def setting_row(name: str, spec: dict[str, Any]) -> str:
     kind = spec.get("type", "")
-    if "enum" in spec:
-        kind = " \\| ".join(f"`{v}`" for v in spec["enum"])
+    choices = spec.get("enum") or [choice["const"] for choice in spec.get("oneOf", [])]
+    if choices:
+        kind = " \\| ".join(f"`{v}`" for v in choices)
     elif "minimum" in spec:
         kind += f" ≥ {spec['minimum']}"
     cells = [f"`{name}`", kind, f"`{json.dumps(spec.get('default'))}`", markdown_text(spec.get("title", ""))]

@@ -418,6 +418,7 @@ describe('the panel with the study parts', () => {
     lab.view = 'tasks';
     expect(view.hidden).toBe(true);
     expect(bar.hidden).toBe(false);
+    panel.dispose();
   });
 });
 

@@ -30,6 +30,19 @@ const SETTINGS = 'cibench-lab:plugin';
 const POLL_DEFAULT = 5; // seconds (schema/plugin.json: classViewPoll)
 /** The layout restorer's name for the class view (one at a time). */
 const TRACKER = 'cibench-lab-class-view';
+/** The class view command's arguments. */
+const CLASS_VIEW_ARGS = {
+  args: {
+    type: 'object' as const,
+    properties: {
+      class: { type: 'string' as const, description: 'The class to show' },
+      activate: {
+        type: 'boolean' as const,
+        description: 'Bring the view to the front'
+      }
+    }
+  }
+};
 
 type ClassArea = MainAreaWidget<ClassView>;
 
@@ -67,14 +80,10 @@ export const classViewPlugin: JupyterFrontEndPlugin<void> = {
       caption: "Your classes' progress, scores and attempts (instructors)",
       isVisible: () => instructor,
       isEnabled: () => instructor,
+      describedBy: CLASS_VIEW_ARGS,
       execute: args => open(args)
     });
-    // after a reload the lab reopens it (the same class), as it does its own main-area widgets
-    void restorer?.restore(tracker, {
-      command: CLASS_VIEW,
-      args: area => ({ class: area.content.className ?? '', activate: false }),
-      name: () => 'class-view'
-    });
+    restoreClassView(restorer, tracker);
     palette?.addItem({ command: CLASS_VIEW, category: CATEGORY, rank: 30 });
     const shortcut = headerButton(app, lab);
     void lab.api.me().then(me => {
@@ -87,6 +96,18 @@ export const classViewPlugin: JupyterFrontEndPlugin<void> = {
     });
   }
 };
+
+/** After a reload the lab reopens the class view (the same class), as it does its own main-area widgets. */
+function restoreClassView(
+  restorer: ILayoutRestorer | null,
+  tracker: WidgetTracker<ClassArea>
+): void {
+  void restorer?.restore(tracker, {
+    command: CLASS_VIEW,
+    args: area => ({ class: area.content.className ?? '', activate: false }),
+    name: () => 'class-view'
+  });
+}
 
 /** The panel header's Class View button: hidden until the user is known to be an instructor. */
 function headerButton(

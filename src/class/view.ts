@@ -2,7 +2,7 @@
  * The class view (instructors): pick a class, filter by task and status, read
  * the participants × tasks table and the pass rate per step, open a cell's
  * attempt, download the table as CSV. It polls the server every `interval`
- * seconds while it is shown and the browser tab is visible (docs/classroom.md
+ * seconds while it is shown and the browser tab is visible (docs/teach/reference.md
  * says why polling).
  */
 import { ISignal, Signal } from '@lumino/signaling';

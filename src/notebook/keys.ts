@@ -65,6 +65,7 @@ export function addKeyCommands(
 ): void {
   app.commands.addCommand(KeyCommandIDs.runAnswer, {
     label: "CIBench: Run the Step's Answer Cell and Stay",
+    describedBy: { args: { type: 'object', properties: {} } },
     execute: async () => {
       const nb = tracker.currentWidget?.content;
       const editing = nb?.mode === 'edit';
@@ -77,6 +78,15 @@ export function addKeyCommands(
   });
   app.commands.addCommand(KeyCommandIDs.changeCellType, {
     label: 'CIBench: Change Cell Type (not the lab’s cells)',
+    describedBy: {
+      args: {
+        type: 'object',
+        properties: {
+          type: { type: 'string', description: 'code, markdown or raw' },
+          heading: { type: 'number', description: 'A heading level, 1 to 6' }
+        }
+      }
+    },
     execute: args => {
       const nb = tracker.currentWidget?.content;
       const refusal = nb ? typeChangeRefusal(nb, attemptOf(nb)) : null;

@@ -24,6 +24,9 @@ import { StudyView } from './view';
 import { StudyWayOn } from './wayon';
 import { studyParam } from './words';
 
+/** JupyterLab's file browser command that shows a folder. */
+const GO_TO_PATH = 'filebrowser:go-to-path';
+
 export const studiesPlugin: JupyterFrontEndPlugin<void> = {
   id: 'cibench-lab:studies',
   description:
@@ -82,9 +85,10 @@ function studyHost(
         }
       }
     },
-    closeTabsExcept: paths => {
+    closeTabsExcept: async paths => {
       const keep = new Set(paths);
-      return closeTabsExcept(app.shell, docManager, path => keep.has(path));
+      await closeTabsExcept(app.shell, docManager, path => keep.has(path));
+      await browseTheTop(app);
     },
     confirm: async (title, body, ok) => {
       const answer = await showDialog({
@@ -97,6 +101,15 @@ function studyHost(
     reveal: () => lab.openPanel(),
     showResults
   };
+}
+
+/** The file browser back at the server's root: out of the last person's attempt folder. */
+async function browseTheTop(app: JupyterFrontEnd): Promise<void> {
+  if (app.commands.hasCommand(GO_TO_PATH)) {
+    await app.commands
+      .execute(GO_TO_PATH, { path: '/', dontShowBrowser: true })
+      .catch(err => console.warn('cibench-lab: the file browser stayed', err));
+  }
 }
 
 /** What the attempt controller's `open` reads of an attempt row: its id and notebook. */

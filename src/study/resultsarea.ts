@@ -25,6 +25,15 @@ export class ResultsArea {
     app.commands.addCommand(RESULTS_COMMAND, {
       label: 'CIBench: Study Results',
       caption: "A study's people beside recorded model runs (researchers)",
+      describedBy: {
+        args: {
+          type: 'object',
+          properties: {
+            study: { type: 'string', description: 'The study id' }
+          },
+          required: ['study']
+        }
+      },
       execute: args =>
         typeof args.study === 'string' ? open(args.study) : undefined
     });

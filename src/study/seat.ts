@@ -2,7 +2,8 @@
  * A shared study machine (a study with participant codes, docs/studies.md):
  * when a participant signs in or hands over, the main area keeps nothing of
  * anyone else's — every tab closes (a document saved first, when it can be)
- * but the launcher's and the signed-in participant's own attempt notebooks.
+ * but the launcher's and the signed-in participant's own attempt notebooks, and
+ * the file browser goes back to the top (studies plugin).
  * A tab left open would show the next person someone else's notebook (an
  * organiser's finished attempt with its references) and, after a reload, the
  * lab would reopen it in front of them.

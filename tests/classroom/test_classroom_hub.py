@@ -1,4 +1,4 @@
-"""A class on a real JupyterHub with one PostgreSQL database (docs/classroom.md).
+"""A class on a real JupyterHub with one PostgreSQL database (docs/teach/reference.md).
 
 The hub runs the guide's own ``docs/jupyterhub_config.example.py`` (tests/hub.py): two students
 and a teacher log in through the proxy's login form, each gets a single-user server with
@@ -68,10 +68,11 @@ def browser():
 
 @pytest.mark.fast
 def test_the_guide_quotes_the_config_the_hub_runs():
-    """docs/classroom.md quotes the config file the hub below runs, never a copy that drifted."""
+    """docs/teach/reference.md quotes the config file the hub below runs, never a copy that drifted."""
     config = EXAMPLE.read_text()
     compile(config, str(EXAMPLE), "exec")
-    quoted = re.findall(r"```python\n(.*?)\n *```", (REPO / "docs" / "classroom.md").read_text(), re.S)
+    page = REPO / "docs" / "teach" / "reference.md"
+    quoted = re.findall(r"```python\n(.*?)\n *```", page.read_text(), re.S)
     assert quoted
     for block in quoted:
         assert textwrap.dedent(block) in config, block
@@ -339,7 +340,7 @@ def test_roles_and_classes_come_from_the_hubs_groups(room, played):
 
 
 def test_the_database_gives_the_teacher_the_class_and_a_student_their_own(room, played):
-    """Row-level security: each server's own URL reads what its user may (docs/classroom.md)."""
+    """Row-level security: each server's own URL reads what its user may (docs/teach/reference.md)."""
     ids = {user: played[user][1]["id"] for user in STUDENTS}
     seen = {user: {a for (a,) in rows(room.urls[user], "SELECT id FROM attempt")} for user in USERS}
     assert seen["teacher"] == set(ids.values())

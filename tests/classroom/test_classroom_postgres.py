@@ -1,6 +1,6 @@
 """The classroom's trust model on a real PostgreSQL: each user's server connects as its own login role
 (``cibench-lab class grant``), and row-level security (revision 0005) lets it read and write only what
-docs/classroom.md says — its own rows; an instructor also reads their classes'; a researcher every
+docs/teach/reference.md says — its own rows; an instructor also reads their classes'; a researcher every
 study's; everyone the shared runs. The plays go through the real engine (Attempts), no kernel."""
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from sqlalchemy.exc import DBAPIError, ProgrammingError
 from cibench_lab.app.traits import DATABASE_URL_VAR
 from cibench_lab.cli import main
 from cibench_lab.errors import NotFound
+from cibench_lab.grading import TurnOutput
 from cibench_lab.play.attempt import Attempts, NewAttempt, participant_id
+from cibench_lab.play.oracle import record_reference, references
 from cibench_lab.play.settings import PlaySettings
 from cibench_lab.store import Store, StoreError, migrate, open_engine
 from cibench_lab.store.grants import Membership, grant, role_url
@@ -30,6 +32,7 @@ from cibench_lab.store.tables import (
     ClassMember,
     Enrolment,
     Event,
+    OracleReference,
     Participant,
     Run,
     StepRow,
@@ -46,11 +49,20 @@ PEOPLE = {
     "res": Membership("res", researcher=True),
 }
 STUDY = "pilot"
-POLICY_TABLES = ("participant", "attempt", "step", "turn", "event", "enrolment", "class_member")
+POLICY_TABLES = (
+    "participant",
+    "attempt",
+    "step",
+    "turn",
+    "event",
+    "oracle_reference",
+    "enrolment",
+    "class_member",
+)
 
 
 def owner_database(cluster: Cluster) -> str:
-    """A database owned by a role of its own, no superuser (as docs/classroom.md makes it): its URL."""
+    """A database owned by a role of its own, no superuser (as docs/teach/reference.md makes it): its URL."""
     owner = f"owner_{uuid.uuid4().hex[:8]}"
     cluster.execute(f"CREATE ROLE {owner} LOGIN CREATEROLE PASSWORD 'owner-secret'")
     name = cluster.new_database()
@@ -434,3 +446,14 @@ def test_the_revision_goes_down_and_up_again(pg):
             assert list(conn.scalars(secured)) == sorted(POLICY_TABLES)
     finally:
         engine.dispose()
+
+
+def test_oracle_references_are_read_and_written_as_their_attempts_events(klass):
+    mine = klass.ids["student1"]
+    record_reference(klass.attempts("student1"), mine, 0, TurnOutput("x = 1", [], False, "ok"), "notebook")
+    assert sorted(references(klass.attempts("student1"), mine)) == [0]  # its own: written and read
+    assert sorted(references(klass.attempts("teacher"), mine)) == [0]  # the instructor of its class reads it
+    assert references(klass.attempts("student3"), mine) == {}  # another class's student: not there
+    row = {"attempt_id": mine, "step": 1, "outputs": [], "error": False, "status": "ok"}
+    _refused(klass, "student2", insert(OracleReference).values(**row))
+    _refused(klass, "teacher", insert(OracleReference).values(**row))

@@ -1,4 +1,4 @@
-"""Ending a class as docs/classroom.md (*Ending the class*) says, on a password-only PostgreSQL: with
+"""Ending a class as docs/teach/reference.md (*Ending the class*) says, on a password-only PostgreSQL: with
 a user's server still connected the database and its owner cannot be dropped; once it is gone,
 ``class revoke`` per user, ``DROP DATABASE`` and ``DROP ROLE`` of the owner leave no role and no URL
 file behind."""

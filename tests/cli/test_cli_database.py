@@ -10,7 +10,7 @@ from exportdb import build
 
 from cibench_lab.cli import main
 
-DATABASE_URL_VAR = "CIBENCH_LAB_DATABASE_URL"  # docs/classroom.md: how a hub hands each server its own
+DATABASE_URL_VAR = "CIBENCH_LAB_DATABASE_URL"  # docs/teach/reference.md: how a hub hands each server its own
 
 pytestmark = pytest.mark.fast
 

@@ -45,7 +45,7 @@ def test_kernels_drop_exactly_what_the_redactor_masks(monkeypatch):
         "GH_TOKEN",
         "AWS_SECRET_ACCESS_KEY",
         "PGPASSWORD",
-        "CIBENCH_LAB_DATABASE_URL",  # a class database role's URL, password included (docs/classroom.md)
+        "CIBENCH_LAB_DATABASE_URL",  # a class role's URL, password included (docs/teach/reference.md)
         "JUPYTERHUB_API_TOKEN",
         "HOME",
         "KEYMAP",

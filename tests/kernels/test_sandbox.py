@@ -48,6 +48,13 @@ def test_the_environment_holds_the_kernelspec_variables_only(tmp_path):
 
 
 @pytest.mark.fast
+def test_an_openblas_core_type_reaches_the_sandbox_and_other_blas_variables_do_not(tmp_path):
+    environ = {"OPENBLAS_CORETYPE": "Prescott", "OPENBLAS_VERBOSE": "2"}
+    env = sandbox_env(environ, _policy(tmp_path), {"OMP_NUM_THREADS": "1"})
+    assert env["OPENBLAS_CORETYPE"] == "Prescott" and "OPENBLAS_VERBOSE" not in env
+
+
+@pytest.mark.fast
 def test_the_kernelspec_is_sandboxed_and_interrupted_by_message():
     spec = kernelspec_dict("/py")
     assert spec["metadata"]["kernel_provisioner"]["provisioner_name"] == PROVISIONER

@@ -30,13 +30,14 @@ def _events(services, attempt_id: str) -> list[tuple[str, dict]]:
 
 
 def _back(services, attempt_id: str, seconds: float) -> dt.datetime:
-    """Move the step's opening and every event ``seconds`` into the past; the new opening."""
+    """Move the step's opening and every event ``seconds`` into the past; the new opening (naive UTC:
+    the API writes a time as its naive UTC ISO form and a ``Z``)."""
     with services.store.session() as s:
         srow = s.scalar(select(StepRow).where(StepRow.attempt_id == attempt_id))
         srow.opened_at -= dt.timedelta(seconds=seconds)
         for event in s.scalars(select(Event).where(Event.attempt_id == attempt_id)):
             event.at -= dt.timedelta(seconds=seconds)
-        return srow.opened_at
+        return srow.opened_at.replace(tzinfo=None)
 
 
 @pytest.fixture

@@ -5,12 +5,16 @@ from __future__ import annotations
 from conftest import SECRET_CODE
 from sqlalchemy import select
 
-from cibench_lab.store.tables import Event
+from cibench_lab.store.tables import Event, OracleReference
 
 
 def restores(serverapp, attempt_id: str, kind: str = "restore") -> list[dict]:
+    """The attempt's ``kind`` events' details; ``oracle``: its reference runs (a table of their own)."""
     store = serverapp.web_app.settings["cibench_lab"].store
     with store.session() as s:
+        if kind == "oracle":
+            refs = select(OracleReference).where(OracleReference.attempt_id == attempt_id)
+            return [r.detail() for r in s.scalars(refs.order_by(OracleReference.id))]
         q = select(Event.detail).where(Event.attempt_id == attempt_id, Event.kind == kind)
         return list(s.scalars(q))
 

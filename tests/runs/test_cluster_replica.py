@@ -185,7 +185,7 @@ class _Observer:
         self.settled.append(step)
 
 
-class _Context:  # what Driver.apply reads of a PlayContext
+class _Context:  # what ClusterDriver.apply reads of a PlayContext
     def __init__(self, attempts: Attempts) -> None:
         self.attempts, self.observer = attempts, _Observer()
 
@@ -194,7 +194,7 @@ class _Context:  # what Driver.apply reads of a PlayContext
 
 
 async def test_the_driver_takes_deltas_only_from_the_latest_worker_and_each_once(tmp_path, library):
-    from cibench_lab.runs.dask.driver import Driver, Tracked
+    from cibench_lab.runs.dask.driver import ClusterDriver, Tracked
 
     store = Store(f"sqlite:///{tmp_path / 'driver.sqlite'}")
     attempts = Attempts(store, library)
@@ -215,7 +215,7 @@ async def test_the_driver_takes_deltas_only_from_the_latest_worker_and_each_once
             deltas.append(replica.changed(replica.dump(worker, attempt_id), sent))
         played[name] = (worker, [{**d, "nonce": name, "seq": i + 1} for i, d in enumerate(deltas)])
     ctx = _Context(attempts)
-    driver = Driver(ctx, None, "r", "s", None)  # type: ignore[arg-type]
+    driver = ClusterDriver(ctx, None, "r", "s", None)  # type: ignore[arg-type]
     driver.tracked[attempt_id] = Tracked(library.get(TASK), None, nonce="latest")  # its hello answered
     stale, latest = played["stale"][1], played["latest"][1]
     for delta in (stale[0], latest[0], stale[1], latest[0], latest[1], latest[1], latest[0]):

@@ -94,9 +94,10 @@ def test_inspect_eval_plays_a_task_scored_as_cibench_lab_run(tmp_path, capsys):
     ours = report(tmp_path, capsys, sample.metadata["run"])
     assert scores == {m: ours[m] for m in METRICS if ours[m] is not None}
     assert {s.name: s.metrics["micro"].value for s in log.results.scores} == scores  # type: ignore[union-attr]
+    # no --tasks: the recorded attempt's own task, and only it
     replay = [
         "--db", f"sqlite:///{tmp_path / 'r.sqlite'}", "--task-dir", str(builtin_dir()), "run",
-        "--player", f"replay:attempt:{attempt_id}", "--tasks", TASK, "--run", "replayed", "--no-progress",
+        "--player", f"replay:attempt:{attempt_id}", "--run", "replayed", "--no-progress",
     ]  # fmt: skip
     assert main(replay) == 0
     assert report(tmp_path, capsys, "replayed") == ours

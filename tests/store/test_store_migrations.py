@@ -126,13 +126,26 @@ def test_at_head_a_start_writes_nothing(tmp_path):
 # ---- a database made before migrations ------------------------------------------------
 
 
+def as_event(ref: dict) -> dict:
+    """An ``oracle_reference`` row as the ``oracle`` event row it was (its detail's JSON as written)."""
+    detail = {"source": ref["source"], "step": ref["step"], "code": ref["code"]}
+    detail = {k: v for k, v in detail.items() if v is not None}
+    detail |= {"outputs": json.loads(ref["outputs"]), "error": bool(ref["error"]), "status": ref["status"]}
+    row = {"id": ref["id"], "attempt_id": ref["attempt_id"], "kind": "oracle", "at": ref["at"]}
+    return row | {"detail": json.dumps(detail)}
+
+
 def all_rows(path: Path, like: dict | None = None) -> dict[str, list[dict]]:
     """Every row of the results tables; with ``like``, only the columns its rows have (columns a
-    later revision added are new, not changed)."""
+    later revision added are new, not changed). Oracle reference runs, events before revision
+    0006 and rows of ``oracle_reference`` since, are among the events as the events they were."""
     db = sqlite3.connect(path)
     db.row_factory = sqlite3.Row
     try:
         rows = {t: [dict(r) for r in db.execute(f"SELECT * FROM {t} ORDER BY id")] for t in TABLES}
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'oracle_reference'").fetchone():
+            moved = [as_event(dict(r)) for r in db.execute("SELECT * FROM oracle_reference")]
+            rows["event"] = sorted(rows["event"] + moved, key=lambda r: r["id"])
     finally:
         db.close()
     if like is None:

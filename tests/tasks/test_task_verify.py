@@ -118,3 +118,22 @@ def test_build_refuses_unused_or_missing_parameters(tmp_path, capsys, bad):
     )
     err = capsys.readouterr().err
     assert "unused parameter" in err or "has no value in the datasets table" in err
+
+
+def test_a_prelude_runs_before_the_first_step_and_each_step_keeps_a_digest_of_its_outputs(tmp_path):
+    """bench/verify_all.py's second pass: the prelude changes the kernel before the steps run."""
+    from nbcells import code, md, stdout
+
+    cells = [
+        md("Print the BLAS thread count."),
+        code("import os\nprint(os.environ['OPENBLAS_NUM_THREADS'])", [stdout("1\n")]),
+    ]
+    nb = {"cells": cells, "metadata": {"step_types": ["num"]}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "cibench_template" / "python" / "threads.ipynb"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    task = TaskLibrary.load([tmp_path]).get("cibench_template/python/threads")
+    (plain,) = asyncio.run(verify_tasks([task]))
+    (two,) = asyncio.run(verify_tasks([task], prelude="import os\nos.environ['OPENBLAS_NUM_THREADS'] = '2'"))
+    assert plain.ok and not plain.changed and list(plain.digests) == [0]
+    assert {d.step for d in two.drifts} == {0} and two.digests[0] != plain.digests[0]

@@ -175,6 +175,6 @@ def test_oracle_play_uses_the_references_the_notebook_ran(page: Page, model_lab,
     expect(oracle).to_have_count(len(golden["steps"]))  # the last one shows after the end
     # every reference the model saw was the one the notebook's kernel printed, reported by the browser
     with sqlite3.connect(tmp_path / "results.sqlite") as db:
-        rows = db.execute("select detail from event where kind = 'oracle'").fetchall()
-    sources = [json.loads(d)["source"] for (d,) in rows]
+        rows = db.execute("select source from oracle_reference order by id").fetchall()
+    sources = [source for (source,) in rows]
     assert sources == ["notebook"] * (len(golden["steps"]) - 1)

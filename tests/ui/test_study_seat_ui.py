@@ -107,6 +107,17 @@ def organiser_finishes_a_task(page: Page) -> None:
     page.locator(".jp-CIBench-attemptView .jp-CIBench-back").click()  # All tasks: the study list
 
 
+def browse_into_the_attempts(page: Page) -> None:
+    """The organiser's file browser left in their attempt's folder."""
+    page.locator('.jp-SideBar .lm-TabBar-tab[data-id="filebrowser"]').click()
+    browser = page.locator(".jp-FileBrowser")
+    browser.locator(".jp-BreadCrumbs-home").click()
+    browser.locator(".jp-DirListing-item", has_text="cibench-attempts").dblclick()
+    browser.locator(".jp-DirListing-item", has_text="clock_probe").dblclick()
+    expect(browser.locator(".jp-BreadCrumbs")).to_contain_text("cibench-attempts")
+    page.locator('.jp-SideBar .lm-TabBar-tab[data-id="cibench-lab-panel"]').click()
+
+
 def open_by_hand(page: Page) -> None:
     """Open the organiser's finished notebook from the file browser (the attempts folder)."""
     page.locator('.jp-SideBar .lm-TabBar-tab[data-id="filebrowser"]').click()
@@ -131,10 +142,13 @@ SEEN_NOTEBOOK = """() => {
 def test_a_participant_signing_in_sees_nothing_of_the_organisers(page: Page, seat_lab, tmp_path):
     open_lab(page, seat_lab.url)
     organiser_finishes_a_task(page)
+    browse_into_the_attempts(page)
     page.screenshot(path=str(tmp_path / "6-organiser.png"))
     page.locator('.jp-CIBench-studies [data-study="seat"]').click()
     sign_in(page, "P01")
     nothing_of_another(page, tmp_path / "6-signed-in.png")
+    # the file browser is back at the top, not in the organiser's attempt folder
+    expect(page.locator(".jp-FileBrowser .jp-BreadCrumbs")).not_to_contain_text("cibench-attempts")
     expect(page.locator(".jp-CIBench-studyView")).to_be_visible()
     expect(page.locator(".jp-CIBench-attempts li.jp-CIBench-attempt")).to_have_count(0)  # P01 has none yet
 

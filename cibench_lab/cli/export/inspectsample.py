@@ -28,6 +28,8 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolCall, ToolCallError
 
 from ...inspectai.scores import sample_scores
+from ...store import times as store_times
+from ...store.times import parse_iso
 from ...tasks.model import Task
 from .columns import SETTINGS
 from .trace import Recorded
@@ -45,7 +47,7 @@ def aware(iso: str | None) -> dt.datetime | None:
     """An export time (ISO with ``Z``) as an aware UTC datetime."""
     if iso is None:
         return None
-    return dt.datetime.fromisoformat(iso.removesuffix("Z")).replace(tzinfo=dt.timezone.utc)
+    return parse_iso(iso)
 
 
 @dataclass
@@ -148,8 +150,8 @@ def turn_messages(turn: dict[str, Any], step: dict[str, Any], extra: SampleExtra
         "score": grade.get("score"),
         "passed": grade.get("passed"),
         "kept": step[f"{p}_kept_turn"] == n,
-        "started_at": turn["started_at"].isoformat() + "Z",
-        "finished_at": turn["finished_at"].isoformat() + "Z",
+        "started_at": store_times.iso(turn["started_at"]),
+        "finished_at": store_times.iso(turn["finished_at"]),
     }
     reply = meta.get("response")
     text = reply if isinstance(reply, str) else ""

@@ -10,16 +10,15 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
-from sqlalchemy import and_, false, func, select
+from sqlalchemy import false, func, select
 from sqlalchemy.orm import Session
 
-from ...lab.trace import with_graded
 from ...play.settings import PlaySettings
-from ...record.worktime import CELL_RUN, attempt_working_seconds
-from ...store.tables import Attempt, Enrolment, Event, Participant, StepRow, Study, Turn
+from ...record.worktime import attempt_working_seconds
+from ...store.tables import Attempt, Enrolment, Participant, StepRow, Study, Turn
 from .columns import ANSWER_PREFIX, SETTINGS, STEP_GRADE, TURN_GRADE
 from .selection import Selection
-from .values import grade_columns, iso, output_text, summarized_detail, summary_columns
+from .values import grade_columns, iso, output_text, summary_columns
 
 BATCH = 200
 
@@ -125,35 +124,6 @@ def turns(s: Session, sel: Selection) -> Iterator[Row]:
             "code": code,
             **output_text(outputs),
             **grade_columns(grade, TURN_GRADE),
-        }
-
-
-def events(s: Session, sel: Selection) -> Iterator[Row]:
-    """Every event; a ``cell_run`` with ``graded``/``turn`` joined from the turn holding its msg_id."""
-    graded = and_(
-        Event.kind == CELL_RUN,
-        Turn.attempt_id == Event.attempt_id,
-        Turn.msg_id == Event.detail["msg_id"].as_string(),
-    )
-    q = (
-        select(Event.id, Event.attempt_id, Event.kind, Event.at, Event.detail, Turn.number)
-        .join(Attempt, Attempt.id == Event.attempt_id)
-        .outerjoin(Turn, graded)
-        .where(*sel.where)
-        .order_by(Attempt.created_at, Attempt.id, Event.id)
-        .execution_options(yield_per=BATCH)
-    )
-    for event_id, attempt_id, kind, at, detail, number in s.execute(q):
-        if kind == CELL_RUN:
-            detail = with_graded(detail or {}, number)
-        step = (detail or {}).get("step")
-        yield {
-            "event_id": event_id,
-            "attempt_id": attempt_id,
-            "kind": kind,
-            "at": iso(at),
-            "step": step if isinstance(step, int) else None,
-            "detail": summarized_detail(detail),
         }
 
 

@@ -78,7 +78,7 @@ def resolve(s: Session, filters: Filters) -> Selection:
 
 def study_salts(s: Session) -> dict[str, str | None]:
     """Every study's salt; None for each when the connection's role may not read the column (a
-    student's role on a class database: docs/classroom.md), whose export then shows ``u-N``."""
+    student's role on a class database: docs/teach/reference.md), whose export then shows ``u-N``."""
     if s.get_bind().dialect.name == "postgresql":
         readable = s.scalar(text("SELECT has_column_privilege('study', 'salt', 'SELECT')"))
         if not readable:

@@ -9,6 +9,7 @@ from typing import Any
 from ...grading.outcomes import OUTCOME_WORDS
 from ...grading.profile import PROFILES
 from ...grading.summary import METRICS
+from ...store.times import parse_iso
 from ...tasks.model import Task
 from .columns import SETTINGS
 from .trace import Recorded
@@ -105,10 +106,9 @@ def _runs(rec: Recorded, i: int) -> list[tuple[str, dt.datetime, dict[str, Any]]
 
 def _started(run: dict[str, Any]) -> dt.datetime:
     try:
-        at = dt.datetime.fromisoformat(str(run["started_at"]).removesuffix("Z"))
+        return parse_iso(str(run["started_at"]))
     except (KeyError, ValueError):
         return run["at"]
-    return at.astimezone(dt.timezone.utc).replace(tzinfo=None) if at.tzinfo else at
 
 
 def _turn_cell(turn: dict[str, Any], step: dict[str, Any], n: int) -> Cell:

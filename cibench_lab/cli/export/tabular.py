@@ -18,6 +18,7 @@ from ...store.tables import utcnow
 from ...views import csvcells
 from . import rows
 from .columns import ATTEMPTS, EVENTS, PARTICIPANTS, STEPS, TURNS
+from .events import events
 from .selection import Selection
 
 FORMATS = ("csv", "jsonl")
@@ -75,7 +76,7 @@ def write_tables(store: Store, sel: Selection, folder: Path, fmt: str) -> dict[s
             attempts.write(attempt)
             steps.write_all(iter(its_steps))
         table("turns", TURNS).write_all(rows.turns(s, sel))
-        table("events", EVENTS).write_all(rows.events(s, sel))
+        table("events", EVENTS).write_all(events(s, sel))
         answers = rows.answer_columns(s, sel)
         table("participants", (*PARTICIPANTS, *answers)).write_all(rows.participants(s, sel, answers))
     return {t.name: t.count for t in tables}

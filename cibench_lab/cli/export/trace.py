@@ -11,9 +11,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ...lab.trace import turn_numbers, with_graded
-from ...store.tables import Event, Turn
+from ...store.tables import Event, OracleReference, Turn
 
-TRACE = ("cell_run", "oracle", "pause", "resume")
+TRACE = ("cell_run", "pause", "resume")
 
 
 @dataclass
@@ -45,8 +45,9 @@ def recorded(s: Session, attempt_id: str) -> Recorded:
             detail = with_graded(detail, graded.get(str(detail.get("msg_id"))))
         if kind == "cell_run" and detail["graded"] is False:
             rec.explorations.setdefault(step, []).append({**detail, "at": at})
-        elif kind == "oracle":
-            rec.oracle[step] = detail  # the latest reference run of the step
         elif kind in ("pause", "resume"):
             rec.pauses.setdefault(step, []).append((kind, at, detail))
+    q_refs = select(OracleReference).where(OracleReference.attempt_id == attempt_id)
+    for ref in s.scalars(q_refs.order_by(OracleReference.id)):
+        rec.oracle[ref.step] = ref.detail()  # the latest reference run of the step
     return rec

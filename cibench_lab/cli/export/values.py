@@ -14,18 +14,15 @@ from typing import Any
 from ...grading.profile import PROFILES
 from ...grading.qwen.lab import QWEN_MEASURES, not_graded
 from ...grading.summary import METRICS
+from ...store import times
 from ...tasks.plot import FIGURE_MIME
 
 TEXT_MIME = "text/plain"
 
 
 def iso(at: dt.datetime | None) -> str | None:
-    """A database time (naive UTC) in ISO 8601 with ``Z``; None stays None."""
-    if at is None:
-        return None
-    if at.tzinfo is not None:
-        at = at.astimezone(dt.timezone.utc).replace(tzinfo=None)
-    return at.isoformat(timespec="microseconds") + "Z"
+    """A time in the exports' ISO 8601 (UTC, always with microseconds, ``Z``); None stays None."""
+    return times.iso(at, timespec="microseconds")
 
 
 def _text(value: Any) -> str:

@@ -7,14 +7,14 @@ from typing import Any
 
 from ...grading.profile import PROFILES
 from ...grading.qwen.lab import not_graded
+from ...store.times import as_utc, parse_iso
 
 
 def when(at: str | dt.datetime | None) -> str:
     """``2025-01-01 12:00:03 UTC`` from an export time (ISO with Z) or a database time."""
     if at is None:
         return "-"
-    if isinstance(at, str):
-        at = dt.datetime.fromisoformat(at.removesuffix("Z"))
+    at = parse_iso(at) if isinstance(at, str) else as_utc(at)
     return at.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 

@@ -57,7 +57,7 @@ async def run_on_cluster(
             try:
                 await ctx.db(lease.take)
                 try:
-                    driver = Driver(ctx, client, run_name, lease.token, jobs)
+                    driver = ClusterDriver(ctx, client, run_name, lease.token, jobs)
                     state = await _leased(lease, driver.play(tasks, spec.config()))
                 finally:
                     await ctx.db(lease.release)
@@ -69,7 +69,7 @@ async def run_on_cluster(
     return [i for i, status in state.values() if status == "done"]
 
 
-class Driver:
+class ClusterDriver:
     """Submits the run's open attempts, applies the rows workers send, reports progress."""
 
     def __init__(self, ctx: PlayContext, client, run_name: str, session: str, jobs: JobOptions):

@@ -3,10 +3,12 @@
 A distributed run (:mod:`.cluster`) plays an attempt on a worker against a database of the
 worker's own (a *replica*), loaded from the attempt's rows as the driver holds them
 (:func:`dump`, :func:`load`); after each transition the worker sends what :func:`changed` —
-its attempt row, and the steps, turns and events new or different since it last sent — and
+its attempt row, and the steps, turns, events and oracle references new or different since it
+last sent — and
 the driver *applies* them to the results database (:mod:`.stream` says in what order).  Rows
 are keyed by what they are, not by the ids a database gave them: a step by (attempt, index), a
-turn by (attempt, step, turn), an event by (attempt, kind, time); so applying the same rows
+turn by (attempt, step, turn), an event by (attempt, kind, time), an oracle reference by
+(attempt, step, time); so applying the same rows
 twice adds nothing.
 """
 
@@ -15,13 +17,23 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import DateTime, delete, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from ...store import Store
-from ...store.tables import Attempt, Base, Event, Participant, Run, StepRow, Turn
+from ...store.tables import Attempt, Base, Event, OracleReference, Participant, Run, StepRow, Turn
+from ...store.times import UTCDateTime
 
-Rows = dict[str, Any]  # {"attempt": {...}, "steps": [...], "turns": [...], "events": [...]}
+Rows = dict[
+    str, Any
+]  # {"attempt": {...}, "steps": [...], "turns": [...], "events": [...], "references": [...]}
+#: each list of a Rows: its table and what keys a row (beside its attempt)
+TABLES: dict[str, tuple[Any, tuple[str, ...]]] = {
+    "steps": (StepRow, ("index",)),
+    "turns": (Turn, ("step", "number")),
+    "events": (Event, ("kind", "at")),
+    "references": (OracleReference, ("step", "at")),
+}
 _KEEP_ON_DRIVER = ("id", "run_id", "participant_id", "study_id")  # the driver's, never a replica's
 
 
@@ -37,7 +49,7 @@ def _plain(row: Base, skip: tuple[str, ...] = ()) -> dict[str, Any]:
 
 def _row(table: Any, data: dict[str, Any]) -> dict[str, Any]:
     """``data`` (from :func:`_plain`) with its times as datetimes again."""
-    times = {c.key for c in table.__table__.columns if isinstance(c.type, DateTime)}
+    times = {c.key for c in table.__table__.columns if isinstance(c.type, UTCDateTime)}
     return {
         k: dt.datetime.fromisoformat(v) if k in times and isinstance(v, str) else v for k, v in data.items()
     }
@@ -50,12 +62,10 @@ def dump(store: Store, attempt_id: str) -> Rows:
         if attempt is None:
             raise LookupError(f"no attempt {attempt_id} in {store.url}")
         where = {"attempt_id": attempt_id}
-        return {
-            "attempt": _plain(attempt),
-            "steps": [_plain(r, ("id",)) for r in s.scalars(select(StepRow).filter_by(**where))],
-            "turns": [_plain(r, ("id",)) for r in s.scalars(select(Turn).filter_by(**where))],
-            "events": [_plain(r, ("id",)) for r in s.scalars(select(Event).filter_by(**where))],
-        }
+        rows: Rows = {"attempt": _plain(attempt)}
+        for name, (table, _) in TABLES.items():
+            rows[name] = [_plain(r, ("id",)) for r in s.scalars(select(table).filter_by(**where))]
+        return rows
 
 
 def owners(store: Store, attempt_id: str) -> dict[str, Any]:
@@ -73,7 +83,7 @@ def load(store: Store, rows: Rows, refs: dict[str, Any]) -> None:
     """Make ``store`` hold exactly the attempt ``rows`` describe (a worker's replica)."""
     attempt_id = rows["attempt"]["id"]
     with store.session() as s:
-        for table in (Turn, StepRow, Event):
+        for table in (Turn, StepRow, Event, OracleReference):
             s.execute(delete(table).where(table.attempt_id == attempt_id))
         s.execute(delete(Attempt).where(Attempt.id == attempt_id))
         owner_tables: tuple[tuple[Any, str], ...] = ((Run, "run"), (Participant, "participant"))
@@ -86,9 +96,8 @@ def load(store: Store, rows: Rows, refs: dict[str, Any]) -> None:
             attempt["study_id"] = None  # studies are not played on clusters
         s.add(Attempt(**_row(Attempt, attempt)))
         s.flush()
-        s.add_all(StepRow(**_row(StepRow, r)) for r in rows["steps"])
-        s.add_all(Turn(**_row(Turn, r)) for r in rows["turns"])
-        s.add_all(Event(**_row(Event, r)) for r in rows["events"])
+        for name, (table, _) in TABLES.items():
+            s.add_all(table(**_row(table, r)) for r in rows.get(name, []))
 
 
 def apply(store: Store, rows: Rows) -> None:
@@ -101,9 +110,8 @@ def apply(store: Store, rows: Rows) -> None:
         for key, value in _row(Attempt, rows["attempt"]).items():
             if key not in _KEEP_ON_DRIVER:
                 setattr(attempt, key, value)
-        _merge(s, StepRow, rows["steps"], attempt_id, ("index",))
-        _merge(s, Turn, rows["turns"], attempt_id, ("step", "number"))
-        _merge(s, Event, rows["events"], attempt_id, ("kind", "at"), update=False)
+        for name, (table, keyed_by) in TABLES.items():
+            _merge(s, table, rows.get(name, []), attempt_id, keyed_by, update=name in ("steps", "turns"))
 
 
 def _merge(
@@ -123,21 +131,14 @@ def _merge(
 
 
 def keys(rows: Rows) -> dict[tuple, dict[str, Any]]:
-    """Every step, turn and event of ``rows`` by its key (what :func:`changed` compares)."""
-    out: dict[tuple, dict[str, Any]] = {}
-    for r in rows["steps"]:
-        out[("steps", r["index"])] = r
-    for r in rows["turns"]:
-        out[("turns", r["step"], r["number"])] = r
-    for r in rows["events"]:
-        out[("events", r["kind"], r["at"])] = r
-    return out
+    """Every step, turn, event and reference of ``rows`` by its key (what :func:`changed` compares)."""
+    return {(name, *(r[k] for k in key)): r for name, (_, key) in TABLES.items() for r in rows.get(name, [])}
 
 
 def changed(rows: Rows, sent: dict[tuple, dict[str, Any]]) -> Rows:
     """The part of ``rows`` not in ``sent`` (or different there): a delta :func:`apply` merges
     as it merges whole rows; ``sent`` is brought up to ``rows``.  The attempt row is always in."""
-    delta: Rows = {"attempt": rows["attempt"], "steps": [], "turns": [], "events": []}
+    delta: Rows = {"attempt": rows["attempt"], **{name: [] for name in TABLES}}
     for key, row in keys(rows).items():
         if sent.get(key) != row:
             delta[key[0]].append(row)
