@@ -18,7 +18,7 @@ pytestmark = pytest.mark.fast
 def test_a_record_keeps_its_message_times_and_facts(tmp_path):
     attempts = attempts_for(tmp_path)
     aid = start(attempts, EN)
-    at = dt.datetime(2025, 3, 1, 9, 0, 0)
+    at = dt.datetime(2025, 3, 1, 9, 0, 0, tzinfo=dt.timezone.utc)
     ran = TurnOutput("print('nope')", [stdout("nope")])
     record = TurnRecord(ran, "m-1", at, at + dt.timedelta(seconds=2), {"truncated": True})
     assert attempts.record_turn(aid, 0, record)["turn"] == 0
