@@ -38,6 +38,7 @@ from cibench_lab.play.attempt import Attempts
 from cibench_lab.play.workspace import copy_data
 from cibench_lab.players import ReferencePlayer
 from cibench_lab.runs.local import run_tasks
+from cibench_lab.runs.spec import RunSpec
 from cibench_lab.store import Store
 from cibench_lab.tasks.library import TaskLibrary, default_task_dirs
 from cibench_lab.tasks.model import Task
@@ -121,7 +122,9 @@ def nbclient_run(task: Task, workroot: Path, timeout: float) -> float:
 
 def engine_run(attempts: Attempts, tasks: list[Task], run: str, jobs: int, timeout: float) -> float:
     started = time.perf_counter()
-    ids = asyncio.run(run_tasks(attempts, tasks, ReferencePlayer(), "e2e", run, timeout=timeout, jobs=jobs))
+    ids = asyncio.run(
+        run_tasks(attempts, tasks, RunSpec(ReferencePlayer(), "e2e", run, timeout=timeout, jobs=jobs))
+    )
     seconds = time.perf_counter() - started
     if len(ids) != len(tasks):
         print(f"warning: {run}: {len(tasks) - len(ids)} attempt(s) did not finish", file=sys.stderr)

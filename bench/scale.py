@@ -46,6 +46,7 @@ from cibench_lab.kernels.spec import LAUNCHER, ensure_kernelspec
 from cibench_lab.play.attempt import Attempts
 from cibench_lab.players import ReferencePlayer
 from cibench_lab.runs.local import RunObserver, run_tasks
+from cibench_lab.runs.spec import RunSpec
 from cibench_lab.store import Store
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
 from cibench_lab.tasks.model import Task
@@ -120,7 +121,10 @@ def replay(attempts: Attempts, tasks: list[Task], name: str, pool: PoolSettings 
     clock = Clock()
     asyncio.run(
         run_tasks(
-            attempts, tasks, ReferencePlayer(), "e2e", name, timeout=300, observer=clock, kernel_pool=pool
+            attempts,
+            tasks,
+            RunSpec(ReferencePlayer(), "e2e", name, timeout=300, kernel_pool=pool),
+            observer=clock,
         )
     )
     failed = [t for t, s in clock.status.items() if s != "done"]

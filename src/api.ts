@@ -30,7 +30,7 @@ export type ITaskInstruction = Schemas['TaskInstruction'];
 /** `GET tasks/{id}`. */
 export type ITaskDetail = Schemas['TaskDetail'];
 /** Play settings recorded with each attempt. */
-export type IPlaySettings = Schemas['PlaySettings'];
+export type IPlaySettings = Schemas['PlaySettingsView'];
 /** `GET settings`. */
 export type IServerSettings = Schemas['ServerSettings'];
 /** A step's grade under one profile. */

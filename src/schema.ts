@@ -781,7 +781,7 @@ export type components = {
       current_step: number;
       n_steps: number;
       kinds: components['schemas']['StepKind'][];
-      settings: components['schemas']['PlaySettings'];
+      settings: components['schemas']['PlaySettingsView'];
       /** @description relative to the server root */
       notebook_path: string;
       kernel_id: string | null;
@@ -1298,7 +1298,11 @@ export type components = {
       /** @description the attempt's time net of pauses (null: not started) */
       working_seconds: number | null;
     };
-    PlaySettings: {
+    /**
+     * @description The play settings (``play/settings.py``: PlaySettings, the one model checked as it is made)
+     *     as the API shows them: the server's defaults, an attempt's or a study's recorded settings.
+     */
+    PlaySettingsView: {
       show_grades: boolean;
       turn_cap: number;
       /** @description seconds without an edit or a run that pause the working clock */
@@ -1480,7 +1484,7 @@ export type components = {
       tool: string | null;
     };
     ServerSettings: {
-      defaults: components['schemas']['PlaySettings'];
+      defaults: components['schemas']['PlaySettingsView'];
       locked: boolean;
       /** @description a person's settings may only tighten the defaults' turn_cap, reveal, show_grades and grade_rule (guard_settings; false when locked: they are ignored) */
       guarded: boolean;
@@ -1678,7 +1682,7 @@ export type components = {
       settle_note: string | null;
       questionnaire: components['schemas']['Question'][];
       /** @description the play settings every attempt of the study is locked to */
-      settings: components['schemas']['PlaySettings'];
+      settings: components['schemas']['PlaySettingsView'];
       /** @description participants sign in with a code at the consent */
       participant_code: boolean;
       /** @description tasks in a participant's plan */

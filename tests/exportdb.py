@@ -22,6 +22,7 @@ from sqlalchemy import select, update
 from cibench_lab.grading import TurnOutput
 from cibench_lab.play.attempt import Attempts, NewAttempt
 from cibench_lab.play.settings import PlaySettings
+from cibench_lab.play.turns import TurnRecord
 from cibench_lab.runs.local import ensure_run
 from cibench_lab.store.pseudonym import new_salt
 from cibench_lab.store.tables import Attempt, Enrolment, Event, Participant, StepRow, Study, Turn, utcnow
@@ -147,7 +148,7 @@ def bob(attempts: Attempts) -> str:
     b = _start(attempts, "bob", PARITY, STUDY)
     attempts.record_turn(b, 0, TurnOutput("print('alpha beta')", [stdout("alpha beta")]))
     attempts.settle(b, 0, "next")
-    attempts.record_turn(b, 1, TurnOutput("print(6 * 7)", [stdout("42")]), msg_id="m-turn")
+    attempts.record_turn(b, 1, TurnRecord(TurnOutput("print(6 * 7)", [stdout("42")]), msg_id="m-turn"))
     # as the capture records runs: whether one was graded is joined from the turns when read
     times = {"started_at": "2025-03-01T09:10:00Z", "finished_at": "2025-03-01T09:10:01Z", "error": False}
     run = {"cell_id": "c-9", "msg_id": "m-explore", "code": EXPLORATION, **times}

@@ -8,7 +8,6 @@ import logging
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -20,8 +19,8 @@ from ..auth.hub import Hub
 from ..auth.roles import Roles, RoleSettings
 from ..errors import BadInput
 from ..grading.pool import Grader
-from ..grading.profile import PROFILES
 from ..handlers.routes import handlers
+from ..handlers.services import Services
 from ..kernels.interpreter import PYTHON_VAR, check_kernel_python, kernel_python, kernel_python_note
 from ..kernels.libraries import check_libraries
 from ..kernels.limits import KernelLimits, process_limit_problem
@@ -29,7 +28,6 @@ from ..kernels.pool import PoolSettings
 from ..kernels.sandbox import SandboxSetting, configure, prepare
 from ..kernels.spec import ensure_kernelspec, hide_from_kernels
 from ..kernels.specguard import apply_specguard, kernelspec_problem
-from ..lab.config import settings_policy
 from ..lab.contents import apply_contents, no_link_cwd
 from ..lab.cull import check_cull
 from ..lab.play import LabConfig, LabPlay
@@ -52,34 +50,6 @@ from .traits import CIBenchLabTraits
 
 T = TypeVar("T")
 KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
-
-
-@dataclass
-class Services:
-    """Everything the handlers use, built once when the server starts."""
-
-    library: TaskLibrary
-    store: Store
-    attempts: Attempts
-    lab: LabPlay
-    participant: str
-    models: ModelRegistry
-    studies: Studies
-    roles: Roles
-    new_tasks_dir: Path  # where the lab's "Make a CIBench Task" writes (CIBenchLabApp.new_tasks_dir)
-    class_tasks: ClassTasks = field(default_factory=ClassTasks)  # what each class's students see
-
-    def settings_view(self) -> dict:
-        c = self.lab.config
-        return {
-            "defaults": c.settings.as_dict(),
-            "locked": c.lock_settings,
-            "guarded": settings_policy(c) == "tighten",
-            "turn_timeout": c.turn_timeout,
-            "kernel_idle_cull": c.kernel_idle_cull,
-            "profile": self.attempts.profile,
-            "profiles": list(PROFILES),
-        }
 
 
 class CIBenchLabApp(CIBenchLabTraits):
@@ -159,12 +129,14 @@ class CIBenchLabApp(CIBenchLabTraits):
 
     def _lab_config(self, root: Path, participant: str) -> LabConfig:
         """The lab's configuration and the default play settings, from the traits."""
-        settings = PlaySettings(
-            show_grades=self.show_grades,
-            turn_cap=self.turn_cap,
-            reveal=self.reveal,
-            grade_rule=self.grade_rule,
-            pause_after=self.pause_after,
+        settings = PlaySettings.of(  # checked once, here (each trait's min first)
+            {
+                "show_grades": self.show_grades,
+                "turn_cap": self.turn_cap,
+                "reveal": self.reveal,
+                "grade_rule": self.grade_rule,
+                "pause_after": self.pause_after,
+            }
         )
         return LabConfig(
             root_dir=root,
@@ -183,7 +155,6 @@ class CIBenchLabApp(CIBenchLabTraits):
         or the server exits saying so."""
         config = self._lab_config(root, participant)
         config.guard_settings = self._guarded(has_studies)
-        config.settings.validate()
         pause = config.settings.pause_after
         self._or_exit(check_cull, config.kernel_idle_cull, pause, "CIBenchLabApp.pause_after")
         return config

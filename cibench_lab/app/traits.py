@@ -10,13 +10,12 @@ from __future__ import annotations
 from jupyter_server.extension.application import ExtensionApp
 from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 
-from ..grading.kept import GRADE_RULES
 from ..grading.pool import WORKERS
 from ..grading.profile import PROFILES
 from ..kernels.libraries import CHECKS, TASK_LIBRARIES
 from ..kernels.limits import KernelLimits
-from ..play.settings import REVEAL
 from ..store import DATABASE_URL_VAR
+from ..tasks.vocabulary import GRADE_RULES, REVEALS
 from .listtrait import NameList
 
 LIMITS = KernelLimits()  # the defaults
@@ -76,6 +75,7 @@ class CIBenchLabTraits(ExtensionApp):
     ).tag(config=True)
     turn_timeout = Float(
         120.0,
+        min=0.0,
         help=(
             "Seconds the server waits for a turn's execution to finish (kernel idle) before "
             "grading it as timed out and interrupting its kernel; also bounds hidden setup runs."
@@ -94,6 +94,7 @@ class CIBenchLabTraits(ExtensionApp):
     ).tag(config=True)
     kernel_idle_cull = Float(
         1800.0,
+        min=0.0,
         help=(
             "Seconds an attempt's kernel may stay idle (no run, no edit of the attempt, no kernel "
             "activity) before the server shuts it down; the notebook's next run starts a new kernel "
@@ -104,6 +105,7 @@ class CIBenchLabTraits(ExtensionApp):
     ).tag(config=True)
     interrupt_grace = Float(
         10.0,
+        min=0.0,
         help=(
             "Seconds a timed-out turn's kernel may take to stop after it is interrupted; one still "
             "busy then is restarted and the attempt's state restored on it (the turn records which)."
@@ -111,6 +113,7 @@ class CIBenchLabTraits(ExtensionApp):
     ).tag(config=True)
     kernel_pool_size = Int(
         0,
+        min=0,
         help=(
             "Warm kernels kept ready per (kernel environment, library set): Start takes one (started "
             "in the sandbox, its task's libraries imported, its start code run at Start) instead of "
@@ -122,6 +125,7 @@ class CIBenchLabTraits(ExtensionApp):
     ).tag(config=True)
     kernel_pool_memory = Int(
         2048,
+        min=0,
         help=(
             "MB of resident memory all waiting pooled kernels may hold together; no kernel is "
             "started beyond it."
@@ -129,6 +133,7 @@ class CIBenchLabTraits(ExtensionApp):
     ).tag(config=True)
     kernel_pool_idle = Float(
         600.0,
+        min=0.0,
         help=(
             "Seconds a pooled kernel may wait unused before it is shut down (and not started again "
             "until a Start needs it)."
@@ -143,6 +148,7 @@ class CIBenchLabTraits(ExtensionApp):
     ).tag(config=True)
     turn_cap = Int(
         0,
+        min=0,
         help=(
             "A person's step settles after this many turns (0 = no cap). 3 matches the model "
             "protocol's max_turn."
@@ -150,6 +156,7 @@ class CIBenchLabTraits(ExtensionApp):
     ).tag(config=True)
     pause_after = Int(
         300,
+        min=1,
         help=(
             "Seconds without an edit and without a run of the open step that pause its working "
             "clock (time per step net of pauses, shown beside wall time); any edit or run resumes "
@@ -157,7 +164,7 @@ class CIBenchLabTraits(ExtensionApp):
         ),
     ).tag(config=True)
     reveal = Enum(
-        list(REVEAL),
+        list(REVEALS),
         default_value="after-task",
         help=(
             "When an end-to-end step's reference code and output are shown: after-step, "
@@ -271,6 +278,7 @@ class CIBenchLabTraits(ExtensionApp):
     ).tag(config=True)
     hub_groups_ttl = Float(
         60.0,
+        min=0.0,
         help=(
             "Seconds the server keeps a user's JupyterHub groups and a class group's members, read "
             "through the hub's API with the server's token (JUPYTERHUB_API_TOKEN); a hub that does "
@@ -334,6 +342,7 @@ class CIBenchLabTraits(ExtensionApp):
     ).tag(config=True)
     kernel_max_processes = Int(
         LIMITS.processes,
+        min=0,
         help=(
             "Processes and threads a sandboxed kernel may run at once, all it starts included (a fork "
             "bomb gets 'Resource temporarily unavailable'); 0: no limit. As root, held by a pids cgroup."
@@ -341,10 +350,12 @@ class CIBenchLabTraits(ExtensionApp):
     ).tag(config=True)
     kernel_memory_mb = Int(
         LIMITS.memory_mb,
+        min=0,
         help="Address space of each process of a sandboxed kernel in MiB (past it: MemoryError); 0: none.",
     ).tag(config=True)
     kernel_tmp_mb = Int(
         LIMITS.tmp_mb,
+        min=0,
         help=(
             "Size in MiB of a sandboxed kernel's private /tmp, /dev/shm and HOME, each in memory "
             "(past it: 'No space left on device'); 0: no limit."
@@ -352,6 +363,7 @@ class CIBenchLabTraits(ExtensionApp):
     ).tag(config=True)
     kernel_file_mb = Int(
         LIMITS.file_mb,
+        min=0,
         help="Largest file a sandboxed kernel may write, in MiB (past it: 'File too large'); 0: no limit.",
     ).tag(config=True)
     proctored = Bool(
@@ -378,6 +390,7 @@ class CIBenchLabTraits(ExtensionApp):
     ).tag(config=True)
     grading_workers = Int(
         WORKERS,
+        min=1,
         help=(
             "Processes that grade turns with images or long outputs (SSIM, decoding), at a lower "
             "CPU priority than the server; each may need ~2 GB for a 25-megapixel plot."

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from ..grading import TurnOutput
 from ..tasks.model import Step, Task
+from ..tasks.vocabulary import Outcome
 
 
 class Benchmark(Protocol):
@@ -35,7 +36,7 @@ class Benchmark(Protocol):
 
     def player_outcome(
         self, task: Task | None, turn: TurnOutput, n_turns: int, max_turn: int, meta: dict[str, Any]
-    ) -> str | None:
+    ) -> Outcome | None:
         """The outcome a player's step settles with after ``turn``, its ``n_turns``-th (None: open)."""
         ...
 

@@ -9,6 +9,7 @@ from ..grading.criterion import criterion, passes
 from ..grading.fair import first_image
 from ..grading.profile import VERSIONS
 from ..tasks.model import Step, Task
+from ..tasks.vocabulary import Outcome
 
 
 class CIBench:
@@ -27,7 +28,7 @@ class CIBench:
 
     def player_outcome(
         self, task: Task | None, turn: TurnOutput, n_turns: int, max_turn: int, meta: dict[str, Any]
-    ) -> str | None:
+    ) -> Outcome | None:
         if not turn.error:
             return "passed"
         return "out_of_turns" if n_turns >= max(max_turn, 1) else None

@@ -32,12 +32,15 @@ from ..models.redact import redact
 from ..play.attempt import PROFILE, Attempts
 from ..store import Store
 from ..tasks.model import Task
+from ..tasks.vocabulary import MODES
 from . import add_command
 from .cluster import add_cluster_options
 from .common import add_sandbox_options, library, start_sandbox
 
 if TYPE_CHECKING:
     from rich.progress import Progress
+
+    from ..runs.spec import RunSpec
 
 
 def cmd_run(args) -> int:
@@ -68,19 +71,18 @@ def cmd_run(args) -> int:
     if not tasks:
         return 2
     attempts = Attempts(store, lib)
-    run_name = args.run or default_run_name(player, args.mode)
-    observer = ProgressObserver(tasks, live=not args.no_progress)
+    spec, observer = _spec(args, player), ProgressObserver(tasks, live=not args.no_progress)
     if remote is not None:
-        play = _run_remote(attempts, tasks, player, args, run_name, observer, remote)
+        play = _run_remote(attempts, tasks, spec, observer, remote)
     else:
-        play = _run(attempts, tasks, player, args, run_name, observer, judge)
+        play = _run(attempts, tasks, spec, args, observer, judge)
     try:
-        ids = _interruptible(play, run_name)
+        ids = _interruptible(play, spec.name)
     except (BadInput, RunBusy) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    _finished(store, lib, ids, player, args, run_name)
-    return observer.report(run_name)
+    _finished(store, lib, ids, player, args, spec.name)
+    return observer.report(spec.name)
 
 
 def _interruptible(play: Coroutine[Any, Any, list[str]], run_name: str) -> list[str]:
@@ -181,26 +183,31 @@ def _pool(args):
     return PoolSettings(args.kernel_pool, memory) if args.kernel_pool > 0 else None
 
 
-async def _run(attempts, tasks, player, args, run_name: str, observer, judge) -> list[str]:
+def _spec(args, player) -> RunSpec:
+    """The run the command line asks for (``--run``, or a name from the player and mode), as both
+    entry points take it."""
+    from ..runs.spec import RunSpec
+
+    return RunSpec(
+        player,
+        args.mode,
+        args.run or default_run_name(player, args.mode),
+        timeout=args.timeout,
+        compat_timeout=args.compat_timeout,
+        jobs=args.jobs,
+        kernel_pool=_pool(args),
+    )
+
+
+async def _run(attempts, tasks, spec: RunSpec, args, observer, judge) -> list[str]:
     from ..grading.pool import Grader
     from ..runs.local import run_tasks
 
     grader = Grader(judge, args.grading_workers)
+    player = spec.player
     try:
         with observer:
-            return await run_tasks(
-                attempts,
-                tasks,
-                player,
-                args.mode,
-                run_name,
-                timeout=args.timeout,
-                jobs=args.jobs,
-                compat_timeout=args.compat_timeout,
-                observer=observer,
-                grader=grader,
-                kernel_pool=_pool(args),
-            )
+            return await run_tasks(attempts, tasks, spec, observer=observer, grader=grader)
     finally:
         grader.close()
         if judge is not None:
@@ -219,15 +226,12 @@ def _remote(args, hidden: tuple[str, ...]):
     return cluster_options(args), job_options(args, _model_options(args), hidden)
 
 
-async def _run_remote(attempts, tasks, player, args, run_name: str, observer, remote) -> list[str]:
+async def _run_remote(attempts, tasks, spec: RunSpec, observer, remote) -> list[str]:
     from ..runs.dask.driver import run_on_cluster
 
     cluster, jobs = remote
     with observer:
-        return await run_on_cluster(
-            attempts, tasks, player, args.mode, run_name, cluster, jobs,
-            timeout=args.timeout, compat_timeout=args.compat_timeout, observer=observer,
-        )  # fmt: skip
+        return await run_on_cluster(attempts, tasks, spec, cluster, jobs, observer=observer)
 
 
 def _model_options(args) -> dict[str, Any]:
@@ -326,7 +330,7 @@ def register(sub) -> None:
         default="reference",
         help="reference (default) | openai:MODEL | replay:FILE | replay:attempt:ID",
     )
-    r.add_argument("--mode", choices=("e2e", "oracle"), default="e2e", help="end-to-end or oracle")
+    r.add_argument("--mode", choices=MODES, default="e2e", help="end-to-end or oracle")
     r.add_argument("--tasks", nargs="+", metavar="ID", help="task ids or glob patterns (default: all)")
     r.add_argument("--run", help="run name; the same name again skips finished attempts, resumes open ones")
     r.add_argument("--jobs", type=int, default=1, help="attempts played at once, one kernel each (default 1)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-GRADE_RULES = ("best", "settling")
+from ..tasks.vocabulary import GRADE_RULES
 
 
 def _rank(grade: dict[str, Any] | None) -> tuple[bool, float, float, float]:

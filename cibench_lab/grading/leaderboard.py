@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ..tasks.vocabulary import MODES
 from .summary import METRICS, step_values, summarize
 
 B = 2000
@@ -161,7 +162,7 @@ def leaderboard(records: Iterable[Record]) -> list[dict[str, Any]]:
 def _row(player: str, records: list[Record]) -> dict[str, Any]:
     tasks = sorted({r.task_id for r in records})
     blocks = []
-    for mode in ("e2e", "oracle"):
+    for mode in MODES:
         by_task = {r.task_id: r for r in records if r.mode == mode}
         blocks.append(task_matrix([by_task.get(t, Record("", "", mode, t, "", "")) for t in tasks]))
     sums = np.hstack([blocks[0][0], blocks[1][0]])

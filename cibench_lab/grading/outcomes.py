@@ -1,4 +1,4 @@
-"""How a step settled, in words: the record's ``outcome`` (``play/rules.py``: OUTCOMES) as the
+"""How a step settled, in words: the record's ``outcome`` (``tasks/vocabulary.py``: OUTCOMES) as the
 transcript export and the results widget say it (the lab's panel has its twin: ``src/grade.ts:
 outcomeText``); and a kept grade as the class view and the panel say it (their twin:
 ``src/panel/words.ts: keptGradeText``), for the results widget."""

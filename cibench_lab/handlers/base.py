@@ -23,6 +23,7 @@ from ..store.errors import StoreError, write_fault
 from ..studies.seat import KEY_HEADER
 from ..tasks.errors import TaskError
 from .schemas import describe
+from .services import Services
 
 AUTH_RESOURCE = "cibench-lab"
 API = "/cibench-lab/api"
@@ -118,7 +119,7 @@ class Handler(APIHandler):
         return self._identity
 
     @property
-    def services(self):
+    def services(self) -> Services:
         return self.settings["cibench_lab"]
 
     @property

@@ -5,6 +5,9 @@ read of it; docs/teach/reference.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
@@ -21,7 +24,7 @@ class ClassHandler(Handler):
         """Who the caller may read: the participants of every class they teach."""
         return await self.services.roles.readable(await self.identity())
 
-    async def read(self, work, *args):
+    async def read(self, work: Callable[..., Any], *args: Any) -> Any:
         """``work(attempts, *args, members)`` on the engine thread."""
         members = await self.members()
         return await self.services.lab.call(work, self.services.attempts, *args, members)

@@ -8,6 +8,7 @@ from ..authoring.new import NewTaskOptions, new_task
 from ..errors import BadInput, Forbidden
 from ..tasks.links import LinkRefused, check_no_link
 from . import schemas as s
+from .services import Services
 
 
 def under_root(root: Path, value: str, name: str, attempts: Path) -> Path:
@@ -27,7 +28,7 @@ def under_root(root: Path, value: str, name: str, attempts: Path) -> Path:
     return path
 
 
-async def make_task(services, body: s.NewTaskRequest) -> dict:
+async def make_task(services: Services, body: s.NewTaskRequest) -> dict:
     """Check or make the task of the request's notebook; added to the server's library when written."""
     root, attempts = services.lab.config.root_dir, services.lab.config.attempts_path
     notebook = under_root(root, body.notebook, "notebook", attempts)

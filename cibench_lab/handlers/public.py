@@ -3,6 +3,10 @@ and the attempt is open (``views/attempt.py: grades_visible``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from ..play.attempt import Attempts
 from ..views.attempt import attempt_view, grades_visible
 
 
@@ -10,7 +14,7 @@ def grades_shown(view: dict) -> bool:
     return grades_visible(view["status"], view["settings"]["show_grades"])
 
 
-def public_settle(settled: dict | None, show_grade: bool) -> dict | None:
+def public_settle(settled: Mapping[str, Any] | None, show_grade: bool) -> dict | None:
     if settled is None:
         return None
     out = {k: settled[k] for k in ("step", "outcome", "next_step", "oracle_code")}
@@ -18,7 +22,7 @@ def public_settle(settled: dict | None, show_grade: bool) -> dict | None:
     return out
 
 
-def public_turn(attempts, attempt_id: str, result: dict) -> dict:
+def public_turn(attempts: Attempts, attempt_id: str, result: dict) -> dict:
     """A turn result as the browser may see it: grades hidden when live grades are off."""
     view = attempt_view(attempts, attempt_id, None)
     show = grades_shown(view)

@@ -9,6 +9,7 @@ from tornado import web
 
 from ..auth.roles import INSTRUCTOR, PARTICIPANT, RESEARCHER
 from ..errors import NotFound
+from ..tasks.vocabulary import Outcome
 from ..views.attempt import attempt_view, turns_view
 from . import schemas as s
 from .base import AID, API, Handler, NotFoundHandler, Route, bind
@@ -121,7 +122,7 @@ class TurnsHandler(Handler):
 class SettleHandler(Handler):
     """Next step / give up: settles the open step."""
 
-    outcome = "next"
+    outcome: Outcome = "next"
 
     @web.authenticated
     @authorized
@@ -141,7 +142,7 @@ class SettleHandler(Handler):
 
 
 class GiveUpHandler(SettleHandler):
-    outcome = "gave_up"
+    outcome: Outcome = "gave_up"
 
 
 class SettingsHandler(Handler):

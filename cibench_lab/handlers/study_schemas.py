@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 from typing_extensions import TypeAliasType
 
-from .schemas import AttemptView, Closed, Mode, PlaySettings, Request, Text, absent
+from .schemas import AttemptView, Closed, Mode, PlaySettingsView, Request, Text, absent
 
 StudyProtocol = TypeAliasType("StudyProtocol", Literal["model-parity", "practice"])
 StudyState = TypeAliasType("StudyState", Literal["consent", "ready", "playing", "finished"])
@@ -76,7 +76,9 @@ class StudyView(Closed):
         description="model-parity: who decides when a step ends (also in consent)"
     )
     questionnaire: list[Question]
-    settings: PlaySettings = Field(description="the play settings every attempt of the study is locked to")
+    settings: PlaySettingsView = Field(
+        description="the play settings every attempt of the study is locked to"
+    )
     participant_code: bool = Field(description="participants sign in with a code at the consent")
     n_items: int = Field(description="tasks in a participant's plan")
     participant: str | None = Field(description="who plays (null: a participant code is needed)")

@@ -25,11 +25,11 @@ from ..play.attempt import Attempts
 from ..store import Store, configured_url
 from ..tasks.library import TaskLibrary, default_task_dirs
 from ..tasks.model import Task as CITask
+from ..tasks.vocabulary import MODES
 from .client import PROTOCOLS
 from .play import Options, Shared, play_task
 from .scorers import metric_scorers
 
-MODES = ("e2e", "oracle")
 #: CIBench's agent: greedy, at most 512 new tokens (`cibench-lab run`'s defaults); `inspect eval
 #: --temperature/--max-tokens` override them.
 GENERATE = GenerateConfig(temperature=0.0, max_tokens=512)

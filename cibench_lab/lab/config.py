@@ -10,6 +10,7 @@ from typing import Any
 from ..errors import BadInput
 from ..kernels.pool import PoolSettings
 from ..play.settings import PlaySettings
+from ..tasks.vocabulary import Policy
 
 
 @dataclass
@@ -31,8 +32,8 @@ class LabConfig:
         return self.root_dir / self.attempts_dir
 
 
-def settings_policy(config: LabConfig) -> str:
-    """How a person's settings meet the server's (``play/settings.py: POLICIES``)."""
+def settings_policy(config: LabConfig) -> Policy:
+    """How a person's settings meet the server's (``tasks/vocabulary.py: POLICIES``)."""
     return "locked" if config.lock_settings else "tighten" if config.guard_settings else "free"
 
 

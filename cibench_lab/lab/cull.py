@@ -26,6 +26,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ..errors import BadInput
+from ..play.answers import NextMove
 from ..play.attempt import Attempts
 from ..store.tables import Attempt, Event, OracleReference, Turn
 from ..store.times import utcnow
@@ -138,10 +139,10 @@ class Culler:
         if self.idle_after and self.sweeper is None:
             self.sweeper = asyncio.ensure_future(self._sweep_forever())
 
-    def after(self, attempt_id: str, kernel_id: str | None, nxt: dict[str, Any]) -> None:
+    def after(self, attempt_id: str, kernel_id: str | None, nxt: NextMove) -> None:
         """An answer said what comes next: when the attempt is done, stop its kernel once it
         is done with it (the last reference shown, when the answer shows one, and idle)."""
-        if nxt.get("do") != "done" or not kernel_id:
+        if nxt["do"] != "done" or not kernel_id:
             return
         shown, show = None, nxt.get("show")
         if show:

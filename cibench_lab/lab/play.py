@@ -29,16 +29,18 @@ from ..kernels.environment import attempt_environment
 from ..kernels.execution import Execution
 from ..kernels.spec import KERNEL_NAME
 from ..models.config import ModelRegistry
+from ..play.answers import NextMove, SettledNext
 from ..play.attempt import Attempts, NewAttempt
 from ..play.driver import StepDriver
 from ..play.oracle import referenced_steps
-from ..play.rules import HUMAN
 from ..play.safe_outputs import sign_notebook
 from ..play.settings import attempt_settings
+from ..play.turns import TurnRecord
 from ..play.workspace import notebook_name, written
 from ..players import Player, PlayerContext, PlayerError, SpecError, make_player, spec_of_choice
 from ..players.transcript import replayable
 from ..tasks.model import Task
+from ..tasks.vocabulary import HUMAN, Outcome
 from .capture import Captures
 from .closed import check_bindable
 from .config import LabConfig, check_ids, check_step, settings_policy
@@ -285,9 +287,7 @@ class LabPlay:
         started, finished = ex.times()
         turn = TurnOutput(ex.code or "", ex.outputs, ex.error, ex.status)
         meta = {"kernel_id": kernel_id, **ex.facts()}
-        result = await self.driver.record(
-            attempt_id, step, turn, msg_id=msg_id, started_at=started, finished_at=finished, meta=meta
-        )
+        result = await self.driver.record(attempt_id, step, TurnRecord(turn, msg_id, started, finished, meta))
         if ex.status == "timeout":  # the badge says the run was stopped at the limit
             result["stopped"] = ex.stopped or "timeout"
         if ex.status == "dead" or ex.stopped == "restarted":  # the next run needs the state back
@@ -320,16 +320,16 @@ class LabPlay:
         log.warning("cibench-lab: kernel %s was not restored for attempt %s", kernel_id, attempt_id)
         return False
 
-    async def settle(self, attempt_id: str, step: Any, outcome: str, participant: str) -> dict:
+    async def settle(self, attempt_id: str, step: Any, outcome: Outcome, participant: str) -> SettledNext:
         check_step(step)
         await self.record.settling(attempt_id)
         settled = await self.driver.settle(attempt_id, step, outcome, participant)
         await self._finished(attempt_id, settled["next"])
         return settled
 
-    async def _finished(self, attempt_id: str, nxt: dict[str, Any]) -> None:
+    async def _finished(self, attempt_id: str, nxt: NextMove) -> None:
         """The answer says the attempt is done: stop its kernel."""
-        if nxt.get("do") == "done":
+        if nxt["do"] == "done":
             row, _ = await self.call(self.attempts.load, attempt_id)
             self.culler.after(attempt_id, row.kernel_id, nxt)
 

@@ -28,11 +28,13 @@ from ..store.tables import Attempt, Base, Event, OracleReference, Participant, R
 from ..store.times import iso
 from ..tasks.library import TaskLibrary
 from ..tasks.model import Task
+from ..tasks.vocabulary import MODES, Outcome
+from .answers import Settled
 from .rules import HUMAN, settle_rule
 from .settings import PlaySettings
+from .turns import Graded, TurnRecord
 
 PROFILE = "cibench"  # what badges, summaries and views show unless the server chooses another
-MODES = ("e2e", "oracle")
 
 _Row = TypeVar("_Row", bound=Base)
 
@@ -280,47 +282,31 @@ class Attempts:
             return list(s.scalars(q.order_by(Turn.number)))
 
     def record_turn(
-        self,
-        attempt_id: str,
-        step: int,
-        turn: TurnOutput,
-        *,
-        msg_id: str | None = None,
-        started_at: dt.datetime | None = None,
-        finished_at: dt.datetime | None = None,
-        meta: dict | None = None,
-        grades: dict[str, dict] | None = None,
-        graded_with: int | None = None,
+        self, attempt_id: str, step: int, turn: TurnRecord | TurnOutput, graded: Graded | None = None
     ) -> dict[str, Any]:
         """Store one turn with the step's grade as of it; settle when the rules say so.
 
-        ``grades``: computed off this thread from the step's first ``graded_with`` turns
-        plus this one (by the step driver); graded here when absent or a turn came in since."""
+        ``graded``: computed off this thread (by the step driver); graded here when absent or a
+        turn came in since."""
+        record = TurnRecord.of(turn)
         row, task = self.load(attempt_id)
         self.check_open(row, step)
         previous = self.turns(attempt_id, step)
-        if grades is None or graded_with != len(previous):
-            grades = grade_all(task.steps[step], [turn_output(t) for t in previous] + [turn])
-        times = (started_at or utcnow(), finished_at or utcnow())
-        self._add_turn(attempt_id, step, len(previous), turn, msg_id, times, meta or {}, grades)
+        if graded is not None and graded.with_turns == len(previous):
+            grades = graded.grades
+        else:
+            grades = grade_all(task.steps[step], [turn_output(t) for t in previous] + [record.turn])
+        self._add_turn(attempt_id, step, len(previous), record, grades)
         result = {"step": step, "turn": len(previous), "grade": grades[self.profile], "settled": None}
         rules = PlaySettings.recorded(row.settings)
-        outcome = settle_rule(row.player, rules, turn, len(previous) + 1, task, meta)
+        outcome = settle_rule(row.player, rules, record.turn, len(previous) + 1, task, record.meta)
         if outcome:
             result["settled"] = self.settle(attempt_id, step, outcome)
         return result
 
-    def _add_turn(
-        self,
-        attempt_id: str,
-        step: int,
-        number: int,
-        turn: TurnOutput,
-        msg_id: str | None,
-        times: tuple[dt.datetime, dt.datetime],
-        meta: dict,
-        grades: dict[str, dict],
-    ) -> None:
+    def _add_turn(self, attempt_id: str, step: int, number: int, record: TurnRecord, grades: dict) -> None:
+        turn, msg_id = record.turn, record.msg_id
+        times = (record.started_at or utcnow(), record.finished_at or utcnow())
         with self.store.session() as s:
             if msg_id and s.scalar(
                 select(Turn.id).where(Turn.attempt_id == attempt_id, Turn.msg_id == msg_id)
@@ -338,7 +324,7 @@ class Attempts:
                     started_at=times[0],
                     finished_at=times[1],
                     grade=grades,
-                    meta={**meta, "status": turn.status},
+                    meta={**record.meta, "status": turn.status},
                 )
             )
 
@@ -352,7 +338,7 @@ class Attempts:
             raise Conflict(f"step {step} is not the open step (step {row.current_step} is)")
 
     # ---- settling ----------------------------------------------------------------
-    def settle(self, attempt_id: str, step: int, outcome: str) -> dict[str, Any]:
+    def settle(self, attempt_id: str, step: int, outcome: Outcome) -> Settled:
         """Close the step with the grade its turns earned; open the next or finish."""
         row, task = self.load(attempt_id)
         self.check_open(row, step)

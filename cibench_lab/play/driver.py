@@ -5,7 +5,7 @@ Its API (each call one or two persisted transitions)::
 
     await driver.next(attempt_id)                    # what happens now
     await driver.propose(attempt_id, step)           # a player's turn: code to run, or a turn it recorded
-    await driver.record(attempt_id, step, turn, ...) # an executed turn: graded, settled by the rule
+    await driver.record(attempt_id, step, turn)      # an executed turn (a TurnRecord): graded, settled
     await driver.settle(attempt_id, step, outcome)   # a person's Next / Give up
     await driver.reference(attempt_id, step, ref)    # oracle: what the settled step's reference printed
     await driver.restore(attempt_id, run_cells)      # a new kernel: rebuild its state, then go on
@@ -28,9 +28,8 @@ Player sessions live in memory and are rebuilt from the database when missing
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from ..errors import BadInput, Conflict
@@ -39,12 +38,15 @@ from ..grading.pool import Grader
 from ..players import Player, PlayerSession, Proposal, unexecuted_turn
 from ..store.tables import Attempt
 from ..tasks.model import Task
+from ..tasks.vocabulary import Outcome
+from .answers import NextMove, Settled, SettledNext, with_next
 from .attempt import Attempts, turn_output
 from .history import replay_history
 from .oracle import ensure_reference, record_reference, referenced_steps
 from .restore import record_restore, restore_plan
 from .rules import HUMAN, next_action, settle_rule
 from .settings import PlaySettings
+from .turns import Graded, TurnRecord
 
 Call = Callable[..., Awaitable[Any]]  # runs a synchronous engine call on the engine's thread
 RunCells = Callable[[list[str]], Awaitable[list[TurnOutput]]]
@@ -59,21 +61,10 @@ class Pending:
     proposal: Proposal
 
 
-@dataclass
-class Executed:
-    """A turn an executor ran: what the kernel published, when, and facts for its record
-    (``truncated`` when outputs were cut, a kernel that died, ...)."""
-
-    turn: TurnOutput
-    started_at: dt.datetime
-    finished_at: dt.datetime
-    meta: dict[str, Any]
-
-
 class Executor(Protocol):
     """What :meth:`StepDriver.play` needs of an executor that runs code itself."""
 
-    async def turn(self, code: str) -> Executed: ...
+    async def turn(self, code: str) -> TurnRecord: ...  # what the kernel published, when, facts
 
     async def reference(self, code: str) -> TurnOutput: ...
 
@@ -91,11 +82,11 @@ class StepDriver:
         self.busy: set[str] = set()  # attempts with a proposal being made
 
     # ---- what happens now ---------------------------------------------------------
-    async def next(self, attempt_id: str, participant: str | None = None) -> dict[str, Any]:
+    async def next(self, attempt_id: str, participant: str | None = None) -> NextMove:
         row, _ = await self.call(self.attempts.load, attempt_id, participant)
         return next_action(row)
 
-    def _after(self, attempt_id: str, row: Attempt, task: Task, settled: dict | None) -> dict[str, Any]:
+    def _after(self, attempt_id: str, row: Attempt, task: Task, settled: Settled | None) -> NextMove:
         """The next action after a transition of ``row``'s open step; tells the player how
         its step settled."""
         if settled is None:
@@ -111,7 +102,9 @@ class StepDriver:
             return {"do": "done"}
         if settled["oracle_code"] is not None:
             return {"do": "reference", "step": settled["step"], "code": settled["oracle_code"]}
-        return {"do": "wait" if row.player == HUMAN else "propose", "step": settled["next_step"]}
+        if row.player == HUMAN:
+            return {"do": "wait", "step": settled["next_step"]}
+        return {"do": "propose", "step": settled["next_step"]}
 
     # ---- a player's turn -------------------------------------------------------------
     async def propose(self, attempt_id: str, step: int, participant: str | None = None) -> dict[str, Any]:
@@ -158,8 +151,8 @@ class StepDriver:
         proposal, step = pending.proposal, pending.step
         if proposal.action == "give_up":  # a replay out of recorded turns
             settled = await self.call(self.attempts.settle, attempt_id, step, "gave_up")
-            settled["next"] = self._after(attempt_id, row, task, settled)
-            return {**answer, "settled": settled, "next": settled["next"]}
+            done = with_next(settled, self._after(attempt_id, row, task, settled))
+            return {**answer, "settled": done, "next": done["next"]}
         idle = unexecuted_turn(proposal)
         if idle is None:
             return {
@@ -178,50 +171,30 @@ class StepDriver:
 
     # ---- executed turns, settles, references ----------------------------------------------
     async def record(
-        self,
-        attempt_id: str,
-        step: int,
-        turn: TurnOutput,
-        *,
-        msg_id: str | None = None,
-        started_at: dt.datetime | None = None,
-        finished_at: dt.datetime | None = None,
-        meta: dict[str, Any] | None = None,
-        participant: str | None = None,
+        self, attempt_id: str, step: int, turn: TurnRecord | TurnOutput, participant: str | None = None
     ) -> dict[str, Any]:
         """Record an executed turn of the open step: graded, settled when the rule says so."""
+        record = TurnRecord.of(turn)
         row, task = await self.call(self.attempts.load, attempt_id, participant)
         Attempts.check_open(row, step)
-        meta = dict(meta or {})
         if row.player != HUMAN:
-            meta = {**await self._observe(attempt_id, row, task, step, turn), **meta}
+            meta = {**await self._observe(attempt_id, row, task, step, record.turn), **record.meta}
+            record = replace(record, meta=meta)
         try:
             async with self.recording.setdefault(attempt_id, asyncio.Lock()):
-                result = await self._record(
-                    attempt_id, task, step, turn, msg_id, started_at, finished_at, meta
-                )
+                result = await self._record(attempt_id, task, step, record)
         except Exception:
             self.forget(attempt_id)  # the session saw a turn the database did not keep
             raise
         result["next"] = self._after(attempt_id, row, task, result["settled"])
         return result
 
-    async def _record(self, attempt_id, task, step, turn, msg_id, started_at, finished_at, meta) -> dict:
+    async def _record(self, attempt_id: str, task: Task, step: int, record: TurnRecord) -> dict:
         """Grade the turn with the step's earlier turns (off the engine thread), then record it."""
         previous = await self.call(self.attempts.turns, attempt_id, step)
-        grades = await self.grader.grade(task.steps[step], [turn_output(t) for t in previous] + [turn])
-        return await self.call(
-            self.attempts.record_turn,
-            attempt_id,
-            step,
-            turn,
-            msg_id=msg_id,
-            started_at=started_at,
-            finished_at=finished_at,
-            meta=meta,
-            grades=grades,
-            graded_with=len(previous),
-        )
+        turns = [turn_output(t) for t in previous] + [record.turn]
+        graded = Graded(await self.grader.grade(task.steps[step], turns), len(previous))
+        return await self.call(self.attempts.record_turn, attempt_id, step, record, graded)
 
     async def _observe(self, attempt_id: str, row: Attempt, task: Task, step: int, turn: TurnOutput) -> dict:
         """The turn's meta from the proposal it ran (Conflict when the player proposed none)."""
@@ -236,12 +209,13 @@ class StepDriver:
             meta["edited"] = True  # someone changed the proposed code before it ran
         return meta
 
-    async def settle(self, attempt_id: str, step: int, outcome: str, participant: str | None = None) -> dict:
+    async def settle(
+        self, attempt_id: str, step: int, outcome: Outcome, participant: str | None = None
+    ) -> SettledNext:
         """A person settles the open step (Next, Give up)."""
         row, task = await self.call(self.attempts.load, attempt_id, participant)
         settled = await self.call(self.attempts.settle, attempt_id, step, outcome)
-        settled["next"] = self._after(attempt_id, row, task, settled)
-        return settled
+        return with_next(settled, self._after(attempt_id, row, task, settled))
 
     async def reference(
         self, attempt_id: str, step: int, ref: TurnOutput, source: str = "", participant: str | None = None
@@ -287,14 +261,7 @@ class StepDriver:
                 answer = await self.propose(attempt_id, nxt["step"])
             elif nxt["do"] == "run":
                 ran = await executor.turn(nxt["code"])
-                answer = await self.record(
-                    attempt_id,
-                    nxt["step"],
-                    ran.turn,
-                    started_at=ran.started_at,
-                    finished_at=ran.finished_at,
-                    meta=ran.meta,
-                )
+                answer = await self.record(attempt_id, nxt["step"], ran)
             elif nxt["do"] == "reference":
                 ref = await executor.reference(nxt["code"])
                 answer = await self.reference(attempt_id, nxt["step"], ref)

@@ -17,12 +17,10 @@ from ..benchmarks import benchmark_of
 from ..grading import TurnOutput
 from ..store.tables import Attempt
 from ..tasks.model import Task
+from ..tasks.vocabulary import HUMAN as HUMAN
+from ..tasks.vocabulary import Outcome
+from .answers import Done, Propose, Wait
 from .settings import PlaySettings
-
-HUMAN = "human"
-
-#: outcomes of a settled step
-OUTCOMES = ("passed", "out_of_turns", "turn_cap", "next", "gave_up", "stopped", "answered")
 
 
 def settle_rule(
@@ -32,7 +30,7 @@ def settle_rule(
     n_turns: int,
     task: Task | None = None,
     meta: dict[str, Any] | None = None,
-) -> str | None:
+) -> Outcome | None:
     """The outcome the open step settles with after ``turn``, its ``n_turns``-th (None: open);
     ``task``'s benchmark and the turn's ``meta`` decide a player's step."""
     if player == HUMAN:
@@ -50,7 +48,7 @@ def person_cap(settings: PlaySettings, task: Task | None) -> int | None:
     return min(caps) if caps else None
 
 
-def next_action(row: Attempt) -> dict[str, Any]:
+def next_action(row: Attempt) -> Propose | Wait | Done:
     """What happens next in an attempt between transitions: a person plays the open step
     (``wait``), the player is asked for its turn (``propose``), or it is over (``done``).
     Right after a settle in oracle mode the driver answers ``reference`` instead."""

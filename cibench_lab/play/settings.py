@@ -3,38 +3,62 @@ when they were played under the same settings (docs/architecture.md, "Comparabil
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from dataclasses import asdict, fields, replace
+from typing import Annotated, Any
+
+from pydantic import ConfigDict, Field, ValidationError
+from pydantic.dataclasses import dataclass
 
 from ..errors import BadInput
-from ..grading.kept import GRADE_RULES
+from ..tasks.vocabulary import GRADE_RULES, REVEALS, GradeRule, Policy, Reveal
 
-REVEAL = ("after-step", "after-task", "never")
 #: What an attempt recorded before grade_rule existed was graded by: its last turn.
-RECORDED_GRADE_RULE = "settling"
+RECORDED_GRADE_RULE: GradeRule = "settling"
 PLAYER_BEST = "settings.grade_rule: a player's steps are graded when they settle"
 
+Whole = Annotated[int, Field(ge=0)]
+#: Each setting's refusal (``settings.NAME: ...``), in the order they are checked.
+REFUSALS = {
+    "show_grades": "must be true or false",
+    "turn_cap": "must be a whole number >= 0",
+    "max_turn": "must be a whole number >= 0",
+    "pause_after": "must be a whole number of seconds >= 1",
+    "reveal": f"must be one of {', '.join(REVEALS)}",
+    "grade_rule": f"must be one of {', '.join(GRADE_RULES)}",
+}
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, config=ConfigDict(strict=True, extra="forbid"))
 class PlaySettings:
+    """The play settings: the server's defaults, and what each attempt is recorded with.  Checked as
+    they are made (also by ``dataclasses.replace``; strict: ``"3"`` or ``True`` is no turn cap):
+    :meth:`of` says the first setting out of its range as BadInput."""
+
     show_grades: bool = True  # grades shown before a step settles
-    turn_cap: int = 0  # a person's step settles after this many turns (0 = no cap)
-    pause_after: int = 300  # seconds without an edit or a run that pause the working clock
-    reveal: str = "after-task"  # when an end-to-end step's reference is shown
-    max_turn: int = 3  # a model's step settles at its first error-free turn or here
-    grade_rule: str = "best"  # a person's kept grade: the best turn so far, or as the step settles
+    turn_cap: Whole = 0  # a person's step settles after this many turns (0 = no cap)
+    pause_after: Annotated[int, Field(ge=1)] = 300  # seconds without an edit or a run pause the clock
+    reveal: Reveal = "after-task"  # when an end-to-end step's reference is shown
+    max_turn: Whole = 3  # a model's step settles at its first error-free turn or here
+    grade_rule: GradeRule = "best"  # a person's kept grade: the best turn so far, or as the step settles
+
+    @classmethod
+    def of(cls, values: dict[str, Any]) -> PlaySettings:
+        """The settings ``values`` name (the rest their defaults); BadInput says the first setting
+        that is unknown or out of its range, as ``settings.NAME: ...``."""
+        known = [f.name for f in fields(cls)]
+        for key in values:
+            if key not in known:
+                raise BadInput(f"settings.{key}: unknown setting (known: {', '.join(known)})")
+        try:
+            return cls(**values)
+        except ValidationError as err:
+            bad = {str(e["loc"][0]) for e in err.errors()}
+            name = next(n for n in REFUSALS if n in bad)
+            raise BadInput(f"settings.{name}: {REFUSALS[name]}") from None
 
     @classmethod
     def merge(cls, base: PlaySettings, override: dict[str, Any] | None) -> PlaySettings:
-        values = asdict(base)
-        known = {f.name: f.type for f in fields(cls)}
-        for key, value in (override or {}).items():
-            if key not in known:
-                raise BadInput(f"settings.{key}: unknown setting (known: {', '.join(known)})")
-            values[key] = value
-        s = cls(**values)
-        s.validate()
-        return s
+        return cls.of({**base.as_dict(), **(override or {})})
 
     @classmethod
     def recorded(cls, values: dict[str, Any]) -> PlaySettings:
@@ -43,19 +67,8 @@ class PlaySettings:
         return cls(**{"grade_rule": RECORDED_GRADE_RULE, **values})
 
     def validate(self) -> None:
-        if not isinstance(self.show_grades, bool):
-            raise BadInput("settings.show_grades: must be true or false")
-        for name in ("turn_cap", "max_turn"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise BadInput(f"settings.{name}: must be a whole number >= 0")
-        pause = self.pause_after
-        if not isinstance(pause, int) or isinstance(pause, bool) or pause < 1:
-            raise BadInput("settings.pause_after: must be a whole number of seconds >= 1")
-        if self.reveal not in REVEAL:
-            raise BadInput(f"settings.reveal: must be one of {', '.join(REVEAL)}")
-        if self.grade_rule not in GRADE_RULES:
-            raise BadInput(f"settings.grade_rule: must be one of {', '.join(GRADE_RULES)}")
+        """BadInput unless every setting is in its range (as made, they are)."""
+        type(self).of(self.as_dict())
 
     def for_player(self) -> PlaySettings:
         """A player's (model, replay, reference) attempt: its steps are graded when they settle."""
@@ -65,10 +78,9 @@ class PlaySettings:
         return asdict(self)
 
 
-#: How a person's lab settings (sent with Start) meet the server's: ``free`` they replace them,
-#: ``tighten`` they may only tighten the play rules (:func:`tightest`), ``locked`` they are ignored.
-POLICIES = ("free", "tighten", "locked")
-GRADE_RULE_ORDER = ("best", "settling")  # loosest first (REVEAL is too)
+#: How a person's lab settings (sent with Start) meet the server's (:data:`POLICIES`): ``free`` they
+#: replace them, ``tighten`` they may only tighten the play rules (:func:`tightest`), ``locked`` they
+#: are ignored.  REVEALS and GRADE_RULES are loosest first.
 
 
 def tightest(server: PlaySettings, person: PlaySettings) -> PlaySettings:
@@ -81,14 +93,14 @@ def tightest(server: PlaySettings, person: PlaySettings) -> PlaySettings:
     return replace(
         person,
         turn_cap=min(caps) if caps else 0,
-        reveal=max(server.reveal, person.reveal, key=REVEAL.index),
+        reveal=max(server.reveal, person.reveal, key=REVEALS.index),
         show_grades=server.show_grades and person.show_grades,
-        grade_rule=max(server.grade_rule, person.grade_rule, key=GRADE_RULE_ORDER.index),
+        grade_rule=max(server.grade_rule, person.grade_rule, key=GRADE_RULES.index),
     )
 
 
 def attempt_settings(
-    base: PlaySettings, override: dict[str, Any] | None, person: bool, policy: str = "free"
+    base: PlaySettings, override: dict[str, Any] | None, person: bool, policy: Policy = "free"
 ) -> PlaySettings:
     """The settings a new attempt is recorded with: ``base`` (the server's) with the browser's
     ``override`` as ``policy`` lets it (:data:`POLICIES`); a player's attempt always settles its

@@ -19,14 +19,9 @@ from typing import Any, Protocol
 
 from ..grading import TurnOutput
 from ..tasks.model import Step, Task
+from ..tasks.vocabulary import ACTIONS as ACTIONS
+from ..tasks.vocabulary import Action
 from .own import reference_refusal
-
-#: Proposal actions.  ``code`` runs; the others record a turn without running anything:
-#: ``empty`` (an interpreter call with no code: a failed tool turn), ``no_action`` and
-#: ``invalid`` (a reply with no usable tool call), ``finish`` (a final answer: the step
-#: ends without code, as lagent's FinishAction does); ``give_up`` settles the step
-#: with no further turn (a replay that ran out of recorded turns).
-ACTIONS = ("code", "empty", "no_action", "invalid", "finish", "give_up")
 
 
 class PlayerError(RuntimeError):
@@ -38,7 +33,7 @@ class PlayerError(RuntimeError):
 class Proposal:
     code: str
     meta: dict[str, Any] = field(default_factory=dict)
-    action: str = "code"
+    action: Action = "code"  # tasks/vocabulary.py: what each action does
 
 
 class PlayerSession(Protocol):

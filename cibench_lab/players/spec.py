@@ -20,10 +20,10 @@ from typing import Any
 from ..models.config import ConfigError, ModelRegistry
 from ..store import Store
 from ..tasks.links import LinkRefused, check_no_link
+from ..tasks.vocabulary import HUMAN
 from .base import Player, ReferencePlayer
 from .transcript import ReplayPlayer, TranscriptError, replay_steps, replayable
 
-HUMAN = "human"
 REFERENCE = "reference"
 MODEL = "openai:"
 RECORDING = "replay:attempt:"

@@ -23,10 +23,10 @@ from sqlalchemy.orm import Session
 
 from ..errors import BadInput, Conflict
 from ..play.attempt import Attempts
-from ..play.rules import HUMAN
 from ..play.settings import PlaySettings
 from ..store.tables import Attempt, Event, StepRow
 from ..store.times import iso, parse_iso, utcnow
+from ..tasks.vocabulary import HUMAN
 from .quit import ended_word
 from .worktime import ACTIVITY, CELL_EDITS, CELL_RUN, NOTE, PAUSE, RESUME, Clock, open_pause, read_clock
 

@@ -35,16 +35,18 @@ from ..grading.pool import Grader
 from ..kernels.environment import attempt_environment
 from ..kernels.execution import Execution
 from ..kernels.executor import COMPAT_SILENCE, KernelExecutor
-from ..kernels.pool import KernelPool, PoolSettings, pool_key
+from ..kernels.pool import KernelPool, pool_key
 from ..kernels.preimport import task_imports
 from ..play.attempt import Attempts, NewAttempt, _get
-from ..play.driver import Executed, StepDriver
+from ..play.driver import StepDriver
 from ..play.settings import PlaySettings
+from ..play.turns import TurnRecord
 from ..play.workspace import copy_data
 from ..players import Player, PlayerError
 from ..store.tables import Attempt, Event, Run
 from ..tasks.model import Task
 from .lease import Lease, RunBusy
+from .spec import RunSpec
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -81,6 +83,22 @@ class PlayContext:
 
     def __post_init__(self) -> None:
         self.driver = StepDriver(self.attempts, lambda spec: self.player, self.db, self.grader)
+
+    @classmethod
+    def of(cls, attempts: Attempts, spec: RunSpec, workroot: Path, observer: RunObserver) -> PlayContext:
+        """The context of ``spec``'s run, its attempts played under ``workroot``."""
+        silence = COMPAT_SILENCE if spec.compat_timeout else None
+        return cls(
+            attempts,
+            spec.player,
+            spec.mode,
+            None,
+            workroot,
+            spec.timeout,
+            silence,
+            observer,
+            spec.settings,
+        )
 
     async def db(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """An engine call (the database) on the run's one database thread."""
@@ -130,43 +148,28 @@ def detach(attempts: Attempts, attempt_id: str, why: str) -> None:
 async def run_tasks(
     attempts: Attempts,
     tasks: list[Task],
-    player: Player,
-    mode: str,
-    run_name: str,
-    timeout: float = 120.0,
+    spec: RunSpec,
     *,
-    jobs: int = 1,
-    compat_timeout: bool = False,
     observer: RunObserver | None = None,
-    settings: PlaySettings | None = None,
     grader: Grader | None = None,
-    kernel_pool: PoolSettings | None = None,
 ) -> list[str]:
-    """Play every task not yet finished in ``run_name``; return the run's finished attempt ids.
+    """Play every task not yet finished in the run ``spec`` names; return the run's finished
+    attempt ids.
 
     ``grader`` (with the run's judge, if any) is the caller's to close; without one the
-    run grades with a judge-less grader of its own.  ``kernel_pool`` (enabled): new attempts
+    run grades with a judge-less grader of its own.  ``spec.kernel_pool`` (enabled): new attempts
     take warm kernels, started while the task before them plays (kernels/pool.py)."""
-    settings = settings or PlaySettings()
-    config = {
-        **player.describe(),
-        "max_turn": settings.max_turn,
-        "timeout": timeout,
-        "compat_timeout": compat_timeout,
-    }
-    observer = observer or RunObserver()
     with tempfile.TemporaryDirectory(prefix="cibench-run-") as tmp:
-        silence = COMPAT_SILENCE if compat_timeout else None
-        ctx = PlayContext(attempts, player, mode, None, Path(tmp), timeout, silence, observer, settings)
+        ctx = PlayContext.of(attempts, spec, Path(tmp), observer or RunObserver())
         if grader is not None:
             ctx.grader = ctx.driver.grader = grader
-        if kernel_pool is not None and kernel_pool.enabled:
-            ctx.kernels = KernelPool(Path(tmp), kernel_pool)
-        lease = Lease(attempts.store, run_name)
+        if spec.kernel_pool is not None and spec.kernel_pool.enabled:
+            ctx.kernels = KernelPool(Path(tmp), spec.kernel_pool)
+        lease = Lease(attempts.store, spec.name)
         try:
             await ctx.db(lease.take)  # RunBusy: another process plays this run
             try:
-                state = await _leased(lease, _play_run(ctx, tasks, run_name, config, jobs))
+                state = await _leased(lease, _play_run(ctx, tasks, spec.name, spec.config(), spec.jobs))
             finally:
                 await ctx.db(lease.release)
         finally:
@@ -349,7 +352,7 @@ class HeadlessKernel:
     def __init__(self, driver: StepDriver, attempt_id: str, executor: KernelExecutor):
         self.driver, self.attempt_id, self.executor = driver, attempt_id, executor
 
-    async def turn(self, code: str) -> Executed:
+    async def turn(self, code: str) -> TurnRecord:
         ex = await self.executor.run(code)
         kernel = await self._recover(ex)
         started, finished = ex.times()
@@ -359,7 +362,7 @@ class HeadlessKernel:
         }
         if kernel is not None:
             meta["kernel"] = kernel
-        return Executed(TurnOutput(code, ex.outputs, ex.error, ex.status), started, finished, meta)
+        return TurnRecord(TurnOutput(code, ex.outputs, ex.error, ex.status), None, started, finished, meta)
 
     async def reference(self, code: str) -> TurnOutput:
         """Oracle: a reference run that kills the kernel is recorded once, by the restore

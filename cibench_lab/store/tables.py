@@ -117,7 +117,7 @@ class StepRow(Base):
     kind: Mapped[str] = mapped_column(String(10))
     opened_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     settled_at: Mapped[dt.datetime | None] = mapped_column()
-    # passed|next|gave_up|turn_cap|out_of_turns|stopped|answered (play/rules.py: OUTCOMES)
+    # passed|next|gave_up|turn_cap|out_of_turns|stopped|answered (tasks/vocabulary.py: OUTCOMES)
     outcome: Mapped[str | None] = mapped_column(String(20))
     grade: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     note: Mapped[str | None] = mapped_column(Text)  # the participant's note on the step (latest text)

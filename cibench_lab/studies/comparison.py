@@ -20,7 +20,6 @@ from ..errors import BadInput, Conflict, NotFound
 from ..grading.comparability import conditions
 from ..grading.compare import HUMANS, Played, RunInfo, StepResult, build, check, refusal
 from ..grading.own import not_graded
-from ..play.rules import HUMAN
 from ..play.settings import PlaySettings
 from ..record.worktime import Interval, read_clock, turn_intervals
 from ..store import Store
@@ -29,6 +28,7 @@ from ..store.runs import find_runs
 from ..store.tables import Attempt, Enrolment, Participant, StepRow, Study, Turn
 from ..store.times import iso
 from ..tasks.library import TaskLibrary
+from ..tasks.vocabulary import HUMAN
 
 
 class NotComparable(Conflict):

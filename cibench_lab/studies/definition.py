@@ -22,9 +22,9 @@ from ..lab.cull import check_cull
 from ..models.config import ConfigError, read_document
 from ..play.settings import PlaySettings
 from ..tasks.library import TaskLibrary
+from ..tasks.vocabulary import Mode
 
 Protocol = Literal["model-parity", "practice"]
-Mode = Literal["e2e", "oracle"]
 STUDY_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"
 NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
 TEXT_MAX = 2000  # characters of a text answer

@@ -16,9 +16,9 @@ from ..errors import BadInput, Conflict, Forbidden, NotFound
 from ..kernels.environment import attempt_environment
 from ..lab.play import LabPlay
 from ..play.attempt import NewAttempt, StudyAttempt
-from ..play.rules import HUMAN
 from ..record.quit import quit_attempt
 from ..store.tables import Attempt
+from ..tasks.vocabulary import HUMAN
 from ..views.attempt import attempt_view
 from ..views.classroom import attempt_record
 from .comparison import compare, recorded_runs

@@ -16,6 +16,7 @@ from cibench_lab.grading import TurnOutput
 from cibench_lab.grading.summary import METRICS
 from cibench_lab.play.attempt import NewAttempt
 from cibench_lab.play.settings import PlaySettings
+from cibench_lab.play.turns import TurnRecord
 from cibench_lab.runs.local import ensure_run
 from cibench_lab.store.pseudonym import pseudonym
 
@@ -45,7 +46,7 @@ def model_run(attempts) -> list[str]:
             TurnOutput("x = 1", []),
         ]
         for step, turn in enumerate(turns):
-            attempts.record_turn(a, step, turn, meta=meta)
+            attempts.record_turn(a, step, TurnRecord(turn, meta=meta))
         ids.append(a)
     return ids
 

@@ -23,6 +23,7 @@ from cibench_lab.play.oracle import record_reference
 from cibench_lab.play.settings import PlaySettings
 from cibench_lab.players import ReferencePlayer
 from cibench_lab.runs.local import run_tasks
+from cibench_lab.runs.spec import RunSpec
 from cibench_lab.store import Store
 from cibench_lab.store.pseudonym import pseudonym
 from cibench_lab.store.tables import Turn
@@ -169,7 +170,9 @@ def test_a_headless_runs_transcript_holds_what_the_kernel_printed_and_drew(tmp_p
     assert not lib.problems, lib.problems
     db = f"sqlite:///{tmp_path / 'r.sqlite'}"
     attempts = Attempts(Store(db), lib)
-    (attempt_id,) = asyncio.run(run_tasks(attempts, [lib.get(task_id)], ReferencePlayer(), "e2e", "ref"))
+    (attempt_id,) = asyncio.run(
+        run_tasks(attempts, [lib.get(task_id)], RunSpec(ReferencePlayer(), "e2e", "ref"))
+    )
     out = tmp_path / "out"
     assert main(["--db", db, "--task-dir", str(tmp_path), "export", "--format", "notebooks", str(out)]) == 0
     (path,) = out.iterdir()

@@ -313,6 +313,7 @@ from pathlib import Path
 from sqlalchemy.exc import DBAPIError
 from cibench_lab.play.attempt import Attempts, NewAttempt
 from cibench_lab.play.settings import PlaySettings
+from cibench_lab.play.turns import TurnRecord
 from cibench_lab.grading import TurnOutput
 from cibench_lab.store import Store
 from cibench_lab.store.errors import write_fault
@@ -330,7 +331,7 @@ with open(db / "filler", "wb") as fh:
     except OSError:
         pass
 try:
-    attempts.record_turn(attempt, 0, TurnOutput("x = 1"), msg_id="m1")
+    attempts.record_turn(attempt, 0, TurnRecord(TurnOutput("x = 1"), msg_id="m1"))
 except DBAPIError as err:
     print(write_fault(err, url))
 os.remove(db / "filler")

@@ -24,6 +24,7 @@ from cibench_lab.play.attempt import Attempts
 from cibench_lab.play.workspace import copy_data
 from cibench_lab.players import ReferencePlayer
 from cibench_lab.runs.local import run_tasks
+from cibench_lab.runs.spec import RunSpec
 from cibench_lab.store import Store
 from cibench_lab.store.tables import Attempt, Turn
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
@@ -217,7 +218,9 @@ def test_reference_replay_gives_identical_turns_warm_and_fresh(library, tmp_path
 
     def replay(name: str, chosen: list, pool: PoolSettings | None = None) -> dict:
         done = asyncio.run(
-            run_tasks(attempts, chosen, ReferencePlayer(), "e2e", name, timeout=300, kernel_pool=pool)
+            run_tasks(
+                attempts, chosen, RunSpec(ReferencePlayer(), "e2e", name, timeout=300, kernel_pool=pool)
+            )
         )
         assert len(done) == len(chosen)
         return _turns(store, name)
@@ -261,7 +264,9 @@ def test_a_run_warms_the_next_tasks_kernel_with_its_imports_once_the_current_hol
     tasks = [library.get(f"cibench_template/pandas/modules_{x}") for x in "ab"]
     done = asyncio.run(
         run_tasks(
-            Attempts(store, library), tasks, ReferencePlayer(), "e2e", "r", 120, kernel_pool=PoolSettings(1)
+            Attempts(store, library),
+            tasks,
+            RunSpec(ReferencePlayer(), "e2e", "r", 120, kernel_pool=PoolSettings(1)),
         )
     )
     assert len(done) == 2

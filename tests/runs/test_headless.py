@@ -10,6 +10,7 @@ from cibench_lab.cli import main
 from cibench_lab.play.attempt import Attempts
 from cibench_lab.players import ReferencePlayer
 from cibench_lab.runs.local import run_tasks
+from cibench_lab.runs.spec import RunSpec
 from cibench_lab.store import Store
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
 
@@ -35,7 +36,7 @@ def test_reference_player_scores_100_on_builtin_tasks(library, tmp_path, mode):
     )
     kinds = {s.kind for t in tasks for s in t.steps}
     assert {"exec", "num", "text", "vis"} <= kinds and all(len(t.steps) >= 8 for t in tasks)
-    ids = asyncio.run(run_tasks(attempts, tasks, ReferencePlayer(), mode, "ref"))
+    ids = asyncio.run(run_tasks(attempts, tasks, RunSpec(ReferencePlayer(), mode, "ref")))
     assert len(ids) == len(tasks) == 3
     for attempt_id in ids:
         row, task = attempts.load(attempt_id)
@@ -44,7 +45,7 @@ def test_reference_player_scores_100_on_builtin_tasks(library, tmp_path, mode):
             metrics = ("tool", "exec", "num", "text", "vis")
             assert all(summary[m] == 100.0 for m in metrics), (task.id, profile, summary)
     # the same run again settles nothing new
-    again = asyncio.run(run_tasks(attempts, tasks, ReferencePlayer(), mode, "ref"))
+    again = asyncio.run(run_tasks(attempts, tasks, RunSpec(ReferencePlayer(), mode, "ref")))
     assert sorted(again) == sorted(ids)
 
 

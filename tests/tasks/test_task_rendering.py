@@ -33,6 +33,7 @@ from cibench_lab.kernels.interpreter import kernel_python
 from cibench_lab.play.attempt import Attempts
 from cibench_lab.players import ReferencePlayer
 from cibench_lab.runs.local import run_tasks
+from cibench_lab.runs.spec import RunSpec
 from cibench_lab.store import Store
 from cibench_lab.tasks import sidecar
 from cibench_lab.tasks.library import TaskLibrary
@@ -237,7 +238,7 @@ def test_a_headless_run_plays_each_dataset_under_its_rendering(folders, tmp_path
         library = TaskLibrary.load([folder])
         attempts = Attempts(Store(f"sqlite:///{tmp_path / f'r{i}.sqlite'}"), library)
         (attempt_id,) = asyncio.run(
-            run_tasks(attempts, library.select(None), ReferencePlayer(), "e2e", "ref")
+            run_tasks(attempts, library.select(None), RunSpec(ReferencePlayer(), "e2e", "ref"))
         )
         row, task = attempts.load(attempt_id)
         assert row.environment["rendering"] == {

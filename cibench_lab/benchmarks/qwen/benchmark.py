@@ -23,6 +23,7 @@ from ...players.qwen import QwenSession
 from ...players.qwen_tools import QwenToolsSession
 from ...tasks.model import Step, Task
 from ...tasks.qwen import CALL_TIMEOUT, call_limit, person_runs, qwen_item, stops
+from ...tasks.vocabulary import Outcome
 from ..cibench import CIBench
 from .start import QWEN_START
 from .words import NO_REFERENCE, notebook_words, qwen_line, refusal
@@ -42,7 +43,7 @@ class Qwen(CIBench):
 
     def player_outcome(
         self, task: Task | None, turn: TurnOutput, n_turns: int, max_turn: int, meta: dict[str, Any]
-    ) -> str | None:
+    ) -> Outcome | None:
         calls = call_limit(task) if task is not None else None
         if task is None or calls is None:
             return super().player_outcome(task, turn, n_turns, max_turn, meta)

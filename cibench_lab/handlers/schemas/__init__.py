@@ -73,7 +73,7 @@ from .record import (
     Trace,
 )
 from .role import ClassAttemptRow, ClassInfo, Me, Role, RunAttemptRow
-from .settings import PlaySettings, ServerSettings, SettingsOverride
+from .settings import PlaySettingsView, ServerSettings, SettingsOverride
 from .task import QwenItem, TaskDetail, TaskInstruction, TaskSummary
 from .turn import (
     Proposal,
@@ -135,7 +135,7 @@ __all__ = [
     "PauseCause",
     "PauseRequest",
     "PauseView",
-    "PlaySettings",
+    "PlaySettingsView",
     "PlayerChoice",
     "Proposal",
     "Record",

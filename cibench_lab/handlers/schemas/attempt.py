@@ -20,7 +20,7 @@ from .common import (
 from .grade import Grade, Summary
 from .player import PlayerChoice
 from .record import PauseView
-from .settings import PlaySettings, SettingsOverride
+from .settings import PlaySettingsView, SettingsOverride
 
 
 class StartAttempt(Request):
@@ -145,7 +145,7 @@ class AttemptView(Closed):
     current_step: int
     n_steps: int
     kinds: list[StepKind]
-    settings: PlaySettings
+    settings: PlaySettingsView
     notebook_path: str = Field(description="relative to the server root")
     kernel_id: str | None
     profile: str

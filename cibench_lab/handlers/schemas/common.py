@@ -1,4 +1,5 @@
-"""What every schema module shares: the literal types, the field kinds (``Text``, ``absent``),
+"""What every schema module shares: the literal types (the play vocabulary's from
+``tasks/vocabulary.py``), the field kinds (``Text``, ``absent``),
 the three model bases (requests, closed responses, records a profile owns) and the error."""
 
 from __future__ import annotations
@@ -9,16 +10,18 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from pydantic_core import PydanticCustomError
 from typing_extensions import TypeAliasType
 
-Mode = TypeAliasType("Mode", Literal["e2e", "oracle"])
+# the play vocabulary (one module for the engine, the players and the CLI too), re-exported
+from ...tasks.vocabulary import Action as Action
+from ...tasks.vocabulary import GradeRule as GradeRule
+from ...tasks.vocabulary import Mode as Mode
+from ...tasks.vocabulary import Next as Next
+from ...tasks.vocabulary import Reveal as Reveal
+
 StepKind = TypeAliasType("StepKind", Literal["exec", "num", "text", "vis", "general"])
-Reveal = TypeAliasType("Reveal", Literal["after-step", "after-task", "never"])
 AttemptStatus = TypeAliasType("AttemptStatus", Literal["open", "done", "quit"])
-Next = TypeAliasType("Next", Literal["propose", "run", "reference", "wait", "done"])
-GradeRule = TypeAliasType("GradeRule", Literal["best", "settling"])
 KernelStatus = TypeAliasType("KernelStatus", Literal["running", "stopped", "none"])
 KernelStop = TypeAliasType("KernelStop", Literal["idle", "finished"])
-Action = TypeAliasType("Action", Literal["code", "empty", "no_action", "invalid", "finish", "give_up"])
-#: How a step settled (play/rules.py: OUTCOMES; src/grade.ts words them).
+#: How a step settled (tasks/vocabulary.py: OUTCOMES; src/grade.ts words them).
 OUTCOME_DOC = (
     "how the step settled: passed (a player's turn ran without error), next, gave_up, turn_cap, "
     "out_of_turns (max_turn, or the benchmark's own call limit), stopped (a benchmark's own loop: an "

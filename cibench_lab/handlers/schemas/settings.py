@@ -25,7 +25,10 @@ class SettingsOverride(Closed):
     )
 
 
-class PlaySettings(Closed):
+class PlaySettingsView(Closed):
+    """The play settings (``play/settings.py``: PlaySettings, the one model checked as it is made)
+    as the API shows them: the server's defaults, an attempt's or a study's recorded settings."""
+
     show_grades: bool
     turn_cap: int
     pause_after: int = Field(description="seconds without an edit or a run that pause the working clock")
@@ -37,7 +40,7 @@ class PlaySettings(Closed):
 
 
 class ServerSettings(Closed):
-    defaults: PlaySettings
+    defaults: PlaySettingsView
     locked: bool
     guarded: bool = Field(
         description=(

@@ -8,13 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...kernels.executor import COMPAT_SILENCE
 from ...play.attempt import Attempts
-from ...play.settings import PlaySettings
-from ...players import Player, PlayerError
+from ...players import PlayerError
 from ...tasks.model import Task
 from ..lease import Lease
 from ..local import PlayContext, RunObserver, _leased, _open_attempt, ensure_run, pending_tasks, run_state
+from ..spec import RunSpec
 from . import replica
 from .client import ClusterOptions, JobOptions, connect, task_data
 from .stream import is_hello, live_name, queue_name, reply_name
@@ -41,31 +40,17 @@ class Tracked:
 async def run_on_cluster(
     attempts: Attempts,
     tasks: list[Task],
-    player: Player,
-    mode: str,
-    run_name: str,
+    spec: RunSpec,
     cluster: ClusterOptions,
     jobs: JobOptions,
-    timeout: float = 120.0,
     *,
-    compat_timeout: bool = False,
     observer: RunObserver | None = None,
-    settings: PlaySettings | None = None,
 ) -> list[str]:
-    """:func:`.run.run_tasks` with the attempts played on the cluster's workers."""
-    settings = settings or PlaySettings()
-    config = {
-        **player.describe(),
-        "max_turn": settings.max_turn,
-        "timeout": timeout,
-        "compat_timeout": compat_timeout,
-    }
-    silence = COMPAT_SILENCE if compat_timeout else None
+    """:func:`..local.run_tasks` with the attempts played on the cluster's workers (``spec.jobs``
+    and ``spec.kernel_pool`` are a local run's: ``jobs`` says what each worker's job gets)."""
+    run_name = spec.name
     with tempfile.TemporaryDirectory(prefix="cibench-run-") as tmp:
-        ctx = PlayContext(
-            attempts, player, mode, None, Path(tmp), timeout, silence, observer or RunObserver()
-        )
-        ctx.settings = settings
+        ctx = PlayContext.of(attempts, spec, Path(tmp), observer or RunObserver())
         lease = Lease(attempts.store, run_name)
         try:
             client = await connect(cluster, jobs.sandbox.get("enabled", True))
@@ -73,7 +58,7 @@ async def run_on_cluster(
                 await ctx.db(lease.take)
                 try:
                     driver = ClusterDriver(ctx, client, run_name, lease.token, jobs)
-                    state = await _leased(lease, driver.play(tasks, config))
+                    state = await _leased(lease, driver.play(tasks, spec.config()))
                 finally:
                     await ctx.db(lease.release)
             finally:

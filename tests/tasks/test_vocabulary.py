@@ -1,0 +1,43 @@
+"""The play vocabulary is spelled once (tasks/vocabulary.py): the API document, the server's options,
+``run --mode`` and the outcomes' words all say the same words."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cibench_lab.app.extension import CIBenchLabApp
+from cibench_lab.cli import build_parser
+from cibench_lab.grading.outcomes import OUTCOME_WORDS
+from cibench_lab.tasks.vocabulary import ACTIONS, GRADE_RULES, MODES, NEXTS, OUTCOMES, REVEALS
+
+pytestmark = pytest.mark.fast
+OPENAPI = Path(__file__).parent.parent.parent / "docs" / "openapi.json"
+
+
+def test_the_api_document_says_the_vocabulary():
+    schemas = json.loads(OPENAPI.read_text())["components"]["schemas"]
+    for name, words in (
+        ("Mode", MODES),
+        ("Reveal", REVEALS),
+        ("GradeRule", GRADE_RULES),
+        ("Action", ACTIONS),
+        ("Next", NEXTS),
+    ):
+        assert schemas[name]["enum"] == list(words), name
+
+
+def test_options_and_the_command_line_take_its_words():
+    traits = CIBenchLabApp.class_traits()
+    assert traits["reveal"].values == list(REVEALS)
+    assert traits["grade_rule"].values == list(GRADE_RULES)
+    args = build_parser(["run"]).parse_args(["run", "--player", "reference", "--mode", "oracle"])
+    assert args.mode == "oracle"
+    with pytest.raises(SystemExit):
+        build_parser(["run"]).parse_args(["run", "--player", "reference", "--mode", "end-to-end"])
+
+
+def test_every_outcome_has_its_words():
+    assert set(OUTCOME_WORDS) == set(OUTCOMES)
