@@ -3,7 +3,7 @@
 Where both axes show images (``imshow``, ``matshow``: matplotlib's ``AxesImage``) and both figures
 carry the axes' ``shown`` raster — every image layer after its colormap, colour limits and alpha,
 composited in draw order over the axes' background at the figure's resolution, then averaged
-down to at most 64 pixels a side (``engine/figure_capture.py: shown``) — the images are one unit
+down to at most 64 pixels a side (``kernels/inkernel/figure_capture.py: shown``) — the images are one unit
 of the axes' data, compared by :func:`alike`; the image layers themselves are not paired.  So a
 red mask drawn as a masked array through a one-colour colormap matches the same mask drawn as a
 hand-built RGBA layer, and ``vmin``/``vmax`` count the same on a 100-pixel and a 10-megapixel image.

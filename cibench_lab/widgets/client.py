@@ -12,7 +12,7 @@ from urllib.parse import quote
 from .where import Server, Unavailable
 
 TIMEOUT = 30.0
-KEY_HEADER = "X-CIBench-Researcher-Key"  # engine/seat.py's KEY_HEADER
+KEY_HEADER = "X-CIBench-Researcher-Key"  # studies/seat.py's KEY_HEADER
 
 
 class Api:

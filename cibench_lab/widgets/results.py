@@ -52,7 +52,7 @@ SOURCES = (
     Source(
         "runs", "Headless runs' attempts", "runs/attempts", "runs/attempts/{id}", "runs/attempts/{id}/turns"
     ),
-    # listed study by study (engine/studyview.py participants_view: each plan item's attempt)
+    # listed study by study (studies/view.py participants_view: each plan item's attempt)
     Source(
         "study",
         "Study participants' attempts",

@@ -29,7 +29,7 @@ def test_secret_looking_and_named_variables_are_dropped():
 
 def test_the_kernelspec_starts_kernels_through_the_launcher():
     argv = kernelspec_dict("/kernel/python", "/py")["argv"]
-    launcher = ["/py", "-m", "cibench_lab.engine.kernel_launch"]
+    launcher = ["/py", "-m", "cibench_lab.kernels.launch"]
     kernel = ["--kernel-python", "/kernel/python", "-f", "{connection_file}", "--matplotlib=inline"]
     assert argv == [*launcher, *kernel]
 

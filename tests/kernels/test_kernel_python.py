@@ -79,7 +79,7 @@ def test_the_kernel_python_is_the_setting_then_the_kernel_env_then_the_servers(t
 def test_the_kernelspec_runs_the_launcher_with_the_servers_python_and_names_the_kernels(monkeypatch):
     monkeypatch.setenv(PYTHON_VAR, sys.executable)
     argv = kernelspec_dict()["argv"]
-    assert argv[:3] == [sys.executable, "-m", "cibench_lab.engine.kernel_launch"]
+    assert argv[:3] == [sys.executable, "-m", "cibench_lab.kernels.launch"]
     assert argv[argv.index(PYTHON_FLAG) + 1] == sys.executable
 
 
