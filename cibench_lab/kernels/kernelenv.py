@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from pathlib import Path
 
 from .interpreter import STAMP, Interpreter, KernelPythonError, describe, kernel_python
@@ -39,6 +40,12 @@ def pins(constraints: Path = CONSTRAINTS) -> dict[str, str]:
         if match:
             found[canonical(match.group(1))] = match.group(2)
     return found
+
+
+def requirement_names(requirements: Path = REQUIREMENTS) -> list[str]:
+    """The canonical names ``requirements`` lists (one a line, comments skipped)."""
+    lines = (line.split("#", 1)[0].strip() for line in requirements.read_text(encoding="utf-8").splitlines())
+    return [canonical(line) for line in lines if line]
 
 
 def mismatches(packages: dict[str, str], lock: dict[str, str]) -> dict[str, tuple[str, str | None]]:
@@ -68,8 +75,11 @@ def unpinned_note(interp: Interpreter, lock: dict[str, str] | None = None) -> st
     wrong = mismatches(interp.packages, pins() if lock is None else lock)
     if not wrong:
         return None
+    first = set(requirement_names())  # what task code imports first: pandas 3 says more than filelock
+    wrong = dict(sorted(wrong.items(), key=lambda item: item[0] not in first))
+    whose = "the server's own Python, " if interp.executable == sys.executable else ""
     return (
-        f"task kernels run an unpinned environment ({interp.executable}: {mismatch_text(wrong)}); "
+        f"task kernels run an unpinned environment ({whose}{interp.executable}: {mismatch_text(wrong)}); "
         f"built-in tasks may fail or grade differently: `{COMMAND}` installs the pinned one"
     )
 
