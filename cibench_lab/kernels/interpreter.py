@@ -114,7 +114,8 @@ def kernel_python_note(executable: str, prefix: str | Path | None = None) -> str
         return f"task kernels run {executable}"
     return (
         f"task kernels run the server's own Python ({executable}): no kernel environment at "
-        f"{kernel_env_python(prefix).parent.parent} (`cibench-lab kernel-env` installs it, bash scripts/setup in a clone; or set {PYTHON_VAR})"
+        f"{kernel_env_python(prefix).parent.parent} (`cibench-lab kernel-env` installs it, "
+        f"bash scripts/setup in a clone; or set {PYTHON_VAR})"
     )
 
 
