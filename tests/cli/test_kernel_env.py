@@ -93,3 +93,17 @@ def test_an_environment_off_the_lock_is_said_unpinned_naming_the_package(offline
     note = unpinned_note(server, {**lock, "pandas": "0.0.1"})
     assert note is not None and "unpinned" in note and "pandas" in note and "cibench-lab kernel-env" in note
     assert unpinned_note(server, {"pip": server.packages["pip"]}) is None
+
+
+@pytest.mark.fast
+def test_pips_failures_are_said_naming_the_package():
+    from cibench_lab.cli.kernel_env import pip_failure
+
+    missing = [
+        "ERROR: Could not find a version that satisfies the requirement torch==2.13.0+cpu (from versions: )",
+        "ERROR: No matching distribution found for torch==2.13.0+cpu",
+    ]
+    assert pip_failure(missing, 1).startswith("pip found no distribution of torch==2.13.0+cpu")
+    built = ["  error: subprocess-exited-with-error", "  ERROR: Failed building wheel for lightgbm"]
+    assert pip_failure(built, 1).startswith("pip could not build lightgbm")
+    assert pip_failure(["something else"], 3) == "pip ended with exit status 3"
