@@ -36,6 +36,7 @@ export type ChangeKind =
   | 'pending'
   | 'notebooks'
   | 'me'
+  | 'notice'
   | 'study';
 
 /** Which of the panel's views shows (`study`: a study's, src/study/view.ts). */
@@ -116,6 +117,20 @@ export class CIBenchModel {
    * last task selected: what the intro counts a Qwen item's runs allowed by.
    */
   turnCap = 0;
+
+  /**
+   * One line when the server's task kernels run off the pinned kernel
+   * environment (GET settings' `kernel_unpinned`), else null.
+   */
+  get kernelNotice(): string | null {
+    return this._kernelNotice;
+  }
+  set kernelNotice(notice: string | null) {
+    if (notice !== this._kernelNotice) {
+      this._kernelNotice = notice;
+      this._changed.emit('notice');
+    }
+  }
 
   /** Who the server's user is: their roles and classes (null until read). */
   get me(): IMe | null {
@@ -369,6 +384,7 @@ export class CIBenchModel {
   }
 
   private _changed = new Signal<this, ChangeKind>(this);
+  private _kernelNotice: string | null = null;
   private _me: IMe | null = null;
   private _study: string | null = null;
   private _tasks: ITaskSummary[] = [];

@@ -1495,6 +1495,11 @@ export type components = {
       profiles: string[];
       /** @description seconds an attempt's kernel may idle before it is stopped (0: never) */
       kernel_idle_cull: number;
+      /**
+       * @description one line when task kernels run an environment off the pinned lock (built-in tasks may fail or grade differently; `cibench-lab kernel-env` installs it), else null
+       * @default null
+       */
+      kernel_unpinned?: string | null;
     };
     /** @description Play settings a start request overrides (ignored when the server locks them). */
     SettingsOverride: {

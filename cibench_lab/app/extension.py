@@ -22,6 +22,7 @@ from ..grading.pool import Grader
 from ..handlers.routes import handlers
 from ..handlers.services import Services
 from ..kernels.interpreter import PYTHON_VAR, check_kernel_python, kernel_python, kernel_python_note
+from ..kernels.kernelenv import kernel_unpinned
 from ..kernels.libraries import check_libraries
 from ..kernels.limits import KernelLimits, process_limit_problem
 from ..kernels.pool import PoolSettings
@@ -72,7 +73,7 @@ class CIBenchLabApp(CIBenchLabTraits):
             apply_pool(serverapp)
 
     def initialize_settings(self) -> None:
-        self._start_kernel_python()
+        unpinned = self._start_kernel_python()
         self._start_sandbox()
         ensure_kernelspec(self._server.kernel_spec_manager)
         self._exit_on(kernelspec_problem(self._server.kernel_spec_manager))
@@ -103,7 +104,7 @@ class CIBenchLabApp(CIBenchLabTraits):
         studies = self._or_exit(Studies, defs, lab, roles, hub, self.researcher_key_sha256)
         tasks = self._or_exit(ClassTasks.of, self.class_tasks)
         self.services = Services(
-            library, store, attempts, lab, participant, models, studies, roles, new_tasks, tasks
+            library, store, attempts, lab, participant, models, studies, roles, new_tasks, tasks, unpinned
         )
         self.settings.update({"cibench_lab": self.services})
         events = self._server.event_logger
@@ -217,8 +218,9 @@ class CIBenchLabApp(CIBenchLabTraits):
             self.log.critical("cibench-lab: %s", problem)
             raise SystemExit(1)
 
-    def _start_kernel_python(self) -> None:
-        """Kernels run the configured Python, or the server exits with one line saying why not."""
+    def _start_kernel_python(self) -> str | None:
+        """Kernels run the configured Python, or the server exits with one line saying why not;
+        one line (logged, and shown in the lab by GET settings) when it is not the pinned one."""
         if self.kernel_python:
             os.environ[PYTHON_VAR] = self.kernel_python
         problem = check_kernel_python()  # then the task libraries (kernel_check, kernel_libraries)
@@ -229,6 +231,10 @@ class CIBenchLabApp(CIBenchLabTraits):
         executable = kernel_python()
         log = self.log.info if executable != sys.executable else self.log.warning
         log("cibench-lab: %s", kernel_python_note(executable))
+        unpinned = kernel_unpinned()
+        if unpinned:
+            self.log.warning("cibench-lab: %s", unpinned)
+        return unpinned
 
     def _start_sandbox(self) -> None:
         """Kernels start sandboxed as configured, or the server exits with one line saying why not."""

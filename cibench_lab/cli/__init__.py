@@ -39,6 +39,7 @@ COMMANDS = {
     "db": ("db", "the results database's schema: upgrade it, show its revision"),
     "class": ("classroom", "a class's PostgreSQL database: one login role per user"),
     "qwen": ("qwen", "Qwen's Code Interpreter Benchmark: score the original's outputs"),
+    "kernel-env": ("kernel_env", "install the pinned environment task kernels run, and its kernelspec"),
 }
 GLOBAL_VALUES = ("--task-dir", "--db")  # the options before the command that take a value
 

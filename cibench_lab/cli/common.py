@@ -35,6 +35,7 @@ def start_sandbox(args: argparse.Namespace) -> bool:
     from ``--no-sandbox``/``--allow-network``; False (and one line on stderr) when either cannot
     start."""
     from ..kernels.interpreter import check_kernel_python, kernel_python, kernel_python_note
+    from ..kernels.kernelenv import kernel_unpinned
     from ..kernels.limits import process_limit_problem
     from ..kernels.sandbox import SandboxSetting, configure, prepare
 
@@ -42,7 +43,10 @@ def start_sandbox(args: argparse.Namespace) -> bool:
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return False
-    if kernel_python() == sys.executable:
+    unpinned = kernel_unpinned()  # one line: the lock's packages this kernel Python lacks
+    if unpinned:
+        print(f"warning: {unpinned}", file=sys.stderr)
+    elif kernel_python() == sys.executable:
         print(f"warning: {kernel_python_note(sys.executable)}", file=sys.stderr)
     limits = KernelLimits(*(int(getattr(args, f"kernel_{name}", default)) for name, default in _LIMITS))
     setting = SandboxSetting(

@@ -32,6 +32,7 @@ class Services:
     roles: Roles
     new_tasks_dir: Path  # where the lab's "Make a CIBench Task" writes (CIBenchLabApp.new_tasks_dir)
     class_tasks: ClassTasks = field(default_factory=ClassTasks)  # what each class's students see
+    kernel_unpinned: str | None = None  # one line when task kernels run off the lock (kernels/kernelenv.py)
 
     def settings_view(self) -> dict:
         c = self.lab.config
@@ -43,4 +44,5 @@ class Services:
             "kernel_idle_cull": c.kernel_idle_cull,
             "profile": self.attempts.profile,
             "profiles": list(PROFILES),
+            "kernel_unpinned": self.kernel_unpinned,
         }

@@ -1,7 +1,7 @@
 """The task kernel's Python: which interpreter task kernels run, and what it holds.
 
 Task kernels run in an environment of their own (``.venv/kernel``, installed by
-``scripts/setup`` from ``kernel-env/constraints.txt``), separate from the server's:
+``scripts/setup`` from ``cibench_lab/kernels/envs/constraints.txt``), separate from the server's:
 the server needs today's libraries, CIBench-era task code needs the era's, and
 nothing of ``cibench_lab`` is importable in the kernel.  The kernel's Python is
 chosen once per process (:func:`kernel_python`):
@@ -114,7 +114,8 @@ def kernel_python_note(executable: str, prefix: str | Path | None = None) -> str
         return f"task kernels run {executable}"
     return (
         f"task kernels run the server's own Python ({executable}): no kernel environment at "
-        f"{kernel_env_python(prefix).parent.parent} (bash scripts/setup installs it; or set {PYTHON_VAR})"
+        f"{kernel_env_python(prefix).parent.parent} (`cibench-lab kernel-env` installs it, "
+        f"bash scripts/setup in a clone; or set {PYTHON_VAR})"
     )
 
 

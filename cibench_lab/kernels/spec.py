@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # imported where used: jupyter_client is loaded only when a k
     from jupyter_client.kernelspec import KernelSpecManager
 
 KERNEL_NAME = "cibench-lab"
-LAUNCHER = "cibench_lab.kernels.launch"  # a spec an earlier version wrote is rewritten at start (ensure_kernelspec)
+LAUNCHER = "cibench_lab.kernels.launch"  # an earlier version's spec is rewritten at start
 PROVISIONER = "cibench-lab-sandbox"  # kernels/provisioner.py (pyproject.toml's entry point)
 THREADS = "1"
 

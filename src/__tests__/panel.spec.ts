@@ -48,6 +48,21 @@ describe('CIBenchPanel', () => {
     expect(role.textContent).toBe('participant');
   });
 
+  it("shows the server's one line when task kernels run unpinned", () => {
+    const { model, q } = setup();
+    const notice = q<HTMLElement>('.jp-CIBench-notice')!;
+    expect(notice.hidden).toBe(true);
+    const line =
+      'task kernels run an unpinned environment (/usr/bin/python3: pandas 3.0.1 (pinned 2.1.4)); ' +
+      'built-in tasks may fail or grade differently: `cibench-lab kernel-env` installs the pinned one';
+    model.kernelNotice = line;
+    expect(notice.hidden).toBe(false);
+    expect(notice.textContent).toBe(line);
+    expect(notice.getAttribute('role')).toBe('status');
+    model.kernelNotice = null;
+    expect(notice.hidden).toBe(true);
+  });
+
   it('lists tasks and filters them', () => {
     const { model, q, all } = setup();
     model.tasks = TASKS;

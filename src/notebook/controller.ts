@@ -109,12 +109,14 @@ export class AttemptController implements IPanelActions {
   // ---- panel actions -------------------------------------------------------
   async refresh(): Promise<void> {
     await this.model.run(async () => {
-      const [tasks, attempts, models, me] = await Promise.all([
+      const [tasks, attempts, models, me, server] = await Promise.all([
         this.api.tasks(),
         this.api.attempts(),
         this.api.models(),
-        this.api.me()
+        this.api.me(),
+        this.api.serverSettings()
       ]);
+      this.model.kernelNotice = server.kernel_unpinned ?? null;
       this.model.tasks = tasks;
       this.model.attempts = attempts;
       this.model.models = models;

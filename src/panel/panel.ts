@@ -53,6 +53,7 @@ export class CIBenchPanel extends Widget {
     this.attemptView = new AttemptView(model, actions, () => this.showTasks());
     this.actionBar = new ActionBar(model, actions, shortcut);
     this.node.appendChild(this.header(actions));
+    this.node.appendChild(this.noticeLine);
     this.node.appendChild(this.errorLine);
     this.body.appendChild(this.tasksView.node);
     this.body.appendChild(this.attemptView.node);
@@ -60,6 +61,7 @@ export class CIBenchPanel extends Widget {
     this.node.appendChild(this.actionBar.node);
     this.renderView();
     this.renderError();
+    this.renderNotice();
     model.changed.connect(this.onChange, this);
   }
 
@@ -211,6 +213,9 @@ export class CIBenchPanel extends Widget {
       case 'me':
         this.renderRole();
         break;
+      case 'notice':
+        this.renderNotice();
+        break;
       case 'view':
         this.renderView();
         this.actionBar.update(kind);
@@ -235,6 +240,13 @@ export class CIBenchPanel extends Widget {
     const message = this.model.error;
     this.errorLine.textContent = message ?? '';
     this.errorLine.hidden = !message;
+  }
+
+  /** The server's one line when task kernels run unpinned (hidden otherwise). */
+  private renderNotice(): void {
+    const notice = this.model.kernelNotice;
+    this.noticeLine.textContent = notice ?? '';
+    this.noticeLine.hidden = !notice;
   }
 
   /** The user's role, small beside the heading (hidden until known). */
@@ -264,6 +276,10 @@ export class CIBenchPanel extends Widget {
   });
   private views = new Map<ViewKind, { node: HTMLElement; focus: () => void }>();
   private aboveTasks: HTMLElement[] = [];
+  private noticeLine = h('div', {
+    className: 'jp-CIBench-notice',
+    attrs: { role: 'status', hidden: '' }
+  });
   private errorLine = h('div', {
     className: 'jp-CIBench-error',
     attrs: { role: 'alert' }

@@ -25,8 +25,8 @@ from cibench_lab.kernels.launch import PYTHON_FLAG, unsandboxed_env
 from cibench_lab.kernels.spec import kernelspec_dict
 
 REPO = Path(__file__).resolve().parents[2]
-LOCK = REPO / "kernel-env" / "constraints.txt"
-REQUIREMENTS = REPO / "kernel-env" / "requirements.txt"
+LOCK = REPO / "cibench_lab" / "kernels" / "envs" / "constraints.txt"
+REQUIREMENTS = REPO / "cibench_lab" / "kernels" / "envs" / "requirements.txt"
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)$")
 
 

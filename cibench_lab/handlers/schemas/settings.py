@@ -54,3 +54,10 @@ class ServerSettings(Closed):
     kernel_idle_cull: float = Field(
         description="seconds an attempt's kernel may idle before it is stopped (0: never)"
     )
+    kernel_unpinned: str | None = Field(
+        default=None,
+        description=(
+            "one line when task kernels run an environment off the pinned lock (built-in tasks may "
+            "fail or grade differently; `cibench-lab kernel-env` installs it), else null"
+        ),
+    )
