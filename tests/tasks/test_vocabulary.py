@@ -10,7 +10,7 @@ import pytest
 
 from cibench_lab.app.extension import CIBenchLabApp
 from cibench_lab.cli import build_parser
-from cibench_lab.grading.outcomes import OUTCOME_WORDS
+from cibench_lab.grading.outcomes import outcome_word
 from cibench_lab.tasks.vocabulary import ACTIONS, GRADE_RULES, MODES, NEXTS, OUTCOMES, REVEALS
 
 pytestmark = pytest.mark.fast
@@ -40,4 +40,5 @@ def test_options_and_the_command_line_take_its_words():
 
 
 def test_every_outcome_has_its_words():
-    assert set(OUTCOME_WORDS) == set(OUTCOMES)
+    # CIBench's outcomes in grading/outcomes.py, a benchmark's own in its grading rules
+    assert [o for o in OUTCOMES if outcome_word(o) == o] == []
