@@ -144,7 +144,7 @@ def run_record(ex: Execution) -> dict[str, Any]:
 def turn_numbers(s: Session, attempt_id: str) -> dict[str, int]:
     """msg_id -> turn number of the attempt's turns: a ``cell_run`` whose msg_id is here was graded."""
     q = select(Turn.msg_id, Turn.number).where(Turn.attempt_id == attempt_id, Turn.msg_id.is_not(None))
-    return {msg_id: number for msg_id, number in s.execute(q).tuples() if msg_id is not None}
+    return {msg_id: number for msg_id, number in s.execute(q) if msg_id is not None}
 
 
 def with_graded(detail: dict[str, Any], number: int | None) -> dict[str, Any]:
@@ -161,7 +161,7 @@ def trace_view(attempts: Attempts, attempt_id: str, participant: str | None) -> 
         q = select(Event.at, Event.kind, Event.detail).where(
             Event.attempt_id == attempt_id, Event.kind.in_((CELL_RUN, CELL_EDITS))
         )
-        rows = s.execute(q.order_by(Event.at, Event.id)).tuples().all()
+        rows = s.execute(q.order_by(Event.at, Event.id)).all()
     runs, edits = [], []
     for at, kind, detail in rows:
         if kind == CELL_RUN:

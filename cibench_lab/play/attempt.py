@@ -167,7 +167,7 @@ class Attempts:
                 .where(*where)
                 .order_by(Attempt.created_at.desc())
             )
-            rows = list(s.execute(q).tuples())
+            rows = list(s.execute(q))
             passed = self._passed(s, [a.id for a, _, _ in rows if a.status == "done"])
             return [
                 {

@@ -195,7 +195,7 @@ def _turns_of(s: Session, attempt_ids: list[str]) -> dict[str, dict[int, list[In
     """The attempts' turns as running intervals by step (:func:`turn_intervals`), one query."""
     found: dict[str, list[tuple[int, dt.datetime, dt.datetime]]] = {aid: [] for aid in attempt_ids}
     q = select(Turn.attempt_id, Turn.step, Turn.started_at, Turn.finished_at)
-    for aid, step, started, finished in s.execute(q.where(Turn.attempt_id.in_(attempt_ids))).tuples():
+    for aid, step, started, finished in s.execute(q.where(Turn.attempt_id.in_(attempt_ids))):
         found[aid].append((step, started, finished))
     return {aid: turn_intervals(rows) for aid, rows in found.items()}
 

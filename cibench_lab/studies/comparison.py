@@ -176,7 +176,7 @@ def _played(s: Session, row: Attempt, who: str, group: str, profile: str) -> Pla
     if status == "done":
         times = s.execute(
             select(Turn.step, Turn.started_at, Turn.finished_at).where(Turn.attempt_id == row.id)
-        ).tuples()
+        )
         intervals = turn_intervals(times)
         turns = {step: len(spans) for step, spans in intervals.items()}
         seconds = _seconds(s, row, steps, intervals, settings.pause_after)

@@ -125,7 +125,7 @@ def _turns(s: Session, row: Attempt, profile: str) -> _Turns:
     # a settled step keeps its grade in its StepRow: only the open step's turns bring theirs
     open_grade = case((Turn.step == row.current_step, Turn.grade))
     q = select(Turn.step, Turn.started_at, Turn.finished_at, open_grade).where(Turn.attempt_id == row.id)
-    turns = s.execute(q.order_by(Turn.step, Turn.number)).tuples().all()
+    turns = s.execute(q.order_by(Turn.step, Turn.number)).all()
     return _Turns(
         counts=Counter(step for step, *_ in turns),
         intervals=turn_intervals((step, started, finished) for step, started, finished, _ in turns),

@@ -136,7 +136,7 @@ def class_progress(attempts: Attempts, class_name: str, members: Sequence[str]) 
             .where(Participant.name.in_(list(members)), Attempt.run_id.is_(None))
             .order_by(Attempt.created_at.desc(), Attempt.id)
         )
-        found = s.execute(q).tuples().all()
+        found = s.execute(q).all()
         steps = _steps_by_attempt(s, [row.id for row, _ in found])
         titles = {row.task_id: _title(attempts, row.task_id) for row, _ in found}
         clocks = read_clocks(s, steps)
