@@ -13,9 +13,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..kernels.execution import Execution
 from ..tasks.rendering import STOCK_72, Rendering
+
+if TYPE_CHECKING:
+    from ..kernels.executor import KernelExecutor
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,7 @@ async def run_steps(codes: list[str], folder: Path, settings: RunSettings = RunS
     return runs
 
 
-def peak_rss(executor) -> int | None:
+def peak_rss(executor: KernelExecutor) -> int | None:
     """The kernel's peak resident memory (Linux /proc), in bytes: the largest of its process
     tree's (a sandboxed kernel is a child of bubblewrap's)."""
     pid = executor.pid()

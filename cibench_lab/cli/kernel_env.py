@@ -9,6 +9,7 @@ failure ends in one line naming the package (:func:`pip_failure`).
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shutil
@@ -40,7 +41,7 @@ class EnvError(Exception):
     """The environment cannot be installed; the message is its one line."""
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = add_command(sub, "kernel-env")
     p.add_argument("--path", type=Path, help="where to install it (default: <this environment>/kernel)")
     p.add_argument(
@@ -52,7 +53,7 @@ def register(sub) -> None:
     p.set_defaults(fn=cmd_kernel_env)
 
 
-def cmd_kernel_env(args) -> int:
+def cmd_kernel_env(args: argparse.Namespace) -> int:
     target = (args.path or kernel_env_python().parents[1]).expanduser().absolute()
     files = (args.constraints, args.requirements)
     lock = pins(args.constraints)

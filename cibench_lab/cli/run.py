@@ -18,6 +18,7 @@ naming the run to resume, and the process ends by SIGINT.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import signal
@@ -28,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInput
 from ..grading.pool import WORKERS
-from ..models.redact import redact
 from ..play.attempt import PROFILE, Attempts
 from ..store import Store
 from ..tasks.model import Task
@@ -36,14 +36,20 @@ from ..tasks.vocabulary import MODES
 from . import add_command
 from .cluster import add_cluster_options
 from .common import add_sandbox_options, library, start_sandbox
+from .progress import ProgressObserver
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
-
+    from ..kernels.pool import PoolSettings
+    from ..models.judge import VisionJudge
+    from ..players.base import Player
+    from ..runs.dask.client import ClusterOptions, JobOptions
     from ..runs.spec import RunSpec
+    from ..tasks.library import TaskLibrary
+
+    Remote = tuple[ClusterOptions, JobOptions]  # a distributed run's cluster and job options
 
 
-def cmd_run(args) -> int:
+def cmd_run(args: argparse.Namespace) -> int:
     from ..kernels.spec import hide_from_kernels
     from ..models.judge import VisionJudge
     from ..runs.lease import RunBusy
@@ -107,7 +113,9 @@ def _as_interrupt(signum: int, frame: Any) -> None:
     os.kill(os.getpid(), signal.SIGINT)
 
 
-def _finished(store: Store, lib, ids, player, args, run_name: str) -> None:
+def _finished(
+    store: Store, lib: TaskLibrary, ids: list[str], player: Player, args: argparse.Namespace, run_name: str
+) -> None:
     """The run's table, its transcript when asked, and where its leaderboard is."""
     from .run_summary import print_summary
 
@@ -126,7 +134,7 @@ def _finished(store: Store, lib, ids, player, args, run_name: str) -> None:
     print(f"leaderboard view (splits, E-/O- columns): cibench-lab report {run_name}", file=sys.stderr)
 
 
-def _selected(args, lib, player) -> list:
+def _selected(args: argparse.Namespace, lib: TaskLibrary, player: Player) -> list[Task]:
     """The tasks ``--tasks`` (or a replay's transcript) names that the player can play; [] after
     printing why there are none."""
     patterns = args.tasks or (player.task_ids() if hasattr(player, "task_ids") else None)
@@ -140,7 +148,7 @@ def _selected(args, lib, player) -> list:
     return _playable(player, tasks)
 
 
-def _playable(player, tasks: list) -> list:
+def _playable(player: Player, tasks: list[Task]) -> list[Task]:
     """The tasks ``player`` can play; each one it refuses (the reference player and a task without
     reference code: its benchmark's refusal) is named on stderr and left out."""
     from ..players import ReferencePlayer, reference_refusal
@@ -159,7 +167,7 @@ def _playable(player, tasks: list) -> list:
     return keep
 
 
-def _player(args, store: Store):
+def _player(args: argparse.Namespace, store: Store) -> Player | None:
     """The player ``--player`` names, or None after printing why it (or the run) cannot be made."""
     from ..players import PlayerContext, make_player
 
@@ -176,14 +184,14 @@ def _player(args, store: Store):
         return None
 
 
-def _pool(args):
+def _pool(args: argparse.Namespace) -> PoolSettings | None:
     from ..kernels.pool import PoolSettings
 
     memory = PoolSettings.memory_mb if args.kernel_pool_memory is None else args.kernel_pool_memory
     return PoolSettings(args.kernel_pool, memory) if args.kernel_pool > 0 else None
 
 
-def _spec(args, player) -> RunSpec:
+def _spec(args: argparse.Namespace, player: Player) -> RunSpec:
     """The run the command line asks for (``--run``, or a name from the player and mode), as both
     entry points take it."""
     from ..runs.spec import RunSpec
@@ -199,7 +207,14 @@ def _spec(args, player) -> RunSpec:
     )
 
 
-async def _run(attempts, tasks, spec: RunSpec, args, observer, judge) -> list[str]:
+async def _run(
+    attempts: Attempts,
+    tasks: list[Task],
+    spec: RunSpec,
+    args: argparse.Namespace,
+    observer: ProgressObserver,
+    judge: VisionJudge | None,
+) -> list[str]:
     from ..grading.pool import Grader
     from ..runs.local import run_tasks
 
@@ -217,7 +232,7 @@ async def _run(attempts, tasks, spec: RunSpec, args, observer, judge) -> list[st
             await close()
 
 
-def _remote(args, hidden: tuple[str, ...]):
+def _remote(args: argparse.Namespace, hidden: tuple[str, ...]) -> Remote | None:
     """(cluster, job options) of a distributed run; None for a local one."""
     from .cluster import cluster_options, job_options, wanted
 
@@ -226,7 +241,9 @@ def _remote(args, hidden: tuple[str, ...]):
     return cluster_options(args), job_options(args, _model_options(args), hidden)
 
 
-async def _run_remote(attempts, tasks, spec: RunSpec, observer, remote) -> list[str]:
+async def _run_remote(
+    attempts: Attempts, tasks: list[Task], spec: RunSpec, observer: ProgressObserver, remote: Remote
+) -> list[str]:
     from ..runs.dask.driver import run_on_cluster
 
     cluster, jobs = remote
@@ -234,7 +251,7 @@ async def _run_remote(attempts, tasks, spec: RunSpec, observer, remote) -> list[
         return await run_on_cluster(attempts, tasks, spec, cluster, jobs, observer=observer)
 
 
-def _model_options(args) -> dict[str, Any]:
+def _model_options(args: argparse.Namespace) -> dict[str, Any]:
     if not args.player.startswith("openai:"):
         for flag in ("base_url", "protocol", "merge_roles", "model_config"):
             if getattr(args, flag):
@@ -254,7 +271,7 @@ def _model_options(args) -> dict[str, Any]:
     }
 
 
-def default_run_name(player, mode: str) -> str:
+def default_run_name(player: Player, mode: str) -> str:
     model = player.describe().get("model")
     if model:
         merged = "-merged" if model.get("merge_roles") else ""
@@ -262,68 +279,7 @@ def default_run_name(player, mode: str) -> str:
     return f"{player.name}-{mode}"
 
 
-class ProgressObserver:  # a RunObserver (runs.local)
-    """A rich progress bar over the run's steps (plain lines when stderr is not a terminal)."""
-
-    def __init__(self, tasks: list[Task], live: bool = True):
-        self.n_tasks = len(tasks)
-        self.total = sum(len(t.steps) for t in tasks)
-        from rich.console import Console
-
-        self.console = Console(stderr=True)
-        self.live = live and self.console.is_terminal
-        self.finished: dict[str, str] = {}  # task id -> status
-        self.progress: Progress | None = None
-
-    def __enter__(self) -> ProgressObserver:
-        if self.live:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self.progress = Progress(
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                console=self.console, transient=True,
-            )  # fmt: skip
-            self.progress.start()
-            self.bar = self.progress.add_task("steps", total=self.total)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.progress is not None:
-            self.progress.stop()
-
-    def _say(self, text: str) -> None:
-        """One line to the terminal; what a failed attempt says may quote an endpoint: redacted."""
-        self.console.print(redact(text), markup=False, highlight=False, soft_wrap=True)
-
-    def _advance(self, n: int, what: str | None = None) -> None:
-        if self.progress is not None:
-            self.progress.update(self.bar, advance=n, description=what or None)
-
-    def task_started(self, task: Task, attempt_id: str, resumed_at: int | None) -> None:
-        if resumed_at is not None:
-            self._say(f"{task.id}: resuming attempt {attempt_id[:8]} at step {resumed_at + 1}")
-            self._advance(resumed_at)
-
-    def step_settled(self, task: Task, step: int, outcome: str) -> None:
-        self._advance(1, f"{task.id} · step {step + 1}/{len(task.steps)}")
-
-    def task_finished(self, task: Task, status: str, detail: str = "") -> None:
-        self.finished[task.id] = status
-        if status == "skipped":
-            self._advance(len(task.steps))
-        what = "skipped (already settled in this run)" if status == "skipped" else status
-        self._say(f"[{len(self.finished)}/{self.n_tasks}] {task.id}: {what}{': ' + detail if detail else ''}")
-
-    def report(self, run_name: str) -> int:
-        """Say what is left open; the exit status (0: all finished)."""
-        left = [t for t, status in self.finished.items() if status in ("incomplete", "failed")]
-        if left:
-            self._say(f"{len(left)} attempt(s) not finished: {', '.join(left)}")
-            self._say(f"run the same command again (--run {run_name}) to resume them")
-        return 1 if left else 0
-
-
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r = add_command(sub, "run")
     r.add_argument(
         "--player",
@@ -350,7 +306,7 @@ def register(sub) -> None:
     r.set_defaults(fn=cmd_run)
 
 
-def _pool_arguments(r) -> None:
+def _pool_arguments(r: argparse.ArgumentParser) -> None:
     r.add_argument(
         "--kernel-pool",
         type=int,
@@ -366,7 +322,7 @@ def _pool_arguments(r) -> None:
     )
 
 
-def _model_arguments(r) -> None:
+def _model_arguments(r: argparse.ArgumentParser) -> None:
     m = r.add_argument_group("model players (openai:MODEL)")
     m.add_argument("--base-url", help="OpenAI-compatible endpoint, up to /v1 (default: $OPENAI_BASE_URL)")
     m.add_argument("--api-key-env", help="environment variable holding the key (default OPENAI_API_KEY)")
@@ -384,7 +340,7 @@ def _model_arguments(r) -> None:
     m.add_argument("--retries", type=int, help="retries on 429/5xx/timeouts/malformed replies (default 6)")
 
 
-def _grading_arguments(r) -> None:
+def _grading_arguments(r: argparse.ArgumentParser) -> None:
     g = r.add_argument_group("grading")
     g.add_argument(
         "--grading-workers",

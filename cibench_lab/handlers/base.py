@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from http.client import responses
@@ -151,7 +152,7 @@ class Handler(APIHandler):
         except ValidationError as err:
             raise BadInput(describe(err)) from None
 
-    async def respond(self, work) -> None:
+    async def respond(self, work: Awaitable[object] | object) -> None:
         """Await ``work`` (a coroutine or value), check it against the operation's response
         model and write it with the operation's status, mapping errors in one place."""
         try:
@@ -201,12 +202,12 @@ class Handler(APIHandler):
         self.error(status_code, message)
 
 
-def _not_found():
+def _not_found() -> Callable[..., Awaitable[None] | None]:
     """A fresh method per HTTP verb: a bare ``@authorized`` fixes its action at its first call."""
 
     @web.authenticated
     @authorized
-    async def method(self, *args: Any) -> None:
+    async def method(self: Handler, *args: Any) -> None:
         self.error(404, f"no such route: {self.request.method} {self.request.path}")
 
     return method

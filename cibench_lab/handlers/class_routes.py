@@ -33,10 +33,10 @@ class ClassHandler(Handler):
 class ClassAttemptsHandler(ClassHandler):
     @web.authenticated
     @authorized
-    async def get(self):
+    async def get(self) -> None:
         await self.respond(self._list())
 
-    async def _list(self):
+    async def _list(self) -> list[dict[str, Any]]:
         members = await self.members()
         return await self.services.lab.call(member_attempts, self.services.attempts, members)
 
@@ -44,14 +44,14 @@ class ClassAttemptsHandler(ClassHandler):
 class ClassAttemptHandler(ClassHandler):
     @web.authenticated
     @authorized
-    async def get(self, attempt_id: str):
+    async def get(self, attempt_id: str) -> None:
         await self.respond(self.read(member_attempt, attempt_id))
 
 
 class ClassTurnsHandler(ClassHandler):
     @web.authenticated
     @authorized
-    async def get(self, attempt_id: str):
+    async def get(self, attempt_id: str) -> None:
         await self.respond(self.read(member_turns, attempt_id))
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode
@@ -20,6 +20,9 @@ from .base import API, Route
 from .routes import PARAMS, ROUTES
 from .schemas import Error
 
+if TYPE_CHECKING:  # pydantic's own name for the argument, declared for type checkers only
+    from pydantic._internal._core_utils import CoreSchemaOrField
+
 REF = "#/components/schemas/{model}"
 API_VERSION = "1"  # of the API, not the package: raise it when a change breaks a client
 
@@ -27,7 +30,7 @@ API_VERSION = "1"  # of the API, not the package: raise it when a change breaks 
 class _Schema(GenerateJsonSchema):
     """Pydantic's JSON schema without a title on every property (its name says it)."""
 
-    def field_title_should_be_set(self, schema) -> bool:
+    def field_title_should_be_set(self, schema: CoreSchemaOrField) -> bool:
         return False
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
@@ -19,10 +21,10 @@ class PauseHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def post(self, attempt_id: str):
+    async def post(self, attempt_id: str) -> None:
         await self.respond(self._toggle(attempt_id))
 
-    async def _toggle(self, attempt_id: str):
+    async def _toggle(self, attempt_id: str) -> dict[str, Any]:
         body = self.parse(s.PauseRequest)
         record = self.services.lab.record
         if self.resume:
@@ -42,10 +44,10 @@ class NoteHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def post(self, attempt_id: str):
+    async def post(self, attempt_id: str) -> None:
         await self.respond(self._note(attempt_id))
 
-    async def _note(self, attempt_id: str):
+    async def _note(self, attempt_id: str) -> dict[str, Any]:
         body = self.parse(s.NoteRequest)
         return await self.services.lab.record.note(attempt_id, self.participant, body.step, body.text)
 
@@ -55,10 +57,10 @@ class ActivityHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def post(self, attempt_id: str):
+    async def post(self, attempt_id: str) -> None:
         await self.respond(self._activity(attempt_id))
 
-    async def _activity(self, attempt_id: str):
+    async def _activity(self, attempt_id: str) -> dict[str, Any]:
         body = self.parse(s.ActivityReport)
         cells, runs = body.cells or {}, body.runs or {}
         return await self.services.lab.record.activity(attempt_id, body.step, self.participant, cells, runs)
@@ -69,7 +71,7 @@ class TraceHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def get(self, attempt_id: str):
+    async def get(self, attempt_id: str) -> None:
         lab = self.services.lab
         await self.respond(lab.call(trace_view, self.services.attempts, attempt_id, self.participant))
 

@@ -18,7 +18,7 @@ CLASS = "/classes/{class_name}"
 class MeHandler(Handler):
     @web.authenticated
     @authorized
-    async def get(self):
+    async def get(self) -> None:
         await self.respond(self._me())
 
     async def _me(self) -> dict:
@@ -28,7 +28,7 @@ class MeHandler(Handler):
 class ClassesHandler(Handler):
     @web.authenticated
     @authorized
-    async def get(self):
+    async def get(self) -> None:
         await self.respond(self._classes())
 
     async def _classes(self) -> list[dict]:
@@ -55,14 +55,14 @@ class ClassHandler(Handler):
 class ProgressHandler(ClassHandler):
     @web.authenticated
     @authorized
-    async def get(self, class_name: str):
+    async def get(self, class_name: str) -> None:
         await self.respond(self.progress(class_name))
 
 
 class ProgressCSVHandler(ClassHandler):
     @web.authenticated
     @authorized
-    async def get(self, class_name: str):
+    async def get(self, class_name: str) -> None:
         await self.respond(self._csv(class_name))
 
     async def _csv(self, class_name: str) -> dict:
@@ -73,7 +73,7 @@ class ProgressCSVHandler(ClassHandler):
 class MemberAttemptHandler(ClassHandler):
     @web.authenticated
     @authorized
-    async def get(self, class_name: str, attempt_id: str):
+    async def get(self, class_name: str, attempt_id: str) -> None:
         await self.respond(self._attempt(class_name, attempt_id))
 
     async def _attempt(self, class_name: str, attempt_id: str) -> dict:

@@ -25,7 +25,7 @@ from .study_routes import STUDY_ROUTES
 class TasksHandler(Handler):
     @web.authenticated
     @authorized
-    async def get(self):
+    async def get(self) -> None:
         library = self.services.library
         library.rescan()  # a task made or changed since (throttled: TaskLibrary.rescan)
         who, shown = await self.identity(), self.services.class_tasks  # a class's list bounds it
@@ -33,17 +33,17 @@ class TasksHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def post(self):
+    async def post(self) -> None:
         await self.respond(self._new())
 
-    async def _new(self):
+    async def _new(self) -> dict[str, Any]:
         return await make_task(self.services, self.parse(s.NewTaskRequest))
 
 
 class TaskHandler(Handler):
     @web.authenticated
     @authorized
-    async def get(self, task_id: str):
+    async def get(self, task_id: str) -> None:
         await self.respond(self._task(task_id))
 
     async def _task(self, task_id: str) -> dict:
@@ -57,15 +57,15 @@ class TaskHandler(Handler):
 class AttemptsHandler(Handler):
     @web.authenticated
     @authorized
-    async def get(self):
+    async def get(self) -> None:
         await self.respond(self.services.lab.call(self.services.attempts.list_for, self.participant))
 
     @web.authenticated
     @authorized
-    async def post(self):
+    async def post(self) -> None:
         await self.respond(self._start())
 
-    async def _start(self):
+    async def _start(self) -> dict[str, Any]:
         body = self.parse(s.StartAttempt)
         settings = None if body.settings is None else body.settings.model_dump(exclude_unset=True)
         player = None if body.player is None else body.player.choice()
@@ -79,7 +79,7 @@ class AttemptsHandler(Handler):
 class AttemptHandler(Handler):
     @web.authenticated
     @authorized
-    async def get(self, attempt_id: str):
+    async def get(self, attempt_id: str) -> None:
         await self.respond(
             self.services.lab.call(attempt_view, self.services.attempts, attempt_id, self.participant)
         )
@@ -90,10 +90,10 @@ class KernelHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def post(self, attempt_id: str):
+    async def post(self, attempt_id: str) -> None:
         await self.respond(self._bind(attempt_id))
 
-    async def _bind(self, attempt_id: str):
+    async def _bind(self, attempt_id: str) -> dict[str, Any]:
         body = self.parse(s.KernelReport)
         return await self.services.lab.bind(attempt_id, body.kernel_id, self.participant)
 
@@ -103,16 +103,16 @@ class TurnsHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def get(self, attempt_id: str):
+    async def get(self, attempt_id: str) -> None:
         lab = self.services.lab
         await self.respond(lab.call(turns_view, self.services.attempts, attempt_id, self.participant))
 
     @web.authenticated
     @authorized
-    async def post(self, attempt_id: str):
+    async def post(self, attempt_id: str) -> None:
         await self.respond(self._turn(attempt_id))
 
-    async def _turn(self, attempt_id: str):
+    async def _turn(self, attempt_id: str) -> dict[str, Any]:
         body = self.parse(s.RunReport)  # any "outputs" field is ignored
         lab = self.services.lab
         result = await lab.turn(attempt_id, body.step, body.kernel_id, body.msg_id, self.participant)
@@ -126,10 +126,10 @@ class SettleHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def post(self, attempt_id: str):
+    async def post(self, attempt_id: str) -> None:
         await self.respond(self._settle(attempt_id))
 
-    async def _settle(self, attempt_id: str):
+    async def _settle(self, attempt_id: str) -> dict[str, Any]:
         body = self.parse(s.StepRequest)
         lab = self.services.lab
         settled = await lab.settle(attempt_id, body.step, self.outcome, self.participant)
@@ -148,7 +148,7 @@ class GiveUpHandler(SettleHandler):
 class SettingsHandler(Handler):
     @web.authenticated
     @authorized
-    async def get(self):
+    async def get(self) -> None:
         await self.respond(self.services.settings_view())
 
 
@@ -157,10 +157,10 @@ class ProposeHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def post(self, attempt_id: str):
+    async def post(self, attempt_id: str) -> None:
         await self.respond(self._propose(attempt_id))
 
-    async def _propose(self, attempt_id: str):
+    async def _propose(self, attempt_id: str) -> dict[str, Any]:
         body = self.parse(s.StepRequest)
         lab = self.services.lab
         out = await lab.propose(attempt_id, body.step, self.participant)
@@ -179,10 +179,10 @@ class StopHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def post(self, attempt_id: str):
+    async def post(self, attempt_id: str) -> None:
         await self.respond(self._stop(attempt_id))
 
-    async def _stop(self, attempt_id: str):
+    async def _stop(self, attempt_id: str) -> dict[str, bool]:
         self.parse(s.StopRequest)
         return {"stopped": await self.services.lab.stop(attempt_id, self.participant)}
 
@@ -192,10 +192,10 @@ class OracleHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def post(self, attempt_id: str):
+    async def post(self, attempt_id: str) -> None:
         await self.respond(self._oracle(attempt_id))
 
-    async def _oracle(self, attempt_id: str):
+    async def _oracle(self, attempt_id: str) -> dict[str, Any]:
         body = self.parse(s.RunReport)
         lab = self.services.lab
         return await lab.reference(attempt_id, body.step, body.kernel_id, body.msg_id, self.participant)
@@ -206,10 +206,10 @@ class RecordingsHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def get(self):
+    async def get(self) -> None:
         await self.respond(self._recordings())
 
-    async def _recordings(self):
+    async def _recordings(self) -> list[dict[str, Any]]:
         query = self.parse_query(s.RecordingsQuery)
         lab = self.services.lab
         return await lab.call(lab.recordings, query.task)
@@ -220,7 +220,7 @@ class ModelsHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def get(self):
+    async def get(self) -> None:
         await self.respond(self.services.models.public())
 
 
@@ -229,7 +229,7 @@ class OpenAPIHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def get(self):
+    async def get(self) -> None:
         from .openapi import document  # built from ROUTES below
 
         await self.respond(document())

@@ -17,21 +17,21 @@ RID = "/runs/attempts/{attempt_id}"  # a headless run's attempt
 class RunAttemptsHandler(Handler):
     @web.authenticated
     @authorized
-    async def get(self):
+    async def get(self) -> None:
         await self.respond(self.services.lab.call(run_attempts, self.services.attempts))
 
 
 class RunAttemptHandler(Handler):
     @web.authenticated
     @authorized
-    async def get(self, attempt_id: str):
+    async def get(self, attempt_id: str) -> None:
         await self.respond(self.services.lab.call(run_attempt_view, self.services.attempts, attempt_id))
 
 
 class RunTurnsHandler(Handler):
     @web.authenticated
     @authorized
-    async def get(self, attempt_id: str):
+    async def get(self, attempt_id: str) -> None:
         await self.respond(self.services.lab.call(run_turns_view, self.services.attempts, attempt_id))
 
 

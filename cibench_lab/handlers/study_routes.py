@@ -3,6 +3,8 @@ the server's participant now (a participant code once signed in) through ``studi
 
 from __future__ import annotations
 
+from typing import Any
+
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
@@ -15,30 +17,30 @@ from .base import Handler, Route
 class StudiesHandler(Handler):
     @web.authenticated
     @authorized
-    async def get(self):
+    async def get(self) -> None:
         await self.respond(self._summaries())
 
-    async def _summaries(self):
+    async def _summaries(self) -> list[dict[str, Any]]:
         return await self.services.studies.summaries(await self.identity())
 
 
 class StudyHandler(Handler):
     @web.authenticated
     @authorized
-    async def get(self, study_id: str):
+    async def get(self, study_id: str) -> None:
         await self.respond(self._view(study_id))
 
-    async def _view(self, study_id: str):
+    async def _view(self, study_id: str) -> dict[str, Any]:
         return await self.services.studies.view(study_id, await self.identity())
 
 
 class ConsentHandler(Handler):
     @web.authenticated
     @authorized
-    async def post(self, study_id: str):
+    async def post(self, study_id: str) -> None:
         await self.respond(self._consent(study_id))
 
-    async def _consent(self, study_id: str):
+    async def _consent(self, study_id: str) -> dict[str, Any]:
         body = self.parse(ss.ConsentRequest)
         return await self.services.studies.consent(
             study_id, await self.identity(), body.accept, body.code, body.answers
@@ -48,10 +50,10 @@ class ConsentHandler(Handler):
 class StartNextHandler(Handler):
     @web.authenticated
     @authorized
-    async def post(self, study_id: str):
+    async def post(self, study_id: str) -> None:
         await self.respond(self._start(study_id))
 
-    async def _start(self, study_id: str):
+    async def _start(self, study_id: str) -> dict[str, Any]:
         self.parse(ss.StudyRequest)
         return await self.services.studies.start_next(study_id, await self.identity())
 
@@ -59,10 +61,10 @@ class StartNextHandler(Handler):
 class QuitHandler(Handler):
     @web.authenticated
     @authorized
-    async def post(self, study_id: str):
+    async def post(self, study_id: str) -> None:
         await self.respond(self._quit(study_id))
 
-    async def _quit(self, study_id: str):
+    async def _quit(self, study_id: str) -> dict[str, Any]:
         self.parse(ss.StudyRequest)
         return await self.services.studies.quit(study_id, await self.identity())
 
@@ -70,10 +72,10 @@ class QuitHandler(Handler):
 class HandOverHandler(Handler):
     @web.authenticated
     @authorized
-    async def post(self, study_id: str):
+    async def post(self, study_id: str) -> None:
         await self.respond(self._hand_over(study_id))
 
-    async def _hand_over(self, study_id: str):
+    async def _hand_over(self, study_id: str) -> dict[str, Any]:
         self.parse(ss.StudyRequest)
         return await self.services.studies.hand_over(study_id, await self.identity())
 
@@ -81,10 +83,10 @@ class HandOverHandler(Handler):
 class ParticipantsHandler(Handler):
     @web.authenticated
     @authorized
-    async def get(self, study_id: str):
+    async def get(self, study_id: str) -> None:
         await self.respond(self._participants(study_id))
 
-    async def _participants(self, study_id: str):
+    async def _participants(self, study_id: str) -> list[dict[str, Any]]:
         return await self.services.studies.participants(study_id, await self.identity())
 
 
@@ -93,10 +95,10 @@ class StudyAttemptHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def get(self, study_id: str, attempt_id: str):
+    async def get(self, study_id: str, attempt_id: str) -> None:
         await self.respond(self._attempt(study_id, attempt_id))
 
-    async def _attempt(self, study_id: str, attempt_id: str):
+    async def _attempt(self, study_id: str, attempt_id: str) -> dict[str, Any]:
         return await self.services.studies.attempt(study_id, attempt_id, await self.identity())
 
 
@@ -105,10 +107,10 @@ class CompareHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def get(self, study_id: str):
+    async def get(self, study_id: str) -> None:
         await self.respond(self._compare(study_id))
 
-    async def _compare(self, study_id: str):
+    async def _compare(self, study_id: str) -> dict[str, Any]:
         query = self.parse_query(s.CompareQuery)
         profile = query.profile or self.services.attempts.profile
         return await self.services.studies.compare(
@@ -121,10 +123,10 @@ class RunsHandler(Handler):
 
     @web.authenticated
     @authorized
-    async def get(self, study_id: str):
+    async def get(self, study_id: str) -> None:
         await self.respond(self._runs(study_id))
 
-    async def _runs(self, study_id: str):
+    async def _runs(self, study_id: str) -> list[dict[str, Any]]:
         return await self.services.studies.runs(study_id, await self.identity())
 
 

@@ -21,11 +21,15 @@ import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ...errors import BadInput
 from ...tasks.model import Task
+
+if TYPE_CHECKING:  # distributed is imported where a run connects, not to start the CLI
+    from distributed import Client
+    from distributed.security import Security
 
 log = logging.getLogger(__name__)
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
@@ -82,7 +86,7 @@ def is_local(address: str) -> bool:
         return False
 
 
-def security(options: ClusterOptions, address: str):
+def security(options: ClusterOptions, address: str) -> Security:
     """The Security to connect with; BadInput for a non-local scheduler without TLS."""
     from distributed.security import Security
 
@@ -102,7 +106,7 @@ def security(options: ClusterOptions, address: str):
     return sec
 
 
-async def connect(options: ClusterOptions, sandboxed: bool = True):
+async def connect(options: ClusterOptions, sandboxed: bool = True) -> Client:
     """An asynchronous Dask client of the cluster, with the kernel reapers registered and its
     workers checked (BadInput naming a worker that cannot play, and why)."""
     from distributed import Client

@@ -6,7 +6,7 @@ import asyncio
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...play.attempt import Attempts
 from ...players import PlayerError
@@ -18,6 +18,9 @@ from . import replica
 from .client import ClusterOptions, JobOptions, connect, task_data
 from .stream import is_hello, live_name, queue_name, reply_name
 from .worker import Job, play_attempt, task_key
+
+if TYPE_CHECKING:
+    from distributed import Client, Queue
 
 POLL = 0.2  # seconds the driver waits for rows before looking at the attempts again
 LAST_DELTA_WITHIN = 60.0  # seconds an ended attempt's last delta may take to be taken from the queue
@@ -72,7 +75,9 @@ async def run_on_cluster(
 class ClusterDriver:
     """Submits the run's open attempts, applies the rows workers send, reports progress."""
 
-    def __init__(self, ctx: PlayContext, client, run_name: str, session: str, jobs: JobOptions):
+    def __init__(
+        self, ctx: PlayContext, client: Client, run_name: str, session: str, jobs: JobOptions
+    ) -> None:
         self.ctx, self.client, self.run_name, self.jobs = ctx, client, run_name, jobs
         self.session = f"{run_name}:{session}"  # names this driver's Variables and queue only
         self.tracked: dict[str, Tracked] = {}
@@ -108,7 +113,7 @@ class ClusterDriver:
         self.tracked[attempt_id] = tracked
         return attempt_id
 
-    async def follow(self, queue, pending: list[tuple[Task, str | None]]) -> None:
+    async def follow(self, queue: Queue, pending: list[tuple[Task, str | None]]) -> None:
         """Submit attempts as worker threads come free (so no attempt waits behind a long one
         on a busy worker while another is idle, as with ``--jobs``); apply rows as they come
         until every attempt's task has ended, then its last rows."""
@@ -125,7 +130,7 @@ class ClusterDriver:
                     await self.finish(queue, tracked)
         await self.take(queue, 0)  # the deltas a failed attempt queued before it failed
 
-    async def take(self, queue, wait: float) -> None:
+    async def take(self, queue: Queue, wait: float) -> None:
         """Handle what the queue holds, in order, after waiting up to ``wait`` s for the first."""
         for message in await _take(queue, wait):
             if is_hello(message):
@@ -133,7 +138,7 @@ class ClusterDriver:
             else:
                 await self.apply(message)
 
-    async def finish(self, queue, tracked: Tracked) -> None:
+    async def finish(self, queue: Queue, tracked: Tracked) -> None:
         try:
             last = await tracked.future
         except PlayerError as err:
@@ -177,7 +182,7 @@ class ClusterDriver:
                 tracked.settled.add(step["index"])
                 self.ctx.observer.step_settled(tracked.task, step["index"], step["outcome"])
 
-    async def forget(self, queue) -> None:
+    async def forget(self, queue: Queue) -> None:
         """Cancel what is still running (a lost lease, Ctrl-C) and drop the run's Dask state."""
         from distributed import Variable
 
@@ -191,7 +196,7 @@ class ClusterDriver:
         queue.close()
 
 
-async def _take(queue, wait: float) -> list[dict[str, Any]]:
+async def _take(queue: Queue, wait: float) -> list[dict[str, Any]]:
     """The messages queued now, after waiting up to ``wait`` seconds for the first."""
     if wait > 0:
         try:

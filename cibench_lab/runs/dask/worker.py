@@ -171,7 +171,7 @@ class WorkerContext(PlayContext):
         return out
 
 
-async def _play(job: Job, task: Task, store: Store, publish, workroot: Path) -> None:
+async def _play(job: Job, task: Task, store: Store, publish: Callable[[], None], workroot: Path) -> None:
     from ...models.judge import VisionJudge
     from ...players import PlayerContext, make_player
 
