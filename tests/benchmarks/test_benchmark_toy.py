@@ -16,6 +16,7 @@ from cibench_lab.lab.setup import setup_codes
 from cibench_lab.play.attempt import Attempts
 from cibench_lab.players import ReferencePlayer
 from cibench_lab.runs.local import run_tasks
+from cibench_lab.runs.spec import RunSpec
 from cibench_lab.store import Store
 from cibench_lab.store.tables import Attempt, StepRow
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
@@ -51,7 +52,7 @@ def test_the_docs_toy_benchmark_plays_its_task_through(toy, tmp_path):
     mine = lib.get(TASK)
     assert benchmark_of(mine) is toy and setup_codes(mine) == ["TOY = 1"]
     attempts = Attempts(Store(f"sqlite:///{tmp_path / 'r.sqlite'}"), lib)
-    (attempt_id,) = asyncio.run(run_tasks(attempts, [mine], ReferencePlayer(), "e2e", "toy"))
+    (attempt_id,) = asyncio.run(run_tasks(attempts, [mine], RunSpec(ReferencePlayer(), "e2e", "toy")))
     with attempts.store.session() as s:
         assert s.get(Attempt, attempt_id).status == "done"
         outcomes = s.scalars(select(StepRow.outcome).where(StepRow.attempt_id == attempt_id)).all()
