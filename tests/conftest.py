@@ -194,7 +194,7 @@ def pytest_collection_modifyitems(session, config, items):
     (tests/ui, tests/security): driven by Playwright's sync API, it keeps an event loop running in this
     thread from its first test on, where pytest-jupyter's in-process servers would find it. A module
     with a browser of its own (module-scoped, closed with it) stays where it is. They are marked
-    ``browser``: ``scripts/test`` runs them in a pytest process of their own, beside the others."""
+    ``browser`` (``-m 'not browser'`` leaves them out)."""
     items.sort(key=_uses_the_session_browser)
     for item in items:
         if _uses_the_session_browser(item):
