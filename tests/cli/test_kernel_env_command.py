@@ -27,7 +27,10 @@ def offline(tmp_path, monkeypatch):
     monkeypatch.setenv("PIP_DISABLE_PIP_VERSION_CHECK", "1")
     monkeypatch.setenv("CIBENCH_LAB_KERNEL_PREFIX", str(tmp_path / "ks"))
     monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.delenv("CIBENCH_LAB_KERNEL_PYTHON", raising=False)
+    # set, then removed: monkeypatch then restores it (absent) after the command set it in this process
+    # (a delenv of an absent variable records nothing, and the next tests' kernels would run this env)
+    monkeypatch.setenv("CIBENCH_LAB_KERNEL_PYTHON", "")
+    monkeypatch.delenv("CIBENCH_LAB_KERNEL_PYTHON")
     return tmp_path
 
 
