@@ -24,7 +24,7 @@ from sqlalchemy import select
 from cibench_lab.cli import main
 from cibench_lab.runs.lease import STALE_ENV
 from cibench_lab.store import Store
-from cibench_lab.store.tables import Attempt, Event, Run, Turn
+from cibench_lab.store.tables import Attempt, Event, OracleReference, Run, Turn
 
 HERE = Path(__file__).parent.parent
 REACT = HERE / "fixtures" / "react"
@@ -353,9 +353,9 @@ def test_oracle_reference_that_kills_the_kernel_is_recorded_once_from_the_new_ke
     attempt, _ = turns_of(env, "oracle-death")
     store = Store(env["db"])
     with store.session() as s:
-        refs = [
-            e.detail
-            for e in s.scalars(select(Event).where(Event.attempt_id == attempt.id, Event.kind == "oracle"))
+        refs = [  # every reference run recorded (its own table: revision 0006)
+            {"step": r.step, "status": r.status, "outputs": r.outputs}
+            for r in s.scalars(select(OracleReference).where(OracleReference.attempt_id == attempt.id))
         ]
         restores = [
             e.detail
