@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from exportdb import RUN_ENV, STUDY, build
+from inspect_ai.log import EvalLog, read_eval_log
 from rules_task import EN, ZH, figure, png, stdout
 
 from cibench_lab.cli import main
@@ -19,9 +20,6 @@ from cibench_lab.play.settings import PlaySettings
 from cibench_lab.play.turns import TurnRecord
 from cibench_lab.runs.local import ensure_run
 from cibench_lab.store.pseudonym import pseudonym
-
-pytest.importorskip("inspect_ai")
-from inspect_ai.log import EvalLog, read_eval_log  # noqa: E402
 
 pytestmark = pytest.mark.fast
 
@@ -179,7 +177,7 @@ def test_a_study_is_a_log_per_participant_under_pseudonyms(built, tmp_path, caps
 
 
 def test_inspect_analysis_reads_them_into_data_frames(runs, built):
-    pytest.importorskip("pyarrow")  # inspect_ai.analysis's own need (the inspect extra installs it)
+    import pyarrow  # noqa: F401  (inspect_ai.analysis's own need: the inspect and test extras install it)
     from inspect_ai.analysis import evals_df, samples_df
 
     samples = samples_df(str(runs))

@@ -11,7 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+import inspect_ai
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 try:
     import tomllib
@@ -23,10 +25,6 @@ from cibench_lab.grading.summary import METRICS
 from cibench_lab.store import Store
 from cibench_lab.store.tables import Attempt, Turn
 from cibench_lab.tasks.library import TaskLibrary, builtin_dir
-
-inspect_ai = pytest.importorskip("inspect_ai")
-from inspect_ai.log import EvalLog  # noqa: E402
-from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 
 ROOT = Path(__file__).parent.parent.parent
 TASK = "cibench_template/pandas/penguins_raw_tidy"
