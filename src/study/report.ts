@@ -320,7 +320,7 @@ function oneBar(
     class: `jp-CIBench-bar jp-CIBench-bar-${people ? 'humans' : 'run'}`
   });
   const title = svg('title', {});
-  const who = name === 'humans' ? trans.__('people') : name;
+  const who = name === 'humans' ? trans.__('humans') : name;
   title.textContent = `${who}: ${rate === null ? notPlayed() : fmt(rate)}`;
   rect.appendChild(title);
   const value = svg('text', {
