@@ -244,9 +244,7 @@ export function addNewTaskCommand(
       busy = true;
       app.commands.notifyCommandChanged(NEW_TASK);
       try {
-        await makeTask(api, panel, onMade);
-      } catch (err) {
-        await showErrorMessage(NEW_TASK_LABEL, (err as Error).message);
+        await makeTask(api, panel, onMade).catch(failed);
       } finally {
         busy = false;
         app.commands.notifyCommandChanged(NEW_TASK);
@@ -258,6 +256,14 @@ export function addNewTaskCommand(
     app.commands.notifyCommandChanged(NEW_TASK);
   });
   addToMenus(app, palette);
+}
+
+/** Why a make failed, in a dialog titled as the command. */
+async function failed(err: unknown): Promise<void> {
+  await showErrorMessage(
+    trans.__('Make a CIBench Task from This Notebook'),
+    (err as Error).message
+  );
 }
 
 /** The command in the palette and the notebook's context menu. */
