@@ -11,6 +11,7 @@ import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
 import type { components } from './schema';
+import { trans } from './i18n';
 
 type Schemas = components['schemas'];
 
@@ -131,7 +132,7 @@ export function errorMessage(body: unknown, status: number): string {
       return b.message;
     }
   }
-  return `request failed (HTTP ${status})`;
+  return trans.__('request failed (HTTP %1)', status);
 }
 
 /** A cookie's value, or undefined. */
@@ -313,7 +314,10 @@ export class CIBenchApi {
     try {
       response = await ServerConnection.makeRequest(url, init, this.settings);
     } catch (err) {
-      throw new ApiError(`cannot reach the server: ${String(err)}`, 0);
+      throw new ApiError(
+        trans.__('cannot reach the server: %1', String(err)),
+        0
+      );
     }
     const data = await readJson(response);
     if (!response.ok) {

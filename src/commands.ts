@@ -10,6 +10,7 @@ import { CommandRegistry } from '@lumino/commands';
 
 import { CIBenchModel } from './model';
 import { AttemptController } from './notebook/controller';
+import { trans } from './i18n';
 
 export namespace CommandIDs {
   export const openPanel = 'cibench-lab:open-panel';
@@ -109,31 +110,33 @@ function stepCommands(
   return [
     {
       id: CommandIDs.openPanel,
-      label: 'Open CIBench Panel',
-      caption: 'Show the CIBench task panel',
+      label: trans.__('Open CIBench Panel'),
+      caption: trans.__('Show the CIBench task panel'),
       execute: () => host.openPanel(),
       rank: 10
     },
     {
       id: CommandIDs.nextStep,
-      label: 'CIBench: Next Step',
-      caption: 'Settle the open step of the attempt the panel shows',
+      label: trans.__('CIBench: Next Step'),
+      caption: trans.__('Settle the open step of the attempt the panel shows'),
       execute: () => controller.settle('next'),
       isEnabled: () => controller.canSettle(),
       rank: 0
     },
     {
       id: CommandIDs.giveUp,
-      label: 'CIBench: Give Up Step',
-      caption: 'Give up the open step of the attempt the panel shows',
+      label: trans.__('CIBench: Give Up Step'),
+      caption: trans.__('Give up the open step of the attempt the panel shows'),
       execute: () => controller.settle('give-up'),
       isEnabled: () => host.model.attempt?.status === 'open',
       rank: 1
     },
     {
       id: CommandIDs.showTurns,
-      label: "CIBench: Show This Step's Turns",
-      caption: 'Code, prompt, raw reply, tokens and latency of each turn',
+      label: trans.__("CIBench: Show This Step's Turns"),
+      caption: trans.__(
+        'Code, prompt, raw reply, tokens and latency of each turn'
+      ),
       execute: () => controller.showTurns(),
       rank: 5
     }
@@ -147,8 +150,10 @@ function undoCommand(
 ): ICommandRow {
   return {
     id: CommandIDs.undoSettle,
-    label: 'CIBench: Undo Settle',
-    caption: 'Cancel the Next step or Give up waiting in its Undo window',
+    label: trans.__('CIBench: Undo Settle'),
+    caption: trans.__(
+      'Cancel the Next step or Give up waiting in its Undo window'
+    ),
     execute: () => controller.undoSettle(),
     isEnabled: () => host.model.pending !== null,
     rank: 2
@@ -161,24 +166,26 @@ function playerCommands(controller: AttemptController): ICommandRow[] {
   return [
     {
       id: CommandIDs.playStep,
-      label: 'CIBench: Play Step (attached player)',
-      caption: "Let the attempt's model or replay play the open step",
+      label: trans.__('CIBench: Play Step (attached player)'),
+      caption: trans.__("Let the attempt's model or replay play the open step"),
       execute: () => controller.playStep(),
       isEnabled: player,
       rank: 2
     },
     {
       id: CommandIDs.playAll,
-      label: 'CIBench: Play All Steps (attached player)',
-      caption: "Let the attempt's model or replay play every remaining step",
+      label: trans.__('CIBench: Play All Steps (attached player)'),
+      caption: trans.__(
+        "Let the attempt's model or replay play every remaining step"
+      ),
       execute: () => controller.playAll(),
       isEnabled: player,
       rank: 3
     },
     {
       id: CommandIDs.stopPlayer,
-      label: 'CIBench: Stop Player',
-      caption: 'Stop the attached player after the turn in flight',
+      label: trans.__('CIBench: Stop Player'),
+      caption: trans.__('Stop the attached player after the turn in flight'),
       execute: () => controller.stopPlayer(),
       isEnabled: player,
       rank: 4
@@ -191,18 +198,20 @@ function clockCommands(controller: AttemptController): ICommandRow[] {
   return [
     {
       id: CommandIDs.pauseClock,
-      label: 'CIBench: Pause Working Clock',
-      caption:
-        'Pause the working clock of the attempt the panel shows: time away does not count',
+      label: trans.__('CIBench: Pause Working Clock'),
+      caption: trans.__(
+        'Pause the working clock of the attempt the panel shows: time away does not count'
+      ),
       execute: () => controller.record.pause('command'),
       isEnabled: () => controller.record.canPause(),
       rank: 6
     },
     {
       id: CommandIDs.resumeClock,
-      label: 'CIBench: Resume Working Clock',
-      caption:
-        'Resume the paused working clock (an edit or a run resumes it too)',
+      label: trans.__('CIBench: Resume Working Clock'),
+      caption: trans.__(
+        'Resume the paused working clock (an edit or a run resumes it too)'
+      ),
       execute: () => controller.record.resume('command'),
       isEnabled: () => controller.record.canResume(),
       rank: 7

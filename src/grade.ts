@@ -5,6 +5,7 @@
  * cap leaves. Pure helpers, shared by the notebook's badges and the panel.
  */
 import { GradeRule, IGrade, IPlaySettings, IStepView } from './api';
+import { trans } from './i18n';
 
 export const BADGE_PASS = 'jp-CIBench-badge-pass';
 export const BADGE_MISS = 'jp-CIBench-badge-miss';
@@ -25,18 +26,20 @@ export function notGraded(grade: IGrade | null | undefined): boolean {
 /** A grade badge's text: what was measured, or that the turn was recorded. */
 export function badgeText(grade: IGrade | null | undefined): string {
   if (!grade) {
-    return 'turn recorded';
+    return trans.__('turn recorded');
   }
   if (notGraded(grade)) {
-    return grade.detail || NO_JUDGE;
+    return grade.detail && grade.detail !== NO_JUDGE
+      ? grade.detail
+      : trans.__('not graded (no judge configured)');
   }
   if (grade.detail) {
     return grade.detail;
   }
   if (grade.ungradable) {
-    return `ungradable: ${grade.ungradable}`;
+    return trans.__('ungradable: %1', grade.ungradable);
   }
-  return grade.passed ? 'passed' : 'not passed';
+  return grade.passed ? trans.__('passed') : trans.__('not passed');
 }
 
 /** A grade badge's pass/miss class (a recorded or not graded turn is neutral). */
@@ -48,11 +51,11 @@ export function badgeClass(grade: IGrade | null | undefined): string {
 }
 
 /** Pass or miss, in a word (or that nothing was graded). */
-export function passWord(grade: IGrade): 'passed' | 'missed' | 'not graded' {
+export function passWord(grade: IGrade): string {
   if (notGraded(grade)) {
-    return 'not graded';
+    return trans.__('not graded');
   }
-  return grade.passed ? 'passed' : 'missed';
+  return grade.passed ? trans.__('passed') : trans.__('missed');
 }
 
 /**
@@ -60,7 +63,9 @@ export function passWord(grade: IGrade): 'passed' | 'missed' | 'not graded' {
  * the step's run limit, `run_limit`; unknown: "settled at the run limit").
  */
 export function capText(cap: number | null | undefined): string {
-  return cap ? `settled at the ${cap}-run limit` : 'settled at the run limit';
+  return cap
+    ? trans.__('settled at the %1-run limit', cap)
+    : trans.__('settled at the run limit');
 }
 
 /** The attempt's grade rule (`best` when the settings predate it). */
@@ -72,7 +77,9 @@ export function gradeRule(
 
 /** The grade rule in the words a badge uses. */
 export function ruleText(rule: GradeRule | null | undefined): string {
-  return rule === 'settling' ? 'graded when you settle' : 'best run kept';
+  return rule === 'settling'
+    ? trans.__('graded when you settle')
+    : trans.__('best run kept');
 }
 
 /**
@@ -92,12 +99,12 @@ export function runsLeft(
 
 /** "1 run left", "3 runs left". */
 export function runsLeftText(n: number): string {
-  return `${n} run${n === 1 ? '' : 's'} left`;
+  return trans._n('%1 run left', '%1 runs left', n);
 }
 
 /** "3 turns" / "1 turn". */
 export function turnsText(n: number): string {
-  return `${n} turn${n === 1 ? '' : 's'}`;
+  return trans._n('%1 turn', '%1 turns', n);
 }
 
 /**
@@ -112,18 +119,20 @@ export function outcomeText(
   cap?: number | null
 ): string {
   if (!settled) {
-    return 'open';
+    return trans.__('open');
   }
   const words: { [k: string]: string } = {
-    next: 'settled',
-    passed: 'settled',
-    gave_up: 'gave up',
+    next: trans.__('settled'),
+    passed: trans.__('settled'),
+    gave_up: trans.__('gave up'),
     turn_cap: capText(cap),
-    out_of_turns: 'out of turns',
-    stopped: 'stopped at an error',
-    answered: 'answered'
+    out_of_turns: trans.__('out of turns'),
+    stopped: trans.__('stopped at an error'),
+    answered: trans.__('answered')
   };
-  return outcome ? (words[outcome] ?? outcome.replace(/_/g, ' ')) : 'settled';
+  return outcome
+    ? (words[outcome] ?? outcome.replace(/_/g, ' '))
+    : trans.__('settled');
 }
 
 type StepRun = Pick<IStepView, 'outcome' | 'turns' | 'settled' | 'grade'>;
@@ -158,11 +167,11 @@ export function stepOutcomeText(step: StepRun, cap?: number | null): string {
   const outcome = outcomeText(step.outcome, step.settled, cap);
   const nothing = ranNothing(step);
   if (nothing === 'no run') {
-    return `${outcome} · ${nothing}`;
+    return trans.__('%1 · no run', outcome);
   }
   const turns = turnsText(step.turns);
   return nothing
-    ? `${outcome} · ${turns}, ${nothing}`
+    ? trans.__('%1 · %2, no code run', outcome, turns)
     : `${outcome} · ${turns}`;
 }
 
@@ -189,12 +198,12 @@ export function ruleLine(
   // a settled step's rule is past: "graded when you settled" (never "· 2 runs left")
   let text =
     step?.settled && rule === 'settling'
-      ? 'graded when you settled'
+      ? trans.__('graded when you settled')
       : ruleText(rule);
   const kept = step?.kept_turn;
   const other = turn !== undefined && typeof kept === 'number' && kept !== turn;
   if (rule === 'best' && other && step?.grade) {
-    text += `: run ${kept + 1} (${passWord(step.grade)})`;
+    text += trans.__(': run %1 (%2)', kept + 1, passWord(step.grade));
   }
   const left = step ? runsLeft(step) : null;
   if (left !== null && left > 0) {
@@ -209,29 +218,36 @@ export function ruleLine(
 /** What a run of an empty answer cell gets (nothing is sent to the server). */
 export const EMPTY_CELL = 'empty cell — nothing to grade';
 
+/** EMPTY_CELL in the person's language. */
+export function emptyCellText(): string {
+  return trans.__('empty cell — nothing to grade');
+}
+
 /** A turn time limit in words: "2 min", "90 s", "1 h", "1 h 30 min". */
 export function limitText(seconds: number): string {
   const s = Math.round(seconds);
   if (s < 60 || (s < 600 && s % 60 !== 0)) {
-    return `${s} s`;
+    return trans.__('%1 s', s);
   }
   const min = Math.round(s / 60);
   if (min < 60) {
-    return `${min} min`;
+    return trans.__('%1 min', min);
   }
   const h = Math.floor(min / 60);
   const rest = min % 60;
-  return rest ? `${h} h ${rest} min` : `${h} h`;
+  return rest ? trans.__('%1 h %2 min', h, rest) : trans.__('%1 h', h);
 }
 
 /** A running badge's text: "running… · stops at 2 min" (just "running…" when the limit is unknown). */
 export function runningText(limit?: number | null): string {
-  return limit ? `running… · stops at ${limitText(limit)}` : 'running…';
+  return limit
+    ? trans.__('running… · stops at %1', limitText(limit))
+    : trans.__('running…');
 }
 
 /** A run stopped at the turn time limit: "stopped at the 2 min limit". */
 export function stoppedText(limit?: number | null): string {
   return limit
-    ? `stopped at the ${limitText(limit)} limit`
-    : 'stopped at the time limit';
+    ? trans.__('stopped at the %1 limit', limitText(limit))
+    : trans.__('stopped at the time limit');
 }

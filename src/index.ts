@@ -19,12 +19,14 @@ import {
 } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStateDB } from '@jupyterlab/statedb';
+import { ITranslator } from '@jupyterlab/translation';
 
 import { CIBenchApi } from './api';
 import { classViewPlugin } from './class/plugin';
 import { addCommands, CommandIDs, shortcutLabel } from './commands';
 import { CIBenchModel } from './model';
 import { addNewTaskCommand } from './newtask';
+import { useTranslator } from './i18n';
 import { AttemptController } from './notebook/controller';
 import { addKeyCommands, IKeyAttempt } from './notebook/keys';
 import { prefetchPlugin } from './notebook/prefetch';
@@ -56,7 +58,13 @@ const plugin: JupyterFrontEndPlugin<ICIBenchLab> = {
   autoStart: true,
   provides: ICIBenchLab,
   requires: [ILabShell, INotebookTracker, IDocumentManager],
-  optional: [ISettingRegistry, ICommandPalette, ILayoutRestorer, IStateDB],
+  optional: [
+    ISettingRegistry,
+    ICommandPalette,
+    ILayoutRestorer,
+    IStateDB,
+    ITranslator
+  ],
   activate: (
     app: JupyterFrontEnd,
     labShell: ILabShell,
@@ -65,8 +73,10 @@ const plugin: JupyterFrontEndPlugin<ICIBenchLab> = {
     registry: ISettingRegistry | null,
     palette: ICommandPalette | null,
     restorer: ILayoutRestorer | null,
-    state: IStateDB | null
+    state: IStateDB | null,
+    translator: ITranslator | null
   ): ICIBenchLab => {
+    useTranslator(translator);
     const settings = playSettings(registry);
     const api = new CIBenchApi(app.serviceManager.serverSettings);
     const model = new CIBenchModel();
@@ -88,16 +98,22 @@ const plugin: JupyterFrontEndPlugin<ICIBenchLab> = {
     };
     addCommands(app, controller, palette, { model, openPanel });
     addNewTaskCommand(app, tracker, api, palette, () => controller.refresh());
-    void controller
-      .refresh()
-      .then(() =>
-        state
-          ? restorePanel(model, state, id => controller.showById(id))
-          : undefined
-      );
+    void firstShow(controller, model, state);
     return { api, model, controller, panel, openPanel };
   }
 };
+
+/** The first read of tasks and attempts, then the panel as the person left it. */
+async function firstShow(
+  controller: AttemptController,
+  model: CIBenchModel,
+  state: IStateDB | null
+): Promise<void> {
+  await controller.refresh();
+  if (state) {
+    await restorePanel(model, state, id => controller.showById(id));
+  }
+}
 
 /** What the notebook keys need of a notebook's attempt (keys.ts), if it plays one. */
 function keyAttempt(

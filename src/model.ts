@@ -19,6 +19,7 @@ import {
   PlayerChoice
 } from './api';
 import { searchText } from './panel/qwen';
+import { trans } from './i18n';
 
 /** What changed in the model (the views re-render only that part). */
 export type ChangeKind =
@@ -87,7 +88,7 @@ export function filterTasks(
 
 /** The label of a 0-based step. */
 export function stepLabel(index: number): string {
-  return `Step ${index + 1}`;
+  return trans.__('Step %1', index + 1);
 }
 
 /** The mode a task's intro preselects (each task anew: a choice is not carried to the next task). */
@@ -95,7 +96,7 @@ export const DEFAULT_MODE: Mode = 'e2e';
 
 /** The label of a mode. */
 export function modeLabel(mode: Mode): string {
-  return mode === 'e2e' ? 'end-to-end' : 'oracle';
+  return mode === 'e2e' ? trans.__('end-to-end') : trans.__('oracle');
 }
 
 /** The message of anything thrown. */
@@ -442,16 +443,17 @@ export function playerChoice(key: string, transcript = ''): PlayerChoice {
 /** How the panel names an attempt's player. */
 export function playerLabel(player: string): string {
   if (player === 'human') {
-    return 'you';
+    return trans.__('you');
   }
   if (player.startsWith('openai:')) {
-    return `model ${player.slice('openai:'.length)}`;
+    return trans.__('model %1', player.slice('openai:'.length));
   }
   if (player.startsWith('replay:file:')) {
-    return `replay of ${player.slice('replay:file:'.length)}`;
+    return trans.__('replay of %1', player.slice('replay:file:'.length));
   }
   if (player.startsWith('replay:attempt:')) {
-    return `replay of attempt ${player.slice('replay:attempt:'.length, 'replay:attempt:'.length + 8)}`;
+    const start = 'replay:attempt:'.length;
+    return trans.__('replay of attempt %1', player.slice(start, start + 8));
   }
   return player;
 }

@@ -20,6 +20,7 @@ import { Widget } from '@lumino/widgets';
 import { CIBenchApi, INewTaskResult, INewTaskStep, Role } from './api';
 import { CATEGORY } from './commands';
 import { h } from './panel/dom';
+import { trans } from './i18n';
 
 export const NEW_TASK = 'cibench-lab:new-task';
 export const NEW_TASK_LABEL = 'Make a CIBench Task from This Notebook';
@@ -34,10 +35,16 @@ export function mayMakeTasks(roles: readonly Role[]): boolean {
 
 /** One step as the confirmation table shows it. */
 export function stepCells(step: INewTaskStep): string[] {
-  const how = step.tagged ? 'tagged' : step.kind ? 'inferred' : '';
-  let answer = step.answer || (step.seconds === null ? 'not run' : 'refused');
+  const how = step.tagged
+    ? trans.__('tagged')
+    : step.kind
+      ? trans.__('inferred')
+      : '';
+  let answer =
+    step.answer ||
+    (step.seconds === null ? trans.__('not run') : trans.__('refused'));
   if (step.plot_elements.length) {
-    answer += ` (graded: ${step.plot_elements.join(', ')})`;
+    answer += trans.__(' (graded: %1)', step.plot_elements.join(', '));
   }
   return [
     String(step.step + 1),
@@ -48,7 +55,15 @@ export function stepCells(step: INewTaskStep): string[] {
   ];
 }
 
-const HEADERS = ['Step', 'Cell', 'Kind', 'How', 'Answer'];
+function headers(): string[] {
+  return [
+    trans.__('Step'),
+    trans.__('Cell'),
+    trans.__('Kind'),
+    trans.__('How'),
+    trans.__('Answer')
+  ];
+}
 
 /** The steps, their kinds and answers, as a table with a caption. */
 export function stepsTable(result: INewTaskResult): HTMLTableElement {
@@ -56,7 +71,13 @@ export function stepsTable(result: INewTaskResult): HTMLTableElement {
     'table',
     { className: 'jp-CIBench-newTaskSteps' },
     h('caption', {
-      text: `${result.task_id}: ${result.title} (${result.steps.length} steps)`
+      text: trans._n(
+        '%2: %3 (%1 step)',
+        '%2: %3 (%1 steps)',
+        result.steps.length,
+        result.task_id,
+        result.title
+      )
     }),
     h(
       'thead',
@@ -64,7 +85,7 @@ export function stepsTable(result: INewTaskResult): HTMLTableElement {
       h(
         'tr',
         {},
-        ...HEADERS.map(t => h('th', { text: t, attrs: { scope: 'col' } }))
+        ...headers().map(t => h('th', { text: t, attrs: { scope: 'col' } }))
       )
     ),
     h(
@@ -92,7 +113,7 @@ export function resultNode(result: INewTaskResult): HTMLElement {
       'jp-CIBench-newTaskRefusals'
     ),
     lines(
-      result.warnings.map(w => `Warning: ${w}`),
+      result.warnings.map(w => trans.__('Warning: %1', w)),
       'jp-CIBench-newTaskWarnings'
     )
   );
@@ -101,12 +122,14 @@ export function resultNode(result: INewTaskResult): HTMLElement {
 /** What the command shows after the server answered (a pure choice, tested). */
 export function dialogTitle(result: INewTaskResult, check: boolean): string {
   if (result.refusals.length) {
-    return 'This notebook cannot become a task yet';
+    return trans.__('This notebook cannot become a task yet');
   }
   if (check) {
-    return `Make the task ${result.task_id}?`;
+    return trans.__('Make the task %1?', result.task_id);
   }
-  return `${result.updated ? 'Updated' : 'Made'} the task ${result.task_id}`;
+  return result.updated
+    ? trans.__('Updated the task %1', result.task_id)
+    : trans.__('Made the task %1', result.task_id);
 }
 
 function body(result: INewTaskResult, extra?: string): Widget {
@@ -120,7 +143,7 @@ function body(result: INewTaskResult, extra?: string): Widget {
 /** Run `work` with a notification saying the solution is running. */
 async function running<T>(work: Promise<T>): Promise<T> {
   const id = Notification.emit(
-    'Running the solution in the task kernel…',
+    trans.__('Running the solution in the task kernel…'),
     'in-progress',
     { autoClose: false }
   );
@@ -138,13 +161,15 @@ async function confirm(checked: INewTaskResult): Promise<boolean> {
     title: dialogTitle(checked, true),
     body: body(
       checked,
-      refused ? undefined : 'Check each step’s kind, then make the task.'
+      refused
+        ? undefined
+        : trans.__('Check each step’s kind, then make the task.')
     ),
     buttons: refused
-      ? [Dialog.okButton({ label: 'Close' })]
+      ? [Dialog.okButton({ label: trans.__('Close') })]
       : [
-          Dialog.cancelButton({ label: 'Cancel' }),
-          Dialog.okButton({ label: 'Make the task' })
+          Dialog.cancelButton({ label: trans.__('Cancel') }),
+          Dialog.okButton({ label: trans.__('Make the task') })
         ]
   });
   return !refused && choice.button.accept;
@@ -173,9 +198,11 @@ export async function makeTask(
     title: dialogTitle(made, false),
     body: body(
       made,
-      made.written ? `Written to ${made.path}; it is in the task list.` : ''
+      made.written
+        ? trans.__('Written to %1; it is in the task list.', made.path)
+        : ''
     ),
-    buttons: [Dialog.okButton({ label: 'Close' })]
+    buttons: [Dialog.okButton({ label: trans.__('Close') })]
   });
 }
 
@@ -202,9 +229,10 @@ export function addNewTaskCommand(
   let busy = false;
   let maker = false;
   app.commands.addCommand(NEW_TASK, {
-    label: NEW_TASK_LABEL,
-    caption:
-      'Run this solution notebook (an instruction cell, then its code cell, per step) and make it a task (instructors and researchers)',
+    label: trans.__('Make a CIBench Task from This Notebook'),
+    caption: trans.__(
+      'Run this solution notebook (an instruction cell, then its code cell, per step) and make it a task (instructors and researchers)'
+    ),
     isVisible: () => maker,
     isEnabled: () => maker && !busy && tracker.currentWidget !== null,
     describedBy: { args: { type: 'object', properties: {} } },
@@ -216,9 +244,7 @@ export function addNewTaskCommand(
       busy = true;
       app.commands.notifyCommandChanged(NEW_TASK);
       try {
-        await makeTask(api, panel, onMade);
-      } catch (err) {
-        await showErrorMessage(NEW_TASK_LABEL, (err as Error).message);
+        await makeTask(api, panel, onMade).catch(failed);
       } finally {
         busy = false;
         app.commands.notifyCommandChanged(NEW_TASK);
@@ -230,6 +256,14 @@ export function addNewTaskCommand(
     app.commands.notifyCommandChanged(NEW_TASK);
   });
   addToMenus(app, palette);
+}
+
+/** Why a make failed, in a dialog titled as the command. */
+async function failed(err: unknown): Promise<void> {
+  await showErrorMessage(
+    trans.__('Make a CIBench Task from This Notebook'),
+    (err as Error).message
+  );
 }
 
 /** The command in the palette and the notebook's context menu. */

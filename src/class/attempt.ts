@@ -11,6 +11,8 @@ import { h } from '../panel/dom';
 import { DASH, formatSeconds, keptGradeText } from '../panel/words';
 import type { IMemberAttempt, IMemberStep, IMemberTurn } from './api';
 import { InstructionMarkdown } from './markdown';
+import { statusWord } from './table';
+import { trans } from '../i18n';
 
 /**
  * The attempt's record, with a button back to the table; `markdown` renders
@@ -30,13 +32,21 @@ export function memberAttemptView(
     },
     h('button', {
       className: 'jp-CIBench-button jp-CIBench-classBack',
-      text: 'Back to the class',
+      text: trans.__('Back to the class'),
       attrs: { type: 'button' },
       onClick: back
     }),
     h('h3', { text: title }),
     h('p', {
-      text: `${record.status} · step ${record.current_step + 1} of ${record.n_steps} · ${modeLabel(record.mode)} · ${playedBy(record)} · started ${when(record.created_at)}`
+      text: trans.__(
+        '%1 · step %2 of %3 · %4 · %5 · started %6',
+        statusWord(record.status),
+        record.current_step + 1,
+        record.n_steps,
+        modeLabel(record.mode),
+        playedBy(record),
+        when(record.created_at)
+      )
     }),
     ...record.steps.map(step => stepView(record, step, markdown))
   );
@@ -45,8 +55,8 @@ export function memberAttemptView(
 /** Who played: the member (a person), else the player as the panel names it. */
 function playedBy(record: IMemberAttempt): string {
   return record.player === 'human'
-    ? `played by ${record.participant}`
-    : `player: ${playerLabel(record.player)}`;
+    ? trans.__('played by %1', record.participant)
+    : trans.__('player: %1', playerLabel(record.player));
 }
 
 /**
@@ -81,17 +91,23 @@ function stepView(
     },
     h('h4', {
       className: 'jp-CIBench-memberOutcome',
-      text: `Step ${step.index + 1} (${step.kind}): ${outcome}`
+      text: trans.__('Step %1 (%2): %3', step.index + 1, step.kind, outcome)
     }),
     markdown.render(record.id, step.index, step.instruction),
     h('p', {
       className: 'jp-CIBench-memberGrade',
-      text: `kept grade: ${kept} · working time ${formatSeconds(step.working_seconds)} · opened ${when(step.opened_at)}${step.settled_at ? ` · settled ${when(step.settled_at)}` : ''}`
+      text: trans.__(
+        'kept grade: %1 · working time %2 · opened %3%4',
+        kept,
+        formatSeconds(step.working_seconds),
+        when(step.opened_at),
+        step.settled_at ? trans.__(' · settled %1', when(step.settled_at)) : ''
+      )
     }),
     step.note
       ? h('p', {
           className: 'jp-CIBench-memberNote',
-          text: `note: ${step.note}`
+          text: trans.__('note: %1', step.note)
         })
       : null,
     turnsView(step)
@@ -101,15 +117,26 @@ function stepView(
 /** The step's turns; "No turn yet." while it is open without one (a settled one's heading says "no run"). */
 function turnsView(step: IMemberStep): HTMLElement | null {
   if (!step.turns.length) {
-    return step.settled_at ? null : h('p', { text: 'No turn yet.' });
+    return step.settled_at ? null : h('p', { text: trans.__('No turn yet.') });
   }
   return h(
     'ol',
     {
       className: 'jp-CIBench-memberTurns',
-      attrs: { 'aria-label': `Step ${step.index + 1}'s turns` }
+      attrs: { 'aria-label': trans.__("Step %1's turns", step.index + 1) }
     },
     ...step.turns.map(turnView)
+  );
+}
+
+/** "turn 2 · passed · 1.00 · error · ran 10:04": a turn's head line. */
+function turnHead(turn: IMemberTurn): string {
+  return trans.__(
+    'turn %1 · %2%3 · ran %4',
+    turn.turn + 1,
+    turn.grade ? keptGradeText(turn.grade) : DASH,
+    turn.error ? trans.__(' · error') : '',
+    when(turn.started_at)
   );
 }
 
@@ -120,20 +147,20 @@ function turnView(turn: IMemberTurn): HTMLElement {
       className: 'jp-CIBench-memberTurn',
       attrs: { 'data-turn': String(turn.turn) }
     },
-    h('div', {
-      className: 'jp-CIBench-memberTurnHead',
-      text: `turn ${turn.turn + 1} · ${turn.grade ? keptGradeText(turn.grade) : DASH}${turn.error ? ' · error' : ''} · ran ${when(turn.started_at)}`
-    }),
+    h('div', { className: 'jp-CIBench-memberTurnHead', text: turnHead(turn) }),
     h(
       'pre',
-      { className: 'jp-CIBench-memberCode', attrs: { 'aria-label': 'code' } },
+      {
+        className: 'jp-CIBench-memberCode',
+        attrs: { 'aria-label': trans.__('code') }
+      },
       h('code', { text: turn.code })
     ),
     turn.output
       ? h('pre', {
           className: 'jp-CIBench-memberOutput',
           text: turn.output,
-          attrs: { 'aria-label': 'output' }
+          attrs: { 'aria-label': trans.__('output') }
         })
       : null,
     turn.image
@@ -141,7 +168,7 @@ function turnView(turn: IMemberTurn): HTMLElement {
           className: 'jp-CIBench-memberImage',
           attrs: {
             src: `data:image/png;base64,${turn.image}`,
-            alt: `turn ${turn.turn + 1}'s figure`
+            alt: trans.__("turn %1's figure", turn.turn + 1)
           }
         })
       : null

@@ -7,6 +7,7 @@
  */
 import { h } from '../panel/dom';
 import type { IClassProgress, IStepPassRate } from './api';
+import { trans } from '../i18n';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const BAR = 14; // px per bar
@@ -33,6 +34,13 @@ function svg<K extends keyof SVGElementTagNameMap>(
 export const RATE_LEGEND =
   'Of those who settled a step, how many passed it; those still on it, and steps not graded, are not counted';
 
+/** RATE_LEGEND in the person's language. */
+function rateLegend(): string {
+  return trans.__(
+    'Of those who settled a step, how many passed it; those still on it, and steps not graded, are not counted'
+  );
+}
+
 /** The attempts still on a step: they reached it and have not settled it. */
 function stillOn(rate: IStepPassRate): number {
   return rate.reached - rate.settled;
@@ -52,14 +60,24 @@ function graded(rate: IStepPassRate): number {
  * on it".
  */
 export function rateText(rate: IStepPassRate): string {
-  const on = stillOn(rate) ? ` · ${stillOn(rate)} still on it` : '';
+  const on = stillOn(rate) ? trans.__(' · %1 still on it', stillOn(rate)) : '';
   if (!rate.settled) {
-    return `step ${rate.step + 1}: nobody settled it yet${on}`;
+    return trans.__('step %1: nobody settled it yet%2', rate.step + 1, on);
   }
   const of = graded(rate);
   const pct = of ? Math.round((100 * rate.passed) / of) : 0;
-  const none = rate.not_graded ? ` · ${rate.not_graded} not graded` : '';
-  return `step ${rate.step + 1}: ${rate.passed} of ${of} who settled it passed (${pct}%)${none}${on}`;
+  const none = rate.not_graded
+    ? trans.__(' · %1 not graded', rate.not_graded)
+    : '';
+  return trans.__(
+    'step %1: %2 of %3 who settled it passed (%4%)%5%6',
+    rate.step + 1,
+    rate.passed,
+    of,
+    pct,
+    none,
+    on
+  );
 }
 
 /** The chart and its text twin, for the task `task` (all when null). */
@@ -86,17 +104,17 @@ export function passRateChart(
     'figure',
     {
       className: 'jp-CIBench-passRates',
-      attrs: { 'aria-label': 'Pass rate per step' }
+      attrs: { 'aria-label': trans.__('Pass rate per step') }
     },
     h(
       'figcaption',
       {},
-      h('span', { text: 'Pass rate per step' }),
-      h('span', { className: 'jp-CIBench-chartLegend', text: RATE_LEGEND })
+      h('span', { text: trans.__('Pass rate per step') }),
+      h('span', { className: 'jp-CIBench-chartLegend', text: rateLegend() })
     ),
     rates.length
       ? bars(groups, titles)
-      : h('p', { text: 'No step reached yet.' }),
+      : h('p', { text: trans.__('No step reached yet.') }),
     list
   );
 }
@@ -114,7 +132,9 @@ function bars(
     class: 'jp-CIBench-passChart',
     viewBox: `0 0 ${LEFT + WIDTH + 120} ${Math.max(height, BAR)}`,
     role: 'img',
-    'aria-label': 'Pass rate per step of each task (the text list follows)'
+    'aria-label': trans.__(
+      'Pass rate per step of each task (the text list follows)'
+    )
   });
   let y = 0;
   for (const [taskId, group] of groups) {
@@ -152,12 +172,12 @@ function bar(rate: IStepPassRate, y: number): SVGElement[] {
   const label = svg(
     'text',
     { x: 0, y: y + BAR - 3, class: 'jp-CIBench-chartLabel' },
-    `step ${rate.step + 1}`
+    trans.__('step %1', rate.step + 1)
   );
   const value = svg(
     'text',
     { x: LEFT + WIDTH + 6, y: y + BAR - 3, class: 'jp-CIBench-chartLabel' },
-    `${rate.passed}/${graded(rate)}${stillOn(rate) ? ` · ${stillOn(rate)} on it` : ''}`
+    `${rate.passed}/${graded(rate)}${stillOn(rate) ? trans.__(' · %1 on it', stillOn(rate)) : ''}`
   );
   return [label, back, front, value];
 }

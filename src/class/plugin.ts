@@ -24,6 +24,7 @@ import { ClassApi } from './api';
 import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 
 import { ClassView, IClassViewOptions } from './view';
+import { trans } from '../i18n';
 
 export const CLASS_VIEW = 'cibench-lab:class-view';
 const SETTINGS = 'cibench-lab:plugin';
@@ -76,8 +77,10 @@ export const classViewPlugin: JupyterFrontEndPlugin<void> = {
       rendermime
     }));
     app.commands.addCommand(CLASS_VIEW, {
-      label: 'CIBench: Class View',
-      caption: "Your classes' progress, scores and attempts (instructors)",
+      label: trans.__('CIBench: Class View'),
+      caption: trans.__(
+        "Your classes' progress, scores and attempts (instructors)"
+      ),
       isVisible: () => instructor,
       isEnabled: () => instructor,
       describedBy: CLASS_VIEW_ARGS,
@@ -115,10 +118,10 @@ function headerButton(
   lab: ICIBenchLab
 ): HTMLButtonElement {
   const shortcut = button(
-    'Class View',
+    trans.__('Class View'),
     'jp-CIBench-classViewButton',
     () => void app.commands.execute(CLASS_VIEW),
-    "Your classes' progress, scores and attempts"
+    trans.__("Your classes' progress, scores and attempts")
   );
   shortcut.hidden = true;
   lab.panel.addHeaderButton(shortcut);

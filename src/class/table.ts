@@ -7,6 +7,7 @@
 import { h } from '../panel/dom';
 import { DASH, formatSeconds } from '../panel/words';
 import type { IClassAttempt, IClassProgress } from './api';
+import { trans } from '../i18n';
 
 /** What the table shows: a task (all: null) and a status (all: null). */
 export interface IFilters {
@@ -16,6 +17,17 @@ export interface IFilters {
 
 /** The statuses a cell can have: an attempt's, or `none` (not started). */
 export const STATUSES = ['open', 'done', 'quit', 'none'];
+
+/** An attempt status in words (`none`: not started). */
+export function statusWord(status: string): string {
+  const words: { [status: string]: string } = {
+    open: trans.__('open'),
+    done: trans.__('done'),
+    quit: trans.__('quit'),
+    none: trans.__('not started')
+  };
+  return words[status] ?? status;
+}
 
 /** Each member's latest attempt of each task, keyed `member\ttask`, with how many they made. */
 export function latestCells(
@@ -43,12 +55,17 @@ export function latestCells(
  */
 export function cellText(attempt: IClassAttempt | undefined): string {
   if (!attempt) {
-    return 'not started';
+    return trans.__('not started');
   }
   const where =
     attempt.status === 'open'
-      ? `step ${attempt.current_step + 1} of ${attempt.n_steps}`
-      : `${attempt.status} (${attempt.n_steps} step${attempt.n_steps === 1 ? '' : 's'})`;
+      ? trans.__('step %1 of %2', attempt.current_step + 1, attempt.n_steps)
+      : trans._n(
+          '%2 (%1 step)',
+          '%2 (%1 steps)',
+          attempt.n_steps,
+          statusWord(attempt.status)
+        );
   const time =
     attempt.status === 'open' ? formatSeconds(attempt.step_seconds) : DASH;
   return `${where} · ${time} · ${scoreText(attempt)}`;
@@ -58,10 +75,14 @@ export function cellText(attempt: IClassAttempt | undefined): string {
 export function scoreText(attempt: IClassAttempt): string {
   const none = attempt.not_graded;
   if (!attempt.settled) {
-    return none ? 'not graded' : 'none settled yet';
+    return none ? trans.__('not graded') : trans.__('none settled yet');
   }
-  const score = `${attempt.passed} of ${attempt.settled} settled passed`;
-  return none ? `${score} · ${none} not graded` : score;
+  const score = trans.__(
+    '%1 of %2 settled passed',
+    attempt.passed,
+    attempt.settled
+  );
+  return none ? trans.__('%1 · %2 not graded', score, none) : score;
 }
 
 /** The table, `open(attempt)` on a cell's click or Enter. */
@@ -77,7 +98,7 @@ export function classTable(
   const head = h(
     'tr',
     {},
-    h('th', { text: 'Participant', attrs: { scope: 'col' } }),
+    h('th', { text: trans.__('Participant'), attrs: { scope: 'col' } }),
     ...tasks.map(t =>
       h('th', { text: t.title, attrs: { scope: 'col', title: t.task_id } })
     )
@@ -93,7 +114,7 @@ export function classTable(
     'table',
     {
       className: 'jp-CIBench-classTable',
-      attrs: { 'aria-label': `Class ${progress.name}` }
+      attrs: { 'aria-label': trans.__('Class %1', progress.name) }
     },
     h('thead', {}, head),
     h('tbody', {}, ...rows)
@@ -125,9 +146,18 @@ export function filterNote(
   if (!progress.members.length || shownMembers(progress, filters).length) {
     return null;
   }
-  const status = filters.status === 'none' ? 'not started' : filters.status;
+  const status = filters.status ? statusWord(filters.status) : '';
   const task = progress.tasks.find(t => t.task_id === filters.task);
-  const text = `No participant has a cell that is ${status}${task ? ` in ${task.title}` : ''}. Choose Any status to see everyone.`;
+  const text = task
+    ? trans.__(
+        'No participant has a cell that is %1 in %2. Choose Any status to see everyone.',
+        status,
+        task.title
+      )
+    : trans.__(
+        'No participant has a cell that is %1. Choose Any status to see everyone.',
+        status
+      );
   return h('p', {
     className: 'jp-CIBench-classNote jp-CIBench-filterNote',
     text,
@@ -157,9 +187,11 @@ function keeps(shown: (Cell | undefined)[], status: string | null): boolean {
  */
 export function tableNote(progress: IClassProgress): HTMLElement | null {
   const text = !progress.members.length
-    ? 'This class has no participants yet.'
+    ? trans.__('This class has no participants yet.')
     : !progress.tasks.length
-      ? 'No attempts yet: a task gets its column when a participant starts it.'
+      ? trans.__(
+          'No attempts yet: a task gets its column when a participant starts it.'
+        )
       : null;
   return text ? h('p', { className: 'jp-CIBench-classNote', text }) : null;
 }
@@ -190,14 +222,20 @@ function cellButton(
     });
   }
   const { attempt, count } = cell;
-  const more = count > 1 ? ` (latest of ${count})` : '';
+  const more = count > 1 ? trans.__(' (latest of %1)', count) : '';
   return h('button', {
     className: `jp-CIBench-classCell jp-CIBench-classCell-${attempt.status}`,
     text: cellText(attempt) + more,
     attrs: {
       type: 'button',
       'data-attempt': attempt.attempt_id,
-      'aria-label': `${attempt.participant}, ${attempt.title}: ${cellText(attempt)}${more}. Open the attempt`
+      'aria-label': trans.__(
+        '%1, %2: %3%4. Open the attempt',
+        attempt.participant,
+        attempt.title,
+        cellText(attempt),
+        more
+      )
     },
     onClick: () => open(attempt)
   });

@@ -28,7 +28,15 @@ import type {
 import { memberAttemptView } from './attempt';
 import { passRateChart } from './chart';
 import { InstructionMarkdown } from './markdown';
-import { classTable, filterNote, IFilters, STATUSES, tableNote } from './table';
+import {
+  classTable,
+  filterNote,
+  IFilters,
+  STATUSES,
+  statusWord,
+  tableNote
+} from './table';
+import { trans } from '../i18n';
 
 /**
  * What the view needs: the class routes, the classes taught, the polling
@@ -47,12 +55,12 @@ export class ClassView extends Widget {
     super();
     this.addClass('jp-CIBench-classView');
     this.id = 'cibench-lab-class-view';
-    this.title.label = 'CIBench: Class View';
+    this.title.label = trans.__('CIBench: Class View');
     this.title.closable = true;
     this.node.tabIndex = -1;
     replaceChildren(
       this.node,
-      h('h2', { text: 'Class view' }),
+      h('h2', { text: trans.__('Class view') }),
       this.controls,
       this.status,
       this.body
@@ -140,10 +148,10 @@ export class ClassView extends Widget {
     this.renderControls();
     const at = new Date().toLocaleTimeString();
     this.status.textContent = this.error
-      ? `Could not read the class: ${this.error}`
+      ? trans.__('Could not read the class: %1', this.error)
       : this.current === null
-        ? 'You teach no class.'
-        : `Updated ${at}`;
+        ? trans.__('You teach no class.')
+        : trans.__('Updated %1', at);
     const focused = focusedIn(this.body, 'data-attempt');
     keepingFocus(this.body, () => this.renderBody());
     if (!this.drilled) {
@@ -177,7 +185,7 @@ export class ClassView extends Widget {
     }
     this.controlsKey = key;
     const csv = button(
-      'Download CSV',
+      trans.__('Download CSV'),
       'jp-CIBench-classCsv',
       () => void this.download()
     );
@@ -187,7 +195,7 @@ export class ClassView extends Widget {
   /** The class, task and status choices. */
   private choices(tasks: IClassProgress['tasks']): HTMLElement[] {
     const classSelect = choice(
-      'Class',
+      ['Class', trans.__('Class')],
       this.classNames.map(n => [n, n]),
       this.current ?? '',
       v => {
@@ -198,21 +206,19 @@ export class ClassView extends Widget {
       }
     );
     const taskSelect = choice(
-      'Task',
+      ['Task', trans.__('Task')],
       [
-        ['', 'All tasks'],
+        ['', trans.__('All tasks')],
         ...tasks.map(t => [t.task_id, t.title] as [string, string])
       ],
       this.filters.task ?? '',
       v => this.filter({ task: v || null })
     );
     const statusSelect = choice(
-      'Status',
+      ['Status', trans.__('Status')],
       [
-        ['', 'Any status'],
-        ...STATUSES.map(
-          s => [s, s === 'none' ? 'not started' : s] as [string, string]
-        )
+        ['', trans.__('Any status')],
+        ...STATUSES.map(s => [s, statusWord(s)] as [string, string])
       ],
       this.filters.status ?? '',
       v => this.filter({ status: v || null })
@@ -274,13 +280,13 @@ export class ClassView extends Widget {
 
 /** A labelled `<select>` handing each change to `onChange`. */
 function choice(
-  label: string,
+  [key, label]: [string, string],
   options: [string, string][],
   value: string,
   onChange: (value: string) => void
 ): HTMLElement {
   const select = h('select', {
-    className: `jp-CIBench-classFilter jp-CIBench-class${label}`,
+    className: `jp-CIBench-classFilter jp-CIBench-class${key}`,
     attrs: { 'aria-label': label }
   });
   for (const [v, text] of options) {

@@ -16,8 +16,9 @@ import { IAttemptView } from '../api';
 import { ruleLine } from '../grade';
 import { badgeOf, clearBadge, showBadge } from './badge';
 import { cellTag } from './cells';
-import { PUT_BACK } from './freshness';
+import { putBackText } from './freshness';
 import { attachLabel } from './labels';
+import { trans } from '../i18n';
 
 export const CURRENT_CLASS = 'jp-CIBench-answer-current';
 export const ANSWER_LABEL_CLASS = 'jp-CIBench-answerLabel';
@@ -41,23 +42,28 @@ export function answerLabelText(
   const n = step + 1;
   if (isGradedStep(view, step)) {
     return {
-      title: `Step ${n} · graded`,
-      note: 'each run here is a turn; Shift+Enter runs it and stays'
+      title: trans.__('Step %1 · graded', n),
+      note: trans.__('each run here is a turn; Shift+Enter runs it and stays')
     };
   }
   const settled = view.steps.find(s => s.index === step)?.settled;
   return {
-    title: `Step ${n} · ${settled ? 'settled' : 'not settled'}`,
-    note: 'runs here are not graded'
+    title: settled
+      ? trans.__('Step %1 · settled', n)
+      : trans.__('Step %1 · not settled', n),
+    note: trans.__('runs here are not graded')
   };
 }
 
 /** What a run of a person's own code cell says ("not graded — step 3's answer is in the marked cell"). */
 export function scratchText(view: IAttemptView): string {
   if (view.status !== 'open') {
-    return 'not graded';
+    return trans.__('not graded');
   }
-  return `not graded — step ${view.current_step + 1}'s answer is in the marked cell`;
+  return trans.__(
+    "not graded — step %1's answer is in the marked cell",
+    view.current_step + 1
+  );
 }
 
 /** Whether a cell is a code cell the lab did not add (the person's own). */
@@ -115,7 +121,8 @@ function settledRule(cell: Cell, view: IAttemptView, index: number): void {
     return;
   }
   const turn = badge.dataset.turn ? Number(badge.dataset.turn) : undefined;
-  const back = rule.textContent?.includes(PUT_BACK) ? ` · ${PUT_BACK}` : '';
+  const put = putBackText();
+  const back = rule.textContent?.includes(put) ? ` · ${put}` : '';
   const text = ruleLine(view.settings, step, turn) + back;
   if (rule.textContent !== text) {
     rule.textContent = text;

@@ -15,6 +15,7 @@ import { BadgeState, showBadge } from './badge';
 import { findCell } from './cells';
 import { applyNext, openCurrentStep, runTurn } from './play';
 import { AttemptSession } from './session';
+import { trans } from '../i18n';
 
 /** What the autoplayer needs of the attempt controller. */
 export interface IAutoplayHost {
@@ -45,7 +46,7 @@ export class Autoplayer {
       } // else: the cancelled request's refusal
     } finally {
       this.active.delete(id);
-      this.status(session, this.stopped.has(id) ? 'Stopped.' : '');
+      this.status(session, this.stopped.has(id) ? trans.__('Stopped.') : '');
     }
   }
 
@@ -58,7 +59,9 @@ export class Autoplayer {
     const running = this.running.has(session.id);
     this.status(
       session,
-      running ? "Stopping: interrupting the player's code…" : 'Stopping…'
+      running
+        ? trans.__("Stopping: interrupting the player's code…")
+        : trans.__('Stopping…')
     );
     try {
       if (running) {
@@ -108,7 +111,11 @@ export class Autoplayer {
     const step = next.step ?? session.view.current_step;
     this.status(
       session,
-      `Step ${step + 1}: waiting for ${playerLabel(session.view.player)}…`
+      trans.__(
+        'Step %1: waiting for %2…',
+        step + 1,
+        playerLabel(session.view.player)
+      )
     );
     const proposal = await this.host.api.propose(session.id, step);
     this.update(session, proposal.attempt);
@@ -133,21 +140,29 @@ export class Autoplayer {
     const step = next.step ?? session.view.current_step;
     const cell = answerCell(session, step);
     if (!cell) {
-      throw new Error(`step ${step + 1} has no answer cell`);
+      throw new Error(trans.__('step %1 has no answer cell', step + 1));
     }
     cell.model.sharedModel.setSource(next.code ?? '');
     const who = playerLabel(session.view.player);
     const turn = (next.turn ?? 0) + 1;
     this.status(
       session,
-      `Step ${step + 1}, turn ${turn}: running ${who}'s code…${this.facts}`
+      trans.__(
+        "Step %1, turn %2: running %3's code…%4",
+        step + 1,
+        turn,
+        who,
+        this.facts
+      )
     );
     this.running.add(session.id);
     const result = await runTurn(session, cell, this.host.api).finally(() =>
       this.running.delete(session.id)
     );
     if (!result) {
-      throw new Error(`the run of step ${step + 1} could not be reported`);
+      throw new Error(
+        trans.__('the run of step %1 could not be reported', step + 1)
+      );
     }
     this.update(session, result.attempt);
     return result;
@@ -189,24 +204,26 @@ function answerCell(session: AttemptSession, step: number): CodeCell | null {
 export function requestFacts(p: IProposal): string {
   const facts: string[] = [];
   if (p.tokens) {
-    facts.push(`${p.tokens} tokens`);
+    facts.push(trans.__('%1 tokens', p.tokens));
   }
   if (typeof p.latency_s === 'number') {
-    facts.push(`${p.latency_s.toFixed(2)} s`);
+    facts.push(trans.__('%1 s', p.latency_s.toFixed(2)));
   }
   return facts.length ? ` (${facts.join(', ')})` : '';
 }
 
-const RAN_NOTHING: { [action: string]: string } = {
-  empty: 'the reply called the interpreter without code',
-  no_action: 'the reply had no interpreter call',
-  invalid: 'the reply was not in the expected format',
-  finish: 'the reply gave a final answer without code',
-  give_up: 'the recording has no more turns for this step'
-};
+function ranNothingWords(): { [action: string]: string } {
+  return {
+    empty: trans.__('the reply called the interpreter without code'),
+    no_action: trans.__('the reply had no interpreter call'),
+    invalid: trans.__('the reply was not in the expected format'),
+    finish: trans.__('the reply gave a final answer without code'),
+    give_up: trans.__('the recording has no more turns for this step')
+  };
+}
 
 /** The badge of a reply that ran no code (a failed turn, recorded by the server). */
 function ranNothing(p: IProposal): BadgeState {
-  const what = RAN_NOTHING[p.action] ?? p.action;
-  return { kind: 'note', message: `turn ${p.turn + 1}: ${what}` };
+  const what = ranNothingWords()[p.action] ?? p.action;
+  return { kind: 'note', message: trans.__('turn %1: %2', p.turn + 1, what) };
 }

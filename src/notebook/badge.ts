@@ -25,6 +25,7 @@ import {
   runningText,
   stoppedText
 } from '../grade';
+import { trans } from '../i18n';
 
 export const BADGE_CLASS = 'jp-CIBench-badge';
 export const BADGE_ERROR = 'jp-CIBench-badge-error';
@@ -81,7 +82,7 @@ export function badgeLook(state: BadgeState): IBadgeLook {
         ...base,
         cls: BADGE_PENDING,
         state: 'grading',
-        text: 'grading…'
+        text: trans.__('grading…')
       };
     case 'error':
       return {
@@ -89,7 +90,7 @@ export function badgeLook(state: BadgeState): IBadgeLook {
         cls: BADGE_ERROR,
         state: 'error',
         icon: 'error',
-        text: `not graded: ${state.message}`
+        text: trans.__('not graded: %1', state.message)
       };
     case 'note':
       return {
@@ -135,7 +136,9 @@ function gradeLook({
     look.word = passWord(grade);
     // 'passed' / 'not passed' (no detail) would only repeat the word
     look.text =
-      measured === 'passed' || measured === 'not passed' ? '' : measured;
+      measured === trans.__('passed') || measured === trans.__('not passed')
+        ? ''
+        : measured;
   }
   return look;
 }

@@ -9,6 +9,7 @@ import { Notebook } from '@jupyterlab/notebook';
 import { IAttemptView, IStepView, Mode } from '../api';
 import { answerLabel, labelCell, nameEditor } from './labels';
 import { referenceAttachments, referenceMarkdown } from './reference';
+import { trans } from '../i18n';
 
 /** Notebook metadata naming the attempt a notebook plays. */
 export const NB_KEY = 'cibench_lab_attempt';
@@ -92,7 +93,7 @@ export function insertCell(
   attachments?: Attachments
 ): Cell {
   if (!nb.model) {
-    throw new Error('the notebook has no model');
+    throw new Error(trans.__('the notebook has no model'));
   }
   const shared = nb.model.sharedModel;
   const at = Math.max(0, Math.min(index, shared.cells.length));

@@ -16,14 +16,15 @@ import { markAnswers } from './answer';
 import { reconcile } from './cells';
 import { restoreBadges } from './play';
 import type { AttemptSession } from './session';
+import { trans } from '../i18n';
 
 export const CLOSED_NOTE_CLASS = 'jp-CIBench-closedNote';
 
 /** What the note above a closed attempt's cells says. */
 export function closedText(status: IAttemptView['status']): string {
   return status === 'quit'
-    ? 'This attempt was quit — read only'
-    : 'This attempt is finished — read only';
+    ? trans.__('This attempt was quit — read only')
+    : trans.__('This attempt is finished — read only');
 }
 
 /** The session's part `holdKernel` and `closeNotebook` use. */

@@ -9,6 +9,7 @@ import { IStepView } from '../api';
 import { settleWarning } from '../panel/words';
 import { findCell } from './cells';
 import { AttemptSession } from './session';
+import { trans } from '../i18n';
 
 /**
  * Whether the step's last run raised an error: read from its answer cell's
@@ -48,11 +49,14 @@ export async function confirmNext(
     return true;
   }
   const result = await showDialog({
-    title: `Settle Step ${(step?.index ?? 0) + 1}?`,
-    body: `${warning} Settle it anyway? A settled step cannot be reopened.`,
+    title: trans.__('Settle Step %1?', (step?.index ?? 0) + 1),
+    body: trans.__(
+      '%1 Settle it anyway? A settled step cannot be reopened.',
+      warning
+    ),
     buttons: [
-      Dialog.cancelButton({ label: 'Keep working' }),
-      Dialog.warnButton({ label: 'Next step' })
+      Dialog.cancelButton({ label: trans.__('Keep working') }),
+      Dialog.warnButton({ label: trans.__('Next step') })
     ],
     defaultButton: 0
   });

@@ -34,6 +34,7 @@ import { applyNext, isTurnCell, reportTurn } from './play';
 import { Recorder } from './record';
 import { AttemptSession } from './session';
 import { Settler, SettleKind } from './settler';
+import { trans } from '../i18n';
 
 export interface IControllerOptions {
   api: CIBenchApi;
@@ -248,7 +249,9 @@ export class AttemptController implements IPanelActions {
       const cell = session?.notebook.activeCell;
       const index = step ?? (cell ? cellTag(cell)?.step : undefined);
       if (!session || index === undefined) {
-        throw new Error('Select a step cell of a CIBench attempt first.');
+        throw new Error(
+          trans.__('Select a step cell of a CIBench attempt first.')
+        );
       }
       const turns = await this.api.turns(session.id);
       return { index, turns: turns.filter(t => t.step === index) };
@@ -324,7 +327,7 @@ export class AttemptController implements IPanelActions {
   private async shownSession(): Promise<AttemptSession | undefined> {
     const view = this.model.attempt;
     if (!view) {
-      throw new Error('No CIBench attempt is open.');
+      throw new Error(trans.__('No CIBench attempt is open.'));
     }
     return (
       this.notebooks.byId(view.id) ??

@@ -11,6 +11,7 @@ import { IAttemptView, IStepView, ITurnDetail } from '../api';
 import { gaveUpUnrun, ruleLine, runsLeft, stepGradeText } from '../grade';
 import { runsAllowedText } from '../panel/words';
 import { BadgeState, showBadge } from './badge';
+import { trans } from '../i18n';
 
 export const CHANGED = 'changed since graded';
 export const PUT_BACK = 'code put back from the graded run';
@@ -19,7 +20,19 @@ export const NOT_GRADED_QUIT = 'not graded (attempt quit)';
 
 /** What a run of an answer cell that is no turn says: the step settled, or the attempt was quit. */
 export function notGraded(status: string): string {
-  return status === 'quit' ? NOT_GRADED_QUIT : NOT_GRADED;
+  return status === 'quit'
+    ? trans.__('not graded (attempt quit)')
+    : trans.__('not graded (step settled)');
+}
+
+/** CHANGED in the person's language. */
+export function changedText(): string {
+  return trans.__('changed since graded');
+}
+
+/** PUT_BACK in the person's language. */
+export function putBackText(): string {
+  return trans.__('code put back from the graded run');
 }
 
 /** Code as compared: trailing whitespace does not count. */
@@ -69,7 +82,7 @@ export function restoredBadge(
     return null; // nothing to vouch for
   }
   if (!sameCode(turn.code, source)) {
-    return { kind: 'note', message: CHANGED, criterion: step.criterion };
+    return { kind: 'note', message: changedText(), criterion: step.criterion };
   }
   return {
     kind: 'grade',
@@ -103,7 +116,8 @@ export function putBackBadge(state: BadgeState): BadgeState {
   if (state.kind !== 'grade' && state.kind !== 'note') {
     return state;
   }
-  const rule = state.rule ? `${state.rule} · ${PUT_BACK}` : PUT_BACK;
+  const back = putBackText();
+  const rule = state.rule ? `${state.rule} · ${back}` : back;
   return { ...state, rule };
 }
 
@@ -130,7 +144,7 @@ export class GradedSources {
         this.graded.delete(cell);
       } else if (!sameCode(cell.model.sharedModel.getSource(), source)) {
         this.graded.delete(cell);
-        showBadge(cell, { kind: 'note', message: CHANGED }, step);
+        showBadge(cell, { kind: 'note', message: changedText() }, step);
       }
     }
   }

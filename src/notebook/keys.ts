@@ -15,6 +15,7 @@ import { INotebookTracker, Notebook } from '@jupyterlab/notebook';
 import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 
 import { cellTag } from './cells';
+import { trans } from '../i18n';
 
 export namespace KeyCommandIDs {
   export const runAnswer = 'cibench-lab:run-answer';
@@ -41,11 +42,13 @@ export function typeChangeRefusal(
     return null;
   }
   if (attempt.closed) {
-    return 'This attempt is finished: its cells keep their type.';
+    return trans.__('This attempt is finished: its cells keep their type.');
   }
   const lab = nb.widgets.some(c => nb.isSelectedOrActive(c) && cellTag(c));
   return lab
-    ? "The lab's cells (steps, instructions, references) keep their type."
+    ? trans.__(
+        "The lab's cells (steps, instructions, references) keep their type."
+      )
     : null;
 }
 
@@ -64,7 +67,7 @@ export function addKeyCommands(
   attemptOf: (nb: Notebook) => IKeyAttempt | undefined
 ): void {
   app.commands.addCommand(KeyCommandIDs.runAnswer, {
-    label: "CIBench: Run the Step's Answer Cell and Stay",
+    label: trans.__("CIBench: Run the Step's Answer Cell and Stay"),
     describedBy: { args: { type: 'object', properties: {} } },
     execute: async () => {
       const nb = tracker.currentWidget?.content;
@@ -77,7 +80,7 @@ export function addKeyCommands(
     }
   });
   app.commands.addCommand(KeyCommandIDs.changeCellType, {
-    label: 'CIBench: Change Cell Type (not the lab’s cells)',
+    label: trans.__('CIBench: Change Cell Type (not the lab’s cells)'),
     describedBy: {
       args: {
         type: 'object',

@@ -16,12 +16,13 @@ import {
   caretRightIcon,
   lockIcon
 } from '@jupyterlab/ui-components';
+import { trans } from '../i18n';
 
 export const LABEL_CLASS = 'jp-CIBench-cellLabel';
 
 /** "Reference for step 3" for 0-based step 2. */
 export function referenceLabel(step: number): string {
-  return `Reference for step ${step + 1}`;
+  return trans.__('Reference for step %1', step + 1);
 }
 
 /** The label of a Qwen easy item's prior turn. */
@@ -32,7 +33,7 @@ export const READ_ONLY_RUN = 'not run: a read-only cell (the lab ran it)';
 
 /** "Your answer for step 3" for 0-based step 2: the answer cell editor's accessible name. */
 export function answerLabel(step: number): string {
-  return `Your answer for step ${step + 1}`;
+  return trans.__('Your answer for step %1', step + 1);
 }
 
 /** Name a cell's editor, once it is there (a cell not rendered yet adds it later). */
@@ -54,7 +55,8 @@ export function refuseRun(cell: Cell, tag: ICellTag | null): boolean {
   if (tag?.role !== 'oracle' && tag?.role !== 'prior') {
     return false;
   }
-  showBadge(cell, { kind: 'note', message: READ_ONLY_RUN }, tag.step);
+  const message = trans.__('not run: a read-only cell (the lab ran it)');
+  showBadge(cell, { kind: 'note', message }, tag.step);
   return true;
 }
 
@@ -95,7 +97,9 @@ function toggleButton(cell: Cell, step: number): HTMLButtonElement {
   toggle.className = 'jp-CIBench-cellLabel-toggle';
   toggle.appendChild(document.createElement('span'));
   toggle.appendChild(icon(lockIcon));
-  toggle.appendChild(labelText(referenceLabel(step), 'read-only, never run'));
+  toggle.appendChild(
+    labelText(referenceLabel(step), trans.__('read-only, never run'))
+  );
   toggle.addEventListener('click', () => {
     cell.inputHidden = !cell.inputHidden;
     syncToggle(cell, toggle);
@@ -132,17 +136,23 @@ export function labelCell(
   if (cell.node.querySelector(`:scope > .${LABEL_CLASS}`)) {
     return;
   }
-  const title = role === 'prior' ? PRIOR_LABEL : referenceLabel(step);
+  const title =
+    role === 'prior'
+      ? trans.__('First turn, already run')
+      : referenceLabel(step);
   const label = document.createElement('div');
   label.className = LABEL_CLASS;
   if (role === 'reference') {
     label.appendChild(toggleButton(cell, step));
   } else {
     label.appendChild(icon(lockIcon));
-    const extra = role === 'prior' ? 'read-only, not graded' : 'read-only';
+    const extra =
+      role === 'prior'
+        ? trans.__('read-only, not graded')
+        : trans.__('read-only');
     label.appendChild(labelText(title, extra));
   }
   label.id = `jp-CIBench-label-${cell.model.id}`;
   attachLabel(cell, label);
-  nameEditor(cell, `${title} (read-only)`);
+  nameEditor(cell, trans.__('%1 (read-only)', title));
 }

@@ -15,6 +15,7 @@ import { holdKernel, showClosed } from './closed';
 import { refuseRun } from './labels';
 import { syncNotebook } from './play';
 import { AttemptSession } from './session';
+import { trans } from '../i18n';
 
 export interface INotebooksOptions {
   api: CIBenchApi;
@@ -81,7 +82,7 @@ export class AttemptNotebooks {
     }
     const widget = this.options.docManager.openOrReveal(path);
     if (!(widget instanceof NotebookPanel)) {
-      throw new Error(`cannot open ${path} as a notebook`);
+      throw new Error(trans.__('cannot open %1 as a notebook', path));
     }
     this.options.shell.activateById(widget.id);
     return this.attach(widget);
@@ -187,7 +188,9 @@ function hideAnothers(
   report: (err: unknown) => void
 ): void {
   if (panel.model?.dirty) {
-    report(new Error(`CIBench: ${panel.title.label} is not your attempt`));
+    report(
+      new Error(trans.__('CIBench: %1 is not your attempt', panel.title.label))
+    );
   } else {
     panel.dispose();
   }

@@ -9,7 +9,7 @@ import { Cell, CodeCell } from '@jupyterlab/cells';
 import { ISessionContext } from '@jupyterlab/apputils';
 
 import { CIBenchApi, INextAction, ITurnDetail, ITurnResult } from '../api';
-import { EMPTY_CELL, ruleLine } from '../grade';
+import { emptyCellText, ruleLine } from '../grade';
 import { messageOf } from '../model';
 import { markAnswers } from './answer';
 import { badgeOf, clearBadge, showBadge } from './badge';
@@ -119,7 +119,7 @@ function noteEmpty(
     return false;
   }
   session.graded.forget(cell);
-  showBadge(cell, { kind: 'note', message: EMPTY_CELL }, step);
+  showBadge(cell, { kind: 'note', message: emptyCellText() }, step);
   return true;
 }
 

@@ -10,6 +10,7 @@ import { NotebookPanel } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
 import { IKernelBinding } from '../api';
+import { trans } from '../i18n';
 
 /** The kernelspec every attempt kernel runs (kernels/spec.py). */
 export const KERNEL_NAME = 'cibench-lab';
@@ -20,11 +21,9 @@ export type KernelStop = NonNullable<IKernelBinding['previous_stop']>;
 
 /** "30 idle minutes", "45 idle seconds" for the server's kernel_idle_cull (seconds). */
 export function idleSpan(cull: number): string {
-  const [n, unit] =
-    cull >= 60
-      ? [Math.round(cull / 60), 'minute']
-      : [Math.round(cull), 'second'];
-  return `${n} idle ${unit}${n === 1 ? '' : 's'}`;
+  return cull >= 60
+    ? trans._n('%1 idle minute', '%1 idle minutes', Math.round(cull / 60))
+    : trans._n('%1 idle second', '%1 idle seconds', Math.round(cull));
 }
 
 /** What the note says after a restore (`cull`: the server's kernel_idle_cull, seconds). */
@@ -34,13 +33,13 @@ export function kernelNote(
 ): string {
   if (stop === 'idle') {
     return cull && cull > 0
-      ? `Kernel stopped after ${idleSpan(cull)} — restored`
-      : 'Kernel stopped while idle — restored';
+      ? trans.__('Kernel stopped after %1 — restored', idleSpan(cull))
+      : trans.__('Kernel stopped while idle — restored');
   }
   if (stop === 'finished') {
-    return 'Kernel stopped when the attempt finished — restored';
+    return trans.__('Kernel stopped when the attempt finished — restored');
   }
-  return 'Kernel stopped — restored';
+  return trans.__('Kernel stopped — restored');
 }
 
 /**
@@ -81,8 +80,8 @@ export function showKernelNote(panel: NotebookPanel, text: string): Widget {
   const dismiss = document.createElement('button');
   dismiss.type = 'button';
   dismiss.className = `jp-CIBench-button ${NOTE_CLASS}-dismiss`;
-  dismiss.textContent = 'Dismiss';
-  dismiss.setAttribute('aria-label', 'Dismiss the kernel note');
+  dismiss.textContent = trans.__('Dismiss');
+  dismiss.setAttribute('aria-label', trans.__('Dismiss the kernel note'));
   dismiss.addEventListener('click', () => note.dispose());
   note.node.append(message, dismiss);
   panel.contentHeader.addWidget(note);

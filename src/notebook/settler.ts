@@ -14,6 +14,7 @@ import { AttemptNotebooks } from './notebooks';
 import { applyNext } from './play';
 import { AttemptSession } from './session';
 import { ISettleRequest, UndoWindow } from './undo';
+import { trans } from '../i18n';
 
 export type SettleKind = ISettleRequest['kind'];
 
@@ -55,8 +56,8 @@ export class Settler {
       shown && model.attempt?.id === shown.id ? model.attempt : shown;
     if (!view || view.status !== 'open') {
       model.error = view
-        ? 'This attempt is finished.'
-        : 'No CIBench attempt is open.';
+        ? trans.__('This attempt is finished.')
+        : trans.__('No CIBench attempt is open.');
       return;
     }
     if (this.undo.request?.attemptId === view.id) {

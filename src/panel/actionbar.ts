@@ -11,6 +11,7 @@ import { button, h, replaceChildren } from './dom';
 import { startName } from './qwen';
 import { clockControls } from './record';
 import { passedText } from './summary';
+import { trans } from '../i18n';
 
 /** The platform's label of an action's keyboard shortcut ('' for none). */
 export type ShortcutLabel = (action: 'next' | 'give-up' | 'undo') => string;
@@ -18,12 +19,16 @@ export type ShortcutLabel = (action: 'next' | 'give-up' | 'undo') => string;
 /** "Step 3 of 12", "Finished" or "Quit at step 3 of 12". */
 export function progressText(view: IAttemptView): string {
   if (view.status === 'done') {
-    return 'Finished';
+    return trans.__('Finished');
   }
   if (view.status === 'quit') {
-    return `Quit at step ${view.current_step + 1} of ${view.n_steps}`;
+    return trans.__(
+      'Quit at step %1 of %2',
+      view.current_step + 1,
+      view.n_steps
+    );
   }
-  return `${stepLabel(view.current_step)} of ${view.n_steps}`;
+  return trans.__('%1 of %2', stepLabel(view.current_step), view.n_steps);
 }
 
 /**
@@ -31,9 +36,11 @@ export function progressText(view: IAttemptView): string {
  * "Step 3 is given up in 4 s" (`undoKeys`: the Undo shortcut's label, if any).
  */
 export function pendingText(p: IPendingSettle, undoKeys = ''): string {
-  const what = p.kind === 'next' ? 'settles' : 'is given up';
-  const undo = undoKeys ? ` — Undo: ${undoKeys}` : '';
-  return `${stepLabel(p.step)} ${what} in ${p.remaining} s${undo}`;
+  const undo = undoKeys ? trans.__(' — Undo: %1', undoKeys) : '';
+  const label = stepLabel(p.step);
+  return p.kind === 'next'
+    ? trans.__('%1 settles in %2 s%3', label, p.remaining, undo)
+    : trans.__('%1 is given up in %2 s%3', label, p.remaining, undo);
 }
 
 const KEY = 'data-focus-key';
@@ -46,7 +53,7 @@ export class ActionBar {
   ) {
     this.node = h('div', {
       className: 'jp-CIBench-actionBar',
-      attrs: { role: 'region', 'aria-label': 'CIBench actions' }
+      attrs: { role: 'region', 'aria-label': trans.__('CIBench actions') }
     });
     this.render();
   }
@@ -129,10 +136,10 @@ export class ActionBar {
     const task = this.model.selected;
     const name = task ? startName(task) : '';
     const start = button(
-      'Start',
+      trans.__('Start'),
       'jp-CIBench-start',
       () => void this.actions.start(),
-      task ? `Start ${name}` : 'Select a task first'
+      task ? trans.__('Start %1', name) : trans.__('Select a task first')
     );
     mark(start, 'start');
     if (task) {
@@ -142,7 +149,7 @@ export class ActionBar {
     }
     const hint = h('span', {
       className: 'jp-CIBench-barHint',
-      text: task ? name : 'Select a task to start.',
+      text: task ? name : trans.__('Select a task to start.'),
       attrs: task ? { title: name } : {}
     });
     return [start, hint];
@@ -151,10 +158,12 @@ export class ActionBar {
   private personControls(): HTMLElement[] {
     const keys = this.shortcut('next');
     const next = button(
-      'Next step',
+      trans.__('Next step'),
       'jp-CIBench-next',
       () => void this.actions.next(),
-      `Settle this step and open the next${keys ? ` (${keys})` : ''}`
+      keys
+        ? trans.__('Settle this step and open the next (%1)', keys)
+        : trans.__('Settle this step and open the next')
     );
     if (keys) {
       next.setAttribute('aria-keyshortcuts', keys.replace(/\s+/g, ''));
@@ -165,24 +174,24 @@ export class ActionBar {
 
   private playerControls(): HTMLElement[] {
     const play = button(
-      'Play step',
+      trans.__('Play step'),
       'jp-CIBench-play-step',
       () => void this.actions.playStep(),
-      'Play the open step'
+      trans.__('Play the open step')
     );
     mark(play, 'play-step');
     const all = button(
-      'Play all',
+      trans.__('Play all'),
       'jp-CIBench-play-all',
       () => void this.actions.playAll(),
-      'Play every remaining step'
+      trans.__('Play every remaining step')
     );
     all.setAttribute(KEY, 'play-all');
     const stop = button(
-      'Stop',
+      trans.__('Stop'),
       'jp-CIBench-stop',
       () => void this.actions.stopPlayer(),
-      'Stop the player after the turn in flight'
+      trans.__('Stop the player after the turn in flight')
     );
     stop.setAttribute(KEY, 'stop');
     return [play, all, stop, this.giveUpButton(), this.autoplayLine];
@@ -191,10 +200,10 @@ export class ActionBar {
   private giveUpButton(): HTMLButtonElement {
     const btn = lockable(
       button(
-        'Give up',
+        trans.__('Give up'),
         'jp-CIBench-giveup',
         () => void this.actions.giveUp(),
-        'Give up this step and open the next'
+        trans.__('Give up this step and open the next')
       ),
       this.model
     );
@@ -226,10 +235,10 @@ export class ActionBar {
     });
     const undo = this.undoButton(keys);
     const now = button(
-      'Settle now',
+      trans.__('Settle now'),
       'jp-CIBench-settle-now',
       () => void this.actions.settleNow(),
-      'Send it without waiting'
+      trans.__('Send it without waiting')
     );
     now.setAttribute(KEY, 'settle-now');
     return [this.countdown, undo, now, status];
@@ -237,10 +246,10 @@ export class ActionBar {
 
   private undoButton(keys: string): HTMLButtonElement {
     const undo = button(
-      'Undo',
+      trans.__('Undo'),
       'jp-CIBench-undo',
       () => this.undo(),
-      keys ? `Undo (${keys})` : 'Undo'
+      keys ? trans.__('Undo (%1)', keys) : trans.__('Undo')
     );
     if (keys) {
       undo.setAttribute('aria-keyshortcuts', keys.replace(/\s+/g, ''));

@@ -15,6 +15,7 @@ import { NoteBox } from './record';
 import { IStepListState, stepList } from './steps';
 import { summaryNode } from './summary';
 import { splitLabel } from './words';
+import { trans } from '../i18n';
 
 export { progressText } from './actionbar';
 
@@ -53,7 +54,9 @@ export class AttemptView {
       this.steps = { open: true, references: new Set() };
       this.profile = view?.profile ?? '';
     }
-    const back = button('All tasks', 'jp-CIBench-back', () => this.onTasks());
+    const back = button(trans.__('All tasks'), 'jp-CIBench-back', () =>
+      this.onTasks()
+    );
     this.showNote(view);
     if (!view) {
       replaceChildren(this.content, back, noAttempt());
@@ -118,14 +121,16 @@ export class AttemptView {
       },
       h('span', {
         className: 'jp-CIBench-notebookState',
-        text: closed ? `Notebook closed: ${name}` : `Notebook: ${name}`,
+        text: closed
+          ? trans.__('Notebook closed: %1', name)
+          : trans.__('Notebook: %1', name),
         attrs: { title: view.notebook_path }
       }),
       button(
-        'Open notebook',
+        trans.__('Open notebook'),
         'jp-CIBench-open',
         () => void this.actions.openNotebook(),
-        `Open ${view.notebook_path}`
+        trans.__('Open %1', view.notebook_path)
       )
     );
   }
@@ -172,16 +177,18 @@ export class AttemptView {
  */
 export function metaText(view: IAttemptView, qwen = false): string {
   const parts = [
-    qwen ? 'Qwen benchmark' : `Mode: ${modeLabel(view.mode)}`,
-    `Player: ${playerLabel(view.player)}`
+    qwen
+      ? trans.__('Qwen benchmark')
+      : trans.__('Mode: %1', modeLabel(view.mode)),
+    trans.__('Player: %1', playerLabel(view.player))
   ];
   const rule = view.settings.grade_rule;
   if (rule && view.player === 'human') {
-    parts.push(`Grades: ${ruleText(rule)}`);
+    parts.push(trans.__('Grades: %1', ruleText(rule)));
   }
   const split = splitOf(view.task_id);
   if (split) {
-    parts.push(`Split: ${splitLabel(split)}`);
+    parts.push(trans.__('Split: %1', splitLabel(split)));
   }
   return parts.join(' · ');
 }
@@ -189,7 +196,7 @@ export function metaText(view: IAttemptView, qwen = false): string {
 function noAttempt(): HTMLElement {
   return h('p', {
     className: 'jp-CIBench-empty',
-    text: 'No attempt open. Start one from the task list.'
+    text: trans.__('No attempt open. Start one from the task list.')
   });
 }
 
@@ -197,11 +204,14 @@ function noAttempt(): HTMLElement {
 export function sandboxNote(view: IAttemptView): HTMLElement {
   const sandbox = view.sandbox;
   const on = !!sandbox?.enabled;
+  const tool = sandbox?.tool ?? trans.__('sandbox');
   const text = on
-    ? `Kernel: sandboxed (${sandbox?.tool ?? 'sandbox'}${sandbox?.network ? ', network allowed' : ', no network'})`
+    ? sandbox?.network
+      ? trans.__('Kernel: sandboxed (%1, network allowed)', tool)
+      : trans.__('Kernel: sandboxed (%1, no network)', tool)
     : sandbox
-      ? 'Kernel: NOT sandboxed'
-      : 'Kernel: sandbox not recorded';
+      ? trans.__('Kernel: NOT sandboxed')
+      : trans.__('Kernel: sandbox not recorded');
   return h('p', {
     className: on
       ? 'jp-CIBench-sandbox'

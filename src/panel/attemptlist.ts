@@ -9,6 +9,7 @@ import { button, focusedIn, h, refocus, replaceChildren } from './dom';
 import { splitOf, taskTitle } from './facets';
 import { isQwen } from './qwen';
 import { languageLabel, passedCount, splitLabel } from './words';
+import { trans } from '../i18n';
 
 export class AttemptList {
   constructor(
@@ -30,11 +31,14 @@ export class AttemptList {
       this.node,
       h('summary', {
         className: 'jp-CIBench-attempts-summary',
-        text: `My attempts (${rows.length})`
+        text: trans.__('My attempts (%1)', rows.length)
       }),
       rows.length
         ? h('ul', { className: 'jp-CIBench-attemptList' }, ...rows)
-        : h('p', { className: 'jp-CIBench-empty', text: 'No attempts yet.' })
+        : h('p', {
+            className: 'jp-CIBench-empty',
+            text: trans.__('No attempts yet.')
+          })
     );
     refocus(this.node, 'data-attempt-id', focused);
   }
@@ -42,7 +46,7 @@ export class AttemptList {
   private attemptRow(a: IAttemptSummary): HTMLLIElement {
     const open = a.status === 'open';
     const title = this.attemptTitle(a);
-    const label = open ? 'Resume' : 'Review';
+    const label = open ? trans.__('Resume') : trans.__('Review');
     const btn = button(
       label,
       open ? 'jp-CIBench-resume' : 'jp-CIBench-review',
@@ -72,7 +76,7 @@ export class AttemptList {
   private modeText(a: IAttemptSummary): string {
     const task = this.model.tasks.find(t => t.id === a.task_id);
     const qwen = task ? isQwen(task) : splitOf(a.task_id) === QWEN_SPLIT;
-    return qwen ? 'Qwen benchmark' : modeLabel(a.mode);
+    return qwen ? trans.__('Qwen benchmark') : modeLabel(a.mode);
   }
 
   /** An attempt's task title, with its split and language when they tell it apart. */
@@ -93,11 +97,19 @@ const QWEN_SPLIT = 'cibench_qwen';
 /** "step 2 of 12", "finished 2024-01-01 · 9/12 passed" or "quit 2024-01-01 at step 3 of 12". */
 function whereText(a: IAttemptSummary): string {
   if (a.status === 'open') {
-    return `step ${a.current_step + 1} of ${a.n_steps}`;
+    return trans.__('step %1 of %2', a.current_step + 1, a.n_steps);
   }
   if (a.status === 'quit') {
-    return `quit ${a.created_at.slice(0, 10)} at step ${a.current_step + 1} of ${a.n_steps}`;
+    return trans.__(
+      'quit %1 at step %2 of %3',
+      a.created_at.slice(0, 10),
+      a.current_step + 1,
+      a.n_steps
+    );
   }
   const passed = passedCount(a);
-  return `finished ${a.created_at.slice(0, 10)}${passed ? ` · ${passed}` : ''}`;
+  const date = a.created_at.slice(0, 10);
+  return passed
+    ? trans.__('finished %1 · %2', date, passed)
+    : trans.__('finished %1', date);
 }

@@ -7,15 +7,18 @@ import { IAttemptSummary, ITaskSummary } from '../api';
 import { ITaskFacets } from '../model';
 import { qwenMeta } from './qwen';
 import { languageLabel, passedCount, splitLabel } from './words';
+import { trans } from '../i18n';
 
 export type FacetKey = keyof ITaskFacets;
 
 /** The facets in the order the panel shows them, with their labels. */
-export const FACETS: [FacetKey, string][] = [
-  ['split', 'Split'],
-  ['lib', 'Library'],
-  ['language', 'Language']
-];
+export function facetList(): [FacetKey, string][] {
+  return [
+    ['split', trans.__('Split')],
+    ['lib', trans.__('Library')],
+    ['language', trans.__('Language')]
+  ];
+}
 
 /** A facet value in words. */
 export function facetLabel(key: FacetKey, value: string): string {
@@ -42,8 +45,9 @@ export function facetOptions(
 
 /** "12 of 101 tasks". */
 export function matchCount(shown: number, total: number): string {
-  const noun = total === 1 ? 'task' : 'tasks';
-  return shown === total ? `${total} ${noun}` : `${shown} of ${total} ${noun}`;
+  return shown === total
+    ? trans._n('%1 task', '%1 tasks', total)
+    : trans._n('%2 of %1 task', '%2 of %1 tasks', total, shown);
 }
 
 /**
@@ -75,7 +79,7 @@ export function taskMeta(task: ITaskSummary): string {
     return qwen;
   }
   const libs = task.libraries?.length ? task.libraries.join(', ') : task.lib;
-  const steps = `${task.steps} step${task.steps === 1 ? '' : 's'}`;
+  const steps = trans._n('%1 step', '%1 steps', task.steps);
   return [libs, languageLabel(task.language), splitLabel(task.split), steps]
     .filter(Boolean)
     .join(' · ');
@@ -97,13 +101,16 @@ export function attemptMark(
     return null;
   }
   const latest = mine[0];
-  const more = mine.length > 1 ? ` (${mine.length} attempts)` : '';
+  const more = mine.length > 1 ? trans.__(' (%1 attempts)', mine.length) : '';
   if (latest.status === 'open') {
-    return `in progress: step ${latest.current_step + 1} of ${latest.n_steps}${more}`;
+    const at = latest.current_step + 1;
+    return trans.__('in progress: step %1 of %2%3', at, latest.n_steps, more);
   }
   const date = latest.created_at.slice(0, 10);
   const passed = passedCount(latest);
-  return `attempted ${date}${passed ? ` · ${passed}` : ''}${more}`;
+  return passed
+    ? trans.__('attempted %1 · %2%3', date, passed, more)
+    : trans.__('attempted %1%2', date, more);
 }
 
 /** The task id's split (its first segment), for rows that do not carry it. */

@@ -11,6 +11,7 @@ import { h, replaceChildren } from './dom';
 import { taskMeta, taskTitle } from './facets';
 import { PlayerChoice } from './players';
 import { isQwen, itemFacts, qwenLine } from './qwen';
+import { trans } from '../i18n';
 
 export class TaskIntro {
   constructor(private model: CIBenchModel) {
@@ -20,7 +21,7 @@ export class TaskIntro {
 
   readonly node = h('section', {
     className: 'jp-CIBench-detail',
-    attrs: { 'aria-label': 'Selected task' }
+    attrs: { 'aria-label': trans.__('Selected task') }
   });
 
   /** Focus the checked mode (the task was chosen from the keyboard); whether there was one. */
@@ -91,7 +92,7 @@ function modeChoice(model: CIBenchModel): HTMLFieldSetElement {
   return h(
     'fieldset',
     { className: 'jp-CIBench-modes' },
-    h('legend', { text: 'Mode' }),
+    h('legend', { text: trans.__('Mode') }),
     ...radios
   );
 }
@@ -101,7 +102,11 @@ function introText(task: ITaskDetail): HTMLElement {
   return h('p', {
     className: 'jp-CIBench-intro',
     text: task.intro,
-    attrs: { tabindex: '0', role: 'region', 'aria-label': 'Task intro' }
+    attrs: {
+      tabindex: '0',
+      role: 'region',
+      'aria-label': trans.__('Task intro')
+    }
   });
 }
 
@@ -125,7 +130,7 @@ function qwenIntro(task: ITaskDetail, turnCap: number): HTMLElement[] {
       lang: task.language === 'zh' ? 'zh' : 'en',
       tabindex: '0',
       role: 'region',
-      'aria-label': 'Question'
+      'aria-label': trans.__('Question')
     }
   });
   const facts = itemFacts(item, turnCap).map(text =>
@@ -134,10 +139,16 @@ function qwenIntro(task: ITaskDetail, turnCap: number): HTMLElement[] {
   return [
     h(
       'ul',
-      { className: 'jp-CIBench-facts', attrs: { 'aria-label': 'The item' } },
+      {
+        className: 'jp-CIBench-facts',
+        attrs: { 'aria-label': trans.__('The item') }
+      },
       ...facts
     ),
-    h('h4', { className: 'jp-CIBench-questionLabel', text: 'Question' }),
+    h('h4', {
+      className: 'jp-CIBench-questionLabel',
+      text: trans.__('Question')
+    }),
     question,
     h('p', { className: 'jp-CIBench-kinds', text: qwenLine(task) })
   ];
@@ -151,6 +162,6 @@ function kindsLine(task: ITaskDetail): HTMLElement {
   const text = [...counts].map(([k, n]) => `${n} ${k}`).join(', ');
   return h('p', {
     className: 'jp-CIBench-kinds',
-    text: text ? `Step kinds: ${text}` : ''
+    text: text ? trans.__('Step kinds: %1', text) : ''
   });
 }

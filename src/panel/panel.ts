@@ -13,6 +13,7 @@ import { AttemptView } from './attempt';
 import { button, h } from './dom';
 import { TasksView } from './tasks';
 import { roleText } from './words';
+import { trans } from '../i18n';
 
 export const PANEL_ID = 'cibench-lab-panel';
 
@@ -44,9 +45,9 @@ export class CIBenchPanel extends Widget {
     this.addClass('jp-CIBench-panel');
     // a labelled region: its content is in a landmark (its header is no banner of its own)
     this.node.setAttribute('role', 'region');
-    this.node.setAttribute('aria-label', 'CIBench');
+    this.node.setAttribute('aria-label', trans.__('CIBench'));
     this.title.icon = cibenchIcon;
-    this.title.caption = 'CIBench';
+    this.title.caption = trans.__('CIBench');
     this.tasksView = new TasksView(model, actions, () =>
       this.actionBar.focusPrimary()
     );
@@ -180,17 +181,17 @@ export class CIBenchPanel extends Widget {
       h(
         'div',
         { className: 'jp-CIBench-title' },
-        h('h2', { className: 'jp-CIBench-heading', text: 'CIBench' }),
+        h('h2', { className: 'jp-CIBench-heading', text: trans.__('CIBench') }),
         this.role
       ),
       h(
         'div',
         { className: 'jp-CIBench-headerTools' },
         button(
-          'Refresh',
+          trans.__('Refresh'),
           'jp-CIBench-refresh',
           () => void actions.refresh(),
-          'Reload tasks and attempts'
+          trans.__('Reload tasks and attempts')
         )
       )
     );

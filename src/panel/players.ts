@@ -4,6 +4,7 @@
  */
 import { CIBenchModel } from '../model';
 import { h, input, replaceChildren } from './dom';
+import { trans } from '../i18n';
 
 const PLAYER_ID = 'jp-CIBench-player-select';
 const TRANSCRIPT_ID = 'jp-CIBench-transcript-input';
@@ -19,7 +20,7 @@ export class PlayerChoice {
     { className: 'jp-CIBench-playerRow' },
     h('label', {
       className: 'jp-CIBench-label',
-      text: 'Player',
+      text: trans.__('Player'),
       attrs: { for: PLAYER_ID }
     }),
     this.select
@@ -52,12 +53,12 @@ export class PlayerChoice {
 function playerOptions(model: CIBenchModel): HTMLElement[] {
   const option = (value: string, text: string) =>
     h('option', { text, attrs: { value } });
-  const groups: HTMLElement[] = [option('', 'You')];
+  const groups: HTMLElement[] = [option('', trans.__('You'))];
   if (model.models.length) {
     groups.push(
       h(
         'optgroup',
-        { attrs: { label: 'Attach a model' } },
+        { attrs: { label: trans.__('Attach a model') } },
         ...model.models.map(m =>
           option(`model:${m.name}`, `${m.name} (${m.protocol})`)
         )
@@ -67,14 +68,14 @@ function playerOptions(model: CIBenchModel): HTMLElement[] {
   groups.push(
     h(
       'optgroup',
-      { attrs: { label: 'Replay a run' } },
+      { attrs: { label: trans.__('Replay a run') } },
       ...model.recordings.map(r =>
         option(
           `replay:${r.id}`,
           `${r.run}: ${r.player.replace(/^openai:/, '')}, ${r.mode}`
         )
       ),
-      option('transcript', 'A transcript file (JSONL)…')
+      option('transcript', trans.__('A transcript file (JSONL)…'))
     )
   );
   return groups;
@@ -96,7 +97,7 @@ function transcriptInput(model: CIBenchModel): HTMLElement {
   const attrs = {
     id: TRANSCRIPT_ID,
     type: 'text',
-    placeholder: 'runs/qwen.jsonl',
+    placeholder: trans.__('runs/qwen.jsonl'),
     spellcheck: 'false'
   };
   const path = input(
@@ -109,7 +110,7 @@ function transcriptInput(model: CIBenchModel): HTMLElement {
     {},
     h('label', {
       className: 'jp-CIBench-label',
-      text: 'Transcript (path under the server root)',
+      text: trans.__('Transcript (path under the server root)'),
       attrs: { for: TRANSCRIPT_ID }
     }),
     path

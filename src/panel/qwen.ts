@@ -8,6 +8,7 @@
  */
 import { ITaskSummary, Mode } from '../api';
 import { languageLabel, runsAllowedText } from './words';
+import { trans } from '../i18n';
 
 type Benchmarked = Pick<ITaskSummary, 'benchmark'> | null | undefined;
 
@@ -30,6 +31,16 @@ const FAMILIES: { [family: string]: string } = {
   'qwen-general': 'general'
 };
 
+/** A family's word in the person's language (an unknown family stays). */
+function familyWord(family: string): string {
+  const words: { [family: string]: string } = {
+    visualization: trans.__('visualization'),
+    math: trans.__('math'),
+    general: trans.__('general')
+  };
+  return words[family] ?? family;
+}
+
 /** A Qwen task's family in words ("visualization"; null: not a Qwen task). */
 export function qwenFamily(
   task: Pick<ITaskSummary, 'libraries'> | null | undefined
@@ -40,8 +51,11 @@ export function qwenFamily(
 /** "Qwen Code Interpreter Benchmark · one step · visualization". */
 export function qwenLine(task: Pick<ITaskSummary, 'libraries'>): string {
   const family = qwenFamily(task);
-  const parts = ['Qwen Code Interpreter Benchmark', 'one step'];
-  return (family ? [...parts, family] : parts).join(' · ');
+  const parts = [
+    trans.__('Qwen Code Interpreter Benchmark'),
+    trans.__('one step')
+  ];
+  return (family ? [...parts, familyWord(family)] : parts).join(' · ');
 }
 
 /** A profile's name as the panel shows it: on a Qwen task `cibench` holds the original's rules. */
@@ -51,13 +65,24 @@ export function profileName(profile: string, qwen: boolean): string {
 
 /** "visualization (hard)", "math". */
 function familyText(item: QwenItem): string {
-  const family = FAMILIES[item.family] ?? item.family;
-  return item.difficulty ? `${family} (${item.difficulty})` : family;
+  const family = familyWord(FAMILIES[item.family] ?? item.family);
+  return item.difficulty
+    ? `${family} (${difficultyWord(item.difficulty)})`
+    : family;
+}
+
+/** "easy" / "hard" in the person's language. */
+function difficultyWord(difficulty: string): string {
+  const words: { [d: string]: string } = {
+    easy: trans.__('easy'),
+    hard: trans.__('hard')
+  };
+  return words[difficulty] ?? difficulty;
 }
 
 /** "eval_code_interpreter_v1 line 6": where the item came from. */
 export function sourceText(item: QwenItem): string {
-  return `${item.source.replace(/\.jsonl$/, '')} line ${item.line}`;
+  return trans.__('%1 line %2', item.source.replace(/\.jsonl$/, ''), item.line);
 }
 
 /**
@@ -83,26 +108,35 @@ export function qwenMeta(
  */
 export function itemFacts(item: QwenItem, turnCap = 0): string[] {
   const files = item.files.length
-    ? `Files: ${item.files.join(', ')} (the kernel runs in upload_file/)`
-    : 'No files';
+    ? trans.__(
+        'Files: %1 (the kernel runs in upload_file/)',
+        item.files.join(', ')
+      )
+    : trans.__('No files');
   const facts = [files];
   if (item.difficulty === 'easy') {
     facts.push(
-      'Easy: the first turn is given, already run, above your answer cell'
+      trans.__(
+        'Easy: the first turn is given, already run, above your answer cell'
+      )
     );
   } else if (item.difficulty === 'hard') {
-    facts.push('Hard: no turn is given');
+    facts.push(trans.__('Hard: no turn is given'));
   }
   const capped = turnCap > 0 && turnCap < item.runs;
   const spent = item.calls - item.runs;
   const why = capped
-    ? ` (the turn cap; the item allows ${item.runs})`
+    ? trans.__(' (the turn cap; the item allows %1)', item.runs)
     : spent > 0
-      ? ` (the item's ${item.calls} calls, less the first turn's)`
+      ? trans.__(" (the item's %1 calls, less the first turn's)", item.calls)
       : '';
   const runs = capped ? turnCap : item.runs;
   facts.push(
-    `${runsAllowedText(runs)}${why}: the run that reaches it settles the step`
+    trans.__(
+      '%1%2: the run that reaches it settles the step',
+      runsAllowedText(runs),
+      why
+    )
   );
   return facts;
 }

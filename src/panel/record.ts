@@ -8,6 +8,7 @@ import { IAttemptView, IStepView } from '../api';
 import { messageOf, stepLabel } from '../model';
 import { IRecordActions } from './actions';
 import { button, h } from './dom';
+import { trans } from '../i18n';
 
 /** The server's limit on a note (record/activity.py, NOTE_MAX). */
 export const NOTE_MAX = 10_000;
@@ -17,8 +18,10 @@ export const NOTE_SAVE_MS = 1_000;
 /** The working clock's state in words. */
 export function clockText(view: IAttemptView): string {
   return view.paused
-    ? 'Clock paused: this time does not count. Resume, edit or run a cell to go on.'
-    : 'Clock running';
+    ? trans.__(
+        'Clock paused: this time does not count. Resume, edit or run a cell to go on.'
+      )
+    : trans.__('Clock running');
 }
 
 /** Pause or Resume (by its state) and the clock's state, for a person's open attempt. */
@@ -28,12 +31,12 @@ export function clockControls(
 ): HTMLElement[] {
   const paused = !!view.paused;
   const toggle = button(
-    paused ? 'Resume' : 'Pause',
+    paused ? trans.__('Resume') : trans.__('Pause'),
     paused ? 'jp-CIBench-resume' : 'jp-CIBench-pause',
     () => void (paused ? record.resume('button') : record.pause('button')),
     paused
-      ? 'Resume the working clock'
-      : 'Pause the working clock: time away does not count'
+      ? trans.__('Resume the working clock')
+      : trans.__('Pause the working clock: time away does not count')
   );
   toggle.setAttribute('data-focus-key', 'clock'); // kept across the bar's renders
   const state = h(
@@ -50,7 +53,10 @@ export function clockControls(
 /** A settled step's note, read-only (null without one). */
 export function settledNote(step: IStepView): HTMLElement | null {
   return step.settled && step.note
-    ? h('p', { className: 'jp-CIBench-step-note', text: `Note: ${step.note}` })
+    ? h('p', {
+        className: 'jp-CIBench-step-note',
+        text: trans.__('Note: %1', step.note)
+      })
     : null;
 }
 
@@ -61,17 +67,21 @@ export function noteStatus(
   reason = ''
 ): string {
   if (length > NOTE_MAX) {
-    return `Too long to save: ${length} of at most ${NOTE_MAX} characters.`;
+    return trans.__(
+      'Too long to save: %1 of at most %2 characters.',
+      length,
+      NOTE_MAX
+    );
   }
   switch (state) {
     case 'saving':
-      return 'Saving…';
+      return trans.__('Saving…');
     case 'failed':
-      return `Not saved: ${reason}`;
+      return trans.__('Not saved: %1', reason);
     case 'edited':
-      return 'Not saved yet';
+      return trans.__('Not saved yet');
     default:
-      return length ? 'Saved' : '';
+      return length ? trans.__('Saved') : '';
   }
 }
 
@@ -99,7 +109,7 @@ export class NoteBox {
       { className: 'jp-CIBench-note', attrs: { 'data-step': String(step) } },
       h('label', {
         className: 'jp-CIBench-note-label',
-        text: `Note on ${stepLabel(step)}`,
+        text: trans.__('Note on %1', stepLabel(step)),
         attrs: { for: id }
       }),
       this.area,

@@ -14,6 +14,7 @@ import {
 import { stepLabel } from '../model';
 import { button, h } from './dom';
 import { settledNote } from './record';
+import { trans } from '../i18n';
 
 /** What the step list remembers between renders (the attempt view keeps it). */
 export interface IStepListState {
@@ -28,7 +29,7 @@ export interface IStepListState {
 /** "3 of 12 steps settled". */
 export function settledText(view: IAttemptView): string {
   const settled = view.steps.filter(s => s.settled).length;
-  return `${settled} of ${view.n_steps} steps settled`;
+  return trans.__('%1 of %2 steps settled', settled, view.n_steps);
 }
 
 /**
@@ -46,11 +47,14 @@ export function stepList(
     { className: 'jp-CIBench-stepList' },
     h('summary', {
       className: 'jp-CIBench-stepList-summary',
-      text: `Steps (${settledText(view)})`
+      text: trans.__('Steps (%1)', settledText(view))
     }),
     h(
       'ol',
-      { className: 'jp-CIBench-steps', attrs: { 'aria-label': 'Steps' } },
+      {
+        className: 'jp-CIBench-steps',
+        attrs: { 'aria-label': trans.__('Steps') }
+      },
       ...view.steps.map(step =>
         stepRow(step, state, onTurns, step.run_limit, kind ?? step.kind)
       )
@@ -94,7 +98,7 @@ export function gradeLine(step: IStepView): HTMLElement | null {
     return null;
   }
   const none = notGraded(grade);
-  const kept = step.settled ? 'kept' : 'so far';
+  const kept = step.settled ? trans.__('kept') : trans.__('so far');
   const measured = ranNothing(step) ? '' : `: ${badgeText(grade)}`;
   const mark = none ? 'none' : grade.passed ? 'pass' : 'miss';
   return h(
@@ -142,7 +146,7 @@ function stepRow(
     current && step.criterion
       ? h('span', {
           className: 'jp-CIBench-step-criterion',
-          text: `How it passes: ${step.criterion}`
+          text: trans.__('How it passes: %1', step.criterion)
         })
       : null,
     settledNote(step),
@@ -155,12 +159,12 @@ function turnsButton(
   onTurns: (step: number) => void
 ): HTMLButtonElement {
   const btn = button(
-    'Turns',
+    trans.__('Turns'),
     'jp-CIBench-turns-button',
     () => onTurns(index),
-    'Code, prompt, raw reply, tokens and latency of each turn'
+    trans.__('Code, prompt, raw reply, tokens and latency of each turn')
   );
-  btn.setAttribute('aria-label', `Turns of ${stepLabel(index)}`);
+  btn.setAttribute('aria-label', trans.__('Turns of %1', stepLabel(index)));
   return btn;
 }
 
@@ -176,11 +180,11 @@ export function referenceNode(
       className: 'jp-CIBench-reference',
       attrs: { 'data-step': String(index) }
     },
-    h('summary', { text: `Reference for ${stepLabel(index)}` }),
-    referencePart('Thought', ref.thought, 'jp-CIBench-ref-thought'),
-    referencePart('Code', ref.code, 'jp-CIBench-ref-code'),
+    h('summary', { text: trans.__('Reference for %1', stepLabel(index)) }),
+    referencePart(trans.__('Thought'), ref.thought, 'jp-CIBench-ref-thought'),
+    referencePart(trans.__('Code'), ref.code, 'jp-CIBench-ref-code'),
     referencePart(
-      ref.code.trim() ? 'Output' : 'Answer',
+      ref.code.trim() ? trans.__('Output') : trans.__('Answer'),
       ref.output,
       'jp-CIBench-ref-output'
     ),
@@ -189,7 +193,7 @@ export function referenceNode(
           className: 'jp-CIBench-ref-image',
           attrs: {
             src: imageSource(ref.image),
-            alt: `The reference plot of ${stepLabel(index)}`
+            alt: trans.__('The reference plot of %1', stepLabel(index))
           }
         })
       : null

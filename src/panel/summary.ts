@@ -18,6 +18,7 @@ import {
   qwenRows,
   summaryRows
 } from './words';
+import { trans } from '../i18n';
 
 /** The profiles a summary can show: the attempt's own first, then the others stored. */
 export function summaryProfiles(view: IAttemptView): string[] {
@@ -51,32 +52,59 @@ export function gradeOf(
 }
 
 /** What each summary metric averages, one line each. */
-export const METRIC_LEGEND: [string, string][] = [
-  ['Tool', 'every step: 1 when its answer ran code, else 0'],
-  ['Exec', 'every step: 1 when its code ran without an error, else 0'],
-  ['Num', 'number and printed-output steps: 1 when they pass, else 0'],
-  ['Text', "text steps' ROUGE-1 scores (partial scores count)"],
-  [
-    'Vis',
-    "plot steps' scores (partial scores count, so a missed plot adds its 0.80)"
-  ]
-];
+export function metricLegendLines(): [string, string][] {
+  return [
+    [
+      trans.__('Tool'),
+      trans.__('every step: 1 when its answer ran code, else 0')
+    ],
+    [
+      trans.__('Exec'),
+      trans.__('every step: 1 when its code ran without an error, else 0')
+    ],
+    [
+      trans.__('Num'),
+      trans.__('number and printed-output steps: 1 when they pass, else 0')
+    ],
+    [
+      trans.__('Text'),
+      trans.__("text steps' ROUGE-1 scores (partial scores count)")
+    ],
+    [
+      trans.__('Vis'),
+      trans.__(
+        "plot steps' scores (partial scores count, so a missed plot adds its 0.80)"
+      )
+    ]
+  ];
+}
 
 /** What a Qwen attempt's summary measures, one line each (the family's own). */
-export const QWEN_LEGEND: [string, string][] = [
-  [
-    'Executable',
-    'every step: 1 when its kept run ran without an error (nor error: or Traceback in its output), else 0'
-  ],
-  [
-    'Accuracy (math)',
-    'GSM8K steps: 1 when the answer read from the output is the gold, else 0'
-  ],
-  [
-    'Accuracy (visualization)',
-    'visualization steps a judge graded: 1 when it said the figure is right, else 0 (not graded without a judge)'
-  ]
-];
+function qwenLegendLines(): [string, string, string][] {
+  return [
+    [
+      'executable',
+      trans.__('Executable'),
+      trans.__(
+        'every step: 1 when its kept run ran without an error (nor error: or Traceback in its output), else 0'
+      )
+    ],
+    [
+      'math',
+      trans.__('Accuracy (%1)', 'math'),
+      trans.__(
+        'GSM8K steps: 1 when the answer read from the output is the gold, else 0'
+      )
+    ],
+    [
+      'visualization',
+      trans.__('Accuracy (%1)', 'visualization'),
+      trans.__(
+        'visualization steps a judge graded: 1 when it said the figure is right, else 0 (not graded without a judge)'
+      )
+    ]
+  ];
+}
 
 /**
  * "9 of 13 steps passed" (kept grades of `profile`, the shown one unless
@@ -97,11 +125,44 @@ export function passedText(
   const passed = grades.filter(g => g?.passed && !notGraded(g)).length;
   const graded = (quit ? grades.length : view.n_steps) - none;
   if (none && !graded) {
-    return 'Not graded: neither passed nor missed';
+    return trans.__('Not graded: neither passed nor missed');
   }
-  const noun = `${none ? 'graded ' : ''}${quit ? 'settled ' : ''}step`;
-  const text = `${passed} of ${graded} ${noun}${graded === 1 ? '' : 's'} passed`;
-  return none ? `${text} · ${none} not graded` : text;
+  const text = passedOf(passed, graded, none > 0, quit);
+  return none ? trans.__('%1 · %2 not graded', text, none) : text;
+}
+
+/** "9 of 13 steps passed", with "graded" and "settled" steps as they apply. */
+function passedOf(
+  passed: number,
+  n: number,
+  graded: boolean,
+  settled: boolean
+): string {
+  if (graded && settled) {
+    return trans._n(
+      '%2 of %1 graded settled step passed',
+      '%2 of %1 graded settled steps passed',
+      n,
+      passed
+    );
+  }
+  if (graded) {
+    return trans._n(
+      '%2 of %1 graded step passed',
+      '%2 of %1 graded steps passed',
+      n,
+      passed
+    );
+  }
+  if (settled) {
+    return trans._n(
+      '%2 of %1 settled step passed',
+      '%2 of %1 settled steps passed',
+      n,
+      passed
+    );
+  }
+  return trans._n('%2 of %1 step passed', '%2 of %1 steps passed', n, passed);
 }
 
 /** "Quit at step 3 of 4: …" — why a quit attempt's summary has no means (null: not quit). */
@@ -109,8 +170,11 @@ export function quitText(view: IAttemptView): string | null {
   if (view.status !== 'quit') {
     return null;
   }
-  const at = `step ${view.current_step + 1} of ${view.n_steps}`;
-  return `Quit at ${at}: only the steps settled before the quit keep a grade, so no means are shown`;
+  return trans.__(
+    'Quit at step %1 of %2: only the steps settled before the quit keep a grade, so no means are shown',
+    view.current_step + 1,
+    view.n_steps
+  );
 }
 
 /**
@@ -137,9 +201,10 @@ export function summaryNode(
           name(profile),
           profile === view.profile
         ),
-        metricLegend(measures ? qwenLegend(measures) : METRIC_LEGEND)
+        metricLegend(measures ? qwenLegend(measures) : metricLegendLines())
       ];
-  const other = profile === view.profile ? '' : ` (${name(profile)} profile)`;
+  const other =
+    profile === view.profile ? '' : trans.__(' (%1 profile)', name(profile));
   return h(
     'div',
     { className: 'jp-CIBench-done', attrs: { 'data-status': view.status } },
@@ -163,7 +228,7 @@ function profileTabs(
     'div',
     {
       className: 'jp-CIBench-profiles',
-      attrs: { role: 'group', 'aria-label': 'Summary profile' }
+      attrs: { role: 'group', 'aria-label': trans.__('Summary profile') }
     },
     ...profiles.map((p, i) =>
       h('button', {
@@ -182,8 +247,9 @@ function profileTabs(
 
 /** The legend lines of a Qwen attempt's measures (its family's accuracy only). */
 function qwenLegend(measures: IQwenMeasures): [string, string][] {
-  const accuracy = `Accuracy (${measures.accuracy_of})`;
-  return QWEN_LEGEND.filter(([t]) => t === 'Executable' || t === accuracy);
+  return qwenLegendLines()
+    .filter(([key]) => key === 'executable' || key === measures.accuracy_of)
+    .map(([, term, what]) => [term, what]);
 }
 
 function metricsTable(
@@ -199,11 +265,13 @@ function metricsTable(
       h('td', { text: value })
     )
   );
-  const note = shown ? '' : ', not the one badges use';
+  const caption = shown
+    ? trans.__('Summary (%1 profile, ×100)', profile)
+    : trans.__('Summary (%1 profile, not the one badges use, ×100)', profile);
   return h(
     'table',
     { className: 'jp-CIBench-summary', attrs: { 'data-profile': profile } },
-    h('caption', { text: `Summary (${profile} profile${note}, ×100)` }),
+    h('caption', { text: caption }),
     h('tbody', {}, ...rows)
   );
 }
@@ -211,11 +279,14 @@ function metricsTable(
 function metricLegend(legend: [string, string][]): HTMLElement {
   return h(
     'dl',
-    { className: 'jp-CIBench-legend', attrs: { 'aria-label': 'Metrics' } },
+    {
+      className: 'jp-CIBench-legend',
+      attrs: { 'aria-label': trans.__('Metrics') }
+    },
     ...([] as HTMLElement[]).concat(
       ...legend.map(([term, what]) => [
         h('dt', { text: term }),
-        h('dd', { text: `mean of ${what}` })
+        h('dd', { text: trans.__('mean of %1', what) })
       ])
     )
   );
@@ -234,7 +305,12 @@ export function stepsTable(
   view: IAttemptView,
   profile: string = view.profile
 ): HTMLElement {
-  const heads = ['Step', 'Outcome', 'Kept grade', 'Time (working / wall)'];
+  const heads = [
+    trans.__('Step'),
+    trans.__('Outcome'),
+    trans.__('Kept grade'),
+    trans.__('Time (working / wall)')
+  ];
   const head = h(
     'tr',
     {},
@@ -254,7 +330,7 @@ export function stepsTable(
     h(
       'table',
       { className: 'jp-CIBench-times', attrs: { 'data-profile': profile } },
-      h('caption', { text: 'Steps' }),
+      h('caption', { text: trans.__('Steps') }),
       h('thead', {}, head),
       h('tbody', {}, ...rows)
     )
@@ -274,16 +350,16 @@ export function stepRows(
   const rows = view.steps.map(step => [
     String(step.index + 1),
     quit && !step.settled
-      ? 'quit'
+      ? trans.__('quit')
       : outcomeText(step.outcome, step.settled, step.run_limit),
     quit && !step.settled
-      ? 'not graded (quit)'
+      ? trans.__('not graded (quit)')
       : keptGradeText(gradeOf(view, step, profile)),
     timeText(step.working_seconds, step.seconds)
   ]);
   if (quit) {
     for (let i = view.steps.length; i < view.n_steps; i++) {
-      rows.push([String(i + 1), 'not played', DASH, DASH]);
+      rows.push([String(i + 1), trans.__('not played'), DASH, DASH]);
     }
   }
   return rows;

@@ -14,11 +14,12 @@ import {
   FacetKey,
   facetLabel,
   facetOptions,
-  FACETS,
+  facetList,
   matchCount,
   taskMeta,
   taskTitle
 } from './facets';
+import { trans } from '../i18n';
 
 const FILTER_ID = 'jp-CIBench-filter-input';
 const LIST_ID = 'jp-CIBench-tasklist';
@@ -106,7 +107,7 @@ export class TaskList {
   /** The facet selects, refilled in place (a focused select keeps its focus). */
   private renderFacets(): void {
     const facets = this.model.facets;
-    for (const [key] of FACETS) {
+    for (const [key] of facetList()) {
       const select = this.facetSelects[key];
       const options = facetOptions(this.model.tasks, key).map(([value, n]) =>
         h('option', {
@@ -116,7 +117,7 @@ export class TaskList {
       );
       replaceChildren(
         select,
-        h('option', { text: 'All', attrs: { value: '' } }),
+        h('option', { text: trans.__('All'), attrs: { value: '' } }),
         ...options
       );
       select.value = facets[key];
@@ -132,7 +133,9 @@ export class TaskList {
     this.count.textContent = total ? matchCount(tasks.length, total) : '';
     const selected = this.model.selected?.id;
     const rows = tasks.map(task => h('li', {}, this.taskRow(task, selected)));
-    const empty = total ? 'No task matches the filter.' : 'No tasks loaded.';
+    const empty = total
+      ? trans.__('No task matches the filter.')
+      : trans.__('No tasks loaded.');
     const focused = focusedIn(this.list, 'data-task-id');
     replaceChildren(
       this.list,
@@ -194,7 +197,7 @@ export class TaskList {
   private facetRow = h(
     'div',
     { className: 'jp-CIBench-facets' },
-    ...FACETS.map(([key, label]) => this.makeFacet(key, label))
+    ...facetList().map(([key, label]) => this.makeFacet(key, label))
   );
   private count = h('p', {
     className: 'jp-CIBench-count',
@@ -203,7 +206,7 @@ export class TaskList {
   private filter: HTMLInputElement;
   private list = h('ul', {
     className: 'jp-CIBench-tasklist',
-    attrs: { id: LIST_ID, 'aria-label': 'Tasks' }
+    attrs: { id: LIST_ID, 'aria-label': trans.__('Tasks') }
   });
 }
 
@@ -212,7 +215,7 @@ function filterInput(model: CIBenchModel): HTMLInputElement {
   const attrs = {
     id: FILTER_ID,
     type: 'search',
-    placeholder: 'Filter tasks',
+    placeholder: trans.__('Filter tasks'),
     'aria-controls': LIST_ID
   };
   return input(
@@ -228,7 +231,7 @@ function filterRow(input: HTMLInputElement): HTMLElement {
     { className: 'jp-CIBench-filterRow' },
     h('label', {
       className: 'jp-CIBench-label',
-      text: 'Filter tasks',
+      text: trans.__('Filter tasks'),
       attrs: { for: FILTER_ID }
     }),
     input

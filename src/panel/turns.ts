@@ -9,6 +9,7 @@ import { ITurnDetail } from '../api';
 import { badgeText } from '../grade';
 import { stepLabel } from '../model';
 import { h } from './dom';
+import { trans } from '../i18n';
 
 /** "412 tokens (380 prompt + 32 reply) · 0.84 s · 1 retry". */
 export function turnFacts(t: ITurnDetail): string {
@@ -17,24 +18,30 @@ export function turnFacts(t: ITurnDetail): string {
     const parts =
       typeof t.tokens.prompt === 'number' &&
       typeof t.tokens.completion === 'number'
-        ? ` (${t.tokens.prompt} prompt + ${t.tokens.completion} reply)`
+        ? trans.__(
+            ' (%1 prompt + %2 reply)',
+            t.tokens.prompt,
+            t.tokens.completion
+          )
         : '';
-    facts.push(`${t.tokens.total} tokens${parts}`);
+    facts.push(trans.__('%1 tokens%2', t.tokens.total, parts));
   }
   if (typeof t.latency_s === 'number') {
-    facts.push(`${t.latency_s.toFixed(2)} s`);
+    facts.push(trans.__('%1 s', t.latency_s.toFixed(2)));
   }
   if (t.retries) {
-    facts.push(`${t.retries} retr${t.retries === 1 ? 'y' : 'ies'}`);
+    facts.push(trans._n('%1 retry', '%1 retries', t.retries));
   }
   if (t.action && t.action !== 'code') {
-    facts.push(`ran nothing (${t.action})`);
+    facts.push(trans.__('ran nothing (%1)', t.action));
   }
   if (t.edited) {
-    facts.push('code edited before it ran');
+    facts.push(trans.__('code edited before it ran'));
   }
   if (t.truncated) {
-    facts.push('outputs cut: the kernel printed more than the server keeps');
+    facts.push(
+      trans.__('outputs cut: the kernel printed more than the server keeps')
+    );
   }
   return facts.join(' · ');
 }
@@ -61,6 +68,15 @@ function promptText(prompt: unknown[]): string {
     .join('\n\n');
 }
 
+/** The prompt a turn sent, folded. */
+function promptBlock(prompt: NonNullable<ITurnDetail['prompt']>): HTMLElement {
+  return block(
+    trans._n('Prompt (%1 message)', 'Prompt (%1 messages)', prompt.length),
+    promptText(prompt),
+    'jp-CIBench-turn-prompt'
+  );
+}
+
 /** One turn's details as DOM. */
 export function turnNode(t: ITurnDetail): HTMLElement {
   const who = t.model ? ` · ${t.model}` : '';
@@ -70,25 +86,23 @@ export function turnNode(t: ITurnDetail): HTMLElement {
       className: 'jp-CIBench-turn',
       attrs: { 'data-turn': String(t.turn) }
     },
-    h('h4', { text: `Turn ${t.turn + 1}${who}` }),
+    h('h4', { text: trans.__('Turn %1%2', t.turn + 1, who) }),
     h('p', { className: 'jp-CIBench-turn-facts', text: turnFacts(t) }),
     t.grade
       ? h('p', { className: 'jp-CIBench-turn-grade', text: badgeText(t.grade) })
       : null,
-    t.prompt
-      ? block(
-          `Prompt (${t.prompt.length} messages)`,
-          promptText(t.prompt),
-          'jp-CIBench-turn-prompt'
-        )
-      : null,
+    t.prompt ? promptBlock(t.prompt) : null,
     t.response !== undefined
-      ? block('Raw reply', t.response, 'jp-CIBench-turn-response')
+      ? block(trans.__('Raw reply'), t.response, 'jp-CIBench-turn-response')
       : null,
-    block('Code', t.code || '(none)', 'jp-CIBench-turn-code'),
+    block(
+      trans.__('Code'),
+      t.code || trans.__('(none)'),
+      'jp-CIBench-turn-code'
+    ),
     t.observation?.length
       ? block(
-          'What the model was shown next',
+          trans.__('What the model was shown next'),
           typeof t.observation === 'string'
             ? t.observation
             : promptText(t.observation),
@@ -107,7 +121,7 @@ export function turnsNode(turns: ITurnDetail[], step: number): HTMLElement {
       ? null
       : h('p', {
           className: 'jp-CIBench-empty',
-          text: `${stepLabel(step)} has no recorded turns yet.`
+          text: trans.__('%1 has no recorded turns yet.', stepLabel(step))
         }),
     ...turns.map(turnNode)
   );
@@ -120,8 +134,8 @@ export async function showTurns(
 ): Promise<void> {
   const body = new Widget({ node: turnsNode(turns, step) });
   await showDialog({
-    title: `${stepLabel(step)}: turns`,
+    title: trans.__('%1: turns', stepLabel(step)),
     body,
-    buttons: [Dialog.okButton({ label: 'Close' })]
+    buttons: [Dialog.okButton({ label: trans.__('Close') })]
   });
 }

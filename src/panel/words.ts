@@ -12,6 +12,7 @@ import {
   ISummary
 } from '../api';
 import { passWord } from '../grade';
+import { trans } from '../i18n';
 
 export const DASH = '–';
 
@@ -23,11 +24,11 @@ export function formatScore(value: number | null | undefined): string {
 /** The rows of the summary table: [label, value]. */
 export function summaryRows(summary: ISummary | null): [string, string][] {
   const metrics: [string, keyof ISummary][] = [
-    ['Tool', 'tool'],
-    ['Exec', 'exec'],
-    ['Num', 'num'],
-    ['Text', 'text'],
-    ['Vis', 'vis']
+    [trans.__('Tool'), 'tool'],
+    [trans.__('Exec'), 'exec'],
+    [trans.__('Num'), 'num'],
+    [trans.__('Text'), 'text'],
+    [trans.__('Vis'), 'vis']
   ];
   return metrics.map(([label, key]) => [
     label,
@@ -41,13 +42,13 @@ export function summaryRows(summary: ISummary | null): [string, string][] {
  */
 export function qwenRows(measures: IQwenMeasures): [string, string][] {
   const rows: [string, string][] = [
-    ['Executable', formatScore(measures.executable)]
+    [trans.__('Executable'), formatScore(measures.executable)]
   ];
   if (measures.accuracy_of) {
     const none = measures.accuracy === null && measures.not_graded > 0;
     rows.push([
-      `Accuracy (${measures.accuracy_of})`,
-      none ? 'not graded' : formatScore(measures.accuracy)
+      trans.__('Accuracy (%1)', measures.accuracy_of),
+      none ? trans.__('not graded') : formatScore(measures.accuracy)
     ]);
   }
   return rows;
@@ -66,10 +67,10 @@ export function passedCount(
   }
   const none = a.not_graded ?? 0;
   if (none >= a.n_steps) {
-    return 'not graded';
+    return trans.__('not graded');
   }
-  const count = `${a.passed}/${a.n_steps - none} passed`;
-  return none ? `${count} · ${none} not graded` : count;
+  const count = trans.__('%1/%2 passed', a.passed, a.n_steps - none);
+  return none ? trans.__('%1 · %2 not graded', count, none) : count;
 }
 
 /** Seconds as `1m 05s` / `42.0 s`, or a dash. */
@@ -78,11 +79,11 @@ export function formatSeconds(seconds: number | null | undefined): string {
     return DASH;
   }
   if (seconds < 60) {
-    return `${seconds.toFixed(1)} s`;
+    return trans.__('%1 s', seconds.toFixed(1));
   }
   const m = Math.floor(seconds / 60);
   const s = Math.round(seconds % 60);
-  return `${m}m ${String(s).padStart(2, '0')}s`;
+  return trans.__('%1m %2s', m, String(s).padStart(2, '0'));
 }
 
 /** The kept grade in words with its score: "passed · 1.00", "missed", a dash. */
@@ -94,7 +95,8 @@ export function keptGradeText(grade: IGrade | null | undefined): string {
     return passWord(grade);
   }
   const at = grade.passed ? null : passAt(grade);
-  const bar = at === null ? '' : ` (pass at ${at >= 1 ? '1.00' : String(at)})`;
+  const bar =
+    at === null ? '' : trans.__(' (pass at %1)', at >= 1 ? '1.00' : String(at));
   return `${passWord(grade)} · ${grade.score.toFixed(2)}${bar}`;
 }
 
@@ -131,12 +133,11 @@ export function settleWarning(
   if (!step || step.settled) {
     return null;
   }
-  const label = `Step ${step.index + 1}`;
   if (!step.turns) {
-    return `${label} has no run yet.`;
+    return trans.__('Step %1 has no run yet.', step.index + 1);
   }
   if (lastRunFailed) {
-    return `The last run of ${label} raised an error.`;
+    return trans.__('The last run of Step %1 raised an error.', step.index + 1);
   }
   return null;
 }
@@ -145,13 +146,18 @@ export function settleWarning(
 export function splitLabel(split: string): string {
   const words = split.replace(/^cibench_/, '').split('_');
   const [head, ...rest] = words;
-  const tail = rest.map(w => (w === 'chinese' ? 'Chinese' : w)).join(' ');
+  const tail = rest
+    .map(w => (w === 'chinese' ? trans.__('Chinese') : w))
+    .join(' ');
   return tail ? `${head} (${tail})` : head;
 }
 
 /** A language code in words (en -> English); unknown codes stay. */
 export function languageLabel(language: string): string {
-  const names: { [code: string]: string } = { en: 'English', zh: 'Chinese' };
+  const names: { [code: string]: string } = {
+    en: trans.__('English'),
+    zh: trans.__('Chinese')
+  };
   return names[language] ?? language;
 }
 
@@ -165,14 +171,29 @@ export function roleText(me: IMe | null): { text: string; title: string } {
     return { text: '', title: '' };
   }
   const more = me.roles.filter(role => role !== 'participant');
-  const text = more.length ? more.join(' · ') : 'participant';
+  const text = more.length
+    ? more.map(roleWord).join(' · ')
+    : trans.__('participant');
   const classes = me.classes.length
-    ? `; ${me.roles.includes('instructor') ? 'teaches' : 'in'} ${me.classes.join(', ')}`
+    ? me.roles.includes('instructor')
+      ? trans.__('; teaches %1', me.classes.join(', '))
+      : trans.__('; in %1', me.classes.join(', '))
     : '';
-  return { text, title: `${me.name}: ${me.roles.join(', ')}${classes}` };
+  const roles = me.roles.map(roleWord).join(', ');
+  return { text, title: `${me.name}: ${roles}${classes}` };
+}
+
+/** A role in words (an unknown role stays as the server names it). */
+function roleWord(role: string): string {
+  const words: { [role: string]: string } = {
+    participant: trans.__('participant'),
+    instructor: trans.__('instructor'),
+    researcher: trans.__('researcher')
+  };
+  return words[role] ?? role;
 }
 
 /** "1 run allowed", "3 runs allowed": a step's run limit before its first run. */
 export function runsAllowedText(n: number): string {
-  return `${n} run${n === 1 ? '' : 's'} allowed`;
+  return trans._n('%1 run allowed', '%1 runs allowed', n);
 }

@@ -7,6 +7,7 @@
 import { h } from '../panel/dom';
 import type { IConsentRequest, IQuestion, IStudyView } from './api';
 import { paragraphs } from './words';
+import { trans } from '../i18n';
 
 let forms = 0;
 
@@ -22,7 +23,7 @@ export function consentForm(
   const prefix = `cibench-consent-${++forms}`;
   const title = h('h4', {
     className: 'jp-CIBench-consentTitle',
-    text: 'Consent',
+    text: trans.__('Consent'),
     attrs: { id: `${prefix}-title` }
   });
   const form = h(
@@ -42,7 +43,7 @@ export function consentForm(
     acceptField(prefix, errors['accept']),
     h('button', {
       className: 'jp-CIBench-button jp-CIBench-accept',
-      text: 'Accept and continue',
+      text: trans.__('Accept and continue'),
       attrs: { type: 'submit' }
     })
   );
@@ -66,7 +67,11 @@ function consentText(view: IStudyView): HTMLElement {
     'div',
     {
       className: 'jp-CIBench-consentText',
-      attrs: { tabindex: '0', role: 'region', 'aria-label': 'Consent text' }
+      attrs: {
+        tabindex: '0',
+        role: 'region',
+        'aria-label': trans.__('Consent text')
+      }
     },
     ...paragraphs(view.consent).map(text => h('p', { text }))
   );
@@ -86,14 +91,14 @@ function codeField(prefix: string, error?: string): HTMLElement {
   });
   return field(
     input,
-    'Your participant code',
+    trans.__('Your participant code'),
     error,
-    'Given to you by the organiser'
+    trans.__('Given to you by the organiser')
   );
 }
 
 function questionField(q: IQuestion, id: string, error?: string): HTMLElement {
-  const label = q.required ? `${q.label} (required)` : q.label;
+  const label = q.required ? trans.__('%1 (required)', q.label) : q.label;
   const attrs: { [name: string]: string } = { id, name: `answers.${q.name}` };
   if (q.required) {
     attrs['aria-required'] = 'true';
@@ -108,7 +113,10 @@ function questionControl(
 ): HTMLInputElement | HTMLSelectElement {
   const className = 'jp-CIBench-input';
   if (q.type === 'choice') {
-    const none = h('option', { text: 'Choose…', attrs: { value: '' } });
+    const none = h('option', {
+      text: trans.__('Choose…'),
+      attrs: { value: '' }
+    });
     const options = q.choices.map(c =>
       h('option', { text: c, attrs: { value: c } })
     );
@@ -140,7 +148,7 @@ function acceptField(prefix: string, error?: string): HTMLElement {
   });
   const wrap = field(
     box,
-    'I have read the text above and agree to take part',
+    trans.__('I have read the text above and agree to take part'),
     error
   );
   wrap.classList.add('jp-CIBench-acceptField');

@@ -18,6 +18,7 @@ import type { IResultsActions, IResultsState } from './results';
 import type { IStudyActions } from './view';
 import type { IWayOnActions } from './wayon';
 import { fieldErrors } from './words';
+import { trans } from '../i18n';
 
 /** What the study controller needs of the lab. */
 export interface IStudyHost {
@@ -152,9 +153,12 @@ export class StudyController
       return;
     }
     const sure = await this.host.confirm(
-      'Quit this task?',
-      `"${item.title}" is left unfinished and recorded as quit; you cannot come back to it.`,
-      'Quit task'
+      trans.__('Quit this task?'),
+      trans.__(
+        '"%1" is left unfinished and recorded as quit; you cannot come back to it.',
+        item.title
+      ),
+      trans.__('Quit task')
     );
     if (!sure) {
       return;
@@ -254,7 +258,7 @@ export class StudyController
       this.results_ = {
         ...shown,
         report: null,
-        refused: 'Choose at least one run to compare with.'
+        refused: trans.__('Choose at least one run to compare with.')
       };
       this.host.showResults(this.results_);
       return;

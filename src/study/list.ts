@@ -5,6 +5,7 @@
 import { button, h, replaceChildren } from '../panel/dom';
 import type { StudyModel } from './model';
 import { stateText } from './words';
+import { trans } from '../i18n';
 
 export class StudyList {
   constructor(
@@ -13,7 +14,7 @@ export class StudyList {
   ) {
     this.node = h('section', {
       className: 'jp-CIBench-studies',
-      attrs: { 'aria-label': 'Studies' }
+      attrs: { 'aria-label': trans.__('Studies') }
     });
     model.changed.connect((_, kind) => kind === 'studies' && this.render());
     this.render();
@@ -26,7 +27,7 @@ export class StudyList {
     this.node.hidden = rows.length === 0;
     replaceChildren(
       this.node,
-      h('h3', { className: 'jp-CIBench-section', text: 'Studies' }),
+      h('h3', { className: 'jp-CIBench-section', text: trans.__('Studies') }),
       h(
         'ul',
         { className: 'jp-CIBench-studyList' },

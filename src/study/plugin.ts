@@ -23,6 +23,7 @@ import { closeTabsExcept } from './seat';
 import { StudyView } from './view';
 import { StudyWayOn } from './wayon';
 import { studyParam } from './words';
+import { trans } from '../i18n';
 
 /** JupyterLab's file browser command that shows a folder. */
 const GO_TO_PATH = 'filebrowser:go-to-path';
@@ -94,7 +95,10 @@ function studyHost(
       const answer = await showDialog({
         title,
         body,
-        buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: ok })]
+        buttons: [
+          Dialog.cancelButton({ label: trans.__('Cancel') }),
+          Dialog.warnButton({ label: ok })
+        ]
       });
       return answer.button.accept;
     },

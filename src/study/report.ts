@@ -15,6 +15,7 @@ import type {
   IComparison,
   IHumanFigures
 } from './api';
+import { trans } from '../i18n';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -48,15 +49,25 @@ export function fmt(x: number): string {
 
 /** `1 person`, `2 people`. */
 export function peopleText(n: number): string {
-  return `${n} ${n === 1 ? 'person' : 'people'}`;
+  return trans._n('%1 person', '%1 people', n);
 }
 
 /** `2 people (+1 quit)`; `not played` when nobody counted or quit. */
 export function peopleCell(h: IHumanFigures): string {
   if (!h.n && !h.quit) {
-    return NOT_PLAYED;
+    return notPlayed();
   }
-  return peopleText(h.n) + (h.quit ? ` (+${h.quit} quit)` : '');
+  return peopleText(h.n) + (h.quit ? trans.__(' (+%1 quit)', h.quit) : '');
+}
+
+/** NOT_PLAYED in the person's language. */
+function notPlayed(): string {
+  return trans.__('not played');
+}
+
+/** NOT_GRADED in the person's language. */
+function notGraded(): string {
+  return trans.__('not graded');
 }
 
 /**
@@ -65,7 +76,7 @@ export function peopleCell(h: IHumanFigures): string {
  */
 export function rateText(h: IHumanFigures): string {
   if (!h.steps && h.not_graded) {
-    return NOT_GRADED;
+    return notGraded();
   }
   return bounded(h.rate, h.ci[0], h.ci[1]);
 }
@@ -82,13 +93,13 @@ export function timeText(h: IHumanFigures): string {
 export function stepRunText(row: ICompareStep, run: string): string {
   const got = row.runs[run];
   if (!got) {
-    return NOT_PLAYED;
+    return notPlayed();
   }
   if (!got.graded) {
-    return NOT_GRADED;
+    return notGraded();
   }
   const score = got.score === null ? '' : ` (${fmt(got.score)})`;
-  return `${got.passed ? 'passed' : 'missed'}${score}`;
+  return `${got.passed ? trans.__('passed') : trans.__('missed')}${score}`;
 }
 
 /** A task id that may wrap after each `/` (a `<wbr>`), never inside a name. */
@@ -130,7 +141,7 @@ function table(
     const tr = h('tr', {}, ...tds);
     if (mismatch.length) {
       tr.setAttribute('data-mismatch', mismatch.join('; '));
-      tr.title = `NOT COMPARABLE: ${mismatch.join('; ')}`;
+      tr.title = trans.__('NOT COMPARABLE: %1', mismatch.join('; '));
     }
     return tr;
   });
@@ -171,7 +182,7 @@ export function stepTable(report: IComparison): HTMLTableElement {
     ],
     mismatch: row.mismatch
   }));
-  return table('Per step', stepColumns(runs), rows);
+  return table(trans.__('Per step'), stepColumns(runs), rows);
 }
 
 /** Per library: steps, the people's pass % with CI and time, each run's rate. */
@@ -187,7 +198,7 @@ export function libraryTable(report: IComparison): HTMLTableElement {
       ...runs.map(run => {
         const got = row.runs[run];
         if (!got?.tasks) {
-          return NOT_PLAYED;
+          return notPlayed();
         }
         return got.rate === null
           ? MISSING
@@ -197,7 +208,7 @@ export function libraryTable(report: IComparison): HTMLTableElement {
     ],
     mismatch: row.mismatch
   }));
-  return table('Per library', libraryColumns(runs), rows);
+  return table(trans.__('Per library'), libraryColumns(runs), rows);
 }
 
 function svg<K extends keyof SVGElementTagNameMap>(
@@ -240,7 +251,7 @@ export function libraryBars(report: IComparison): SVGSVGElement {
     height,
     'font-size': FONT,
     role: 'img',
-    'aria-label': 'Pass rate per library: people beside each run'
+    'aria-label': trans.__('Pass rate per library: people beside each run')
   });
   report.libraries.forEach((row, i) => {
     const y0 = i * group + 5;
@@ -287,7 +298,8 @@ function rateOf(row: ICompareLibrary, name: string): number | null {
 
 /** A bar's value: `people 50.0`, `ref-e2e 66.7`, `ref-e2e —`. */
 function valueText(name: string, rate: number | null): string {
-  return `${name === 'humans' ? 'people' : name} ${rate === null ? MISSING : fmt(rate)}`;
+  const who = name === 'humans' ? trans.__('people') : name;
+  return `${who} ${rate === null ? MISSING : fmt(rate)}`;
 }
 
 /** One respondent group's bar (its value as a title) and its value, right of the bar and of `past` (%). */
@@ -308,7 +320,8 @@ function oneBar(
     class: `jp-CIBench-bar jp-CIBench-bar-${people ? 'humans' : 'run'}`
   });
   const title = svg('title', {});
-  title.textContent = `${name}: ${rate === null ? NOT_PLAYED : fmt(rate)}`;
+  const who = name === 'humans' ? trans.__('humans') : name;
+  title.textContent = `${who}: ${rate === null ? notPlayed() : fmt(rate)}`;
   rect.appendChild(title);
   const value = svg('text', {
     x: at.left + (Math.max(rate ?? 0, past) * WIDTH) / 100 + GAP / 2,
@@ -334,12 +347,20 @@ export function notesList(report: IComparison): HTMLElement {
   const mismatches = report.comparability.mismatches.map(m =>
     h('li', {
       className: 'jp-CIBench-compareMismatch',
-      text: `NOT COMPARABLE: run ${m.run}, task ${m.task}: ${m.reason}`
+      text: trans.__(
+        'NOT COMPARABLE: run %1, task %2: %3',
+        m.run,
+        m.task,
+        m.reason
+      )
     })
   );
   return h(
     'ul',
-    { className: 'jp-CIBench-compareNotes', attrs: { 'aria-label': 'Notes' } },
+    {
+      className: 'jp-CIBench-compareNotes',
+      attrs: { 'aria-label': trans.__('Notes') }
+    },
     ...mismatches,
     ...report.notes.map(text => h('li', { text }))
   );

@@ -18,6 +18,7 @@ import {
   stepTable
 } from './report';
 import { scatterTables, timeScatter } from './scatter';
+import { trans } from '../i18n';
 
 /** What the results view asks of the study controller. */
 export interface IResultsActions {
@@ -36,11 +37,14 @@ export interface IResultsState {
   refused: string | null;
 }
 
+/** The grading profiles (their names are the CLI's, never translated). */
+const PROFILES = ['fair', 'cibench'];
+
 export class ResultsView {
   constructor(private actions: IResultsActions) {
     this.node = h('div', {
       className: 'jp-CIBench-resultsView',
-      attrs: { 'aria-label': 'Study results' }
+      attrs: { 'aria-label': trans.__('Study results') }
     });
   }
 
@@ -81,17 +85,17 @@ export class ResultsView {
   private render(state: IResultsState, before: IAsked | null): void {
     this.state = state;
     const back = button(
-      'Back to the study',
+      trans.__('Back to the study'),
       'jp-CIBench-back',
       () => void this.actions.backToStudy(),
-      "The study's view in the CIBench panel"
+      trans.__("The study's view in the CIBench panel")
     );
     replaceChildren(
       this.node,
       back,
       h('h3', {
         className: 'jp-CIBench-studyTitle',
-        text: `Results: ${state.title}`
+        text: trans.__('Results: %1', state.title)
       }),
       this.form(state, before),
       state.refused
@@ -108,26 +112,27 @@ export class ResultsView {
   private form(state: IResultsState, before: IAsked | null): HTMLElement {
     const profile = h(
       'select',
-      { attrs: { name: 'profile', 'aria-label': 'Grading profile' } },
-      h('option', { text: 'fair', attrs: { value: 'fair' } }),
-      h('option', { text: 'cibench', attrs: { value: 'cibench' } })
+      { attrs: { name: 'profile', 'aria-label': trans.__('Grading profile') } },
+      ...PROFILES.map(name =>
+        h('option', { text: name, attrs: { value: name } })
+      )
     );
     profile.value = before?.profile ?? state.report?.profile ?? 'fair';
     const allow = checkbox(
       'allow_mismatch',
       `jp-CIBench-allow-${state.study}`,
-      'Show a comparison whose conditions differ (marked)',
+      trans.__('Show a comparison whose conditions differ (marked)'),
       before?.allow ?? false
     );
     const form = h(
       'form',
       { className: 'jp-CIBench-compareForm' },
       runChoices(state, before),
-      h('label', { text: 'Profile ' }, profile),
+      h('label', { text: trans.__('Profile') + ' ' }, profile),
       allow,
       h('button', {
         className: 'jp-mod-styled jp-mod-accept jp-CIBench-compare',
-        text: 'Compare',
+        text: trans.__('Compare'),
         attrs: { type: 'submit', 'data-primary': '' }
       })
     );
@@ -143,30 +148,35 @@ export class ResultsView {
 
   private report(report: IComparison): HTMLElement {
     const download = button(
-      'Download CSV',
+      trans.__('Download CSV'),
       'jp-CIBench-compareCsv',
       () => this.download(report),
-      'The comparison in the columns of report --compare --format csv'
+      trans.__('The comparison in the columns of report --compare --format csv')
     );
     const runs = report.runs.map(r => r.run).join(', ');
     return h(
       'section',
       {
         className: 'jp-CIBench-compareReport',
-        attrs: { 'aria-label': 'Comparison' }
+        attrs: { 'aria-label': trans.__('Comparison') }
       },
       h('p', {
         className: 'jp-CIBench-compareHead',
-        text: `${peopleText(report.people)} vs ${runs} · profile ${report.profile}`,
+        text: trans.__(
+          '%1 vs %2 · profile %3',
+          peopleText(report.people),
+          runs,
+          report.profile
+        ),
         attrs: { role: 'status' }
       }),
       download,
       notesList(report),
-      scroll(libraryBars(report), 'Pass rate per library'),
+      scroll(libraryBars(report), trans.__('Pass rate per library')),
       scroll(libraryTable(report)),
       scroll(
         timeScatter(report, `jp-CIBench-scatter-${report.study}`),
-        'Working time vs step difficulty'
+        trans.__('Working time vs step difficulty')
       ),
       ...scatterTables(report).map(table => scroll(table)),
       scroll(stepTable(report))
@@ -199,22 +209,28 @@ interface IAsked {
 /** The recorded runs as check boxes (those checked before stay checked). */
 function runChoices(state: IResultsState, before: IAsked | null): HTMLElement {
   const runs = state.runs.map(run => {
-    const plural = run.tasks === 1 ? '' : 's';
     return checkbox(
       'run',
       `jp-CIBench-run-${state.study}-${run.run}`,
-      `${run.run} (${run.player}, ${run.mode}, ${run.tasks} task${plural})`,
+      trans._n(
+        '%2 (%3, %4, %1 task)',
+        '%2 (%3, %4, %1 tasks)',
+        run.tasks,
+        run.run,
+        run.player,
+        run.mode
+      ),
       !!before?.runs.includes(run.run),
       run.run
     );
   });
   const none = h('p', {
-    text: 'No recorded runs (cibench-lab run --run NAME).'
+    text: trans.__('No recorded runs (cibench-lab run --run NAME).')
   });
   return h(
     'fieldset',
     {},
-    h('legend', { text: 'Runs to compare with' }),
+    h('legend', { text: trans.__('Runs to compare with') }),
     ...(runs.length ? runs : [none])
   );
 }

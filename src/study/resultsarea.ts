@@ -10,6 +10,7 @@ import { MainAreaWidget, WidgetTracker } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
 import type { IResultsState, ResultsView } from './results';
+import { trans } from '../i18n';
 
 export const RESULTS_COMMAND = 'cibench-lab:study-results';
 const TRACKER = 'cibench-lab-study-results';
@@ -23,8 +24,10 @@ export class ResultsArea {
     open: (id: string) => Promise<void>
   ) {
     app.commands.addCommand(RESULTS_COMMAND, {
-      label: 'CIBench: Study Results',
-      caption: "A study's people beside recorded model runs (researchers)",
+      label: trans.__('CIBench: Study Results'),
+      caption: trans.__(
+        "A study's people beside recorded model runs (researchers)"
+      ),
       describedBy: {
         args: {
           type: 'object',
@@ -58,7 +61,7 @@ export class ResultsArea {
       void this.tracker.add(this.area);
       this.app.shell.add(this.area, 'main');
     }
-    this.area.title.label = `Results: ${state.title}`;
+    this.area.title.label = trans.__('Results: %1', state.title);
     void this.tracker.save(this.area);
     if (!opened || !this.area.isVisible) {
       this.app.shell.activateById(this.area.id);

@@ -16,6 +16,7 @@ import { h } from '../panel/dom';
 import type { ICompareStep, IComparison } from './api';
 import { bounded, fmt } from './report';
 import { IBox, IPlaced, niceTicks, placeLabels, tickText } from './placing';
+import { trans } from '../i18n';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -99,7 +100,8 @@ function layout(report: IComparison) {
   const groups: IGroup[] = tied(points).map(ps => ({
     points: ps,
     ...at(ps[0].difficulty, ps[0].median),
-    label: ps[0].label + (ps.length > 1 ? ` +${ps.length - 1} tied` : ''),
+    label:
+      ps[0].label + (ps.length > 1 ? trans.__(' +%1 tied', ps.length - 1) : ''),
     placed: null
   }));
   placeAll(groups, at);
@@ -166,7 +168,11 @@ export function timeScatter(report: IComparison, id: string): SVGSVGElement {
     'aria-labelledby': `${id}-title ${id}-desc`
   });
   root.append(
-    el('title', { id: `${id}-title` }, 'Working time vs step difficulty'),
+    el(
+      'title',
+      { id: `${id}-title` },
+      trans.__('Working time vs step difficulty')
+    ),
     el('desc', { id: `${id}-desc` }, describe(report, points, groups)),
     ...axes(xTicks, yTicks, at)
   );
@@ -184,16 +190,19 @@ function describe(
 ): string {
   const left = report.steps.length - points.length;
   const without = left
-    ? ` (${left} without a working time or a difficulty left out)`
+    ? trans.__(' (%1 without a working time or a difficulty left out)', left)
     : '';
   const ties = groups.some(g => g.points.length > 1)
-    ? ' Steps tied at one point are one point, listed in the tied points table.'
+    ? trans.__(
+        ' Steps tied at one point are one point, listed in the tied points table.'
+      )
     : '';
-  return (
-    `Each step's difficulty (Rasch, people and models together; larger is harder) across, ` +
-    `the people's median working time in seconds up, its quartiles as a bar: ` +
-    `${points.length} step${points.length === 1 ? '' : 's'}${without}.${ties} ` +
-    'The per-step table lists the same values.'
+  return trans._n(
+    "Each step's difficulty (Rasch, people and models together; larger is harder) across, the people's median working time in seconds up, its quartiles as a bar: %1 step%2.%3 The per-step table lists the same values.",
+    "Each step's difficulty (Rasch, people and models together; larger is harder) across, the people's median working time in seconds up, its quartiles as a bar: %1 steps%2.%3 The per-step table lists the same values.",
+    points.length,
+    without,
+    ties
   );
 }
 
@@ -254,7 +263,7 @@ function axisTitles(): SVGElement[] {
         y: PAD.top + HEIGHT + 4 + FONT * 2 + 8,
         'text-anchor': 'middle'
       },
-      'step difficulty (Rasch, people and models; larger is harder)'
+      trans.__('step difficulty (Rasch, people and models; larger is harder)')
     ),
     el(
       'text',
@@ -265,7 +274,7 @@ function axisTitles(): SVGElement[] {
         'text-anchor': 'middle',
         transform: `rotate(-90 ${FONT} ${middle})`
       },
-      "people's working time (median, IQR)"
+      trans.__("people's working time (median, IQR)")
     )
   ];
 }
@@ -304,7 +313,7 @@ function point(g: IGroup, at: At): SVGElement {
 /** `cmp_a #2: difficulty 0.12, 25.0 s [22.5–27.5]`. */
 export function pointTitle(p: IScatterPoint): string {
   return (
-    `${p.label}: difficulty ${p.difficulty.toFixed(2)}, ` +
+    trans.__('%1: difficulty %2, ', p.label, p.difficulty.toFixed(2)) +
     bounded(p.median, p.q1, p.q3, ' s')
   );
 }
@@ -317,7 +326,7 @@ function groupTitle(points: IScatterPoint[]): string {
   const names = points.map(p => p.label).join(', ');
   return pointTitle({
     ...points[0],
-    label: `${names} (${points.length} tied)`
+    label: trans.__('%1 (%2 tied)', names, points.length)
   });
 }
 
@@ -331,26 +340,32 @@ export function scatterTables(report: IComparison): HTMLTableElement[] {
   const ties = groups.filter(g => g.points.length > 1);
   const bare = groups.filter(g => !g.placed && g.points.length === 1);
   return [
-    ties.length ? pointsTable('Tied points', ties) : null,
-    bare.length ? pointsTable('Points without a label', bare) : null
+    ties.length ? pointsTable(trans.__('Tied points'), ties) : null,
+    bare.length ? pointsTable(trans.__('Points without a label'), bare) : null
   ].filter((t): t is HTMLTableElement => t !== null);
 }
 
 /** The points tables' columns: text and tooltip. */
-const POINT_COLUMNS = [
-  [
-    'Difficulty',
-    'The difficulty estimate of the steps at this point (Rasch; larger is harder)'
-  ],
-  [
-    'Time',
-    "The people's median working time at these steps [first–third quartile]"
-  ],
-  ['Steps', 'The steps drawn at this point (task #step)']
-];
+function pointColumns(): [string, string][] {
+  return [
+    [
+      trans.__('Difficulty'),
+      trans.__(
+        'The difficulty estimate of the steps at this point (Rasch; larger is harder)'
+      )
+    ],
+    [
+      trans.__('Time'),
+      trans.__(
+        "The people's median working time at these steps [first–third quartile]"
+      )
+    ],
+    [trans.__('Steps'), trans.__('The steps drawn at this point (task #step)')]
+  ];
+}
 
 function pointsTable(caption: string, groups: IGroup[]): HTMLTableElement {
-  const head = POINT_COLUMNS.map(([text, title]) =>
+  const head = pointColumns().map(([text, title]) =>
     h('th', { text, attrs: { scope: 'col', title } })
   );
   return h(

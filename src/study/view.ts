@@ -9,6 +9,7 @@ import type { IConsentRequest, IPlanItem, IStudyView } from './api';
 import { consentForm, fillForm, focusForm, formValues } from './consent';
 import type { StudyModel } from './model';
 import { itemStatusText, progressLine, protocolText, timeText } from './words';
+import { trans } from '../i18n';
 
 /** What the study view's buttons do (the study controller). */
 export interface IStudyActions {
@@ -63,7 +64,7 @@ export class StudyView {
 
   private renderNow(): void {
     const view = this.model.study;
-    const back = button('All tasks', 'jp-CIBench-back', () =>
+    const back = button(trans.__('All tasks'), 'jp-CIBench-back', () =>
       this.actions.back()
     );
     if (!view) {
@@ -81,7 +82,7 @@ export class StudyView {
       view.participant
         ? h('p', {
             className: 'jp-CIBench-participant',
-            text: `Participant: ${view.participant}`
+            text: trans.__('Participant: %1', view.participant)
           })
         : null,
       view.researcher ? this.resultsButton() : null,
@@ -102,7 +103,7 @@ export class StudyView {
       'section',
       {
         className: 'jp-CIBench-studyProgress',
-        attrs: { 'aria-label': 'Your study' }
+        attrs: { 'aria-label': trans.__('Your study') }
       },
       h('p', {
         className: 'jp-CIBench-studyNow',
@@ -143,18 +144,22 @@ export class StudyView {
     const current = view.current === null ? null : view.items[view.current];
     if (current) {
       const open = button(
-        'Open task',
+        trans.__('Open task'),
         'jp-CIBench-openItem',
         () => void this.actions.openItem(current)
       );
       open.setAttribute('data-primary', '');
       bar.append(
         open,
-        button('Quit task', 'jp-CIBench-quit', () => void this.actions.quit())
+        button(
+          trans.__('Quit task'),
+          'jp-CIBench-quit',
+          () => void this.actions.quit()
+        )
       );
     } else if (view.next !== null) {
       const start = button(
-        'Start next task',
+        trans.__('Start next task'),
         'jp-CIBench-startNext',
         () => void this.actions.startNext()
       );
@@ -164,10 +169,10 @@ export class StudyView {
     if (view.participant_code && view.participant !== null) {
       bar.append(
         button(
-          'Hand over',
+          trans.__('Hand over'),
           'jp-CIBench-handOver',
           () => void this.actions.handOver(),
-          'Sign your code out: the next participant enters theirs'
+          trans.__('Sign your code out: the next participant enters theirs')
         )
       );
     }
@@ -177,10 +182,10 @@ export class StudyView {
   /** Researchers: the study's people beside recorded runs. */
   private resultsButton(): HTMLButtonElement {
     return button(
-      'Results',
+      trans.__('Results'),
       'jp-CIBench-results',
       () => void this.actions.results(),
-      "The study's people beside recorded model runs (researchers)"
+      trans.__("The study's people beside recorded model runs (researchers)")
     );
   }
 }

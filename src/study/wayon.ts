@@ -11,6 +11,7 @@ import { button, h, keepingFocus, replaceChildren } from '../panel/dom';
 import type { IPlanItem, IStudyView } from './api';
 import type { StudyModel } from './model';
 import { endedText, progressLine } from './words';
+import { trans } from '../i18n';
 
 /** What the way on's buttons do (the study controller), and how it reads a study. */
 export interface IWayOnActions {
@@ -96,7 +97,12 @@ export class StudyWayOn {
     if (index < 0 || (view.next === null && view.current === null)) {
       return progressLine(view);
     }
-    return `Task ${index + 1} of ${view.n_items} ended · ${endedText(view)}`;
+    return trans.__(
+      'Task %1 of %2 ended · %3',
+      index + 1,
+      view.n_items,
+      endedText(view)
+    );
   }
 
   private buttons(view: IStudyView): HTMLElement[] {
@@ -104,7 +110,7 @@ export class StudyWayOn {
     const current = view.current === null ? null : view.items[view.current];
     if (current) {
       const open = button(
-        'Open task',
+        trans.__('Open task'),
         'jp-CIBench-openItem',
         () => void this.actions.openItem(current)
       );
@@ -112,17 +118,17 @@ export class StudyWayOn {
     } else if (view.next !== null) {
       const next = view.items[view.next];
       const start = button(
-        'Start next task',
+        trans.__('Start next task'),
         'jp-CIBench-startNext',
         () => void this.actions.startNext(view.id),
-        `Task ${view.next + 1} of ${view.n_items}: ${next.title}`
+        trans.__('Task %1 of %2: %3', view.next + 1, view.n_items, next.title)
       );
       start.setAttribute('data-primary', '');
       out.push(start);
     }
     out.push(
       button(
-        'Back to the study',
+        trans.__('Back to the study'),
         'jp-CIBench-toStudy',
         () => void this.actions.open(view.id)
       )

@@ -4,6 +4,7 @@
  */
 import { formatSeconds } from '../panel/words';
 import type { IPlanItem, IStudySummary, IStudyView } from './api';
+import { trans } from '../i18n';
 
 /** The lab URL parameter that opens the panel on a study: `…/lab?cibench-study=ID`. */
 export const STUDY_PARAM = 'cibench-study';
@@ -17,9 +18,11 @@ export function studyParam(search: string): string | null {
 /** The protocol in words (what the participant plays under). */
 export function protocolText(protocol: string): string {
   if (protocol === 'model-parity') {
-    return 'Model parity: end-to-end, grades shown when a task ends, at most 3 runs a step';
+    return trans.__(
+      'Model parity: end-to-end, grades shown when a task ends, at most 3 runs a step'
+    );
   }
-  return 'Practice: grades as you go, your best run of a step kept';
+  return trans.__('Practice: grades as you go, your best run of a step kept');
 }
 
 /** How many of a plan's tasks ended, and how (a quit task is not counted as finished). */
@@ -27,8 +30,8 @@ export type EndedCounts = Pick<IStudySummary, 'finished' | 'quit' | 'n_items'>;
 
 /** "1 of 3 finished, 1 quit" ("2 of 3 finished" when none was quit). */
 export function endedText(counts: EndedCounts): string {
-  const quit = counts.quit ? `, ${counts.quit} quit` : '';
-  return `${counts.finished} of ${counts.n_items} finished${quit}`;
+  const quit = counts.quit ? trans.__(', %1 quit', counts.quit) : '';
+  return trans.__('%1 of %2 finished%3', counts.finished, counts.n_items, quit);
 }
 
 /** A study's row in the list: where the participant stands. */
@@ -38,14 +41,16 @@ export function stateText(
   const n = row.n_items;
   switch (row.state) {
     case 'consent':
-      return 'not started: consent first';
+      return trans.__('not started: consent first');
     case 'playing':
       return (
-        `task ${row.done + 1} of ${n} in progress` +
+        trans.__('task %1 of %2 in progress', row.done + 1, n) +
         (row.done ? ` · ${endedText(row)}` : '')
       );
     case 'finished':
-      return row.quit ? `ended: ${endedText(row)}` : `finished: ${n} of ${n}`;
+      return row.quit
+        ? trans.__('ended: %1', endedText(row))
+        : trans.__('finished: %1 of %1', n);
     default:
       return endedText(row);
   }
@@ -55,25 +60,30 @@ export function stateText(
 export function progressLine(view: IStudyView): string {
   const n = view.n_items;
   if (view.state === 'consent') {
-    return `${n} task${n === 1 ? '' : 's'} · consent first`;
+    return trans._n('%1 task · consent first', '%1 tasks · consent first', n);
   }
   const ended = view.done ? ` · ${endedText(view)}` : '';
   if (view.current !== null) {
-    return `Task ${view.current + 1} of ${n} · in progress${ended}`;
+    return trans.__(
+      'Task %1 of %2 · in progress%3',
+      view.current + 1,
+      n,
+      ended
+    );
   }
   if (view.next !== null) {
-    return `Task ${view.next + 1} of ${n} · next${ended}`;
+    return trans.__('Task %1 of %2 · next%3', view.next + 1, n, ended);
   }
-  return `All ${n} tasks ended${ended}`;
+  return trans._n('All %1 task ended%2', 'All %1 tasks ended%2', n, ended);
 }
 
 /** An item's status in words. */
 export function itemStatusText(item: IPlanItem): string {
   const words: { [status: string]: string } = {
-    todo: 'to do',
-    open: 'in progress',
-    done: 'done',
-    quit: 'quit'
+    todo: trans.__('to do'),
+    open: trans.__('in progress'),
+    done: trans.__('done'),
+    quit: trans.__('quit')
   };
   const time =
     item.working_seconds === null
@@ -84,7 +94,7 @@ export function itemStatusText(item: IPlanItem): string {
 
 /** "Your time: 12m 05s" over the plan's attempts, net of pauses. */
 export function timeText(view: IStudyView): string {
-  return `Your time: ${formatSeconds(view.total_seconds)}`;
+  return trans.__('Your time: %1', formatSeconds(view.total_seconds));
 }
 
 /** The consent text's paragraphs (blank lines between them). */
