@@ -19,9 +19,27 @@ from cibench_lab.tasks.library import TaskLibrary, builtin_dir
 SAME_NAME = "pandas/economics_unemployment"  # one task in three splits
 
 
+def _same_named_in_three_splits(root):
+    """The built-in task in its two template splits, and as a generation task of the same name
+    (the built-in generation split holds no copy of a template task)."""
+    for split in ("cibench_template", "cibench_template_chinese"):
+        source = builtin_dir() / split / f"{SAME_NAME}.ipynb"
+        (root / split / SAME_NAME).parent.mkdir(parents=True)
+        (root / split / f"{SAME_NAME}.ipynb").write_bytes(source.read_bytes())
+    nb = nbformat.read(builtin_dir() / "cibench_template" / f"{SAME_NAME}.ipynb", as_version=4)
+    for key in ("step_types", "modules"):
+        nb.metadata.pop(key)
+    (root / "cibench_generation" / SAME_NAME).parent.mkdir(parents=True)
+    nbformat.write(nb, root / "cibench_generation" / f"{SAME_NAME}.ipynb")
+    (root / "datasources" / "data").mkdir(parents=True)
+    for rel in nb.metadata["cibench_lab"]["data_files"]:
+        (root / "datasources" / rel).write_bytes((builtin_dir() / "datasources" / rel).read_bytes())
+    return TaskLibrary.load([root])
+
+
 @pytest.mark.fast
-def test_same_named_tasks_get_different_notebook_names():
-    library = TaskLibrary.load([builtin_dir()])
+def test_same_named_tasks_get_different_notebook_names(tmp_path):
+    library = _same_named_in_three_splits(tmp_path)
     splits = ("cibench_template", "cibench_template_chinese", "cibench_generation")
     names = [notebook_name(library.get(f"{split}/{SAME_NAME}")) for split in splits]
     assert names == [

@@ -181,6 +181,25 @@ def test_a_database_made_before_migrations_is_upgraded_with_every_result(tmp_pat
     assert schema_diffs(f"sqlite:///{path}") == []
 
 
+def _v0_task_dir(root: Path) -> Path:
+    """The task the v0 results were recorded on: ``cibench_generation/pandas/tips_ratio_by_group``,
+    then a copy of the template task without ``step_types`` (the built-in generation split no
+    longer holds copies of template tasks)."""
+    import nbformat
+
+    from cibench_lab.tasks.library import builtin_dir
+
+    builtin = builtin_dir()
+    nb = nbformat.read(builtin / "cibench_template" / "pandas" / "tips_ratio_by_group.ipynb", as_version=4)
+    for key in ("step_types", "modules"):
+        nb.metadata.pop(key)
+    (root / "cibench_generation" / "pandas").mkdir(parents=True)
+    nbformat.write(nb, root / "cibench_generation" / "pandas" / "tips_ratio_by_group.ipynb")
+    (root / "datasources" / "data").mkdir(parents=True)
+    shutil.copy(builtin / "datasources" / "data" / "tips.csv", root / "datasources" / "data" / "tips.csv")
+    return root
+
+
 def test_the_app_reads_upgraded_results(tmp_path):
     from cibench_lab.play.attempt import Attempts
     from cibench_lab.tasks.library import TaskLibrary, default_task_dirs
@@ -188,7 +207,8 @@ def test_the_app_reads_upgraded_results(tmp_path):
 
     path = tmp_path / "class.sqlite"
     shutil.copy(FIXTURES / "results-v0.sqlite", path)
-    attempts = Attempts(Store(f"sqlite:///{path}"), TaskLibrary.load(default_task_dirs()))
+    library = TaskLibrary.load([*default_task_dirs(), _v0_task_dir(tmp_path / "v0-tasks")])
+    attempts = Attempts(Store(f"sqlite:///{path}"), library)
     (alice,) = attempts.list_for("alice")
     view = attempt_view(attempts, alice["id"], "alice")
     assert [s["outcome"] for s in view["steps"]] == ["next", "gave_up", None]
