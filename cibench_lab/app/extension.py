@@ -29,7 +29,7 @@ from ..kernels.pool import PoolSettings
 from ..kernels.sandbox import SandboxSetting, configure, prepare
 from ..kernels.spec import ensure_kernelspec, hide_from_kernels
 from ..kernels.specguard import apply_specguard, kernelspec_problem
-from ..lab.contents import apply_contents, no_link_cwd
+from ..lab.contents import apply_contents, no_link_cwd, no_link_sessions
 from ..lab.cull import check_cull
 from ..lab.play import LabConfig, LabPlay
 from ..lab.pool import apply_pool
@@ -319,6 +319,7 @@ class CIBenchLabApp(CIBenchLabTraits):
             self.log.critical("cibench-lab: %s", unwritable(err, what, "CIBenchLabApp.attempts_dir"))
             raise SystemExit(1) from None
         no_link_cwd(self._server.kernel_manager, str(root), self.attempts_dir)
+        no_link_sessions(self._server.session_manager)
 
     def _judge(self) -> VisionJudge | None:
         """The VLM judge the ``judge_*`` traits (and any ``VisionJudge`` config) describe."""
