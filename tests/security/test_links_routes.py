@@ -101,6 +101,4 @@ async def test_a_kernels_path_through_a_link_is_refused(jp_fetch, jp_serverapp, 
 def refused_line(resp, path: str) -> None:
     assert resp.code == 403, (path, resp.code, resp.body)
     message = json.loads(resp.body)["message"]
-    assert "link" in message and "\n" not in message and not message.startswith("/"), (
-        message
-    )
+    assert "link" in message and "\n" not in message and not message.startswith("/"), message
