@@ -295,14 +295,17 @@ class CIBenchLabApp(CIBenchLabTraits):
     def _check_key_files(self, models: ModelRegistry, root: Path, allow_hidden: bool) -> None:
         """A model's key file where Jupyter's file routes reach it is refused (the server exits, as for
         the database); one that other users may read is warned of."""
-        for config in models.configs.values():
+        judge = self._judge()
+        found = [(f"model {c.name!r}: api_key_file", c) for c in models.configs.values()]
+        found += [(f"judge {judge.model!r}: judge_api_key_file", judge.model_config())] if judge else []
+        for setting, config in found:
             if not config.api_key_file:
                 continue
             path = Path(config.api_key_file).expanduser().resolve()
             if served(path.parent, root, allow_hidden):
                 self._exit_on(
-                    f"model {config.name!r}: api_key_file {path} is under the server root {root}, whose "
-                    "files Jupyter serves: keep it outside"
+                    f"{setting} {path} is under the server root {root}, whose files Jupyter serves: "
+                    "keep it outside"
                 )
             warning = config.key_file_warning()
             if warning:
@@ -330,6 +333,7 @@ class CIBenchLabApp(CIBenchLabTraits):
             model=self.judge_model,
             base_url=self.judge_base_url,
             api_key_env=self.judge_api_key_env or "OPENAI_API_KEY",
+            api_key_file=self.judge_api_key_file,
         )
 
     def _model_configs(self) -> dict:

@@ -50,6 +50,7 @@ def job_options(args: argparse.Namespace, options: dict, hidden: tuple[str, ...]
         "model": args.judge_model,
         "base_url": args.judge_base_url,
         "api_key_env": args.judge_api_key_env,
+        "api_key_file": args.judge_api_key_file,  # its path: each worker reads the key itself
     }
     judge = {k: v or os.environ.get(f"CIBENCH_LAB_JUDGE_{k.upper()}", "") for k, v in given.items()}
     return JobOptions(

@@ -49,7 +49,7 @@ class Job:
     player: str
     model_options: dict[str, Any]
     hide_env: tuple[str, ...]  # variables kept from kernels (the key's name, the judge's)
-    judge: dict[str, str]  # the judge's model, base_url, api_key_env (names, no key)
+    judge: dict[str, str]  # the judge's model, base_url, api_key_env, api_key_file (no key)
     sandbox: dict[str, bool]
     timeout: float
     silence: float | None
