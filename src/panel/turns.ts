@@ -36,6 +36,10 @@ export function turnFacts(t: ITurnDetail): string {
   if (t.truncated) {
     facts.push('outputs cut: the kernel printed more than the server keeps');
   }
+  if (t.malformed) {
+    const s = t.malformed === 1 ? '' : 's';
+    facts.push(`${t.malformed} malformed message${s} from the kernel ignored`);
+  }
   return facts.join(' · ');
 }
 
