@@ -1816,6 +1816,8 @@ export type components = {
       status?: string;
       /** @description the outputs were cut: the kernel printed more than the server keeps */
       truncated?: boolean;
+      /** @description IOPub messages from the kernel not as the protocol says, ignored (their count) */
+      malformed?: number;
       /** @description how long a headless run took */
       seconds?: number;
       action?: components['schemas']['Action'];

@@ -29,7 +29,7 @@ from ..kernels.pool import PoolSettings
 from ..kernels.sandbox import SandboxSetting, configure, prepare
 from ..kernels.spec import ensure_kernelspec, hide_from_kernels
 from ..kernels.specguard import apply_specguard, kernelspec_problem
-from ..lab.contents import apply_contents, no_link_cwd
+from ..lab.contents import apply_contents, no_link_cwd, no_link_sessions
 from ..lab.cull import check_cull
 from ..lab.play import LabConfig, LabPlay
 from ..lab.pool import apply_pool
@@ -295,14 +295,17 @@ class CIBenchLabApp(CIBenchLabTraits):
     def _check_key_files(self, models: ModelRegistry, root: Path, allow_hidden: bool) -> None:
         """A model's key file where Jupyter's file routes reach it is refused (the server exits, as for
         the database); one that other users may read is warned of."""
-        for config in models.configs.values():
+        judge = self._judge()
+        found = [(f"model {c.name!r}: api_key_file", c) for c in models.configs.values()]
+        found += [(f"judge {judge.model!r}: judge_api_key_file", judge.model_config())] if judge else []
+        for setting, config in found:
             if not config.api_key_file:
                 continue
             path = Path(config.api_key_file).expanduser().resolve()
             if served(path.parent, root, allow_hidden):
                 self._exit_on(
-                    f"model {config.name!r}: api_key_file {path} is under the server root {root}, whose "
-                    "files Jupyter serves: keep it outside"
+                    f"{setting} {path} is under the server root {root}, whose files Jupyter serves: "
+                    "keep it outside"
                 )
             warning = config.key_file_warning()
             if warning:
@@ -319,6 +322,7 @@ class CIBenchLabApp(CIBenchLabTraits):
             self.log.critical("cibench-lab: %s", unwritable(err, what, "CIBenchLabApp.attempts_dir"))
             raise SystemExit(1) from None
         no_link_cwd(self._server.kernel_manager, str(root), self.attempts_dir)
+        no_link_sessions(self._server.session_manager)
 
     def _judge(self) -> VisionJudge | None:
         """The VLM judge the ``judge_*`` traits (and any ``VisionJudge`` config) describe."""
@@ -329,6 +333,7 @@ class CIBenchLabApp(CIBenchLabTraits):
             model=self.judge_model,
             base_url=self.judge_base_url,
             api_key_env=self.judge_api_key_env or "OPENAI_API_KEY",
+            api_key_file=self.judge_api_key_file,
         )
 
     def _model_configs(self) -> dict:

@@ -188,7 +188,6 @@ class CIBenchLabTraits(ExtensionApp):
             "by the browser (from the lab's settings editor) are ignored."
         ),
     ).tag(config=True)
-
     guard_settings = Enum(
         ["auto", "on", "off"],
         default_value="auto",
@@ -202,7 +201,6 @@ class CIBenchLabTraits(ExtensionApp):
             "the server's."
         ),
     ).tag(config=True)
-
     models = Dict(
         default_value={},
         help=(
@@ -213,7 +211,6 @@ class CIBenchLabTraits(ExtensionApp):
             "protocols only."
         ),
     ).tag(config=True)
-
     model_config_file = Unicode(
         "",
         help=(
@@ -221,7 +218,6 @@ class CIBenchLabTraits(ExtensionApp):
             '--model-config` ({"models": {NAME: {...}}}); they join `models` (which wins on a clash).'
         ),
     ).tag(config=True)
-
     participant = Unicode(
         "",
         help=(
@@ -230,7 +226,6 @@ class CIBenchLabTraits(ExtensionApp):
             "user."
         ),
     ).tag(config=True)
-
     instructors = NameList(
         default_value=[],
         help=(
@@ -285,7 +280,6 @@ class CIBenchLabTraits(ExtensionApp):
             "not answer leaves the roles these settings give (logged)."
         ),
     ).tag(config=True)
-
     judge_model = Unicode(
         "",
         help=(
@@ -299,6 +293,14 @@ class CIBenchLabTraits(ExtensionApp):
     )
     judge_api_key_env = Unicode(
         "OPENAI_API_KEY", help="Name of the environment variable that holds the judge's API key."
+    ).tag(config=True)
+    judge_api_key_file = Unicode(
+        "",
+        help=(
+            "A file whose first line is the judge's API key, read at each request and never put into "
+            "an environment; keep it outside the server root (the server refuses to start otherwise), "
+            "readable by the server's user only. Empty (default): the variable judge_api_key_env names."
+        ),
     ).tag(config=True)
     kernel_sandbox = Bool(
         True,

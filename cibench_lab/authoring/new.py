@@ -92,11 +92,25 @@ class NewTask:
     updated: bool = False  # it replaced an earlier version of the task
     data_files: list[str] = field(default_factory=list)
 
-    def view(self) -> dict:
+    def view(self, root: Path | None = None, into: Path | None = None) -> dict:
+        """The answer; the lab's (``root``, ``into``: the server root, new_tasks_dir) names no folder of
+        the server's (:func:`shown_path`)."""
         out = asdict(self)
-        out["path"] = str(self.path)
+        out["path"] = shown_path(self.path, root, into or self.path.parent)
         out["refusals"] = [{"cell": r.cell, "message": r.line()} for r in self.refusals]
         return out
+
+
+def shown_path(path: Path, root: Path | None, into: Path) -> str:
+    """How an answer names ``path``: the CLI's (no server ``root``) as it is; the lab's relative to the
+    server root when under it, else as ``new_tasks_dir/...`` (``into``), else by its name only."""
+    if root is None:
+        return str(path)
+    for base, prefix in ((root, ""), (into, "new_tasks_dir")):
+        if path.is_relative_to(base):
+            rel = path.relative_to(base).as_posix()
+            return "/".join(p for p in (prefix, rel) if p and p != ".") or "."
+    return path.name
 
 
 def read(path: Path, root: Path | None = None) -> dict:
@@ -127,7 +141,7 @@ async def new_task(source: Path, into: Path, options: NewTaskOptions = NewTaskOp
         return result
     text = await asyncio.to_thread(_checked, solution, plan, result)
     if text is not None and not options.check:
-        await asyncio.to_thread(_write, result, text, files, into)
+        await asyncio.to_thread(_write, result, text, files, into, shown_path(into, options.root, into))
     return result
 
 
@@ -168,7 +182,7 @@ def _before_run(solution: Solution, result: NewTask, into: Path, options: NewTas
     files, refused = data_files(folder)
     if options.attempts is not None:
         _no_links([folder, *files.values()] if folder else [], options.attempts)
-    result.refusals += refused + clashes(files, into, result.task_id)
+    result.refusals += refused + clashes(files, into, result.task_id, shown_path(into, options.root, into))
     if not result.refusals:  # the instructions, before the kernel: a plot element left unsaid, ...
         draft = TaskPlan(result.lib or "", options.language)
         result.refusals += _lint(solution, task_notebook(solution, draft, KERNELSPEC, STOCK_72), result)
@@ -320,7 +334,7 @@ def _checked(solution: Solution, plan: TaskPlan, result: NewTask) -> str | None:
     return None if result.refusals else text
 
 
-def _write(result: NewTask, text: str, files: dict[str, Path], into: Path) -> None:
+def _write(result: NewTask, text: str, files: dict[str, Path], into: Path, shown: str) -> None:
     """The task notebook and its data; TaskError naming the file that cannot be written."""
     try:
         copy_files(files, into / DATASOURCES)
@@ -331,5 +345,5 @@ def _write(result: NewTask, text: str, files: dict[str, Path], into: Path) -> No
         partial.write_text(text, encoding="utf-8")
         os.replace(partial, result.path)
     except OSError as err:
-        raise BadInput(f"cannot write the task into {into}: {err.strerror or err}") from None
+        raise BadInput(f"cannot write the task into {shown}: {err.strerror or err}") from None
     result.written = True

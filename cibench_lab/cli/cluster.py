@@ -11,6 +11,7 @@ import os
 
 from ..errors import BadInput
 from ..runs.dask.client import ClusterOptions, JobOptions
+from .common import kernel_limits
 
 
 def wanted(args: argparse.Namespace) -> bool:
@@ -45,19 +46,21 @@ def cluster_options(args: argparse.Namespace) -> ClusterOptions:
 
 def job_options(args: argparse.Namespace, options: dict, hidden: tuple[str, ...]) -> JobOptions:
     """What each worker is told: the player's spec and options (the key's variable name, never
-    its value), the judge's names, the sandbox setting."""
+    its value), the judge's names, the sandbox setting (its kernel limits too)."""
     given = {
         "model": args.judge_model,
         "base_url": args.judge_base_url,
         "api_key_env": args.judge_api_key_env,
+        "api_key_file": args.judge_api_key_file,  # its path: each worker reads the key itself
     }
     judge = {k: v or os.environ.get(f"CIBENCH_LAB_JUDGE_{k.upper()}", "") for k, v in given.items()}
+    limits = kernel_limits(args).flag()  # each worker's kernels run under the run's limits
     return JobOptions(
         player=args.player,
         model_options={k: v for k, v in options.items() if k != "config_file"},
         hide_env=tuple(n for n in hidden if n),
         judge=judge,
-        sandbox={"enabled": not args.no_sandbox, "network": args.allow_network},
+        sandbox={"enabled": not args.no_sandbox, "network": args.allow_network, "limits": limits},
         grading_workers=args.grading_workers,
     )
 

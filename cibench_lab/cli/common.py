@@ -48,23 +48,27 @@ def start_sandbox(args: argparse.Namespace) -> bool:
         print(f"warning: {unpinned}", file=sys.stderr)
     elif kernel_python() == sys.executable:
         print(f"warning: {kernel_python_note(sys.executable)}", file=sys.stderr)
-    limits = KernelLimits(*(int(getattr(args, f"kernel_{name}", default)) for name, default in _LIMITS))
     setting = SandboxSetting(
         enabled=not getattr(args, "no_sandbox", False),
         network=getattr(args, "allow_network", False),
-        limits=limits,
+        limits=kernel_limits(args),
     )
     problem = prepare() if setting.enabled else None
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return False
     configure(setting)
-    problem = process_limit_problem(limits) if setting.enabled else None
+    problem = process_limit_problem(setting.limits) if setting.enabled else None
     if problem:
         print(f"warning: {problem}", file=sys.stderr)
     if not setting.enabled:
         print("warning: task kernels are NOT sandboxed (--no-sandbox)", file=sys.stderr)
     return True
+
+
+def kernel_limits(args: argparse.Namespace) -> KernelLimits:
+    """The limits ``--kernel-max-processes`` … name (the defaults where a command has none)."""
+    return KernelLimits(*(int(getattr(args, f"kernel_{name}", default)) for name, default in _LIMITS))
 
 
 #: The kernel limits' option names (``--kernel-max-processes`` …) and defaults, in KernelLimits' order.

@@ -3,7 +3,8 @@
     cibench-lab run --player openai:MODEL|reference|replay:FILE [--base-url URL]
         [--protocol cibench-react|tools] [--merge-roles] [--mode e2e|oracle]
         [--tasks ID|PATTERN ...] [--jobs N] [--run NAME] [--timeout S] [--compat-timeout]
-        [--export-transcript FILE] [--judge-model M [--judge-base-url URL] [--judge-api-key-env VAR]]
+        [--export-transcript FILE] [--judge-model M [--judge-base-url URL] [--judge-api-key-env VAR]
+        [--judge-api-key-file FILE]]
         [--grading-workers N] [--no-sandbox] [--allow-network]
         [--cluster tcp://HOST:PORT | --scheduler-file F] [--tls-ca-file F --tls-cert F --tls-key F]
         [--insecure]
@@ -59,9 +60,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     player = _player(args, store)
     if player is None:
         return 2
-    judge = VisionJudge.from_env(
-        model=args.judge_model, base_url=args.judge_base_url, api_key_env=args.judge_api_key_env
-    )
+    names = ("model", "base_url", "api_key_env", "api_key_file")
+    judge = VisionJudge.from_env(**{k: getattr(args, f"judge_{k}") for k in names})
     config = getattr(player, "config", None)
     hidden = (config.api_key_env if config else "", judge.api_key_env if judge else "")
     hide_from_kernels(*hidden)
@@ -352,4 +352,8 @@ def _grading_arguments(r: argparse.ArgumentParser) -> None:
     g.add_argument("--judge-base-url", help="the judge's endpoint, up to /v1 ($CIBENCH_LAB_JUDGE_BASE_URL)")
     g.add_argument(
         "--judge-api-key-env", help="variable holding the judge's key ($CIBENCH_LAB_JUDGE_API_KEY_ENV)"
+    )
+    g.add_argument(
+        "--judge-api-key-file",
+        help="file whose first line is the judge's key ($CIBENCH_LAB_JUDGE_API_KEY_FILE)",
     )

@@ -40,4 +40,4 @@ async def make_task(services: Services, body: s.NewTaskRequest) -> dict:
     result = await new_task(notebook, services.new_tasks_dir, options)
     if result.written:
         services.library.refresh(services.new_tasks_dir, result.task_id)
-    return result.view()
+    return result.view(root, services.new_tasks_dir)

@@ -106,18 +106,29 @@ def _files_handler(self: Any) -> type:
 
 
 def no_link_cwd(kernel_manager: Any, root: str, attempts_dir: str) -> None:
-    """A kernel started by path (``POST /api/kernels``, a session) never starts through a link in the
-    attempts folder: it starts in the attempts folder itself (its sandbox shows an empty attempt folder)."""
+    """A kernel started by path (``POST /api/kernels``) never starts through a link in the attempts
+    folder: refused with one line (403). A session's kernel path is the contents manager's
+    (:meth:`NoLinkContents.get_kernel_path`), which never names such a folder."""
     found = kernel_manager.cwd_for_path
 
     def cwd_for_path(path: str, **kwargs: Any) -> str:
-        os_path = found(path, **kwargs)
-        try:
-            return checked(os_path, root, attempts_dir)
-        except Refused:
-            return os.path.join(root, attempts_dir)
+        return checked(found(path, **kwargs), root, attempts_dir)
 
     kernel_manager.cwd_for_path = cwd_for_path
+
+
+def no_link_sessions(session_manager: Any) -> None:
+    """``PATCH /api/sessions {"path"}`` never moves a session through a link in the attempts folder:
+    refused with one line (403), as the contents manager refuses that path."""
+    update = session_manager.update_session
+    check = getattr(session_manager.contents_manager, "_get_os_path", None)  # a file contents manager's
+
+    async def update_session(session_id: str, **kwargs: Any) -> Any:
+        if kwargs.get("path") and check is not None:
+            check(kwargs["path"])
+        return await update(session_id, **kwargs)
+
+    session_manager.update_session = update_session
 
 
 def apply_contents(serverapp: Any, attempts_dir: str, log: Any) -> None:

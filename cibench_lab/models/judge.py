@@ -6,7 +6,8 @@ A traitlets ``Configurable`` built by whoever owns the run — the server from i
 the ``Grader``.  Requests go through the project's :class:`~.client.ChatClient`
 (async, so a verdict waits on the event loop, not on a thread); failures are not
 retried here — the next grading of the step asks again.  The key is read from
-the variable ``api_key_env`` names and sent to the endpoint only.
+``api_key_file`` (its first line, at each request, never put into an environment)
+or else the variable ``api_key_env`` names, and sent to the endpoint only.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .config import DEFAULT_KEY_ENV, ModelConfig
 from .redact import redact
 
 ENV_PREFIX = "CIBENCH_LAB_JUDGE_"
+FROM_ENV = ("model", "base_url", "api_key_env", "api_key_file")
 
 
 class VisionJudge(Configurable):
@@ -32,6 +34,9 @@ class VisionJudge(Configurable):
     model = Unicode("", help="The judge's vision model id. Empty: no judge.").tag(config=True)
     base_url = Unicode("", help="Base URL of the judge's API, up to /v1 (empty: OpenAI's).").tag(config=True)
     api_key_env = Unicode(DEFAULT_KEY_ENV, help="Variable holding the judge's API key.").tag(config=True)
+    api_key_file = Unicode(
+        "", help="File whose first line is the judge's API key (wins over api_key_env)."
+    ).tag(config=True)
     timeout = Float(60.0, help="Seconds one judge request may take.").tag(config=True)
     max_tokens = Int(32, help="New tokens the judge may answer with.").tag(config=True)
 
@@ -44,10 +49,10 @@ class VisionJudge(Configurable):
     def from_env(
         cls, environ: Mapping[str, str] | None = None, **overrides: str | None
     ) -> VisionJudge | None:
-        """The judge ``CIBENCH_LAB_JUDGE_{MODEL,BASE_URL,API_KEY_ENV}`` describe, ``overrides``
-        (None ignored) winning; None when no model is named."""
+        """The judge ``CIBENCH_LAB_JUDGE_{MODEL,BASE_URL,API_KEY_ENV,API_KEY_FILE}`` describe,
+        ``overrides`` (None ignored) winning; None when no model is named."""
         environ = os.environ if environ is None else environ
-        values = {k: environ.get(ENV_PREFIX + k.upper(), "") for k in ("model", "base_url", "api_key_env")}
+        values = {k: environ.get(ENV_PREFIX + k.upper(), "") for k in FROM_ENV}
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["model"]:
             return None
@@ -60,6 +65,7 @@ class VisionJudge(Configurable):
             name=self.model,
             base_url=self.base_url or None,
             api_key_env=self.api_key_env or DEFAULT_KEY_ENV,
+            api_key_file=self.api_key_file or None,
             temperature=0.0,
             max_tokens=self.max_tokens,
             request_timeout=self.timeout,

@@ -88,7 +88,8 @@ def read_transcript(
 ) -> dict[str, dict[int, list[dict[str, Any]]]]:
     """``{task_id: {step: [lines by turn]}}``; TranscriptError names the line that is wrong.
     ``models_only`` (the lab): a line a recorded player other than a model made (``reference``, a
-    replay) is refused — its code may be a reference, shown before the step settles."""
+    replay), or one that names no ``player``, is refused — its code may be a reference, shown before
+    the step settles."""
     by_task: dict[str, dict[int, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     try:
         data = Path(path).read_bytes()
@@ -127,6 +128,8 @@ def _checked(path: str | Path, n: int, raw: bytes, models_only: bool) -> dict[st
             raise TranscriptError(f"{path}:{n}: {key} must be a whole number >= 0")
     if line.get("action", "code") not in RECORDABLE:
         raise TranscriptError(f"{path}:{n}: action must be one of {', '.join(RECORDABLE)}")
+    if models_only and "player" not in line:
+        raise TranscriptError(f"{path}:{n}: player: no player named; the lab replays model runs only")
     player = line.get("player", REPLAYABLE_PREFIX)
     if models_only and not (isinstance(player, str) and player.startswith(MODEL_PREFIXES)):
         raise TranscriptError(

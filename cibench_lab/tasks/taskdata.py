@@ -47,8 +47,9 @@ def data_files(folder: Path | None) -> tuple[dict[str, Path], list[Refusal]]:
     return files, refused
 
 
-def clashes(files: dict[str, Path], into: Path, task_id: str) -> list[Refusal]:
-    """Files of ``into/datasources`` that the new task would change while another task uses them."""
+def clashes(files: dict[str, Path], into: Path, task_id: str, shown: str = "") -> list[Refusal]:
+    """Files of ``into/datasources`` that the new task would change while another task uses them
+    (``into`` named as ``shown`` when given: the lab's answer names no folder of the server's)."""
     changed = [
         rel
         for rel, path in files.items()
@@ -64,7 +65,7 @@ def clashes(files: dict[str, Path], into: Path, task_id: str) -> list[Refusal]:
         if others:
             named = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
             message = (
-                f"{rel}: {into / DATASOURCES / rel} is another file of that name, used by {named}; "
+                f"{rel}: {shown or into}/{DATASOURCES}/{rel} is another file of that name, used by {named}; "
                 "rename yours (and the solution's path to it)"
             )
             refused.append(Refusal(None, message))

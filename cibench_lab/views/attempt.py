@@ -224,6 +224,7 @@ TURN_META = (
     "edited",
     "status",
     "truncated",
+    "malformed",
     "seconds",
 )
 

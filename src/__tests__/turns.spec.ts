@@ -54,6 +54,16 @@ describe('turn details', () => {
     );
   });
 
+  it('says how many malformed messages from the kernel were ignored', () => {
+    const person = { ...MODEL_TURN, tokens: undefined, latency_s: undefined };
+    expect(turnFacts({ ...person, retries: 0, malformed: 2 })).toBe(
+      '2 malformed messages from the kernel ignored'
+    );
+    expect(turnFacts({ ...person, retries: 0, malformed: 1 })).toBe(
+      '1 malformed message from the kernel ignored'
+    );
+  });
+
   it('shows prompt, raw reply and code of each turn', () => {
     const node = turnsNode([MODEL_TURN, { ...MODEL_TURN, turn: 1 }], 2);
     const turns = node.querySelectorAll('.jp-CIBench-turn');

@@ -43,6 +43,10 @@ export function turnFacts(t: ITurnDetail): string {
       trans.__('outputs cut: the kernel printed more than the server keeps')
     );
   }
+  if (t.malformed) {
+    const s = t.malformed === 1 ? '' : 's';
+    facts.push(`${t.malformed} malformed message${s} from the kernel ignored`);
+  }
   return facts.join(' · ');
 }
 

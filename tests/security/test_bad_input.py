@@ -61,6 +61,14 @@ async def test_a_transcript_not_utf8_a_reference_runs_or_at_a_6kb_path_is_a_400(
     assert code == 400 and body["error"].startswith("player.transcript: ref.jsonl:1: "), body
     assert "reference" in body["error"]
     _one_line(body["error"])
+    del line["player"]  # a transcript that does not say who played it may be a reference run's
+    (jp_root_dir / "anon.jsonl").write_text(json.dumps(line) + "\n")
+    code, body = await api(
+        "POST", "attempts", {"task_id": PROBE_ID, "mode": "e2e", "player": {"transcript": "anon.jsonl"}}
+    )
+    assert code == 400 and body["error"].startswith("player.transcript: anon.jsonl:1: "), body
+    assert "no player" in body["error"]
+    _one_line(body["error"])
 
 
 async def test_a_6kb_notebook_path_or_an_unreadable_notebook_is_a_400_naming_it_relative(

@@ -31,6 +31,7 @@ async def test_a_malformed_iopub_message_is_ignored_in_the_lab(start_attempt, jp
     code, turns = await browser.api("GET", f"attempts/{browser.attempt['id']}/turns")
     assert (turns[0]["status"], turns[0]["error"]) == ("ok", False), turns
     assert turns[0]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "after\n"}]
+    assert turns[0]["malformed"] == 3, turns  # shown in the turn's facts (panel/turns.ts: turnFacts)
     code, turn = await browser.turn(0, "print(probe)")  # the same kernel goes on
     assert code == 200 and turn["grade"]["passed"], turn
     assert kernel.provisioner.process.pid == pid

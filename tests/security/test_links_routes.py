@@ -5,12 +5,15 @@ that attempt's file. The test process makes them, as an attempt folder from befo
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 from conftest import PROBE_ID, server_config
 from newtask import LOAD, write_solution
+
+from cibench_lab.kernels.spec import KERNEL_NAME
 
 pytestmark = pytest.mark.fast
 
@@ -62,13 +65,40 @@ async def test_a_players_transcript_follows_no_link(api, links):
         refused(*await api("POST", "attempts", choice))
 
 
-def test_a_kernels_path_follows_no_link(jp_serverapp, links, jp_root_dir):
-    """``POST /api/kernels {"path"}`` starts a kernel in the folder its path names: through a link
-    to another attempt, the kernel's folder would be that attempt's (the sandbox binds the real
-    folder it finds inside the attempts folder). It starts in the attempts folder itself instead,
-    where a sandboxed kernel sees an empty attempt folder."""
+async def test_a_kernels_path_through_a_link_is_refused(jp_fetch, jp_serverapp, links):
+    """``POST /api/kernels {"path"}`` starts a kernel in the folder its path names, and ``PATCH
+    /api/sessions {"path"}`` moves a session there: through a link in an attempt folder (to another
+    attempt, or out of the attempts folder) both are refused in one line; no kernel starts."""
+    os.symlink("/", links / "root")
     km = jp_serverapp.kernel_manager
-    attempts = str(jp_root_dir / ATTEMPTS)
-    assert km.cwd_for_path(f"{MINE}/through") == attempts
-    assert km.cwd_for_path(f"{MINE}/through/data") == attempts
-    assert km.cwd_for_path(MINE) == str(jp_root_dir / MINE)  # a real attempt folder is its own
+    for path in (f"{MINE}/through", f"{MINE}/through/data", f"{MINE}/root/etc"):
+        body = json.dumps({"name": KERNEL_NAME, "path": path})
+        resp = await jp_fetch("api", "kernels", method="POST", body=body, raise_error=False)
+        refused_line(resp, path)
+    assert km.list_kernel_ids() == []
+    nb = {
+        "path": f"{MINE}/mine.ipynb",
+        "type": "notebook",
+        "name": "mine.ipynb",
+        "kernel": {"name": KERNEL_NAME},
+    }
+    resp = await jp_fetch("api", "sessions", method="POST", body=json.dumps(nb), raise_error=False)
+    assert resp.code == 201, resp.body
+    session = json.loads(resp.body)
+    try:
+        for path in (f"{MINE}/through/x.ipynb", f"{MINE}/root/x.ipynb"):
+            body = json.dumps({"path": path})
+            resp = await jp_fetch(
+                "api", "sessions", session["id"], method="PATCH", body=body, raise_error=False
+            )
+            refused_line(resp, path)
+        resp = await jp_fetch("api", "sessions", session["id"], raise_error=False)
+        assert json.loads(resp.body)["path"] == f"{MINE}/mine.ipynb"
+    finally:
+        await jp_fetch("api", "sessions", session["id"], method="DELETE", raise_error=False)
+
+
+def refused_line(resp, path: str) -> None:
+    assert resp.code == 403, (path, resp.code, resp.body)
+    message = json.loads(resp.body)["message"]
+    assert "link" in message and "\n" not in message and not message.startswith("/"), message

@@ -49,7 +49,7 @@ async def test_a_notebook_is_checked_then_made_and_served_at_once(api, jp_root_d
     assert TASK_ID not in [t["id"] for t in listed]
 
     code, body = await api("POST", "tasks", {"notebook": "teacher/bills_week.ipynb"})
-    assert code == 200 and body["written"] and body["path"] == str(tmp_path / "made" / f"{TASK_ID}.ipynb")
+    assert code == 200 and body["written"] and body["path"] == f"new_tasks_dir/{TASK_ID}.ipynb"
     code, listed = await api("GET", "tasks")
     assert TASK_ID in [t["id"] for t in listed]
     code, task = await api("GET", f"tasks/{TASK_ID}")

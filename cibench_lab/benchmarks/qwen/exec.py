@@ -22,6 +22,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,7 +31,7 @@ from ...grading.qwen.execrate import ExecItem
 from ...grading.qwen.score import ExecResult
 from ...kernels.interpreter import describe, kernel_python
 from ...kernels.launch import kernel_env, unsandboxed_env
-from ...kernels.limits import LIMITS_VAR, KernelLimits
+from ...kernels.limits import LIMITS_VAR, KernelLimits, enter_cgroup, process_cgroup, remove_cgroup
 from ...kernels.sandbox import bwrap_argv, kernel_policy, prepare, sandbox_env
 from ...kernels.seccomp import filter_fd
 
@@ -88,6 +89,7 @@ class QwenExecutor:
             folder = Path(tmp)
             self._stage(folder)
             fd = filter_fd() if self.sandbox else None
+            cgroup = process_cgroup(self.limits.processes) if self.sandbox else None  # as root
             argv, env, cwd = self._command(folder, limit, fd)
             try:
                 done = subprocess.run(
@@ -99,14 +101,26 @@ class QwenExecutor:
                     cwd=cwd,
                     timeout=limit + WARM_ALLOWANCE,
                     pass_fds=() if fd is None else (fd,),
-                    preexec_fn=self.limits.apply if self.sandbox else None,
+                    preexec_fn=self._confine(cgroup) if self.sandbox else None,
                 )
             except subprocess.TimeoutExpired:
                 return ExecResult(False, f"timed out after {limit:g} seconds (the process was stopped)")
             finally:
                 if fd is not None:
                     os.close(fd)
+                remove_cgroup(cgroup)
         return _verdict(done)
+
+    def _confine(self, cgroup: Path | None) -> Callable[[], None]:
+        """What the item's process does before it runs bubblewrap: a kernel launcher's child's
+        (:func:`cibench_lab.kernels.launch`): its own pids cgroup (as root), then the rlimits."""
+
+        def confine() -> None:
+            if cgroup is not None:
+                enter_cgroup(cgroup)
+            self.limits.apply()
+
+        return confine
 
     def _stage(self, folder: Path) -> None:
         target = folder / "upload_file"

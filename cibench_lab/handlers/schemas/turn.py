@@ -100,6 +100,7 @@ class TurnDetail(Closed):
     grade: Grade | None
     status: str = absent("how the kernel ran it: ok | error | timeout | no_action | ...")
     truncated: bool = absent("the outputs were cut: the kernel printed more than the server keeps")
+    malformed: int = absent("IOPub messages from the kernel not as the protocol says, ignored (their count)")
     seconds: float = absent("how long a headless run took")
     action: Action = absent()
     protocol: str = absent()

@@ -54,7 +54,7 @@ class JobOptions:
     model_options: dict[str, Any]
     hide_env: tuple[str, ...]
     judge: dict[str, str]
-    sandbox: dict[str, bool]
+    sandbox: dict[str, Any]  # enabled, network, limits (KernelLimits.flag())
     grading_workers: int
 
 

@@ -49,8 +49,8 @@ class Job:
     player: str
     model_options: dict[str, Any]
     hide_env: tuple[str, ...]  # variables kept from kernels (the key's name, the judge's)
-    judge: dict[str, str]  # the judge's model, base_url, api_key_env (names, no key)
-    sandbox: dict[str, bool]
+    judge: dict[str, str]  # the judge's model, base_url, api_key_env, api_key_file (no key)
+    sandbox: dict[str, Any]  # enabled, network, limits (KernelLimits.flag(); empty: the defaults)
     timeout: float
     silence: float | None
     grading_workers: int
@@ -148,11 +148,13 @@ def check_worker(sandboxed: bool) -> str | None:
 
 
 def _configure(job: Job) -> None:
+    from ...kernels.limits import KernelLimits
     from ...kernels.sandbox import SandboxSetting, configure
     from ...kernels.spec import hide_from_kernels
 
     hide_from_kernels(*job.hide_env)
-    configure(SandboxSetting(enabled=job.sandbox["enabled"], network=job.sandbox["network"]))
+    limits = KernelLimits.parse(job.sandbox.get("limits", ""))
+    configure(SandboxSetting(enabled=job.sandbox["enabled"], network=job.sandbox["network"], limits=limits))
 
 
 class WorkerContext(PlayContext):
