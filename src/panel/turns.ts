@@ -44,8 +44,13 @@ export function turnFacts(t: ITurnDetail): string {
     );
   }
   if (t.malformed) {
-    const s = t.malformed === 1 ? '' : 's';
-    facts.push(`${t.malformed} malformed message${s} from the kernel ignored`);
+    facts.push(
+      trans._n(
+        '%1 malformed message from the kernel ignored',
+        '%1 malformed messages from the kernel ignored',
+        t.malformed
+      )
+    );
   }
   return facts.join(' · ');
 }
