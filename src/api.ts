@@ -42,8 +42,8 @@ export type IReference = Schemas['Reference'];
 export type IStepView = Schemas['StepView'];
 /** Per-metric means x100 (null when no step of that kind). */
 export type ISummary = Schemas['Summary'];
-/** A Qwen benchmark attempt's measures x100 (its summary's `qwen`). */
-export type IQwenMeasures = Schemas['QwenMeasures'];
+/** A benchmark's own measures of an attempt x100 (its summary's `benchmark_measures`). */
+export type IBenchmarkMeasures = Schemas['BenchmarkMeasures'];
 /**
  * What happens next in an attempt, as the server's step driver decides it:
  * `propose` (ask the attached player for step `step`'s turn), `run` (run the

@@ -806,6 +806,41 @@ export type components = {
       /** @description the working clock's pauses, oldest first */
       pauses: components['schemas']['PauseView'][];
     };
+    /** @description A Qwen benchmark task's item as the task list shows it (tasks/qwen.py: public_item). */
+    BenchmarkItem: {
+      /** @description the question as asked, without an easy item's prior turn */
+      question: string;
+      /** @enum {string} */
+      family: 'qwen-math' | 'qwen-vis' | 'qwen-general';
+      /** @description visualization: easy when the item's first turn runs before play; else null */
+      difficulty: ('easy' | 'hard') | null;
+      /** @description its files, as paths inside upload_file/ */
+      files: string[];
+      /** @description the benchmark file the item came from */
+      source: string;
+      /** @description its line in that file */
+      line: number;
+      /** @description the item's interpreter call limit (the original's) */
+      calls: number;
+      /** @description the runs a person gets: the calls, less an easy item's prior turn */
+      runs: number;
+    };
+    /** @description A Qwen benchmark attempt's measures x100 (grading/qwen/lab.py ``qwen_measures``). */
+    BenchmarkMeasures: {
+      /** @description steps whose kept run ran without an error */
+      executable: number;
+      /** @description of the graded steps of a family that has an accuracy; null: none graded, or none has one */
+      accuracy: number | null;
+      /** @description math | visualization: the family measured; null: none */
+      accuracy_of: string | null;
+      steps: number;
+      /** @description steps not graded (a visualization step without a judge's verdict) */
+      not_graded: number;
+    } & {
+      [key: string]: unknown;
+    };
+    /** @enum {string} */
+    BenchmarkName: 'cibench' | 'qwen';
     CellEdits: {
       step: number;
       cell_id: string;
@@ -1350,39 +1385,6 @@ export type components = {
     };
     /** @enum {string} */
     QuestionType: 'choice' | 'number' | 'text';
-    /** @description A Qwen benchmark task's item as the task list shows it (tasks/qwen.py: public_item). */
-    QwenItem: {
-      /** @description the question as asked, without an easy item's prior turn */
-      question: string;
-      /** @enum {string} */
-      family: 'qwen-math' | 'qwen-vis' | 'qwen-general';
-      /** @description visualization: easy when the item's first turn runs before play; else null */
-      difficulty: ('easy' | 'hard') | null;
-      /** @description its files, as paths inside upload_file/ */
-      files: string[];
-      /** @description the benchmark file the item came from */
-      source: string;
-      /** @description its line in that file */
-      line: number;
-      /** @description the item's interpreter call limit (the original's) */
-      calls: number;
-      /** @description the runs a person gets: the calls, less an easy item's prior turn */
-      runs: number;
-    };
-    /** @description A Qwen benchmark attempt's measures x100 (grading/qwen/lab.py ``qwen_measures``). */
-    QwenMeasures: {
-      /** @description steps whose kept run ran without an error */
-      executable: number;
-      /** @description of the graded steps of a family that has an accuracy; null: none graded, or none has one */
-      accuracy: number | null;
-      /** @description math | visualization: the family measured; null: none */
-      accuracy_of: string | null;
-      steps: number;
-      /** @description steps not graded (a visualization step without a judge's verdict) */
-      not_graded: number;
-    } & {
-      [key: string]: unknown;
-    };
     /** @description A recorded run (`cibench-lab run --run NAME`) a comparison can name. */
     RecordedRun: {
       run: string;
@@ -1726,8 +1728,8 @@ export type components = {
       ungradable?: number;
       judge?: number | null;
       judge_failed?: number;
-      /** @description a Qwen benchmark task's attempt: its family's measures (shown instead) */
-      qwen?: components['schemas']['QwenMeasures'];
+      /** @description an attempt of a benchmark whose steps have measures of their own: those (shown instead) */
+      benchmark_measures?: components['schemas']['BenchmarkMeasures'];
     } & {
       [key: string]: unknown;
     };
@@ -1742,15 +1744,15 @@ export type components = {
       steps: number;
       kinds: components['schemas']['StepKind'][];
       /**
+       * @description the benchmark whose rules play the task
        * @default cibench
-       * @enum {string}
        */
-      benchmark?: 'cibench' | 'qwen';
+      benchmark?: components['schemas']['BenchmarkName'];
       /**
-       * @description a Qwen benchmark task's item; null for CIBench tasks
+       * @description the task's own item, when its benchmark's tasks have one; null for CIBench tasks
        * @default null
        */
-      qwen?: components['schemas']['QwenItem'] | null;
+      benchmark_item?: components['schemas']['BenchmarkItem'] | null;
       intro: string;
       instructions: components['schemas']['TaskInstruction'][];
     };
@@ -1777,15 +1779,15 @@ export type components = {
       steps: number;
       kinds: components['schemas']['StepKind'][];
       /**
+       * @description the benchmark whose rules play the task
        * @default cibench
-       * @enum {string}
        */
-      benchmark?: 'cibench' | 'qwen';
+      benchmark?: components['schemas']['BenchmarkName'];
       /**
-       * @description a Qwen benchmark task's item; null for CIBench tasks
+       * @description the task's own item, when its benchmark's tasks have one; null for CIBench tasks
        * @default null
        */
-      qwen?: components['schemas']['QwenItem'] | null;
+      benchmark_item?: components['schemas']['BenchmarkItem'] | null;
     };
     Tokens: {
       prompt?: number | null;

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
 from ..grading import TurnOutput
 from ..tasks.model import Step, Task
-from ..tasks.vocabulary import Outcome
+from ..tasks.vocabulary import Mode, Outcome
 
 
 class Benchmark(Protocol):
@@ -25,6 +27,10 @@ class Benchmark(Protocol):
     #: the module (of :mod:`cibench_lab.cli`) whose ``SECTION`` reports the benchmark's runs in a
     #: table of their own (:mod:`cibench_lab.cli.sections`; None: CIBench's metrics report them)
     report_section: str | None
+    #: the wire form (:mod:`.wire`) of its tasks' own item in the task list (``benchmark_item``) and
+    #: of its attempts' own measures in a summary (``benchmark_measures``); None: it has none
+    item_model: type[BaseModel] | None
+    measures_model: type[BaseModel] | None
 
     def owns(self, task: Task) -> bool:
         """Whether ``task`` is this benchmark's."""
@@ -53,7 +59,7 @@ class Benchmark(Protocol):
         """A turn's time limit on the task, given the server's ``timeout``."""
         ...
 
-    def check_mode(self, task: Task, mode: str) -> None:
+    def check_mode(self, task: Task, mode: Mode) -> None:
         """Refuse (BadInput) a mode the task cannot be played in."""
         ...
 
@@ -74,7 +80,7 @@ class Benchmark(Protocol):
         :meth:`criterion`)."""
         ...
 
-    def session(self, player: Any, task: Task, mode: str) -> Any | None:
+    def session(self, player: Any, task: Task, mode: Mode) -> Any | None:
         """A model player's session of ``task`` when the benchmark plays its own loop (None: the
         player's own; :mod:`cibench_lab.players.own`)."""
         ...
@@ -93,7 +99,8 @@ class Benchmark(Protocol):
         ...
 
     def task_view(self, task: Task) -> dict[str, Any]:
-        """What ``tasks show`` adds to the admin view of ``task`` (its own item)."""
+        """What ``tasks show`` adds to the admin view of ``task`` (its own item in full, as
+        ``benchmark_item``)."""
         ...
 
     def prompt(self, task: Task, step: Step) -> str:

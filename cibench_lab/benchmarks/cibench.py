@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from ..grading import TurnOutput
 from ..grading.criterion import criterion, passes
 from ..grading.fair import first_image
 from ..grading.profile import VERSIONS
 from ..tasks.model import Step, Task
-from ..tasks.vocabulary import Outcome
+from ..tasks.vocabulary import Mode, Outcome
 
 
 class CIBench:
@@ -19,6 +21,8 @@ class CIBench:
     name = "cibench"
     title = "CIBench"
     report_section: str | None = None
+    item_model: type[BaseModel] | None = None
+    measures_model: type[BaseModel] | None = None
 
     def owns(self, task: Task) -> bool:
         return True
@@ -42,7 +46,7 @@ class CIBench:
     def turn_timeout(self, task: Task, timeout: float) -> float:
         return timeout
 
-    def check_mode(self, task: Task, mode: str) -> None:
+    def check_mode(self, task: Task, mode: Mode) -> None:
         return None
 
     def pooled(self, task: Task) -> bool:
@@ -57,7 +61,7 @@ class CIBench:
     def passes(self, step: Step, profile: str) -> str | None:
         return passes(profile, step.kind)
 
-    def session(self, player: Any, task: Task, mode: str) -> Any | None:
+    def session(self, player: Any, task: Task, mode: Mode) -> Any | None:
         return None
 
     def reference_refusal(self, task: Task) -> str | None:

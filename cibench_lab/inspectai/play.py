@@ -25,6 +25,7 @@ from ..play.attempt import Attempts
 from ..play.settings import PlaySettings
 from ..runs.local import PlayContext, ensure_run, play_attempt
 from ..store.tables import Attempt, StepRow
+from ..tasks.vocabulary import Mode
 from .client import PROTOCOLS, InspectClient, InspectPlayer
 from .scores import sample_scores
 
@@ -36,7 +37,7 @@ ATTEMPT, SCORES = "cibench_lab_attempt", "cibench_lab_scores"
 class Options:
     """What the task's arguments choose about play (docs/inspect.md)."""
 
-    mode: str = "e2e"
+    mode: Mode = "e2e"
     protocol: str = "react"
     merge_roles: bool = False
     profile: str = "cibench"

@@ -25,7 +25,7 @@ from ..play.attempt import Attempts
 from ..store import Store, configured_url
 from ..tasks.library import TaskLibrary, default_task_dirs
 from ..tasks.model import Task as CITask
-from ..tasks.vocabulary import MODES
+from ..tasks.vocabulary import MODES, Mode
 from .client import PROTOCOLS
 from .play import Options, Shared, play_task
 from .scorers import metric_scorers
@@ -99,7 +99,7 @@ def cibench(
     split: str | None = None,
     library: str | None = None,
     tasks: str | list[str] | None = None,
-    mode: str = "e2e",
+    mode: Mode = "e2e",
     protocol: str = "react",
     merge_roles: bool = False,
     profile: str = "cibench",

@@ -40,7 +40,7 @@ from ..play.workspace import notebook_name, written
 from ..players import Player, PlayerContext, PlayerError, SpecError, make_player, spec_of_choice
 from ..players.transcript import replayable
 from ..tasks.model import Task
-from ..tasks.vocabulary import HUMAN, Outcome
+from ..tasks.vocabulary import HUMAN, Mode, Outcome
 from .capture import Captures
 from .closed import check_bindable
 from .config import LabConfig, check_ids, check_step, settings_policy
@@ -171,7 +171,7 @@ class LabPlay:
 
     # ---- attempts --------------------------------------------------------------
     async def start(
-        self, task_id: str, mode: str, participant: str, overrides: dict | None, player: Any = None
+        self, task_id: str, mode: Mode, participant: str, overrides: dict | None, player: Any = None
     ) -> str:
         try:
             task = self.attempts.library.get(task_id)

@@ -26,13 +26,14 @@ from ..play.safe_outputs import safe_outputs
 from ..play.workspace import CELL_KEY, attempt_notebook, write_notebook
 from ..tasks import literal
 from ..tasks.model import Task
+from ..tasks.vocabulary import Mode
 from .hidden import run_hidden
 
 PRIOR = "prior"  # the cell role of a prior turn (a turn the benchmark plays before the person's first)
 _KEPT = 64  # prior turns kept between a kernel's start and its notebook's writing
 
 
-def check_mode(task: Task, mode: str) -> None:
+def check_mode(task: Task, mode: Mode) -> None:
     """A mode the task's benchmark plays (BadInput otherwise)."""
     benchmark_of(task).check_mode(task, mode)
 
@@ -83,7 +84,7 @@ class KernelSetup:
         return ran[n:]
 
     def write_notebook(
-        self, task: Task, attempt_id: str, mode: str, path: Path, player: str, language: dict
+        self, task: Task, attempt_id: str, mode: Mode, path: Path, player: str, language: dict
     ) -> nbformat.NotebookNode:
         """Write the attempt's notebook (:func:`.workspace.attempt_notebook`) — in its benchmark's
         words, with its prior turn's cell — and return it as written: what the server signs, never

@@ -28,7 +28,7 @@ from ..store.tables import Attempt, Base, Event, OracleReference, Participant, R
 from ..store.times import iso
 from ..tasks.library import TaskLibrary
 from ..tasks.model import Task
-from ..tasks.vocabulary import MODES, Outcome
+from ..tasks.vocabulary import MODES, Mode, Outcome
 from .answers import Settled
 from .rules import HUMAN, settle_rule
 from .settings import PlaySettings
@@ -51,7 +51,7 @@ class StudyAttempt:
 @dataclass(frozen=True)
 class NewAttempt:
     task: Task
-    mode: str
+    mode: Mode
     player: str  # human | reference | ...
     participant: str
     settings: PlaySettings

@@ -38,7 +38,7 @@ from ..grading.pool import Grader
 from ..players import Player, PlayerSession, Proposal, unexecuted_turn
 from ..store.tables import Attempt
 from ..tasks.model import Task
-from ..tasks.vocabulary import Outcome
+from ..tasks.vocabulary import Outcome, as_mode
 from .answers import NextMove, Settled, SettledNext, with_next
 from .attempt import Attempts, turn_output
 from .history import replay_history
@@ -276,7 +276,7 @@ class StepDriver:
     async def _session(self, attempt_id: str, row: Attempt, task: Task) -> PlayerSession:
         session = self.sessions.get(attempt_id)
         if session is None:
-            session = self.players(row.player).session(task, row.mode)
+            session = self.players(row.player).session(task, as_mode(row.mode))
             await self.call(replay_history, session, self.attempts, attempt_id)
             self.sessions[attempt_id] = session
         return session

@@ -24,6 +24,7 @@ from ..errors import Forbidden, Unwritable
 from ..kernels.spec import KERNEL_NAME
 from ..tasks.links import LinkRefused, write_no_link
 from ..tasks.model import Step, Task
+from ..tasks.vocabulary import Mode
 
 NB_KEY = "cibench_lab_attempt"  # notebook metadata naming the attempt
 CELL_KEY = "cibench_lab"  # cell metadata: {"role": title|instruction|answer|oracle, "step": n}
@@ -147,7 +148,7 @@ def write_notebook_text(path: Path, nb: nbformat.NotebookNode) -> None:
 
 
 def attempt_notebook(
-    task: Task, attempt_id: str, mode: str, player: str = "human", language: dict | None = None
+    task: Task, attempt_id: str, mode: Mode, player: str = "human", language: dict | None = None
 ) -> nbformat.NotebookNode:
     """The attempt's notebook: title cell, the first instruction and an empty answer cell.
     ``language``: the kernel's ``language_info``, as JupyterLab would record it (so that opening

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from ..grading import TurnOutput
 from ..tasks.model import Step, Task
 from ..tasks.vocabulary import ACTIONS as ACTIONS
-from ..tasks.vocabulary import Action
+from ..tasks.vocabulary import Action, Mode
 from .own import reference_refusal
 
 
@@ -51,7 +51,7 @@ class PlayerSession(Protocol):
 class Player(Protocol):
     name: str  # recorded as the attempt's player: reference | openai:<model> | replay:<source>
 
-    def session(self, task: Task, mode: str) -> PlayerSession: ...
+    def session(self, task: Task, mode: Mode) -> PlayerSession: ...
 
     def describe(self) -> dict[str, Any]: ...  # recorded with the run (never a key)
 
@@ -93,7 +93,7 @@ class ReferencePlayer(StatelessSession):
 
     name = "reference"
 
-    def session(self, task: Task, mode: str) -> ReferencePlayer:
+    def session(self, task: Task, mode: Mode) -> ReferencePlayer:
         why = reference_refusal(task)
         if why is not None:
             raise PlayerError(why)

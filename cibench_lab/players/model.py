@@ -22,6 +22,7 @@ from ..models.config import ModelConfig, ModelRegistry, read_config_file
 from ..models.react import ReactProtocol
 from ..models.tools import ToolsProtocol
 from ..tasks.model import Step, Task
+from ..tasks.vocabulary import Mode
 from .base import PlayerError, Proposal
 from .own import own_session
 
@@ -33,7 +34,7 @@ def make_protocol(config: ModelConfig) -> ReactProtocol | ToolsProtocol:
 
 
 class ModelSession:
-    def __init__(self, player: OpenAIPlayer, mode: str):
+    def __init__(self, player: OpenAIPlayer, mode: Mode):
         self.player = player
         self.protocol = player.protocol
         self.mode = mode
@@ -111,7 +112,7 @@ class OpenAIPlayer:
         self.protocol = make_protocol(config)
         self.client = ChatClient(config)
 
-    def session(self, task: Task, mode: str) -> Any:
+    def session(self, task: Task, mode: Mode) -> Any:
         own = own_session(self, task, mode)  # a benchmark that plays its own loop (players/own.py)
         if own is not None:
             return own

@@ -11,12 +11,13 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..tasks.model import Task
+from ..tasks.vocabulary import Mode
 
 
 class PlayRules(Protocol):
     """What a benchmark (:class:`cibench_lab.benchmarks.Benchmark`) answers the players."""
 
-    def session(self, player: Any, task: Task, mode: str) -> Any | None:
+    def session(self, player: Any, task: Task, mode: Mode) -> Any | None:
         """A model player's session of ``task`` when the benchmark plays its own loop (None: the
         player's own CIBench session)."""
         ...
@@ -35,7 +36,7 @@ def install(resolve: Callable[[Task], PlayRules]) -> None:
     _resolve = resolve
 
 
-def own_session(player: Any, task: Task, mode: str) -> Any | None:
+def own_session(player: Any, task: Task, mode: Mode) -> Any | None:
     return None if _resolve is None else _resolve(task).session(player, task, mode)
 
 

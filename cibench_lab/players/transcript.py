@@ -26,6 +26,7 @@ from ..store import Store
 from ..store.tables import Attempt, Run, Turn
 from ..store.times import iso
 from ..tasks.model import Step, Task
+from ..tasks.vocabulary import Mode
 from .base import ACTIONS, Proposal, StatelessSession
 
 REQUIRED = ("task_id", "step", "turn", "code")
@@ -165,7 +166,7 @@ class ReplayPlayer:
             return sorted({line["task_id"] for lines in self.steps.values() for line in lines})
         return sorted(self.turns)
 
-    def session(self, task: Task, mode: str) -> ReplaySession:
+    def session(self, task: Task, mode: Mode) -> ReplaySession:
         return ReplaySession(self, self.steps if self.steps is not None else self.turns.get(task.id, {}))
 
     def describe(self) -> dict[str, Any]:

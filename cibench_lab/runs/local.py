@@ -45,6 +45,7 @@ from ..play.workspace import copy_data
 from ..players import Player, PlayerError
 from ..store.tables import Attempt, Event, Run
 from ..tasks.model import Task
+from ..tasks.vocabulary import Mode
 from .lease import Lease, RunBusy
 from .spec import RunSpec
 
@@ -68,7 +69,7 @@ class RunObserver:
 class PlayContext:
     attempts: Attempts
     player: Player
-    mode: str
+    mode: Mode
     run_id: int | None
     workroot: Path
     timeout: float
@@ -107,7 +108,7 @@ class PlayContext:
 
 
 # ---- runs ------------------------------------------------------------------------------
-def ensure_run(attempts: Attempts, name: str, player: str, mode: str, config: dict | None = None) -> int:
+def ensure_run(attempts: Attempts, name: str, player: str, mode: Mode, config: dict | None = None) -> int:
     """The run's id; a new run records its config, an old one must match it."""
     with attempts.store.session() as s:
         run = s.scalar(select(Run).where(Run.name == name))

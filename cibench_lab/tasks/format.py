@@ -215,7 +215,7 @@ def _qwen_steps(steps: tuple[Step, ...], extra: Any) -> tuple[Step, ...]:
         return steps
     qwen = QwenStep(str(item.get("family", "")), str(item.get("lang", "en")))
     qwen = replace(qwen, judge_prompt=item.get("judge_prompt"), answer=item.get("answer"))
-    return tuple(replace(step, qwen=qwen) for step in steps)
+    return tuple(replace(step, benchmark_item=qwen) for step in steps)
 
 
 def _rendering(declared: dict | None, steps: tuple[Step, ...], name: str) -> TaskRendering:

@@ -19,7 +19,7 @@ CIBENCH = "cibench"
 class TaskKind(Protocol):
     """What a benchmark's own tasks answer to the generic task code."""
 
-    #: the benchmark's name (the listing's ``benchmark``, and the key of its item there)
+    #: the benchmark's name (the listing's ``benchmark``)
     name: str
     #: whether its tasks hold reference code (the linter reads it; a replay needs it)
     reference_code: bool
@@ -43,8 +43,10 @@ def kind_of(task: Task) -> TaskKind | None:
 
 
 def listing(task: Task) -> dict[str, Any]:
-    """The task list's benchmark columns: ``benchmark`` (whose rules play it) and, per benchmark
-    of its own, its item (None for a task of another)."""
-    items = {k.name: k.listing(task.metadata) for k in _kinds}
-    owner = next((name for name, item in items.items() if item is not None), CIBENCH)
-    return {"benchmark": owner, **items}
+    """The task list's benchmark columns: ``benchmark`` (whose rules play it) and
+    ``benchmark_item``, its own item (None: a CIBench task)."""
+    for kind in _kinds:
+        item = kind.listing(task.metadata)
+        if item is not None:
+            return {"benchmark": kind.name, "benchmark_item": item}
+    return {"benchmark": CIBENCH, "benchmark_item": None}

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .kinds import listing
 from .plot import UNDECLARED
 from .rendering import TaskRendering
-
-if TYPE_CHECKING:
-    from .qwen import QwenStep
 
 #: Step kinds a `step_types` entry may name.
 METRIC_KINDS = ("exec", "num", "text", "vis")
@@ -38,6 +35,12 @@ class ReferenceOutput:
 
 
 @dataclass(frozen=True)
+class StepItem:
+    """What a benchmark's own grading reads of a step's item (grading/own.py): a benchmark whose
+    tasks carry an item subclasses it (the notebook reader, tasks/format.py, sets it)."""
+
+
+@dataclass(frozen=True)
 class Step:
     """One instruction + its reference code and output."""
 
@@ -52,9 +55,8 @@ class Step:
     prompt: str  # the exact user message a CIBench-protocol model receives
     #: a vis step's declared plot elements (tasks/plot.py), graded beside its data
     plot_elements: tuple[str, ...] = UNDECLARED
-    #: what its benchmark's own grading reads of the item (grading/own.py), for the one benchmark with
-    #: such steps today; a field of the Step's wire to its tests and grading, so it keeps its name
-    qwen: QwenStep | None = None
+    #: what its benchmark's own grading reads of the task's item (None: a CIBench step)
+    benchmark_item: StepItem | None = None
 
 
 @dataclass(frozen=True)

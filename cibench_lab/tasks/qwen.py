@@ -28,14 +28,12 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import literal
 from .kinds import register_kind
 from .meta import KEY
-
-if TYPE_CHECKING:
-    from .model import Task
+from .model import Step, StepItem, Task
 
 VERSION = "20231206"
 TITLE_WIDTH = 60  # a title's most columns (a CJK character takes two)
@@ -201,14 +199,20 @@ CALL_TIMEOUT = 30.0
 
 
 @dataclass(frozen=True)
-class QwenStep:
+class QwenStep(StepItem):
     """What grading needs of a Qwen benchmark task's one step (``metadata.cibench_lab.qwen``): its
-    family, a visualization item's judge question, a GSM8K row's gold text (``Step.qwen``)."""
+    family, a visualization item's judge question, a GSM8K row's gold text (``Step.benchmark_item``)."""
 
     family: str  # qwen-math | qwen-vis | qwen-general
     lang: str = "en"
     judge_prompt: str | None = None
     answer: str | None = None  # never shown before the step settles (grading/qwen/lab.py)
+
+
+def qwen_step(step: Step) -> QwenStep | None:
+    """What grading reads of a Qwen benchmark task's step (None: a step of another benchmark)."""
+    item = step.benchmark_item
+    return item if isinstance(item, QwenStep) else None
 
 
 class QwenKind:

@@ -43,5 +43,13 @@ OUTCOMES: tuple[Outcome, ...] = get_args(Outcome.__value__)
 NEXTS: tuple[Next, ...] = get_args(Next.__value__)
 POLICIES: tuple[Policy, ...] = get_args(Policy.__value__)
 
+
+def as_mode(word: str) -> Mode:
+    """A stored (or typed) word as a mode (ValueError: it is none)."""
+    if word not in MODES:
+        raise ValueError(f"mode: {word!r} is not one of {', '.join(MODES)}")
+    return word
+
+
 #: The player of a person's attempt (every other player is a program: players/spec.py).
 HUMAN = "human"

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from ..benchmarks import CIBENCH, benchmark_of
 from ..grading.kept import kept_turn
+from ..grading.own import all_rules
 from ..lab.cull import kernel_state
 from ..play.attempt import Attempts
 from ..play.rules import HUMAN, next_action, person_cap
@@ -26,6 +27,24 @@ from ..record.worktime import Clock, Interval, read_clock, turn_intervals
 from ..store.tables import Attempt, StepRow, Turn
 from ..store.times import iso
 from ..tasks.model import Step, Task
+
+
+def wire_summary(summary: dict[str, Any]) -> dict[str, Any]:
+    """A stored summary as the browser reads it: the measures a benchmark's own grading stored
+    under its name (grading/summary.py) as ``benchmark_measures``."""
+    out = dict(summary)
+    for rules in all_rules():
+        if rules.name in out:
+            out["benchmark_measures"] = out.pop(rules.name)
+    return out
+
+
+def _summaries(row: Attempt, profile: str) -> dict[str, Any]:
+    """A finished attempt's summary under ``profile`` and under every stored profile (else None)."""
+    if row.status != "done":
+        return {"summary": None, "summaries": None}
+    every = {name: wire_summary(summary) for name, summary in (row.summary or {}).items()}
+    return {"summary": every.get(profile), "summaries": every}
 
 
 def grades_visible(status: str, show_grades: bool) -> bool:
@@ -162,8 +181,7 @@ def attempt_view(attempts: Attempts, attempt_id: str, participant: str | None) -
         "kernel_id": row.kernel_id,
         "profile": profile,
         "steps": steps,
-        "summary": (row.summary or {}).get(profile) if row.status == "done" else None,
-        "summaries": dict(row.summary or {}) if row.status == "done" else None,
+        **_summaries(row, profile),
         "next": next_action(row),
         "created_at": iso(row.created_at),
         "sandbox": (row.environment or {}).get("sandbox"),

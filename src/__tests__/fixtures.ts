@@ -45,7 +45,7 @@ export const TASKS: ITaskSummary[] = [
 export function qwenTask(
   stem: string,
   question: string,
-  over: Partial<NonNullable<ITaskSummary['qwen']>> = {},
+  over: Partial<NonNullable<ITaskSummary['benchmark_item']>> = {},
   language = 'en'
 ): ITaskDetail {
   const family = over.family ?? 'qwen-math';
@@ -62,7 +62,7 @@ export function qwenTask(
     benchmark: 'qwen',
     intro: '',
     instructions: [{ index: 0, kind: 'exec' }],
-    qwen: {
+    benchmark_item: {
       question,
       family,
       difficulty: null,

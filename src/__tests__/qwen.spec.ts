@@ -83,11 +83,11 @@ describe('a Qwen item before play', () => {
   });
 
   it('says its files, hard or easy and the runs allowed', () => {
-    expect(itemFacts(MATH.qwen!)).toEqual([
+    expect(itemFacts(MATH.benchmark_item!)).toEqual([
       'No files',
       '1 run allowed: the run that reaches it settles the step'
     ]);
-    expect(itemFacts(EASY.qwen!)).toEqual([
+    expect(itemFacts(EASY.benchmark_item!)).toEqual([
       'Files: weather/weather.csv (the kernel runs in upload_file/)',
       'Easy: the first turn is given, already run, above your answer cell',
       "3 runs allowed (the item's 4 calls, less the first turn's): the run that reaches it settles the step"
@@ -95,11 +95,15 @@ describe('a Qwen item before play', () => {
   });
 
   it('counts the runs allowed by a lower turn cap, never a higher one', () => {
-    expect(itemFacts(EASY.qwen!, 2)[2]).toBe(
+    expect(itemFacts(EASY.benchmark_item!, 2)[2]).toBe(
       '2 runs allowed (the turn cap; the item allows 3): the run that reaches it settles the step'
     );
-    expect(itemFacts(EASY.qwen!, 5)).toEqual(itemFacts(EASY.qwen!));
-    expect(itemFacts(EASY.qwen!, 0)).toEqual(itemFacts(EASY.qwen!));
+    expect(itemFacts(EASY.benchmark_item!, 5)).toEqual(
+      itemFacts(EASY.benchmark_item!)
+    );
+    expect(itemFacts(EASY.benchmark_item!, 0)).toEqual(
+      itemFacts(EASY.benchmark_item!)
+    );
   });
 
   it('is found by words of its question, in Chinese too', () => {
@@ -141,7 +145,7 @@ describe('the panel on a Qwen item', () => {
     const { model, panel, q } = setup();
     model.selected = EASY;
     const question = q('.jp-CIBench-detail .jp-CIBench-question')!;
-    expect(question.textContent).toBe(EASY.qwen!.question);
+    expect(question.textContent).toBe(EASY.benchmark_item!.question);
     expect(
       Array.from(panel.node.querySelectorAll('.jp-CIBench-fact')).map(
         li => li.textContent

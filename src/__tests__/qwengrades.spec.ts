@@ -73,7 +73,7 @@ function done(task: ITaskSummary, fair: IGrade, cibench: IGrade): IAttemptView {
     text: null,
     vis: null,
     counts: {},
-    qwen: measures(g)
+    benchmark_measures: measures(g)
   });
   return attemptView({
     task_id: task.id,

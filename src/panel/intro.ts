@@ -116,7 +116,7 @@ function introText(task: ITaskDetail): HTMLElement {
  * family line.
  */
 function qwenIntro(task: ITaskDetail, turnCap: number): HTMLElement[] {
-  const item = task.qwen;
+  const item = task.benchmark_item;
   if (!item) {
     return [
       introText(task),

@@ -3,7 +3,7 @@
  * summary's `benchmark` is `qwen`): one step, no oracle mode, its family in
  * words instead of CIBench's step kinds, its `cibench` profile named for the
  * rules it holds there (the original's: `qwen`) and, from the summary's
- * `qwen` item, the question (the title is its start), its files, hard or
+ * `benchmark_item`, the question (the title is its start), its files, hard or
  * easy and the runs a person gets — in the list, the intro and the filter.
  */
 import { ITaskSummary, Mode } from '../api';
@@ -13,7 +13,7 @@ import { trans } from '../i18n';
 type Benchmarked = Pick<ITaskSummary, 'benchmark'> | null | undefined;
 
 /** A Qwen task's item as the task list carries it. */
-export type QwenItem = NonNullable<ITaskSummary['qwen']>;
+export type QwenItem = NonNullable<ITaskSummary['benchmark_item']>;
 
 /** Whether the task is one of Qwen's benchmark. */
 export function isQwen(task: Benchmarked): boolean {
@@ -90,9 +90,9 @@ export function sourceText(item: QwenItem): string {
  * · English" (null: not a Qwen task, or a server without the item).
  */
 export function qwenMeta(
-  task: Pick<ITaskSummary, 'language' | 'qwen'>
+  task: Pick<ITaskSummary, 'language' | 'benchmark_item'>
 ): string | null {
-  const item = task.qwen;
+  const item = task.benchmark_item;
   if (!item) {
     return null;
   }
@@ -142,8 +142,8 @@ export function itemFacts(item: QwenItem, turnCap = 0): string[] {
 }
 
 /** The text the task filter searches besides a task's id, title and libraries. */
-export function searchText(task: Pick<ITaskSummary, 'qwen'>): string {
-  const item = task.qwen;
+export function searchText(task: Pick<ITaskSummary, 'benchmark_item'>): string {
+  const item = task.benchmark_item;
   return item ? [item.question, ...item.files, sourceText(item)].join(' ') : '';
 }
 
@@ -153,9 +153,9 @@ export function searchText(task: Pick<ITaskSummary, 'qwen'>): string {
  * alike read apart even where the bar cuts the line short.
  */
 export function startName(
-  task: Pick<ITaskSummary, 'id' | 'title' | 'qwen'>
+  task: Pick<ITaskSummary, 'id' | 'title' | 'benchmark_item'>
 ): string {
-  if (!task.qwen) {
+  if (!task.benchmark_item) {
     return task.title;
   }
   const stem = task.id.split('/').pop() ?? task.id;

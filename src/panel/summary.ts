@@ -7,7 +7,7 @@
  * the ones after it "not played" — no means (the steps it did not settle
  * would count as misses).
  */
-import { IAttemptView, IGrade, IQwenMeasures, ISummary } from '../api';
+import { IAttemptView, IGrade, IBenchmarkMeasures, ISummary } from '../api';
 import { notGraded, outcomeText } from '../grade';
 import { h } from './dom';
 import { profileName } from './qwen';
@@ -192,7 +192,7 @@ export function summaryNode(
   const name = (p: string) => profileName(p, qwen);
   const quit = quitText(view);
   const summary = summaryOf(view, profile);
-  const measures = qwen ? summary?.qwen : undefined;
+  const measures = qwen ? summary?.benchmark_measures : undefined;
   const means = quit
     ? [h('p', { className: 'jp-CIBench-quitNote', text: quit })]
     : [
@@ -246,7 +246,7 @@ function profileTabs(
 }
 
 /** The legend lines of a Qwen attempt's measures (its family's accuracy only). */
-function qwenLegend(measures: IQwenMeasures): [string, string][] {
+function qwenLegend(measures: IBenchmarkMeasures): [string, string][] {
   return qwenLegendLines()
     .filter(([key]) => key === 'executable' || key === measures.accuracy_of)
     .map(([, term, what]) => [term, what]);

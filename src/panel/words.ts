@@ -7,7 +7,7 @@ import {
   IAttemptSummary,
   IGrade,
   IMe,
-  IQwenMeasures,
+  IBenchmarkMeasures,
   IStepView,
   ISummary
 } from '../api';
@@ -40,7 +40,7 @@ export function summaryRows(summary: ISummary | null): [string, string][] {
  * A Qwen benchmark attempt's summary rows: the executable rate and, for a
  * family that has one, its accuracy ("not graded" when no step of it was).
  */
-export function qwenRows(measures: IQwenMeasures): [string, string][] {
+export function qwenRows(measures: IBenchmarkMeasures): [string, string][] {
   const rows: [string, string][] = [
     [trans.__('Executable'), formatScore(measures.executable)]
   ];

@@ -191,7 +191,7 @@ def test_show_gives_the_qwen_react_prompt_the_original_builds(tmp_path, capsys):
     assert main(["--task-dir", str(into), "tasks", "show", "cibench_qwen/qwen-vis/ci_0002", "--json"]) == 0
     view = json.loads(capsys.readouterr().out)
     assert view["steps"][0]["prompt"] == golden
-    assert view["qwen"]["calls"] == 4 and view["qwen"]["difficulty"] == "easy"
+    assert view["benchmark_item"]["calls"] == 4 and view["benchmark_item"]["difficulty"] == "easy"
     assert main(["--task-dir", str(into), "tasks", "show", "cibench_qwen/qwen-math/gsm8k_0001"]) == 0
     out = capsys.readouterr().out
     assert "qwen: qwen-math, at most 3 interpreter calls, stops at an observation holding 'error:' or" in out

@@ -197,12 +197,12 @@ async def test_a_qwen_task_has_no_oracle_mode(api):
     assert {t["benchmark"] for t in tasks} == {"qwen"}
     # the list carries each item (the question, its files, its runs), never a GSM8K gold
     rows = {t["id"]: t for t in tasks}
-    assert rows[GENERAL]["qwen"]["question"].startswith("Join the two tables on item")
-    assert rows[GENERAL]["qwen"]["files"] == ["shop/orders.csv", "shop/items.csv"]
-    assert [rows[t]["qwen"]["runs"] for t in (GENERAL, EASY, GSM8K)] == [1, 3, 3]
-    assert "answer" not in rows[GSM8K]["qwen"] and "####" not in json.dumps(tasks)
+    assert rows[GENERAL]["benchmark_item"]["question"].startswith("Join the two tables on item")
+    assert rows[GENERAL]["benchmark_item"]["files"] == ["shop/orders.csv", "shop/items.csv"]
+    assert [rows[t]["benchmark_item"]["runs"] for t in (GENERAL, EASY, GSM8K)] == [1, 3, 3]
+    assert "answer" not in rows[GSM8K]["benchmark_item"] and "####" not in json.dumps(tasks)
     code, detail = await api("GET", f"tasks/{EASY}")
-    assert code == 200 and detail["qwen"]["difficulty"] == "easy"
+    assert code == 200 and detail["benchmark_item"]["difficulty"] == "easy"
 
 
 @pytest.mark.fast
@@ -242,4 +242,5 @@ async def test_a_configured_judge_reads_right_or_wrong_on_a_visualization_step(q
     assert [g["fair"]["passed"] for g in said] == [True, False, False]
     assert said[1]["cibench"]["detail"] == "judge: wrong (judge-vl)"
     asked = server.requests[0]["body"]["messages"][0]["content"][0]["text"]
-    assert step.qwen is not None and asked == step.qwen.judge_prompt  # the original's question
+    item = step.benchmark_item
+    assert item is not None and asked == item.judge_prompt  # the original's question

@@ -88,7 +88,7 @@ def test_titles_are_the_questions_start_on_one_line():
 def test_the_task_list_shows_each_item_and_never_a_gold(into):
     rows = {t.id: t.summary() for t in TaskLibrary.load([into]).tasks.values()}
     assert rows[MATH]["title"] == QUESTION
-    assert rows[MATH]["qwen"] == {
+    assert rows[MATH]["benchmark_item"] == {
         "question": QUESTION,
         "family": "qwen-math",
         "difficulty": None,
@@ -98,7 +98,7 @@ def test_the_task_list_shows_each_item_and_never_a_gold(into):
         "calls": 1,
         "runs": 1,
     }
-    easy = rows["cibench_qwen/qwen-vis/ci_0002"]["qwen"]
+    easy = rows["cibench_qwen/qwen-vis/ci_0002"]["benchmark_item"]
     assert easy["question"] == "Plot the temperature of each day as a line chart."  # no prior turn
     assert (easy["difficulty"], easy["calls"], easy["runs"], easy["files"]) == (
         "easy",
@@ -108,7 +108,8 @@ def test_the_task_list_shows_each_item_and_never_a_gold(into):
     )
     gsm = rows["cibench_qwen/qwen-math/gsm8k_0003"]
     gold = json.loads((BENCH / "gsm8k_test.jsonl").read_text().splitlines()[2])["answer"]
-    assert gsm["qwen"]["runs"] == 3 and gold not in json.dumps(rows) and "2,100" not in json.dumps(gsm)
+    assert gsm["benchmark_item"]["runs"] == 3
+    assert gold not in json.dumps(rows) and "2,100" not in json.dumps(gsm)
     assert len({r["title"] for r in rows.values()}) == len(rows)
 
 

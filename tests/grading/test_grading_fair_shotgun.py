@@ -28,7 +28,8 @@ KINDS = ("num", "general", "text")
 @cache
 def steps() -> tuple:
     lib = TaskLibrary.load([builtin_dir()])
-    return tuple(s for t in lib.tasks.values() for s in t.steps if s.kind in KINDS and s.qwen is None)
+    ours = (s for t in lib.tasks.values() for s in t.steps if s.benchmark_item is None)
+    return tuple(s for s in ours if s.kind in KINDS)
 
 
 def numbers() -> list[str]:

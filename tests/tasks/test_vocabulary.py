@@ -11,7 +11,7 @@ import pytest
 from cibench_lab.app.extension import CIBenchLabApp
 from cibench_lab.cli import build_parser
 from cibench_lab.grading.outcomes import outcome_word
-from cibench_lab.tasks.vocabulary import ACTIONS, GRADE_RULES, MODES, NEXTS, OUTCOMES, REVEALS
+from cibench_lab.tasks.vocabulary import ACTIONS, GRADE_RULES, MODES, NEXTS, OUTCOMES, REVEALS, as_mode
 
 pytestmark = pytest.mark.fast
 OPENAPI = Path(__file__).parent.parent.parent / "docs" / "openapi.json"
@@ -42,3 +42,9 @@ def test_options_and_the_command_line_take_its_words():
 def test_every_outcome_has_its_words():
     # CIBench's outcomes in grading/outcomes.py, a benchmark's own in its grading rules
     assert [o for o in OUTCOMES if outcome_word(o) == o] == []
+
+
+def test_a_stored_mode_is_read_as_one_of_its_words():
+    assert [as_mode(word) for word in MODES] == list(MODES)
+    with pytest.raises(ValueError, match="'end-to-end' is not one of e2e, oracle"):
+        as_mode("end-to-end")

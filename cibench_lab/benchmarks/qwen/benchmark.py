@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from ...errors import BadInput
 from ...grading import TurnOutput
 from ...grading.qwen.lab import qwen_criterion
@@ -22,10 +24,11 @@ from ...models.qwen_react import interpreter_observation, item_prompt, prior_tur
 from ...players.qwen import QwenSession
 from ...players.qwen_tools import QwenToolsSession
 from ...tasks.model import Step, Task
-from ...tasks.qwen import CALL_TIMEOUT, call_limit, person_runs, qwen_item, stops
-from ...tasks.vocabulary import Outcome
+from ...tasks.qwen import CALL_TIMEOUT, call_limit, person_runs, qwen_item, qwen_step, stops
+from ...tasks.vocabulary import Mode, Outcome
 from ..cibench import CIBench
 from .start import QWEN_START
+from .wire import QwenItem, QwenMeasures
 from .words import NO_REFERENCE, notebook_words, qwen_line, refusal
 
 
@@ -33,6 +36,8 @@ class Qwen(CIBench):
     name = "qwen"
     title = "Qwen's benchmark"
     report_section: str | None = "cibench_lab.cli.qwen_report"
+    item_model: type[BaseModel] | None = QwenItem
+    measures_model: type[BaseModel] | None = QwenMeasures
 
     def owns(self, task: Task) -> bool:
         return qwen_item(task) is not None
@@ -71,7 +76,7 @@ class Qwen(CIBench):
     def turn_timeout(self, task: Task, timeout: float) -> float:
         return min(timeout, CALL_TIMEOUT)
 
-    def check_mode(self, task: Task, mode: str) -> None:
+    def check_mode(self, task: Task, mode: Mode) -> None:
         if mode != "e2e":
             raise BadInput(
                 f"mode: {task.id} is a Qwen benchmark task, played end-to-end only (no oracle mode)"
@@ -89,7 +94,7 @@ class Qwen(CIBench):
     def passes(self, step: Step, profile: str) -> str | None:
         return None
 
-    def session(self, player: Any, task: Task, mode: str) -> Any | None:
+    def session(self, player: Any, task: Task, mode: Mode) -> Any | None:
         """The original's ReAct loop (players/qwen.py), or native tool calls."""
         tools = getattr(getattr(player, "config", None), "protocol", None) == "tools"
         return QwenToolsSession(player, task) if tools else QwenSession(player, task)
@@ -100,14 +105,15 @@ class Qwen(CIBench):
     def reference_view(self, step: Step) -> dict[str, Any] | None:
         """No reference, but a GSM8K row's answer: its worked solution and ``#### N`` gold, as the
         output (docs/qwen.md)."""
-        answer = step.qwen.answer if step.qwen is not None else None
+        qwen = qwen_step(step)
+        answer = qwen.answer if qwen is not None else None
         return None if not answer else {"code": "", "thought": "", "output": answer, "image": None}
 
     def notebook_words(self, task: Task) -> tuple[str, str] | None:
         return notebook_words(task)
 
     def task_view(self, task: Task) -> dict[str, Any]:
-        return {"qwen": qwen_item(task)}
+        return {"benchmark_item": qwen_item(task)}
 
     def prompt(self, task: Task, step: Step) -> str:
         """The qwen-react prompt of the item."""
@@ -116,4 +122,4 @@ class Qwen(CIBench):
 
     def show_lines(self, view: dict[str, Any]) -> tuple[str, str | None]:
         """The prompt ends in its open turn (no newline); the item has no reference."""
-        return qwen_line(view["qwen"]), NO_REFERENCE
+        return qwen_line(view["benchmark_item"]), NO_REFERENCE

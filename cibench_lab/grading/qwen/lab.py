@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...tasks.model import Step
-from ...tasks.qwen import STOP
+from ...tasks.qwen import STOP, qwen_step
 from ..cibench import error_name
 from ..fair import judged_image
 from ..turn import Grade, TurnOutput
@@ -79,7 +79,7 @@ def not_graded(grade: dict[str, Any] | None) -> bool:
 
 def grade_qwen(step: Step, turns: list[TurnOutput], profile: str, verdict: dict[str, Any] | None) -> Grade:
     """The step's grade under ``profile`` (cibench: the original's rules; fair) as of ``turns``."""
-    qwen = step.qwen
+    qwen = qwen_step(step)
     assert qwen is not None, "grade_qwen grades a Qwen benchmark task's step"
     code = [t for t in turns if t.status != "no_action"]
     last = code[-1] if code else None
@@ -167,7 +167,7 @@ def _math(base: dict, profile: str, last: TurnOutput, gold: str, failed: str | N
 
 def qwen_criterion(step: Step) -> str:
     """What passes the step, in words (the same under both profiles; no gold)."""
-    qwen = step.qwen
+    qwen = qwen_step(step)
     if qwen is not None and qwen.family == "qwen-vis":
         return "passes when the judge says the figure is right; without a judge it is not graded"
     if qwen is not None and qwen.family == "qwen-math" and qwen.answer:

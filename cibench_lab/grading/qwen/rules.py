@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...tasks.model import Step
+from ...tasks.qwen import qwen_step
 from ..turn import Grade, TurnOutput
 from .lab import METRICS, QWEN_MEASURES, grade_qwen, not_graded, qwen_measures
 
@@ -24,7 +25,7 @@ class QwenRules:
     }
 
     def owns(self, step: Step) -> bool:
-        return step.qwen is not None
+        return qwen_step(step) is not None
 
     def grade(
         self, step: Step, turns: list[TurnOutput], profile: str, verdict: dict[str, Any] | None
@@ -33,10 +34,12 @@ class QwenRules:
 
     def judge_prompt(self, step: Step) -> str | None:
         """The original's right/wrong question (its verdict is read from the reply's words)."""
-        return step.qwen.judge_prompt if step.qwen is not None else None
+        qwen = qwen_step(step)
+        return qwen.judge_prompt if qwen is not None else None
 
     def judges_figure(self, step: Step) -> bool:
-        return step.qwen is not None and step.qwen.family == "qwen-vis"
+        qwen = qwen_step(step)
+        return qwen is not None and qwen.family == "qwen-vis"
 
     def measures(self, grades: list[dict[str, Any]]) -> dict[str, Any] | None:
         return qwen_measures(grades)

@@ -74,7 +74,7 @@ from .record import (
 )
 from .role import ClassAttemptRow, ClassInfo, Me, Role, RunAttemptRow
 from .settings import PlaySettingsView, ServerSettings, SettingsOverride
-from .task import QwenItem, TaskDetail, TaskInstruction, TaskSummary
+from .task import TaskDetail, TaskInstruction, TaskSummary
 from .turn import (
     Proposal,
     ReferenceResult,
@@ -163,7 +163,6 @@ __all__ = [
     "StopRequest",
     "Stopped",
     "Summary",
-    "QwenItem",
     "TaskDetail",
     "TaskInstruction",
     "TaskSummary",

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
-
+from ...benchmarks.wire import BenchmarkMeasures
 from .common import Record, StepKind, absent
 
 
@@ -24,18 +23,6 @@ class Grade(Record):
     judge: dict[str, Any] | None = absent("the VLM judge's verdict (fair vis steps, when configured)")
 
 
-class QwenMeasures(Record):
-    """A Qwen benchmark attempt's measures x100 (grading/qwen/lab.py ``qwen_measures``)."""
-
-    executable: float = Field(description="steps whose kept run ran without an error")
-    accuracy: float | None = Field(
-        description="of the graded steps of a family that has an accuracy; null: none graded, or none has one"
-    )
-    accuracy_of: str | None = Field(description="math | visualization: the family measured; null: none")
-    steps: int
-    not_graded: int = Field(description="steps not graded (a visualization step without a judge's verdict)")
-
-
 class Summary(Record):
     """Per-metric means x100 (null when no step has that metric)."""
 
@@ -48,4 +35,6 @@ class Summary(Record):
     ungradable: int = absent()
     judge: float | None = absent()
     judge_failed: int = absent()
-    qwen: QwenMeasures = absent("a Qwen benchmark task's attempt: its family's measures (shown instead)")
+    benchmark_measures: BenchmarkMeasures = absent(
+        "an attempt of a benchmark whose steps have measures of their own: those (shown instead)"
+    )

@@ -2,26 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 
+from ...benchmarks.wire import BenchmarkItem, BenchmarkName
 from .common import Closed, StepKind
-
-
-class QwenItem(Closed):
-    """A Qwen benchmark task's item as the task list shows it (tasks/qwen.py: public_item)."""
-
-    question: str = Field(description="the question as asked, without an easy item's prior turn")
-    family: Literal["qwen-math", "qwen-vis", "qwen-general"]
-    difficulty: Literal["easy", "hard"] | None = Field(
-        description="visualization: easy when the item's first turn runs before play; else null"
-    )
-    files: list[str] = Field(description="its files, as paths inside upload_file/")
-    source: str = Field(description="the benchmark file the item came from")
-    line: int = Field(description="its line in that file")
-    calls: int = Field(description="the item's interpreter call limit (the original's)")
-    runs: int = Field(description="the runs a person gets: the calls, less an easy item's prior turn")
 
 
 class TaskSummary(Closed):
@@ -33,8 +17,10 @@ class TaskSummary(Closed):
     libraries: list[str]
     steps: int
     kinds: list[StepKind]
-    benchmark: Literal["cibench", "qwen"] = "cibench"  # qwen: Qwen's Code Interpreter Benchmark (one step)
-    qwen: QwenItem | None = Field(None, description="a Qwen benchmark task's item; null for CIBench tasks")
+    benchmark: BenchmarkName = Field("cibench", description="the benchmark whose rules play the task")
+    benchmark_item: BenchmarkItem | None = Field(
+        None, description="the task's own item, when its benchmark's tasks have one; null for CIBench tasks"
+    )
 
 
 class TaskInstruction(Closed):

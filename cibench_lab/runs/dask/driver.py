@@ -102,8 +102,8 @@ class ClusterDriver:
         attempt_id, resumed = await _open_attempt(ctx, task, attempt_id)
         refs = await ctx.db(replica.owners, ctx.attempts.store, attempt_id)
         data = await asyncio.to_thread(task_data, task)
-        job = Job(self.session, attempt_id, task, data, refs=refs, timeout=ctx.timeout, silence=ctx.silence,
-                  **vars(self.jobs))  # fmt: skip
+        job = Job(self.session, attempt_id, task, ctx.mode, data, refs=refs, timeout=ctx.timeout,
+                  silence=ctx.silence, **vars(self.jobs))  # fmt: skip
         tracked = Tracked(task, None)
         row = (await ctx.db(ctx.attempts.load, attempt_id))[0] if resumed else None
         ctx.observer.task_started(task, attempt_id, row.current_step if row is not None else None)

@@ -29,6 +29,7 @@ from ...play.workspace import copy_data
 from ...store import Store
 from ...tasks.library import TaskLibrary
 from ...tasks.model import Task
+from ...tasks.vocabulary import Mode
 from ..local import HeadlessKernel, P, PlayContext, R, task_kernel
 from . import orphans, reaper, replica
 from .stream import Link
@@ -45,6 +46,7 @@ class Job:
     session: str  # the driver's run session (names its Variables and queue)
     attempt_id: str
     task: Task
+    mode: Mode  # the run's (its attempt's)
     data: dict[str, bytes]  # the task's data files, relative to its datasources
     player: str
     model_options: dict[str, Any]
@@ -182,7 +184,7 @@ async def _play(job: Job, task: Task, store: Store, publish: Callable[[], None],
     player = make_player(job.player, PlayerContext(store=store, model_options=dict(job.model_options)))
     judge = VisionJudge.from_env(None, **job.judge)
     grader = _grader(job.grading_workers) if judge is None else Grader(judge, job.grading_workers)
-    ctx = WorkerContext(Attempts(store, library), player, "", None, workroot, job.timeout, job.silence)
+    ctx = WorkerContext(Attempts(store, library), player, job.mode, None, workroot, job.timeout, job.silence)
     ctx.grader = ctx.driver.grader = grader
     ctx.publish = publish
     try:
