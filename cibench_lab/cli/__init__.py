@@ -1,7 +1,9 @@
 """The `cibench-lab` command: tasks and headless runs.
 
 Each subcommand lives in its own module with a ``register(subparsers)`` function,
-listed in ``COMMANDS``.
+listed in ``COMMANDS``: this package's own, then each benchmark's, which a benchmark declares as an
+entry point (group ``cibench_lab.commands``: the command's name = its module), found without
+importing it.
 """
 
 from __future__ import annotations
@@ -38,9 +40,36 @@ COMMANDS = {
     ),
     "db": ("db", "the results database's schema: upgrade it, show its revision"),
     "class": ("classroom", "a class's PostgreSQL database: one login role per user"),
-    "qwen": ("qwen", "Qwen's Code Interpreter Benchmark: score the original's outputs"),
     "kernel-env": ("kernel_env", "install the pinned environment task kernels run, and its kernelspec"),
 }
+#: where a benchmark declares its commands (pyproject.toml's entry points)
+COMMAND_GROUP = "cibench_lab.commands"
+
+
+def benchmark_commands() -> dict[str, tuple[str, str]]:
+    """Each command a benchmark adds: its module (in this package) and its line in ``--help``, the
+    first line of the module's docstring, read from its source (importing it would cost the start
+    what its command needs)."""
+    from importlib.metadata import entry_points
+    from importlib.util import find_spec
+
+    found: dict[str, tuple[str, str]] = {}
+    for point in entry_points(group=COMMAND_GROUP):
+        spec = find_spec(point.value)
+        if spec is None or spec.origin is None or not point.value.startswith(f"{__name__}."):
+            continue  # a module that is not here (an older install's metadata): no command
+        found[point.name] = (point.value.removeprefix(f"{__name__}."), _first_doc_line(Path(spec.origin)))
+    return found
+
+
+def _first_doc_line(source: Path) -> str:
+    import ast
+
+    doc = ast.get_docstring(ast.parse(source.read_text(encoding="utf-8"))) or ""
+    return doc.splitlines()[0].rstrip(".") if doc else ""
+
+
+COMMANDS.update(benchmark_commands())
 GLOBAL_VALUES = ("--task-dir", "--db")  # the options before the command that take a value
 
 

@@ -1,4 +1,6 @@
-"""`cibench-lab qwen score`: Qwen's Code Interpreter Benchmark outputs scored as the original does.
+"""Qwen's Code Interpreter Benchmark: score the original's outputs.
+
+`cibench-lab qwen score` scores Qwen's Code Interpreter Benchmark outputs as the original does.
 
     cibench-lab qwen score OUTPUT_DIR [--format table|json] [--profile qwen|fair]
         [--judge-replies FILE | --judge-model M [--judge-base-url URL] [--judge-api-key-env VAR]

@@ -80,3 +80,15 @@ def test_a_command_named_after_the_help_flag_still_gets_its_own_options():
         ["--ta", "x", "run", "--player", "reference"]
     )
     assert args.command == "run" and args.player == "reference"
+
+
+@pytest.mark.fast
+def test_a_benchmarks_command_comes_from_its_entry_point_with_its_docstrings_line():
+    """`cibench-lab qwen` is declared by the benchmark (pyproject.toml's ``cibench_lab.commands``),
+    not named in the command table; its --help line is its module's first docstring line."""
+    from cibench_lab.cli import COMMANDS, benchmark_commands
+
+    assert benchmark_commands() == {
+        "qwen": ("qwen", "Qwen's Code Interpreter Benchmark: score the original's outputs")
+    }
+    assert "qwen" in COMMANDS
