@@ -133,9 +133,20 @@ def soak(args, server: LabServer, api: LabClient, lines: list[str]) -> None:
     lines.append(f"  {len(lat)} Starts in {time.monotonic() - began:.0f} s")
 
 
+def own_kernelspec(tmp: Path) -> None:
+    """The server writes and reads its kernelspec under ``tmp``, not the shared environment's:
+    another checkout's server or test rewriting that one (an older version's launcher) would
+    fail every later Start of a soak that takes an hour (its spec guard refuses the kernel)."""
+    prefix = tmp / "jupyter"
+    prefix.mkdir()
+    os.environ["CIBENCH_LAB_KERNEL_PREFIX"] = str(prefix)
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(prefix), os.environ.get("JUPYTER_PATH")]))
+
+
 def run(args, tmp: Path) -> list[str]:
     root = tmp / "workspace"
     root.mkdir()
+    own_kernelspec(tmp)
     server = LabServer(root, tmp / "results.sqlite", args=SERVER_ARGS)
     api = LabClient(server.url, TOKEN)
     lines = [
