@@ -232,3 +232,35 @@ def _fast_tests_start_no_kernel_and_no_browser(request, monkeypatch):
         popen_init(self, args, *rest, **kwargs)
 
     monkeypatch.setattr(subprocess.Popen, "__init__", guarded)
+
+
+_LEAKS: list[str] = []
+
+
+@pytest.fixture(autouse=True)
+def _environment_kept(request):
+    """Each test leaves our variables (``CIBENCH_LAB_*``) as it found them. Our in-process code sets
+    them for the kernels and runs it starts (the kernel Python, the sandbox and its limits, the
+    variables kernels must not see), and a test calling it would pass them to every later test of its
+    process — which tests those are depends on the order (one pytest process, or a worker of
+    scripts/test's). Put back after each test and listed at the end of the session. (Others' variables
+    are left: a library sets some at import, e.g. OpenMP's, and needs them kept.)"""
+    import os
+
+    before = {k: v for k, v in os.environ.items() if k.startswith("CIBENCH_LAB_")}
+    yield
+    after = {k: v for k, v in os.environ.items() if k.startswith("CIBENCH_LAB_")}
+    if after == before:
+        return
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    _LEAKS.append(f"{request.node.nodeid}: {', '.join(changed)}")
+    for name in after.keys() - before.keys():
+        del os.environ[name]
+    os.environ.update(before)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _LEAKS:
+        terminalreporter.section("our environment variables put back after these tests")
+        for line in _LEAKS:
+            terminalreporter.line(line)
