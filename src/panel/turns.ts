@@ -11,21 +11,26 @@ import { stepLabel } from '../model';
 import { h } from './dom';
 import { trans } from '../i18n';
 
+/** "412 tokens (380 prompt + 32 reply)", or nothing when the turn names no tokens. */
+function tokenFacts(t: ITurnDetail): string[] {
+  if (!t.tokens?.total) {
+    return [];
+  }
+  const parts =
+    typeof t.tokens.prompt === 'number' &&
+    typeof t.tokens.completion === 'number'
+      ? trans.__(
+          ' (%1 prompt + %2 reply)',
+          t.tokens.prompt,
+          t.tokens.completion
+        )
+      : '';
+  return [trans.__('%1 tokens%2', t.tokens.total, parts)];
+}
+
 /** "412 tokens (380 prompt + 32 reply) · 0.84 s · 1 retry". */
 export function turnFacts(t: ITurnDetail): string {
-  const facts: string[] = [];
-  if (t.tokens?.total) {
-    const parts =
-      typeof t.tokens.prompt === 'number' &&
-      typeof t.tokens.completion === 'number'
-        ? trans.__(
-            ' (%1 prompt + %2 reply)',
-            t.tokens.prompt,
-            t.tokens.completion
-          )
-        : '';
-    facts.push(trans.__('%1 tokens%2', t.tokens.total, parts));
-  }
+  const facts = tokenFacts(t);
   if (typeof t.latency_s === 'number') {
     facts.push(trans.__('%1 s', t.latency_s.toFixed(2)));
   }
