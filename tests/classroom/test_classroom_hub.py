@@ -402,7 +402,9 @@ def test_a_task_the_teacher_makes_is_played_on_a_running_students_server(room, p
     assert made.status_code == 200, made.text
     body = made.json()
     assert (body["task_id"], body["written"], body["refusals"]) == (MADE, True, []), body
-    assert body["path"] == str(room.dir / "tasks" / f"{MADE}.ipynb")
+    # no server folder in the answer (issue 26): the class's task folder is outside the server root
+    assert body["path"] == f"new_tasks_dir/{MADE}.ipynb"
+    assert (room.dir / "tasks" / f"{MADE}.ipynb").is_file()
 
     page, _ = played["student1"]
     base = "/user/student1/cibench-lab/api"
